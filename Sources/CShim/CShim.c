@@ -1,0 +1,18 @@
+#include "CShim.h"
+#include <stddef.h>
+#include <sys/socket.h>
+
+int cshim_accept_nonblocking(int fd) {
+  return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
+  struct ucred cred;
+  socklen_t len = sizeof(cred);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+    return -1;
+  *pid = cred.pid;
+  *uid = cred.uid;
+  *gid = cred.gid;
+  return 0;
+}

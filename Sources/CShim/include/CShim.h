@@ -1,0 +1,11 @@
+#ifndef SECTIOND_CSHIM_H
+#define SECTIOND_CSHIM_H
+#include <sys/types.h>
+
+/// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC; glibc hides it without _GNU_SOURCE.
+int cshim_accept_nonblocking(int fd);
+
+/// The peer's pid and uid from SO_PEERCRED; struct ucred needs _GNU_SOURCE too.
+/// Returns 0 or -1 with errno set.
+int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+#endif

@@ -1,0 +1,7 @@
+#ifndef SECTIOND_CSYSTEMD_SHIM_H
+#define SECTIOND_CSYSTEMD_SHIM_H
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <sys/epoll.h>
+#include <signal.h>
+#endif

@@ -1,0 +1,73 @@
+import CShim
+import Glibc
+
+/// An open file descriptor. A plain value: whoever opened it closes it, once.
+public struct FileDescriptor: Hashable, Sendable {
+  public let rawValue: Int32
+
+  public init(rawValue: Int32) { self.rawValue = rawValue }
+
+  public static let standardInput = FileDescriptor(rawValue: 0)
+  public static let standardOutput = FileDescriptor(rawValue: 1)
+  public static let standardError = FileDescriptor(rawValue: 2)
+
+  /// Opens `path`; `O_CLOEXEC` is always added.
+  public static func open(
+    _ path: String, _ flags: Int32, permissions: mode_t = 0o600
+  ) throws -> FileDescriptor {
+    let fd = try retrying("open", path) { Glibc.open(path, flags | O_CLOEXEC, permissions) }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// Reads up to `buffer.count` bytes; 0 means end of input.
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> IOResult<Int> {
+    try retryingNonBlocking("read") { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+  }
+
+  /// Writes what the kernel takes now; a short count is normal on a non-blocking socket.
+  public func write(_ buffer: UnsafeRawBufferPointer) throws -> IOResult<Int> {
+    try retryingNonBlocking("write") {
+      Glibc.send(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
+    }
+  }
+
+  /// Writes every byte, waiting as needed: for files and blocking descriptors.
+  public func writeAll(_ bytes: [UInt8], subject: String? = nil) throws {
+    var offset = 0
+    while offset < bytes.count {
+      offset += try bytes.withUnsafeBytes { (buffer) throws -> Int in
+        try retrying("write", subject) {
+          Glibc.write(rawValue, buffer.baseAddress! + offset, buffer.count - offset)
+        }
+      }
+    }
+  }
+
+  /// Reads everything until end of file.
+  public func readAll(subject: String? = nil, limit: Int = 16 << 20) throws -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = try chunk.withUnsafeMutableBytes { (buffer) throws -> Int in
+        try retrying("read", subject) { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+      }
+      if count == 0 { return bytes }
+      bytes.append(contentsOf: chunk[0..<count])
+      if bytes.count > limit { throw PosixError("read", subject, errno: Errno(EFBIG)) }
+    }
+  }
+
+  public func setNonBlocking() throws {
+    let flags = try retrying("fcntl") { fcntl(rawValue, F_GETFL) }
+    _ = try retrying("fcntl") { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }
+  }
+
+  public func sync(subject: String? = nil) throws {
+    _ = try retrying("fsync", subject) { fsync(rawValue) }
+  }
+
+  /// Closes the descriptor. EINTR from close(2) on Linux still closed it, so it is not retried.
+  public func close() {
+    _ = Glibc.close(rawValue)
+  }
+}

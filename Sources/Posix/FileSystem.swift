@@ -1,0 +1,90 @@
+import Glibc
+
+/// File-system calls the daemon and its tools make, each wrapped once.
+public enum FileSystem {
+  /// What `stat` says about a path, as far as sectiond cares.
+  public struct Status: Sendable {
+    public let mode: mode_t
+    public let owner: uid_t
+    public var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
+    public var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
+    public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    /// Writable by users other than the owner and the group owner's members... or by the group.
+    public var isWritableByOthers: Bool { mode & (S_IWGRP | S_IWOTH) != 0 }
+  }
+
+  /// `lstat`: never follows a symbolic link. Nil when nothing is there.
+  public static func status(_ path: String) throws -> Status? {
+    var info = stat()
+    if lstat(path, &info) == 0 { return Status(mode: info.st_mode, owner: info.st_uid) }
+    let error = Errno.current
+    if error == .noEntry { return nil }
+    throw PosixError("lstat", path, errno: error)
+  }
+
+  public static func exists(_ path: String) -> Bool {
+    access(path, F_OK) == 0
+  }
+
+  public static func readFile(_ path: String, limit: Int = 16 << 20) throws -> [UInt8] {
+    let fd = try FileDescriptor.open(path, O_RDONLY)
+    defer { fd.close() }
+    return try fd.readAll(subject: path, limit: limit)
+  }
+
+  /// Replaces `path` with `bytes` so that a reader, or a crash at any moment, sees either
+  /// the old file or the new one whole: write a temporary file beside it, then rename.
+  ///
+  /// The temporary file is created with O_EXCL after removing any leftover, so a symbolic
+  /// link planted at either name is replaced, never followed.
+  public static func replaceAtomically(
+    _ path: String, with bytes: [UInt8], permissions: mode_t = 0o600, sync: Bool = false
+  ) throws {
+    let temporary = path + ".tmp"
+    _ = unlink(temporary)
+    let fd = try FileDescriptor.open(
+      temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, permissions: permissions)
+    do {
+      try fd.writeAll(bytes, subject: temporary)
+      if sync { try fd.sync(subject: temporary) }
+      fd.close()
+      try rename(temporary, to: path)
+    } catch {
+      fd.close()
+      _ = unlink(temporary)
+      throw error
+    }
+  }
+
+  public static func rename(_ from: String, to: String) throws {
+    _ = try retrying("rename", "\(from) -> \(to)") { Glibc.rename(from, to) }
+  }
+
+  /// Removes a file; a missing file is not an error.
+  public static func remove(_ path: String) throws {
+    if unlink(path) == 0 || Errno.current == .noEntry { return }
+    throw PosixError("unlink", path)
+  }
+
+  /// Creates `path` and its missing parents, like `mkdir -p`.
+  public static func makeDirectories(_ path: String, permissions: mode_t = 0o755) throws {
+    var prefix = path.hasPrefix("/") ? "/" : ""
+    for component in path.split(separator: "/") {
+      prefix += component
+      if mkdir(prefix, permissions) != 0 && Errno.current != .exists {
+        throw PosixError("mkdir", prefix)
+      }
+      prefix += "/"
+    }
+  }
+
+  public static func changeMode(_ path: String, _ mode: mode_t) throws {
+    _ = try retrying("chmod", path) { chmod(path, mode) }
+  }
+}
+
+/// The directory part of a path, `.` when there is none.
+public func directoryName(of path: String) -> String {
+  guard let slash = path.lastIndex(of: "/") else { return "." }
+  return slash == path.startIndex ? "/" : String(path[..<slash])
+}

@@ -1,0 +1,46 @@
+import Glibc
+
+/// Process-wide settings and facts.
+public enum ProcessInfo {
+  public static var userID: uid_t { getuid() }
+  public static var processID: pid_t { getpid() }
+
+  public static func environment(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    return String(cString: value)
+  }
+
+  /// A broken connection must show up as EPIPE from write, never kill the process.
+  public static func ignoreBrokenPipes() {
+    signal(SIGPIPE, SIG_IGN)
+  }
+
+  /// Blocks `signals` for this thread, so that they queue for a signalfd instead of
+  /// interrupting (sd-event on systemd 252 requires this before it takes a signal).
+  public static func blockSignals(_ signals: [Int32]) throws {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for signal in signals { sigaddset(&set, signal) }
+    _ = try retrying("sigprocmask") { sigprocmask(SIG_BLOCK, &set, nil) }
+  }
+
+  /// Raises the soft limit on open files as far as the hard limit allows; returns the new soft limit.
+  @discardableResult
+  public static func raiseFileLimit(to wanted: Int) -> Int {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+    let target = min(rlim_t(wanted), limit.rlim_max)
+    if target > limit.rlim_cur {
+      limit.rlim_cur = target
+      if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 { return 0 }
+    }
+    return Int(limit.rlim_cur)
+  }
+}
+
+/// CLOCK_MONOTONIC in microseconds, as systemd's MONOTONIC_USEC wants it.
+public func monotonicMicroseconds() -> UInt64 {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+}

@@ -1,0 +1,86 @@
+import CShim
+import Glibc
+
+/// Unix-domain stream sockets: the only kind sectiond speaks.
+public enum UnixSocket {
+  /// The longest path `sun_path` can hold, leaving room for the terminating NUL.
+  public static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+  /// A new stream socket, close-on-exec; non-blocking when asked.
+  public static func make(nonBlocking: Bool = true) throws -> FileDescriptor {
+    var type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    if nonBlocking { type |= Int32(SOCK_NONBLOCK.rawValue) }
+    let fd = try retrying("socket") { socket(AF_UNIX, type, 0) }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// Binds `fd` to `path` and starts listening.
+  public static func listen(_ fd: FileDescriptor, path: String, backlog: Int32 = 1024) throws {
+    try withAddress(path, call: "bind") { address, length in
+      _ = try retrying("bind", path) { Glibc.bind(fd.rawValue, address, length) }
+    }
+    _ = try retrying("listen", path) { Glibc.listen(fd.rawValue, backlog) }
+  }
+
+  /// Connects `fd` to the socket at `path`. On a non-blocking socket EAGAIN means the backlog is full.
+  public static func connect(_ fd: FileDescriptor, path: String) throws {
+    try withAddress(path, call: "connect") { address, length in
+      _ = try retrying("connect", path) { Glibc.connect(fd.rawValue, address, length) }
+    }
+  }
+
+  /// A connected, blocking client socket.
+  public static func connect(path: String) throws -> FileDescriptor {
+    let fd = try make(nonBlocking: false)
+    do {
+      try connect(fd, path: path)
+    } catch {
+      fd.close()
+      throw error
+    }
+    return fd
+  }
+
+  /// Accepts one pending connection as a non-blocking, close-on-exec descriptor.
+  public static func accept(_ listener: FileDescriptor) throws -> IOResult<FileDescriptor> {
+    switch try retryingNonBlocking("accept4", { cshim_accept_nonblocking(listener.rawValue) }) {
+    case .done(let fd): return .done(FileDescriptor(rawValue: fd))
+    case .wouldBlock: return .wouldBlock
+    }
+  }
+
+  /// Who is on the other end, from SO_PEERCRED.
+  public static func peerCredentials(_ fd: FileDescriptor) -> (pid: pid_t, uid: uid_t)? {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
+    guard cshim_peer_credentials(fd.rawValue, &pid, &uid, &gid) == 0 else { return nil }
+    return (pid, uid)
+  }
+
+  /// Half-closes the sending side, so the peer sees end of input but can still answer.
+  public static func shutdownWrite(_ fd: FileDescriptor) {
+    _ = Glibc.shutdown(fd.rawValue, Int32(SHUT_WR))
+  }
+
+  private static func withAddress(
+    _ path: String, call: String,
+    _ body: (UnsafePointer<sockaddr>, socklen_t) throws -> Void
+  ) throws {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard !bytes.isEmpty, bytes.count <= maximumPathLength else {
+      throw PosixError(call, path, errno: Errno(ENAMETOOLONG))
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+    }
+    let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
+    try withUnsafePointer(to: &address) { (pointer) in
+      try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) in
+        try body(address, length)
+      }
+    }
+  }
+}
