@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Install sectiond: binaries, systemd units, sysusers.d/tmpfiles.d snippets,
+# the example config, man pages and shell completions.
+#
+#   scripts/install.sh [--no-build] [--prefix DIR] [--destdir DIR]
+#
+# Environment (the options win over it):
+#   PREFIX      installation prefix, default /usr/local
+#   DESTDIR     staging root prepended to every path (packaging, tests); the
+#               installed files still name $PREFIX paths, never $DESTDIR ones
+#   BUILD_DIR   where the built binaries are; default: what
+#               `swift build -c release --show-bin-path` says, or .build/release
+#               with --no-build
+#   SWIFT_BUILD_FLAGS  extra flags for `swift build` (e.g. --scratch-path DIR)
+#   BINDIR, UNITDIR, SYSUSERSDIR, TMPFILESDIR, MANDIR, DATADIR, SYSCONFDIR
+#               override single directories (defaults below)
+#
+# Layout for PREFIX=/usr/local (the default):
+#   /usr/local/bin/{sectiond,sectionctl}
+#   /usr/local/lib/systemd/system/{sectiond.service,sectiond.socket,sectiond-readonly.socket}
+#   /usr/local/lib/sysusers.d/sectiond.conf, /usr/local/lib/tmpfiles.d/sectiond.conf
+#   /usr/local/share/man/man{1,8}/..., /usr/local/share/bash-completion/completions/sectionctl,
+#   /usr/local/share/zsh/site-functions/_sectionctl
+#   /etc/sectiond/sections.json.example (a real sections.json is never touched)
+# With PREFIX=/usr the units go to /lib/systemd/system (Debian's
+# systemdsystemunitdir) and the snippets to /usr/lib/{sysusers,tmpfiles}.d.
+#
+# Installing into the live system (no DESTDIR) as root also creates the
+# sectiond user and /run/sectiond (systemd-sysusers, systemd-tmpfiles) and
+# reloads systemd if it is running; enable with
+#   systemctl enable --now sectiond.socket sectiond-readonly.socket
+set -euo pipefail
+
+usage() {
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+}
+
+build=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-build) build=0 ;;
+    --prefix) PREFIX="${2:?--prefix needs a directory}"; shift ;;
+    --prefix=*) PREFIX="${1#*=}" ;;
+    --destdir) DESTDIR="${2:?--destdir needs a directory}"; shift ;;
+    --destdir=*) DESTDIR="${1#*=}" ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "install.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+PREFIX="${PREFIX:-/usr/local}"
+PREFIX="${PREFIX%/}"
+[ -n "$PREFIX" ] || PREFIX=/usr # PREFIX=/ means /usr, as for systemd itself
+case "$PREFIX" in
+  /*) ;;
+  *) echo "install.sh: PREFIX must be an absolute path, not '$PREFIX'" >&2; exit 2 ;;
+esac
+DESTDIR="${DESTDIR:-}"
+DESTDIR="${DESTDIR%/}"
+if [ -n "$DESTDIR" ]; then
+  mkdir -p "$DESTDIR"
+  DESTDIR="$(cd "$DESTDIR" && pwd)"
+fi
+
+BINDIR="${BINDIR:-$PREFIX/bin}"
+DATADIR="${DATADIR:-$PREFIX/share}"
+MANDIR="${MANDIR:-$DATADIR/man}"
+SYSCONFDIR="${SYSCONFDIR:-/etc}"
+if [ "$PREFIX" = /usr ]; then
+  UNITDIR="${UNITDIR:-/lib/systemd/system}"
+else
+  UNITDIR="${UNITDIR:-$PREFIX/lib/systemd/system}"
+fi
+SYSUSERSDIR="${SYSUSERSDIR:-$PREFIX/lib/sysusers.d}"
+TMPFILESDIR="${TMPFILESDIR:-$PREFIX/lib/tmpfiles.d}"
+
+say() { printf '%s\n' "$*"; }
+
+# --- build -------------------------------------------------------------------
+if [ "$build" = 1 ]; then
+  # --static-swift-stdlib: the binaries must run without the Swift toolchain.
+  # shellcheck disable=SC2086
+  say "building: swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-}"
+  # Builds every product (sectiond and sectionctl), not the tests.
+  # shellcheck disable=SC2086
+  swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-}
+  if [ -z "${BUILD_DIR:-}" ]; then
+    # shellcheck disable=SC2086
+    BUILD_DIR="$(swift build -c release ${SWIFT_BUILD_FLAGS:-} --show-bin-path)"
+  fi
+fi
+BUILD_DIR="${BUILD_DIR:-.build/release}"
+
+for b in sectiond sectionctl; do
+  if [ ! -x "$BUILD_DIR/$b" ]; then
+    echo "install.sh: $BUILD_DIR/$b is missing or not executable;" \
+      "build first (swift build -c release --static-swift-stdlib) or set BUILD_DIR" >&2
+    exit 1
+  fi
+done
+
+# --- install -----------------------------------------------------------------
+inst() { # inst MODE SRC DEST (DEST without DESTDIR)
+  install -D -m "$1" "$2" "$DESTDIR$3"
+  say "installed $DESTDIR$3"
+}
+
+# The units name the binaries by their final path ($BINDIR), never $DESTDIR.
+subst() { # subst SRC DEST
+  local tmp
+  tmp="$(mktemp)"
+  sed -e "s|@BINDIR@|$BINDIR|g" "$1" >"$tmp"
+  if grep -q '@[A-Z_]*@' "$tmp"; then
+    echo "install.sh: unsubstituted placeholder left in $1:" >&2
+    grep -n '@[A-Z_]*@' "$tmp" >&2
+    rm -f "$tmp"
+    exit 1
+  fi
+  inst 0644 "$tmp" "$2"
+  rm -f "$tmp"
+}
+
+inst 0755 "$BUILD_DIR/sectiond" "$BINDIR/sectiond"
+inst 0755 "$BUILD_DIR/sectionctl" "$BINDIR/sectionctl"
+
+for u in sectiond.service sectiond.socket sectiond-readonly.socket; do
+  subst "systemd/$u" "$UNITDIR/$u"
+done
+inst 0644 systemd/sysusers.d/sectiond.conf "$SYSUSERSDIR/sectiond.conf"
+inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"
+
+# The example config only ever goes beside the real one, never over it.
+inst 0644 examples/sections.json "$SYSCONFDIR/sectiond/sections.json.example"
+if [ ! -e "$DESTDIR$SYSCONFDIR/sectiond/sections.json" ]; then
+  say "note: no $SYSCONFDIR/sectiond/sections.json; sectiond serves its built-in demo" \
+    "set until you create one (start from sections.json.example)"
+fi
+
+shopt -s nullglob
+for page in man/*.1 man/*.8; do
+  section="${page##*.}"
+  inst 0644 "$page" "$MANDIR/man$section/$(basename "$page")"
+done
+
+first() { # first existing file among the arguments
+  local f
+  for f in "$@"; do [ -f "$f" ] && { printf '%s\n' "$f"; return 0; }; done
+  return 1
+}
+if bash_comp="$(first completions/sectionctl.bash completions/bash/sectionctl \
+  completions/sectionctl-completion.bash completions/sectionctl)"; then
+  inst 0644 "$bash_comp" "$DATADIR/bash-completion/completions/sectionctl"
+fi
+if zsh_comp="$(first completions/_sectionctl completions/zsh/_sectionctl \
+  completions/sectionctl.zsh)"; then
+  inst 0644 "$zsh_comp" "$DATADIR/zsh/site-functions/_sectionctl"
+fi
+
+# --- activate (live system only) ---------------------------------------------
+if [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
+  if command -v systemd-sysusers >/dev/null; then
+    systemd-sysusers "$SYSUSERSDIR/sectiond.conf" && say "created user/group sectiond"
+  fi
+  if command -v systemd-tmpfiles >/dev/null; then
+    systemd-tmpfiles --create "$TMPFILESDIR/sectiond.conf" && say "created /run/sectiond"
+  fi
+  if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+    systemctl daemon-reload && say "systemd reloaded"
+  fi
+  case "$UNITDIR" in
+    /lib/systemd/system | /usr/lib/systemd/system | /usr/local/lib/systemd/system | /etc/systemd/system) ;;
+    *) say "warning: systemd does not look for units in $UNITDIR; link them into /etc/systemd/system" ;;
+  esac
+  say "enable with: systemctl enable --now sectiond.socket sectiond-readonly.socket"
+fi

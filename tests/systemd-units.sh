@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# Checks the systemd side of sectiond as installed: installs into a staging
+# DESTDIR with scripts/install.sh --no-build, then has systemd's own tools
+# judge the result (systemd 252, Debian 12; systemd need not be PID 1).
+#
+#   tests/systemd-units.sh                      # binaries from .build/debug
+#   BUILD_DIR=.build/release tests/systemd-units.sh
+#   KEEP_STAGE=1 tests/systemd-units.sh         # keep the staging dir for a look
+#
+# Checks: the install lays out every file and substitutes the binary path;
+# `systemd-analyze verify --man=no` prints nothing on the three units;
+# `systemd-analyze security --offline=yes --threshold=10` passes and the
+# exposure is at most 1.0; the socket units carry the right paths, modes,
+# group and FileDescriptorName; the service is Type=notify with a synchronous
+# ExecReload, a watchdog, Restart=on-failure, enough descriptors and no
+# RuntimeDirectory=; the sysusers.d and tmpfiles.d snippets are accepted by
+# systemd-sysusers/systemd-tmpfiles (run inside the stage); the example config
+# is valid JSON and accepted by `sectiond --check-config`; a real config is
+# never overwritten; the man pages render without groff warnings; PREFIX=/usr
+# puts the units in /lib/systemd/system.
+#
+# Prints one line per check, then "N passed, N failed"; exits 1 on any failure.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+BUILD_DIR="${BUILD_DIR:-.build/debug}"
+case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$root/$BUILD_DIR" ;; esac
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
+fail() {
+  failed=$((failed + 1))
+  printf 'FAIL %s\n' "$1"
+  [ $# -ge 2 ] && [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     | /'
+  return 0
+}
+finish() {
+  printf '%d passed, %d failed\n' "$passed" "$failed"
+  [ "$failed" -eq 0 ]
+  exit
+}
+
+# --- packages ----------------------------------------------------------------
+# command -> Debian package; apt-get update runs once, only if something is missing.
+missing=()
+for pair in systemd-analyze:systemd systemd-sysusers:systemd systemd-tmpfiles:systemd \
+  groff:groff-base man:man-db jq:jq install:coreutils; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  echo "installing: ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then sudo=(); else sudo=(sudo); fi
+  if "${sudo[@]}" apt-get update -qq >/dev/null &&
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null; then
+    pass "installed packages: ${missing[*]}"
+  else
+    fail "installing packages: ${missing[*]}"
+    finish
+  fi
+fi
+
+# --- binaries and staging ----------------------------------------------------
+if [ -x "$BUILD_DIR/sectiond" ] && [ -x "$BUILD_DIR/sectionctl" ]; then
+  pass "binaries present in $BUILD_DIR"
+else
+  fail "binaries present in $BUILD_DIR" "build them first (swift build), or set BUILD_DIR"
+  finish
+fi
+
+stage="$(mktemp -d /tmp/sectiond-units.XXXXXX)"
+if [ -n "${KEEP_STAGE:-}" ]; then
+  echo "staging dir kept: $stage"
+else
+  trap 'rm -rf "$stage"' EXIT
+fi
+
+PREFIX=/usr/local
+dest="$stage/root"
+unitdir="$dest$PREFIX/lib/systemd/system"
+units=(sectiond.service sectiond.socket sectiond-readonly.socket)
+
+if out="$(DESTDIR="$dest" PREFIX="$PREFIX" BUILD_DIR="$BUILD_DIR" \
+  scripts/install.sh --no-build 2>&1)"; then
+  pass "install.sh --no-build into a staging DESTDIR"
+else
+  fail "install.sh --no-build into a staging DESTDIR" "$out"
+  finish
+fi
+
+expect_files=(
+  "$PREFIX/bin/sectiond" "$PREFIX/bin/sectionctl"
+  "$PREFIX/lib/systemd/system/sectiond.service"
+  "$PREFIX/lib/systemd/system/sectiond.socket"
+  "$PREFIX/lib/systemd/system/sectiond-readonly.socket"
+  "$PREFIX/lib/sysusers.d/sectiond.conf" "$PREFIX/lib/tmpfiles.d/sectiond.conf"
+  /etc/sectiond/sections.json.example
+)
+for page in man/*.1 man/*.8; do
+  [ -f "$page" ] && expect_files+=("$PREFIX/share/man/man${page##*.}/$(basename "$page")")
+done
+absent=""
+for f in "${expect_files[@]}"; do [ -f "$dest$f" ] || absent+="$f"$'\n'; done
+for b in sectiond sectionctl; do [ -x "$dest$PREFIX/bin/$b" ] || absent+="$PREFIX/bin/$b (not executable)"$'\n'; done
+if [ -z "$absent" ]; then
+  pass "installed files in place (${#expect_files[@]} files)"
+else
+  fail "installed files in place" "$absent"
+fi
+if [ -e "$dest/etc/sectiond/sections.json" ]; then
+  fail "install creates no real config (only sections.json.example)"
+else
+  pass "install creates no real config (only sections.json.example)"
+fi
+
+# --- unit file contents ------------------------------------------------------
+# value KEY FILE: the last assignment of KEY= in FILE (what systemd would use
+# for single-valued keys), comments and surrounding blanks ignored.
+value() {
+  sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*//p" "$2" | tail -n 1 | sed 's/[[:space:]]*$//'
+}
+expect() { # expect NAME ACTUAL WANTED
+  if [ "$2" = "$3" ]; then pass "$1 = $3"; else fail "$1 = $3" "found: '$2'"; fi
+}
+
+svc="$unitdir/sectiond.service"
+ctl="$unitdir/sectiond.socket"
+ro="$unitdir/sectiond-readonly.socket"
+
+if grep -n '@[A-Z_]*@' "$svc" "$ctl" "$ro" >/dev/null; then
+  fail "no unsubstituted @PLACEHOLDER@ in the installed units" "$(grep -n '@[A-Z_]*@' "$svc" "$ctl" "$ro")"
+else
+  pass "no unsubstituted @PLACEHOLDER@ in the installed units"
+fi
+exec_start="$(value ExecStart "$svc")"
+case "$exec_start" in
+  "$PREFIX/bin/sectiond "* | "$PREFIX/bin/sectiond") pass "ExecStart runs $PREFIX/bin/sectiond (no DESTDIR in it)" ;;
+  *) fail "ExecStart runs $PREFIX/bin/sectiond (no DESTDIR in it)" "found: $exec_start" ;;
+esac
+
+expect "sectiond.socket ListenStream" "$(value ListenStream "$ctl")" /run/sectiond/control.sock
+expect "sectiond.socket FileDescriptorName" "$(value FileDescriptorName "$ctl")" control
+expect "sectiond.socket SocketMode" "$(value SocketMode "$ctl")" 0660
+expect "sectiond.socket SocketGroup" "$(value SocketGroup "$ctl")" sectiond
+expect "sectiond.socket RemoveOnStop" "$(value RemoveOnStop "$ctl")" yes
+expect "sectiond-readonly.socket ListenStream" "$(value ListenStream "$ro")" /run/sectiond/readonly.sock
+expect "sectiond-readonly.socket FileDescriptorName" "$(value FileDescriptorName "$ro")" readonly
+expect "sectiond-readonly.socket SocketMode" "$(value SocketMode "$ro")" 0666
+expect "sectiond-readonly.socket RemoveOnStop" "$(value RemoveOnStop "$ro")" yes
+expect "sectiond-readonly.socket Service" "$(value Service "$ro")" sectiond.service
+
+expect "sectiond.service Type" "$(value Type "$svc")" notify
+expect "sectiond.service Restart" "$(value Restart "$svc")" on-failure
+expect "sectiond.service User" "$(value User "$svc")" sectiond
+expect "sectiond.service StateDirectory" "$(value StateDirectory "$svc")" sectiond
+sockets_line="$(grep -h '^[[:space:]]*Sockets[[:space:]]*=' "$svc" | tr '\n' ' ')"
+case "$sockets_line" in
+  *sectiond.socket*sectiond-readonly.socket* | *sectiond-readonly.socket*sectiond.socket*)
+    pass "sectiond.service Sockets= names both socket units" ;;
+  *) fail "sectiond.service Sockets= names both socket units" "found: $sockets_line" ;;
+esac
+reload="$(value ExecReload "$svc")"
+case "$reload" in
+  "$PREFIX/bin/sectionctl "*reload*) pass "ExecReload runs sectionctl reload (synchronous)" ;;
+  *) fail "ExecReload runs sectionctl reload (synchronous)" "found: $reload" ;;
+esac
+wd="$(value WatchdogSec "$svc")"
+if [ -n "$wd" ] && [ "$wd" != 0 ] && [ "$wd" != infinity ]; then
+  pass "WatchdogSec set ($wd)"
+else
+  fail "WatchdogSec set" "found: '$wd'"
+fi
+nofile="$(value LimitNOFILE "$svc")"
+nofile_soft="${nofile%%:*}"
+if [[ "$nofile_soft" =~ ^[0-9]+$ ]] && [ "$nofile_soft" -ge 10240 ]; then
+  pass "LimitNOFILE=$nofile leaves room for 10000 clients"
+else
+  fail "LimitNOFILE leaves room for 10000 clients" "found: '$nofile'"
+fi
+max_clients="$(sed -n 's/.*--max-clients[ =]\([0-9]*\).*/\1/p' <<<"$exec_start")"
+if [ -z "$max_clients" ] || { [[ "$nofile_soft" =~ ^[0-9]+$ ]] && [ "$nofile_soft" -gt "$((max_clients + 16))" ]; }; then
+  pass "LimitNOFILE exceeds --max-clients (${max_clients:-default 1024}) plus headroom"
+else
+  fail "LimitNOFILE exceeds --max-clients plus headroom" "LimitNOFILE=$nofile, --max-clients $max_clients"
+fi
+if grep -q '^[[:space:]]*RuntimeDirectory[[:space:]]*=' "$svc"; then
+  fail "no RuntimeDirectory= (it would delete /run/sectiond and the sockets on stop)"
+else
+  pass "no RuntimeDirectory= (it would delete /run/sectiond and the sockets on stop)"
+fi
+
+# --- systemd-analyze verify --------------------------------------------------
+# `verify` loads each unit with all its dependencies and checks that every
+# ExecStart=/ExecReload= binary exists and is executable. The installed units
+# name /usr/local/bin/..., which exists only inside the stage. On systemd 252,
+# `--root=STAGE` makes verify resolve both the unit search path and those
+# binary paths inside STAGE (checked below by hiding a binary), so the units
+# are verified exactly as installed, with no rewriting. But then the stage
+# must also hold the units they depend on (sysinit.target, sockets.target,
+# multi-user.target, ...) or verify reports "Unit sysinit.target not found":
+# so the host's system unit directory is copied into the stage first. (The
+# other way, verifying rewritten copies whose ExecStart points into the stage
+# without --root, checks files that are not the ones installed.)
+# verify exits 0 even on warnings such as "Unknown key", so any output at all
+# counts as failure.
+host_units=/usr/lib/systemd/system
+[ -d "$host_units" ] || host_units=/lib/systemd/system
+mkdir -p "$dest/usr/lib/systemd"
+if [ "$dest/usr/lib/systemd/system" != "$unitdir" ]; then
+  cp -a "$host_units" "$dest/usr/lib/systemd/system"
+fi
+verify() { systemd-analyze verify --man=no --root="$dest" "${units[@]}" 2>&1; }
+out="$(verify)"
+rc=$?
+if [ $rc -eq 0 ] && [ -z "$out" ]; then
+  pass "systemd-analyze verify --man=no prints nothing (${units[*]})"
+else
+  fail "systemd-analyze verify --man=no prints nothing (rc=$rc)" "$out"
+fi
+# The check above must be able to fail: hide sectionctl and expect a complaint.
+mv "$dest$PREFIX/bin/sectionctl" "$stage/sectionctl.hidden"
+out="$(verify)"
+mv "$stage/sectionctl.hidden" "$dest$PREFIX/bin/sectionctl"
+if grep -q 'sectionctl.*not executable' <<<"$out"; then
+  pass "verify --root really checks the staged binaries (a hidden sectionctl is reported)"
+else
+  fail "verify --root really checks the staged binaries" "output with sectionctl hidden: '$out'"
+fi
+
+# --- systemd-analyze security ------------------------------------------------
+out="$(systemd-analyze security --offline=yes --threshold=10 --root="$dest" sectiond.service 2>&1)"
+rc=$?
+if [ $rc -eq 0 ]; then
+  pass "systemd-analyze security --offline=yes --threshold=10 sectiond.service"
+else
+  fail "systemd-analyze security --offline=yes --threshold=10 sectiond.service (rc=$rc)" "$(tail -n 5 <<<"$out")"
+fi
+exposure="$(sed -n 's/.*Overall exposure level for sectiond\.service: \([0-9.]*\).*/\1/p' <<<"$out")"
+if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 1.0) }'; then
+  pass "exposure $exposure <= 1.0"
+else
+  fail "exposure <= 1.0" "found: '${exposure:-no exposure line}'; failing items:
+$(grep '✗' <<<"$out")"
+fi
+
+# --- sysusers.d and tmpfiles.d -----------------------------------------------
+# Both tools run with --root inside the stage, so they read the installed
+# snippets from $PREFIX/lib/{sysusers,tmpfiles}.d and touch nothing outside.
+mkdir -p "$dest/etc"
+out="$(systemd-sysusers --root="$dest" 2>&1)"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^sectiond:' "$dest/etc/passwd" 2>/dev/null &&
+  grep -q '^sectiond:' "$dest/etc/group" 2>/dev/null; then
+  pass "systemd-sysusers creates user and group sectiond"
+else
+  fail "systemd-sysusers creates user and group sectiond (rc=$rc)" "$out"
+fi
+out="$(systemd-tmpfiles --root="$dest" --create 2>&1)"
+rc=$?
+mode="$(stat -c %a "$dest/run/sectiond" 2>/dev/null)"
+if [ $rc -eq 0 ] && [ -z "$out" ] && [ "$mode" = 755 ]; then
+  pass "systemd-tmpfiles creates /run/sectiond 0755"
+else
+  fail "systemd-tmpfiles creates /run/sectiond 0755 (rc=$rc, mode=${mode:-none})" "$out"
+fi
+
+# --- example config ----------------------------------------------------------
+if out="$(jq -e '.sections | length > 0' "$dest/etc/sectiond/sections.json.example" 2>&1)"; then
+  pass "sections.json.example is JSON with sections"
+else
+  fail "sections.json.example is JSON with sections" "$out"
+fi
+if out="$("$BUILD_DIR/sectiond" --check-config --config "$dest/etc/sectiond/sections.json.example" 2>&1)"; then
+  pass "sectiond --check-config accepts sections.json.example"
+else
+  fail "sectiond --check-config accepts sections.json.example" "$out"
+fi
+echo '{"sections":[{"title":"Mine"}]}' >"$dest/etc/sectiond/sections.json"
+before="$(sha256sum <"$dest/etc/sectiond/sections.json")"
+if out="$(DESTDIR="$dest" PREFIX="$PREFIX" BUILD_DIR="$BUILD_DIR" scripts/install.sh --no-build 2>&1)" &&
+  [ "$(sha256sum <"$dest/etc/sectiond/sections.json")" = "$before" ]; then
+  pass "reinstalling leaves an existing sections.json alone"
+else
+  fail "reinstalling leaves an existing sections.json alone" "$out"
+fi
+
+# --- man pages ---------------------------------------------------------------
+pages=("$dest$PREFIX"/share/man/man[18]/*)
+if [ -e "${pages[0]}" ]; then
+  for page in "${pages[@]}"; do
+    name="$(basename "$page")"
+    warn="$(groff -ww -man -z "$page" 2>&1)"
+    text="$(MANWIDTH=80 man -l "$page" 2>&1)"
+    if [ -z "$warn" ] && grep -q '^NAME' <<<"$text" && grep -q '^SYNOPSIS' <<<"$text"; then
+      pass "man page $name renders without warnings"
+    else
+      fail "man page $name renders without warnings" "$warn"
+    fi
+  done
+else
+  fail "man pages installed" "none under $PREFIX/share/man"
+fi
+
+# --- PREFIX=/usr layout ------------------------------------------------------
+dest2="$stage/usr-root"
+if out="$(DESTDIR="$dest2" PREFIX=/usr BUILD_DIR="$BUILD_DIR" scripts/install.sh --no-build 2>&1)" &&
+  [ -f "$dest2/lib/systemd/system/sectiond.service" ] &&
+  [ -f "$dest2/usr/lib/sysusers.d/sectiond.conf" ] &&
+  [ -f "$dest2/usr/lib/tmpfiles.d/sectiond.conf" ] &&
+  [ "$(value ExecStart "$dest2/lib/systemd/system/sectiond.service" | cut -d' ' -f1)" = /usr/bin/sectiond ]; then
+  pass "PREFIX=/usr: units in /lib/systemd/system, ExecStart=/usr/bin/sectiond"
+else
+  fail "PREFIX=/usr: units in /lib/systemd/system, ExecStart=/usr/bin/sectiond" "$out"
+fi
+
+finish
