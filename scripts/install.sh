@@ -163,13 +163,22 @@ fi
 # --- activate (live system only) ---------------------------------------------
 if [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
   if command -v systemd-sysusers >/dev/null; then
-    systemd-sysusers "$SYSUSERSDIR/sectiond.conf" && say "created user/group sectiond"
+    if systemd-sysusers "$SYSUSERSDIR/sectiond.conf"; then
+      say "user and group sectiond are in place"
+    else
+      say "warning: systemd-sysusers failed; create the system user sectiond by hand"
+    fi
   fi
   if command -v systemd-tmpfiles >/dev/null; then
-    systemd-tmpfiles --create "$TMPFILESDIR/sectiond.conf" && say "created /run/sectiond"
+    if systemd-tmpfiles --create "$TMPFILESDIR/sectiond.conf"; then
+      say "/run/sectiond is in place"
+    else
+      say "warning: systemd-tmpfiles failed on $TMPFILESDIR/sectiond.conf"
+    fi
   fi
   if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
-    systemctl daemon-reload && say "systemd reloaded"
+    systemctl daemon-reload && say "systemd reloaded" ||
+      say "warning: systemctl daemon-reload failed; run it before enabling the units"
   fi
   case "$UNITDIR" in
     /lib/systemd/system | /usr/lib/systemd/system | /usr/local/lib/systemd/system | /etc/systemd/system) ;;
