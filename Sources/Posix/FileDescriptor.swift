@@ -57,6 +57,13 @@ public struct FileDescriptor: Hashable, Sendable {
     }
   }
 
+  /// The device and inode the descriptor refers to, to recognise it (JOURNAL_STREAM names stderr so).
+  public func identity() -> (device: UInt64, inode: UInt64)? {
+    var info = stat()
+    guard fstat(rawValue, &info) == 0 else { return nil }
+    return (UInt64(info.st_dev), UInt64(info.st_ino))
+  }
+
   public func setNonBlocking() throws {
     let flags = try retrying("fcntl") { fcntl(rawValue, F_GETFL) }
     _ = try retrying("fcntl") { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }

@@ -44,3 +44,8 @@ public func monotonicMicroseconds() -> UInt64 {
   clock_gettime(CLOCK_MONOTONIC, &now)
   return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
 }
+
+/// Seconds since the epoch, for naming files by when they were made.
+public func wallClockSeconds() -> Int {
+  Int(time(nil))
+}

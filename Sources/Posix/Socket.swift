@@ -14,9 +14,14 @@ public enum UnixSocket {
     return FileDescriptor(rawValue: fd)
   }
 
-  /// Binds `fd` to `path` and starts listening.
-  public static func listen(_ fd: FileDescriptor, path: String, backlog: Int32 = 1024) throws {
+  /// Binds `fd` to `path` and starts listening. The socket file is created with `permissions`
+  /// from the start (through the umask), so there is no moment when it is more open than asked.
+  public static func listen(
+    _ fd: FileDescriptor, path: String, permissions: mode_t = 0o660, backlog: Int32 = 1024
+  ) throws {
     try withAddress(path, call: "bind") { address, length in
+      let previous = umask(~permissions & 0o777)
+      defer { umask(previous) }
       _ = try retrying("bind", path) { Glibc.bind(fd.rawValue, address, length) }
     }
     _ = try retrying("listen", path) { Glibc.listen(fd.rawValue, backlog) }

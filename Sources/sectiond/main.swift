@@ -1,1 +1,4 @@
-print("x")
+import Glibc
+import SectionServer
+
+exit(Daemon.main(Array(CommandLine.arguments.dropFirst())))

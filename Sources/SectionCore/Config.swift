@@ -1,0 +1,154 @@
+/// The sections to serve and the starting mode, as read from the config file.
+public struct Config: Equatable, Sendable {
+  public var mode: Mode
+  public var sections: [Section]
+
+  public init(mode: Mode, sections: [Section]) {
+    self.mode = mode
+    self.sections = sections
+  }
+
+  /// What a newcomer sees with no config file at all.
+  public static let demo = Config(
+    mode: .multi,
+    sections: [
+      Section(id: "first", title: "First", items: [1, 2, 3, 4, 5, 6, 1, 2, 3, 4].map(String.init)),
+      Section(id: "second", title: "Second", items: (1...8).map(String.init)),
+      Section(id: "third", title: "Third", items: (1...6).map(String.init)),
+    ])
+}
+
+/// A config that breaks a rule: the message names the file, the section and the rule.
+public struct ConfigError: Error, Equatable, CustomStringConvertible {
+  public let description: String
+  init(_ description: String) { self.description = description }
+}
+
+extension Config {
+  /// Parses and validates a config document. `source` (usually the file's path) starts every message.
+  public static func parse(_ bytes: some Collection<UInt8>, source: String) throws(ConfigError) -> Config {
+    let document: JSON
+    do {
+      document = try JSON.parse(bytes)
+    } catch {
+      throw ConfigError("\(source): not valid JSON: \(error)")
+    }
+    guard case .object(let members) = document else {
+      throw ConfigError("\(source): the top level must be an object with \"sections\", found \(document.kind)")
+    }
+    try rejectUnknownKeys(members, known: ["mode", "sections"], at: "\(source): top level")
+
+    var mode = Mode.multi
+    if let value = document["mode"] {
+      guard case .string(let name) = value, let parsed = Mode(rawValue: name) else {
+        throw ConfigError("\(source): \"mode\" must be \"multi\" or \"exclusive\", found \(value.serialized())")
+      }
+      mode = parsed
+    }
+    guard case .array(let entries) = document["sections"] ?? .null else {
+      throw ConfigError("\(source): \"sections\" must be an array of sections")
+    }
+    guard !entries.isEmpty else {
+      throw ConfigError("\(source): \"sections\" is empty; a config needs at least one section")
+    }
+    var sections: [Section] = []
+    var seen: [String: Int] = [:]
+    for (index, entry) in entries.enumerated() {
+      let section = try parseSection(entry, at: "\(source): section \(index)")
+      let place = "\(source): section \(index) (\"\(section.title)\")"
+      if let first = seen[section.id] {
+        throw ConfigError("\(place): id \"\(section.id)\" is already used by section \(first); ids must be unique")
+      }
+      seen[section.id] = index
+      sections.append(section)
+    }
+    let openCount = sections.filter(\.initiallyOpen).count
+    if mode == .exclusive && openCount > 1 {
+      throw ConfigError(
+        "\(source): exclusive mode opens at most one section, but \(openCount) have \"open\": true")
+    }
+    return Config(mode: mode, sections: sections)
+  }
+
+  private static func parseSection(_ entry: JSON, at place: String) throws(ConfigError) -> Section {
+    guard case .object(let members) = entry else {
+      throw ConfigError("\(place): must be an object with \"title\" and \"items\", found \(entry.kind)")
+    }
+    try rejectUnknownKeys(members, known: ["id", "title", "items", "open"], at: place)
+    guard case .string(let title) = entry["title"] ?? .null else {
+      throw ConfigError("\(place): \"title\" is missing or not a string")
+    }
+    try checkText(title, what: "title", at: place)
+    let named = "\(place) (\"\(title)\")"
+
+    let id: String
+    switch entry["id"] {
+    case nil: id = Section.derivedID(fromTitle: title)
+    case .string(let given)?: id = given
+    case let other?: throw ConfigError("\(named): \"id\" must be a string, found \(other.kind)")
+    }
+    try checkID(id, derived: entry["id"] == nil, at: named)
+
+    guard case .array(let values) = entry["items"] ?? .array([]) else {
+      throw ConfigError("\(named): \"items\" must be an array of strings")
+    }
+    var items: [String] = []
+    for (position, value) in values.enumerated() {
+      guard case .string(let item) = value else {
+        throw ConfigError("\(named): item \(position) must be a string, found \(value.kind)")
+      }
+      try checkText(item, what: "item \(position)", at: named)
+      items.append(item)
+    }
+    var open = false
+    switch entry["open"] {
+    case nil: break
+    case .bool(let value)?: open = value
+    case let other?: throw ConfigError("\(named): \"open\" must be true or false, found \(other.kind)")
+    }
+    return Section(id: id, title: title, items: items, initiallyOpen: open)
+  }
+
+  /// Ids travel in space-separated protocol lines and comma-separated lists, so they are
+  /// restricted to characters that can never split them.
+  private static func checkID(_ id: String, derived: Bool, at place: String) throws(ConfigError) {
+    let source = derived ? "the id derived from the title" : "id"
+    if id.isEmpty {
+      throw ConfigError("\(place): \(source) is empty; give the section an \"id\" of letters and digits")
+    }
+    if id.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+      throw ConfigError("\(place): \(source) \"\(id)\" is all digits, which would read as an index; add a letter")
+    }
+    if id.lowercased() == "all" {
+      throw ConfigError("\(place): \(source) \"all\" is reserved for OPEN ALL and CLOSE ALL; choose another")
+    }
+    let allowed = id.utf8.allSatisfy { byte in
+      (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+    }
+    if !allowed {
+      throw ConfigError("\(place): id \"\(id)\" may contain only letters, digits, '-', '_' and '.'")
+    }
+  }
+
+  private static func checkText(_ text: String, what: String, at place: String) throws(ConfigError) {
+    if text.isEmpty { throw ConfigError("\(place): \(what) is empty") }
+    if let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
+      throw ConfigError(
+        "\(place): \(what) contains control character U+\(String(bad.value, radix: 16, uppercase: true)); titles and items are single lines of plain text")
+    }
+  }
+
+  private static func rejectUnknownKeys(
+    _ members: [(String, JSON)], known: [String], at place: String
+  ) throws(ConfigError) {
+    var seen = Set<String>()
+    for (key, _) in members {
+      guard known.contains(key) else {
+        throw ConfigError("\(place): unknown key \"\(key)\" (known: \(known.joined(separator: ", ")))")
+      }
+      guard seen.insert(key).inserted else { throw ConfigError("\(place): key \"\(key)\" appears twice") }
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/// Cuts a connection's input into request lines, enforcing the line-length limit.
+///
+/// It works on whatever slice of bytes the caller has (usually the daemon's shared read
+/// buffer), so complete lines are never copied; only a trailing partial line is left for the
+/// caller to keep. The one piece of state is whether it is inside an over-long line.
+public struct LineFramer: Sendable {
+  public static let maximumLineLength = 4096
+
+  public enum Frame: Equatable {
+    /// A request line, without its LF and without a CR before the LF.
+    case line(ArraySlice<UInt8>)
+    /// A line over the limit: answer `ERR TOOLONG` once; the rest of it is skipped.
+    case tooLong
+  }
+
+  /// Inside an over-long line whose end has not arrived yet.
+  public private(set) var discarding = false
+
+  public init() {}
+
+  /// Takes the next frame from the front of `input`, or nil when `input` holds no complete line
+  /// (what is left in `input` then is a partial line to keep for the next read). At end of input
+  /// a last line without LF is still a line.
+  public mutating func next(_ input: inout ArraySlice<UInt8>, endOfInput: Bool) -> Frame? {
+    while let newline = input.firstIndex(of: 0x0A) {
+      let line = input[input.startIndex..<newline]
+      input = input[(newline + 1)...]
+      if discarding {
+        discarding = false
+        continue
+      }
+      return frame(line)
+    }
+    if discarding {
+      input = input[input.endIndex...]
+      return nil
+    }
+    if input.count > LineFramer.maximumLineLength {
+      discarding = !endOfInput
+      input = input[input.endIndex...]
+      return .tooLong
+    }
+    if endOfInput && !input.isEmpty {
+      let line = input
+      input = input[input.endIndex...]
+      return frame(line)
+    }
+    return nil
+  }
+
+  private func frame(_ line: ArraySlice<UInt8>) -> Frame {
+    let trimmed = line.last == 0x0D ? line.dropLast() : line
+    return trimmed.count > LineFramer.maximumLineLength ? .tooLong : .line(trimmed)
+  }
+}

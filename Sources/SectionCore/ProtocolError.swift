@@ -1,0 +1,28 @@
+/// An `ERR <CODE> <message>` reply: the code for programs, the message for people.
+public struct ProtocolError: Error, Equatable, Sendable {
+  public enum Code: String, Sendable {
+    case unknown = "UNKNOWN"
+    case syntax = "SYNTAX"
+    case noSection = "NOSECTION"
+    case mode = "MODE"
+    case readOnly = "READONLY"
+    case tooLong = "TOOLONG"
+    case busy = "BUSY"
+    case config = "CONFIG"
+    case `internal` = "INTERNAL"
+  }
+
+  public let code: Code
+  public let message: String
+
+  public init(_ code: Code, _ message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  /// The whole status line, LF included.
+  public var line: [UInt8] { Array("ERR \(code.rawValue) \(message)\n".utf8) }
+
+  public static let tooLong = ProtocolError(.tooLong, "request longer than \(LineFramer.maximumLineLength) bytes")
+  public static let tooManyClients = ProtocolError(.busy, "too many clients")
+}

@@ -1,0 +1,71 @@
+/// Turns one request line (without its LF) into a `Request`, working on the bytes as they came.
+///
+/// The line is checked whole first (no NUL, no control characters, valid UTF-8), then split on
+/// spaces and tabs. Verbs and the words ALL, exclusive and multi are case-insensitive.
+public enum RequestParser {
+  /// Why a line is blank or what it asks. Blank lines (nothing but spaces and tabs) get no reply.
+  public static func parse(_ line: ArraySlice<UInt8>) -> Result<Request, ProtocolError>? {
+    if let problem = checkCharacters(line) { return .failure(problem) }
+    var words = Words(line)
+    guard let verbWord = words.next() else { return nil }
+    guard let verb = Verb(verbWord) else {
+      return .failure(
+        ProtocolError(.unknown, "unknown command \"\(String(decoding: verbWord, as: UTF8.self))\"; HELP lists the commands"))
+    }
+    let argument = words.next()
+    if let extra = words.next() {
+      return .failure(
+        ProtocolError(.syntax, "unexpected \"\(String(decoding: extra, as: UTF8.self))\": usage: \(verb.usage)"))
+    }
+    return verb.request(argument: argument)
+  }
+
+  /// A line may hold any UTF-8 text but no control characters (tab separates words).
+  static func checkCharacters(_ line: ArraySlice<UInt8>) -> ProtocolError? {
+    var isASCII = true
+    for byte in line {
+      if byte == 0 { return ProtocolError(.syntax, "NUL byte in request") }
+      if (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+        return ProtocolError(.syntax, "control character 0x\(String(byte, radix: 16)) in request")
+      }
+      if byte >= 0x80 { isASCII = false }
+    }
+    if !isASCII && String(validating: line, as: UTF8.self) == nil {
+      return ProtocolError(.syntax, "request is not valid UTF-8")
+    }
+    return nil
+  }
+
+  /// A section reference: all digits is an index, anything else an id.
+  static func sectionRef(_ word: ArraySlice<UInt8>) -> SectionRef {
+    var value = 0
+    for byte in word {
+      guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return .id(word) }
+      let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+      value = overflow1 || overflow2 ? Int.max : sum
+    }
+    return .index(value)
+  }
+}
+
+/// The words of a line, separated by runs of spaces and tabs; slices, not copies.
+struct Words {
+  private let line: ArraySlice<UInt8>
+  private var position: Int
+
+  init(_ line: ArraySlice<UInt8>) {
+    self.line = line
+    position = line.startIndex
+  }
+
+  mutating func next() -> ArraySlice<UInt8>? {
+    while position < line.endIndex, isSeparator(line[position]) { position += 1 }
+    guard position < line.endIndex else { return nil }
+    let start = position
+    while position < line.endIndex, !isSeparator(line[position]) { position += 1 }
+    return line[start..<position]
+  }
+
+  private func isSeparator(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+}

@@ -1,0 +1,101 @@
+import Glibc
+import Posix
+import SectionCore
+import Systemd
+
+/// Start-up and shutdown of sectiond: everything `main` does, so `main` stays one line.
+public enum Daemon {
+  /// Runs the daemon with `arguments` (without the program name); returns the exit status.
+  public static func main(_ arguments: [String]) -> Int32 {
+    let options: DaemonOptions
+    do {
+      switch try DaemonOptions.parse(arguments) {
+      case .printAndExit(let text):
+        print(text)
+        return 0
+      case .run(let parsed): options = parsed
+      }
+    } catch {
+      Log.error("\(error)")
+      return 2
+    }
+    Log.threshold = options.verbose ? .debug : .info
+    do {
+      if options.checkConfigOnly { return try checkConfig(options) }
+      return try run(options)
+    } catch let failure as StartFailure {
+      Log.error(failure.message)
+      Notifier.failed(failure.message, errno: failure.errno)
+      return 1
+    } catch {
+      Log.error("\(error)")
+      Notifier.failed("\(error)", errno: (error as? PosixError)?.errno)
+      return 1
+    }
+  }
+
+  private static func checkConfig(_ options: DaemonOptions) throws -> Int32 {
+    let config = try loadConfig(options)
+    let source = options.configPath ?? "built-in demo config"
+    print("\(source): OK: \(config.sections.count) sections, mode \(config.mode.rawValue)")
+    return 0
+  }
+
+  private static func run(_ options: DaemonOptions) throws -> Int32 {
+    ProcessInfo.ignoreBrokenPipes()
+    ProcessInfo.raiseFileLimit(to: options.maxClients + 64)
+    let config = try loadConfig(options)
+    let store = options.statePath.map { StateStore(path: $0, sync: options.syncState) }
+    if let store { try Security.checkFiles(options, statePath: store.path) }
+    let saved: SavedState?
+    do {
+      try store?.prepareDirectory()
+      saved = try store?.load()
+    } catch {
+      throw StartFailure("cannot load the state file \(store!.path): \(error)", errno: (error as? PosixError)?.errno)
+    }
+    let service = SectionService(model: SectionModel(config: config, saved: saved))
+
+    let loop = try EventLoop()
+    let server = try Server(loop: loop, service: service, store: store, maxClients: options.maxClients) {
+      try loadConfig(options)
+    }
+    let sockets = try Sockets.open(options)
+    for socket in sockets { try server.serve(socket.fd, access: socket.access, ownedPath: socket.ownedPath) }
+
+    let signals = try [SIGTERM, SIGINT].map { try loop.onSignal($0) { server.shutdown() } }
+    let hangUp = try loop.onSignal(SIGHUP) { server.reloadFromSignal() }
+    let watchdog = try loop.enableWatchdog()
+    let names = sockets.map { $0.ownedPath ?? "inherited \($0.access == .control ? "control" : "readonly") socket" }
+    Log.notice(
+      "serving \(config.sections.count) sections on \(names.joined(separator: " and "))"
+        + (store.map { ", state in \($0.path)" } ?? ", state in memory only") + (watchdog ? ", watchdog on" : ""))
+    Notifier.ready(status: server.statusLine)
+    let code = try loop.run()
+    withExtendedLifetime((signals, hangUp, server)) {}
+    return code
+  }
+
+  /// The config named by the options, or the demo set when there is none.
+  static func loadConfig(_ options: DaemonOptions) throws -> Config {
+    guard let path = options.configPath else { return .demo }
+    let bytes: [UInt8]
+    do {
+      bytes = try FileSystem.readFile(path, limit: 4 << 20)
+    } catch let error as PosixError {
+      throw StartFailure("cannot read the config file \(path): \(error.errno)", errno: error.errno)
+    }
+    return try Config.parse(bytes, source: path)
+  }
+}
+
+/// A start-up failure with the message an administrator needs.
+struct StartFailure: Error, CustomStringConvertible {
+  let message: String
+  let errno: Errno?
+  init(_ message: String, errno: Errno? = nil) {
+    self.message = message
+    self.errno = errno
+  }
+  var description: String { message }
+}

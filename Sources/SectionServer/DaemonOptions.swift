@@ -1,0 +1,117 @@
+import Posix
+import SectionCore
+
+/// The daemon's command line, with the defaults the environment implies.
+public struct DaemonOptions: Equatable {
+  public var configPath: String?
+  /// The config path was given on the command line, so it must exist.
+  public var configRequired = false
+  public var socketPath: String
+  public var readOnlySocketPath: String?
+  public var statePath: String?
+  public var maxClients = 1024
+  public var checkConfigOnly = false
+  public var allowInsecure = false
+  public var syncState = false
+  public var verbose = false
+
+  public static let defaultConfigPath = "/etc/sectiond/sections.json"
+
+  public static let usage = """
+    usage: sectiond [options]
+
+    Serves the open/closed state of a list of sections on a Unix socket (protocol 1).
+
+    options:
+      --config FILE            sections to serve (default \(defaultConfigPath) if it exists,
+                               else a built-in demo set)
+      --socket PATH            control socket (default $SECTIOND_SOCKET, /run/sectiond/control.sock
+                               for root, else $XDG_RUNTIME_DIR/sectiond/control.sock)
+      --readonly-socket PATH   read-only socket, mode 0666 (default readonly.sock beside the control socket)
+      --state FILE             state file (default $STATE_DIRECTORY/state.json under systemd,
+                               /var/lib/sectiond/state.json for root, else $XDG_STATE_HOME/sectiond/state.json)
+      --no-state               keep state in memory only
+      --sync                   fsync the state file before acknowledging changes (survives power loss)
+      --max-clients N          most connections at once (default 1024)
+      --check-config           validate the config and exit
+      --allow-insecure         start as root even if the config or state file is writable by others
+      --verbose                log debug lines (clients connecting, client errors)
+      --version                print the version and exit
+      --help                   print this help and exit
+    """
+
+  /// What the command line asks for: run, or print something and exit.
+  public enum Action: Equatable {
+    case run(DaemonOptions)
+    case printAndExit(String)
+  }
+
+  /// A command line that cannot be used; the message says what to do instead.
+  public struct UsageError: Error, CustomStringConvertible {
+    public let description: String
+  }
+
+  public static func parse(_ arguments: [String], environment: (String) -> String? = ProcessInfo.environment)
+    throws(UsageError) -> Action
+  {
+    let isRoot = ProcessInfo.userID == 0
+    var options = DaemonOptions(socketPath: "")
+    var socket: String?
+    var noState = false
+    var rest = arguments[...]
+    func value(for flag: String) throws(UsageError) -> String {
+      guard let value = rest.popFirst(), !value.isEmpty else {
+        throw UsageError(description: "\(flag) needs a value; see sectiond --help")
+      }
+      return value
+    }
+    while let argument = rest.popFirst() {
+      switch argument {
+      case "--config":
+        options.configPath = try value(for: argument)
+        options.configRequired = true
+      case "--socket": socket = try value(for: argument)
+      case "--readonly-socket": options.readOnlySocketPath = try value(for: argument)
+      case "--state": options.statePath = try value(for: argument)
+      case "--no-state": noState = true
+      case "--sync": options.syncState = true
+      case "--max-clients":
+        let text = try value(for: argument)
+        guard let count = Int(text), count > 0 else {
+          throw UsageError(description: "--max-clients needs a positive number, not \"\(text)\"")
+        }
+        options.maxClients = count
+      case "--check-config": options.checkConfigOnly = true
+      case "--allow-insecure": options.allowInsecure = true
+      case "--verbose", "-v": options.verbose = true
+      case "--version": return .printAndExit("sectiond \(SectionService.daemonVersion) (protocol \(SectionService.protocolVersion))")
+      case "--help", "-h": return .printAndExit(usage)
+      default:
+        throw UsageError(description: "unknown option \"\(argument)\"; see sectiond --help")
+      }
+    }
+    if noState && options.statePath != nil {
+      throw UsageError(description: "--state and --no-state contradict each other; give one")
+    }
+    if options.configPath == nil && FileSystem.exists(defaultConfigPath) { options.configPath = defaultConfigPath }
+
+    let runtimeDirectory = environment("XDG_RUNTIME_DIR").map { "\($0)/sectiond" } ?? "/tmp/sectiond-\(ProcessInfo.userID)"
+    options.socketPath =
+      socket ?? environment("SECTIOND_SOCKET")
+      ?? (isRoot ? "/run/sectiond/control.sock" : "\(runtimeDirectory)/control.sock")
+    if options.readOnlySocketPath == nil {
+      options.readOnlySocketPath = "\(directoryName(of: options.socketPath))/readonly.sock"
+    }
+    if !noState && options.statePath == nil {
+      if let directories = environment("STATE_DIRECTORY"), let first = directories.split(separator: ":").first {
+        options.statePath = "\(first)/state.json"
+      } else if isRoot {
+        options.statePath = "/var/lib/sectiond/state.json"
+      } else {
+        let base = environment("XDG_STATE_HOME") ?? "\(environment("HOME") ?? "/tmp")/.local/state"
+        options.statePath = "\(base)/sectiond/state.json"
+      }
+    }
+    return .run(options)
+  }
+}

@@ -1,0 +1,53 @@
+import Posix
+
+/// One line per event worth knowing, to stderr. Under systemd (JOURNAL_STREAM names our stderr)
+/// each line starts with its `<N>` syslog priority and the journal adds the time; on a terminal
+/// it is a plain `sectiond: warning: ...` line.
+enum Log {
+  enum Level: Int32, Comparable {
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
+
+    static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+  }
+
+  nonisolated(unsafe) static var threshold = Level.info
+  nonisolated(unsafe) private static var toJournal = stderrIsJournal()
+
+  static func error(_ message: String) { write(.error, message) }
+  static func warning(_ message: String) { write(.warning, message) }
+  static func notice(_ message: String) { write(.notice, message) }
+  static func info(_ message: String) { write(.info, message) }
+  static func debug(_ message: @autoclosure () -> String) {
+    if threshold >= .debug { write(.debug, message()) }
+  }
+
+  private static func write(_ level: Level, _ message: String) {
+    guard level <= threshold else { return }
+    let line: String
+    if toJournal {
+      line = "<\(level.rawValue)>\(message)\n"
+    } else {
+      let label =
+        switch level {
+        case .error: "error: "
+        case .warning: "warning: "
+        case .debug: "debug: "
+        default: ""
+        }
+      line = "sectiond: \(label)\(message)\n"
+    }
+    try? FileDescriptor.standardError.writeAll(Array(line.utf8))
+  }
+
+  /// JOURNAL_STREAM is `device:inode` of the journal stream systemd connected to stderr.
+  private static func stderrIsJournal() -> Bool {
+    guard let stream = ProcessInfo.environment("JOURNAL_STREAM"),
+      let identity = FileDescriptor.standardError.identity()
+    else { return false }
+    return stream == "\(identity.device):\(identity.inode)"
+  }
+}

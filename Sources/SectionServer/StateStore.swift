@@ -1,0 +1,42 @@
+import Posix
+import SectionCore
+
+/// The state file: loaded once at start, replaced atomically after every group of changes.
+final class StateStore {
+  let path: String
+  /// fsync before rename, so that even a power cut loses nothing acknowledged.
+  let sync: Bool
+
+  init(path: String, sync: Bool) {
+    self.path = path
+    self.sync = sync
+  }
+
+  /// The saved state, or nil when there is none. A file that cannot be understood is renamed
+  /// aside (never overwritten) with a warning, and the daemon starts from the config.
+  func load() throws -> SavedState? {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileSystem.readFile(path, limit: 16 << 20)
+    } catch let error as PosixError where error.errno == .noEntry {
+      return nil
+    }
+    do {
+      return try SavedState.decode(bytes)
+    } catch {
+      let aside = "\(path).corrupt-\(wallClockSeconds())"
+      try FileSystem.rename(path, to: aside)
+      Log.warning("state file \(path) is unreadable (\(error)); moved it to \(aside) and started from the config")
+      return nil
+    }
+  }
+
+  func save(_ model: SectionModel) throws {
+    try FileSystem.replaceAtomically(path, with: SavedState.encode(model), permissions: 0o600, sync: sync)
+  }
+
+  /// Creates the state file's directory when it is missing; private, since it is ours alone.
+  func prepareDirectory() throws {
+    try FileSystem.makeDirectories(directoryName(of: path), permissions: 0o700)
+  }
+}

@@ -1,0 +1,176 @@
+import CSystemd
+import Glibc
+import Posix
+
+/// sd-event, the loop systemd's own daemons use, behind a small Swift surface.
+///
+/// Handlers are Swift closures; each source keeps its closure in a box whose address is the
+/// C callback's userdata. The loop is single-threaded: everything runs on the thread that calls `run`.
+public final class EventLoop {
+  fileprivate let event: OpaquePointer
+
+  public init() throws {
+    var event: OpaquePointer?
+    try check(sd_event_new(&event), "sd_event_new")
+    self.event = event!
+  }
+
+  deinit { sd_event_unref(event) }
+
+  /// Watches `fd`; `handler` gets the epoll events that fired (EPOLLIN, EPOLLOUT, EPOLLHUP...).
+  public func watch(
+    _ fd: FileDescriptor, events: IOEvents, handler: @escaping (IOEvents) -> Void
+  ) throws -> EventSource {
+    let box = Box { handler(IOEvents(rawValue: $0)) }
+    var source: OpaquePointer?
+    try check(
+      sd_event_add_io(event, &source, fd.rawValue, events.rawValue, ioThunk, Unmanaged.passUnretained(box).toOpaque()),
+      "sd_event_add_io")
+    return EventSource(source!, box, ioEvents: events)
+  }
+
+  /// Handles `signal` through a signalfd. The signal is blocked first, as sd-event requires.
+  public func onSignal(_ signal: Int32, handler: @escaping () -> Void) throws -> EventSource {
+    try ProcessInfo.blockSignals([signal])
+    let box = Box { (_: UInt32) in handler() }
+    var source: OpaquePointer?
+    try check(
+      sd_event_add_signal(event, &source, signal, signalThunk, Unmanaged.passUnretained(box).toOpaque()),
+      "sd_event_add_signal")
+    return EventSource(source!, box)
+  }
+
+  /// Runs `handler` at the end of every loop iteration in which any other source ran:
+  /// the place for work that batches what the handlers of that iteration did.
+  public func afterEachIteration(handler: @escaping () -> Void) throws -> EventSource {
+    let box = Box { (_: UInt32) in handler() }
+    var source: OpaquePointer?
+    try check(
+      sd_event_add_post(event, &source, staticThunk, Unmanaged.passUnretained(box).toOpaque()), "sd_event_add_post")
+    return EventSource(source!, box)
+  }
+
+  /// A source that runs `handler` on the next iteration each time it is `trigger()`ed.
+  public func deferred(handler: @escaping () -> Void) throws -> EventSource {
+    let box = Box { (_: UInt32) in handler() }
+    var source: OpaquePointer?
+    try check(
+      sd_event_add_defer(event, &source, staticThunk, Unmanaged.passUnretained(box).toOpaque()),
+      "sd_event_add_defer")
+    let wrapped = EventSource(source!, box)
+    wrapped.setEnabled(false)
+    return wrapped
+  }
+
+  /// A one-shot timer `microseconds` from now on CLOCK_MONOTONIC; re-arm it with `rearm(after:)`.
+  public func timer(after microseconds: UInt64, handler: @escaping () -> Void) throws -> EventSource {
+    let box = Box { (_: UInt32) in handler() }
+    var source: OpaquePointer?
+    try check(
+      sd_event_add_time_relative(
+        event, &source, CLOCK_MONOTONIC, microseconds, 1000, timeThunk, Unmanaged.passUnretained(box).toOpaque()),
+      "sd_event_add_time_relative")
+    return EventSource(source!, box)
+  }
+
+  /// Lets sd-event send WATCHDOG=1 at half the interval systemd asked for (WATCHDOG_USEC),
+  /// from inside the loop, so a wedged loop stops the pings. Returns whether a watchdog is on.
+  @discardableResult
+  public func enableWatchdog() throws -> Bool {
+    let result = sd_event_set_watchdog(event, 1)
+    try check(result, "sd_event_set_watchdog")
+    return result > 0
+  }
+
+  /// Runs until `exit(code:)`; returns the exit code.
+  public func run() throws -> Int32 {
+    let result = sd_event_loop(event)
+    try check(result, "sd_event_loop")
+    return result
+  }
+
+  public func exit(code: Int32 = 0) {
+    _ = sd_event_exit(event, code)
+  }
+}
+
+/// An event source; it stays registered until `cancel()` (or until the owner drops it).
+public final class EventSource {
+  private var source: OpaquePointer?
+  private let box: Box
+
+  fileprivate init(_ source: OpaquePointer, _ box: Box, ioEvents: IOEvents = []) {
+    self.source = source
+    self.box = box
+    self.ioEvents = ioEvents
+  }
+
+  deinit { cancel() }
+
+  /// Which epoll events an I/O source waits for; changing it is one epoll_ctl.
+  public var ioEvents: IOEvents {
+    didSet {
+      guard let source, ioEvents != oldValue else { return }
+      _ = sd_event_source_set_io_events(source, ioEvents.rawValue)
+    }
+  }
+
+  /// Turns the source on or off; an off source does not fire.
+  public func setEnabled(_ enabled: Bool) {
+    guard let source else { return }
+    _ = sd_event_source_set_enabled(source, enabled ? Int32(SD_EVENT_ON) : Int32(SD_EVENT_OFF))
+  }
+
+  /// Runs a deferred source once on the next iteration.
+  public func trigger() {
+    guard let source else { return }
+    _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
+  }
+
+  /// Re-arms a timer to fire `microseconds` from now.
+  public func rearm(after microseconds: UInt64) {
+    guard let source else { return }
+    _ = sd_event_source_set_time_relative(source, microseconds)
+    _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
+  }
+
+  /// Unregisters the source. Safe to call twice, and from inside its own handler.
+  public func cancel() {
+    guard let source else { return }
+    sd_event_source_disable_unref(source)
+    self.source = nil
+  }
+}
+
+private final class Box {
+  let handler: (UInt32) -> Void
+  init(_ handler: @escaping (UInt32) -> Void) { self.handler = handler }
+}
+
+private func dispatch(_ userdata: UnsafeMutableRawPointer?, _ events: UInt32) -> Int32 {
+  Unmanaged<Box>.fromOpaque(userdata!).takeUnretainedValue().handler(events)
+  return 0
+}
+
+private let ioThunk: sd_event_io_handler_t = { _, _, events, userdata in dispatch(userdata, events) }
+private let signalThunk: sd_event_signal_handler_t = { _, _, userdata in dispatch(userdata, 0) }
+private let staticThunk: sd_event_handler_t = { _, userdata in dispatch(userdata, 0) }
+private let timeThunk: sd_event_time_handler_t = { _, _, userdata in dispatch(userdata, 0) }
+
+/// `sd_*` calls return -errno on failure.
+@discardableResult
+func check(_ result: Int32, _ call: String, _ subject: String? = nil) throws -> Int32 {
+  if result < 0 { throw PosixError(call, subject, errno: Errno(-result)) }
+  return result
+}
+
+/// The epoll events an I/O source waits for and reports.
+public struct IOEvents: OptionSet, Sendable {
+  public let rawValue: UInt32
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+  public static let readable = IOEvents(rawValue: EPOLLIN.rawValue)
+  public static let writable = IOEvents(rawValue: EPOLLOUT.rawValue)
+  /// The peer hung up or the socket failed: reading will tell which.
+  public static let hangUp = IOEvents(rawValue: EPOLLHUP.rawValue | EPOLLERR.rawValue)
+}
