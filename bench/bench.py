@@ -1,0 +1,670 @@
+#!/usr/bin/env python3
+"""sectiond against redis-server, side by side (issue 5).
+
+    python3 bench/bench.py            # the full run (a few minutes), same as --full
+    python3 bench/bench.py --smoke    # tiny counts, a few seconds; for CI
+
+It installs redis-server when missing (apt-get), builds sectiond in release mode
+(`swift build -c release --product sectiond`), compiles bench/loadgen.c with
+`cc -O2`, starts both servers on Unix sockets in a temporary directory, runs
+every scenario of issue 5 against both in the same run (medians of several
+runs, the two servers alternating), prints one table and writes the figures as
+JSON (bench/out/results.json, or --json PATH).
+
+Standard library only.  Every wait is bounded.  Exit status: 0 when every
+scenario produced its figures (timings are not judged, except with
+--require-targets), 1 when something broke, 2 on bad usage.
+"""
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "bench")
+
+PROFILES = {
+    # every count tiny: the point is that each code path runs, not the figures
+    "smoke": dict(
+        runs=1, other_runs=1, seconds=0.3, warmup=0.05, conns=50,
+        fan1_subs=20, fan1_reps=5, fan9_subs=60, fan9_reps=3,
+        idle_conns=60, startup_n=3, settle=0.1, timeout=10,
+    ),
+    "full": dict(
+        runs=5, other_runs=3, seconds=5.0, warmup=0.5, conns=50,
+        fan1_subs=1000, fan1_reps=200, fan9_subs=9000, fan9_reps=50,
+        idle_conns=9000, startup_n=20, settle=0.5, timeout=60,
+    ),
+}
+
+NOTIFY_WAIT = 2.0  # seconds to wait for READY=1 before calling start-up "n/a"
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+class Skip(Exception):
+    """A figure that cannot be produced for a known, acceptable reason (n/a)."""
+
+
+# --------------------------------------------------------------------------
+# set-up
+
+
+def ensure_redis():
+    exe = shutil.which("redis-server")
+    if exe:
+        return exe
+    log("bench: redis-server is missing; installing the Debian package")
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    r = subprocess.run(sudo + ["apt-get", "install", "-y", "-q", "redis-server"], env=env)
+    if r.returncode != 0:
+        subprocess.run(sudo + ["apt-get", "update", "-q"], env=env, timeout=600)
+        subprocess.run(sudo + ["apt-get", "install", "-y", "-q", "redis-server"], env=env,
+                       timeout=900)
+    exe = shutil.which("redis-server")
+    if not exe:
+        raise SystemExit("bench: could not install redis-server")
+    # Debian starts the packaged service; it listens on TCP only and does not disturb us.
+    return exe
+
+
+def build_sectiond(args):
+    """Return the path of a release sectiond binary, or None (with a message)."""
+    if args.sectiond_bin:
+        if os.access(args.sectiond_bin, os.X_OK):
+            return os.path.abspath(args.sectiond_bin)
+        log(f"bench: --sectiond-bin {args.sectiond_bin} is not an executable")
+        return None
+    cmd = ["swift", "build", "-c", "release", "--product", "sectiond"]
+    if args.scratch_path:
+        cmd += ["--scratch-path", args.scratch_path]
+    if not args.no_build:
+        if not shutil.which("swift"):
+            log("bench: no swift toolchain on PATH; cannot build sectiond")
+            return None
+        log("bench: " + " ".join(cmd))
+        r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=3600)
+        if r.returncode != 0:
+            log("bench: building sectiond failed; last lines:\n  "
+                + "\n  ".join(r.stdout.strip().splitlines()[-15:]))
+            return None
+    binpath = None
+    try:
+        r = subprocess.run(cmd + ["--show-bin-path"], cwd=ROOT, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True, timeout=120)
+        if r.returncode == 0 and r.stdout.strip():
+            binpath = os.path.join(r.stdout.strip().splitlines()[-1], "sectiond")
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    if not binpath:
+        base = args.scratch_path or os.path.join(ROOT, ".build")
+        binpath = os.path.join(base, "release", "sectiond")
+    if not os.access(binpath, os.X_OK):
+        log(f"bench: no sectiond binary at {binpath}")
+        return None
+    return binpath
+
+
+def build_loadgen(outdir):
+    src = os.path.join(BENCH, "loadgen.c")
+    exe = os.path.join(outdir, "loadgen")
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
+    r = subprocess.run([cc, "-O2", "-Wall", "-o", exe, src], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=120)
+    if r.returncode != 0:
+        raise SystemExit("bench: compiling loadgen failed:\n" + r.stdout)
+    return exe
+
+
+def raise_nofile(need):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < need:
+        try:  # root may raise the hard limit (up to fs.nr_open)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (need, need))
+            soft = hard = need
+        except (ValueError, OSError):
+            log(f"bench: RLIMIT_NOFILE hard limit {hard} < {need}: big scenarios may fail")
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ValueError, OSError):
+        pass
+    return resource.getrlimit(resource.RLIMIT_NOFILE)
+
+
+def write_configs(tmp):
+    big = os.path.join(tmp, "sections.json")
+    with open(big, "w") as f:
+        json.dump({"mode": "multi",
+                   "sections": [{"title": f"S{i}", "items": ["a"]} for i in range(50)]}, f)
+    return big
+
+
+# --------------------------------------------------------------------------
+# servers
+
+
+def pin_to(cpu):
+    if cpu is None:
+        return None
+
+    def pre():
+        try:
+            os.sched_setaffinity(0, {cpu})
+        except OSError:
+            pass
+    return pre
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def ping_ok(path, kind, timeout=0.5):
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(path)
+            s.sendall(b"PING\r\n" if kind == "redis" else b"PING\n")
+            data = b""
+            while b"\n" not in data:
+                chunk = s.recv(256)
+                if not chunk:
+                    return False
+                data += chunk
+            return data.startswith(b"+PONG") if kind == "redis" else data.startswith(b"OK")
+    except OSError:
+        return False
+
+
+class Server:
+    """One server process on a Unix socket in the temporary directory."""
+
+    def __init__(self, kind, argv, sock, logpath, cpu, cleanup=()):
+        self.kind, self.argv, self.sock, self.logpath = kind, argv, sock, logpath
+        self.cpu, self.cleanup, self.proc = cpu, cleanup, None
+
+    def start(self, timeout=10.0):
+        for p in self.cleanup:
+            if os.path.isdir(p):
+                shutil.rmtree(p, ignore_errors=True)
+            elif os.path.exists(p):
+                os.unlink(p)
+        self.logf = open(self.logpath, "ab")
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=self.logf,
+                                     stderr=subprocess.STDOUT, preexec_fn=pin_to(self.cpu))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.kind} exited with status {self.proc.returncode} "
+                                   f"at start-up: {self.log_tail()}")
+            if os.path.exists(self.sock) and ping_ok(self.sock, self.kind):
+                return self
+            time.sleep(0.01)
+        self.stop()
+        raise RuntimeError(f"{self.kind} did not answer PING within {timeout} s: {self.log_tail()}")
+
+    def rss_kib(self):
+        return rss_kib(self.proc.pid)
+
+    def log_tail(self):
+        try:
+            with open(self.logpath, "rb") as f:
+                return " | ".join(f.read().decode(errors="replace").strip().splitlines()[-5:])
+        except OSError:
+            return ""
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        if self.proc:
+            self.logf.close()
+        self.proc = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class Env:
+    def __init__(self, args, prof, tmp, sectiond, redis, loadgen):
+        self.args, self.prof, self.tmp = args, prof, tmp
+        self.sectiond, self.redis, self.loadgen = sectiond, redis, loadgen
+        self.big_config = write_configs(tmp)
+        ncpu = len(os.sched_getaffinity(0))
+        self.server_cpu = self.loadgen_cpu = None
+        if not args.no_pin and ncpu >= 2:
+            cpus = sorted(os.sched_getaffinity(0))
+            self.loadgen_cpu, self.server_cpu = cpus[0], cpus[1]
+
+    def sectiond_argv(self, demo=False, extra=()):
+        t = self.tmp
+        argv = [self.sectiond, "--socket", f"{t}/s.sock", "--state", f"{t}/state.json",
+                "--max-clients", "10000"]
+        if not demo:
+            argv += ["--config", self.big_config]
+        return argv + list(extra)
+
+    def redis_argv(self, aof=False, extra=()):
+        t = self.tmp
+        argv = [self.redis, "--port", "0", "--unixsocket", f"{t}/r.sock", "--save", "",
+                "--maxclients", "10100", "--daemonize", "no", "--dir", f"{t}/redis-data",
+                "--logfile", ""]
+        if aof:
+            argv += ["--appendonly", "yes", "--appendfsync", "everysec"]
+        return argv + list(extra)
+
+    def server(self, kind, demo=False, aof=False):
+        t = self.tmp
+        if kind == "sectiond":
+            return Server(kind, self.sectiond_argv(demo=demo), f"{t}/s.sock",
+                          f"{t}/sectiond.log", self.server_cpu,
+                          cleanup=(f"{t}/state.json",))
+        os.makedirs(f"{t}/redis-data", exist_ok=True)
+        s = Server(kind, self.redis_argv(aof=aof), f"{t}/r.sock", f"{t}/redis.log",
+                   self.server_cpu, cleanup=())
+        shutil.rmtree(f"{t}/redis-data", ignore_errors=True)
+        os.makedirs(f"{t}/redis-data")
+        return s
+
+    def loadgen_argv(self, kind, sock, mode_args):
+        return [self.loadgen, "--proto", kind, "--socket", sock,
+                "--timeout", str(self.prof["timeout"])] + mode_args
+
+    def run_loadgen(self, kind, sock, mode_args, timeout):
+        argv = self.loadgen_argv(kind, sock, mode_args)
+        r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=timeout, preexec_fn=pin_to(self.loadgen_cpu))
+        if r.returncode != 0:
+            raise RuntimeError(f"loadgen failed ({r.returncode}): {r.stderr.strip()}"
+                               f" {r.stdout.strip()}")
+        return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+# --------------------------------------------------------------------------
+# scenarios: each measure(env, kind) returns one number for one run
+
+
+def throughput(depth, write=False):
+    def measure(env, kind):
+        p = env.prof
+        if kind == "sectiond":
+            cmd = "TOGGLE %d\\n" if write else "PING\\n"
+        else:
+            cmd = "INCR k%d\\r\\n" if write else "PING\\r\\n"
+        with env.server(kind, aof=write).start() as srv:
+            res = env.run_loadgen(kind, srv.sock,
+                                  ["rps", "-c", str(p["conns"]), "-d", str(depth),
+                                   "-t", str(p["seconds"]), "-w", str(p["warmup"]),
+                                   "--cmd", cmd],
+                                  timeout=p["seconds"] + p["warmup"] + p["timeout"])
+            if srv.proc.poll() is not None:
+                raise RuntimeError(f"{kind} died during the run: {srv.log_tail()}")
+        if res["errors"]:
+            raise RuntimeError(f"{res['errors']} error replies")
+        return res["rps"], res
+    return measure
+
+
+def fanout(subs_key, reps_key):
+    def measure(env, kind):
+        p = env.prof
+        with env.server(kind).start() as srv:
+            res = env.run_loadgen(kind, srv.sock,
+                                  ["fanout", "-s", str(p[subs_key]), "-r", str(p[reps_key])],
+                                  timeout=p["timeout"] * 4)
+        # loadgen_busy_ms shows how much of the figure the load generator's own
+        # reading accounts for (one thread reading every subscriber)
+        return res["median_ms"], res
+    return measure
+
+
+def read_line(proc, timeout):
+    """One line of proc.stdout within timeout (select on the pipe)."""
+    import select
+    deadline = time.monotonic() + timeout
+    buf = b""
+    fd = proc.stdout.fileno()
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not r:
+            break
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        buf += chunk
+        if b"\n" in buf:
+            return buf.decode(errors="replace")
+    return buf.decode(errors="replace")
+
+
+def idle_conn_memory(env, kind):
+    p = env.prof
+    k = p["idle_conns"]
+    with env.server(kind).start() as srv:
+        time.sleep(p["settle"])
+        base = srv.rss_kib()
+        argv = env.loadgen_argv(kind, srv.sock, ["idle", "-k", str(k),
+                                                 "--hold-max", str(p["timeout"] * 2)])
+        lg = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, preexec_fn=pin_to(env.loadgen_cpu))
+        try:
+            line = read_line(lg, p["timeout"] * 2)
+            if not line.startswith("ready"):
+                lg.kill()
+                _, err = lg.communicate(timeout=10)
+                raise RuntimeError(f"loadgen idle: {err.decode(errors='replace').strip()}")
+            time.sleep(p["settle"])
+            loaded = srv.rss_kib()
+            lg.stdin.write(b"\n")
+            lg.stdin.flush()
+            out, err = lg.communicate(timeout=p["timeout"])
+            if lg.returncode != 0:
+                raise RuntimeError(f"loadgen idle failed: {err.decode(errors='replace').strip()}")
+        finally:
+            if lg.poll() is None:
+                lg.kill()
+                lg.wait()
+    return (loaded - base) * 1024.0 / k
+
+
+def idle_rss(env, kind):
+    with env.server(kind, demo=True).start() as srv:
+        time.sleep(env.prof["settle"])
+        return srv.rss_kib() / 1024.0
+
+
+def startup(env, kind):
+    """exec to READY=1 on a test-owned NOTIFY_SOCKET; median of startup_n."""
+    t = env.tmp
+    npath = f"{t}/notify.sock"
+    if os.path.exists(npath):
+        os.unlink(npath)
+    if kind == "sectiond":
+        argv, sock = env.sectiond_argv(demo=True), f"{t}/s.sock"
+    else:
+        argv, sock = env.redis_argv(extra=["--supervised", "systemd"]), f"{t}/r.sock"
+    os.makedirs(f"{t}/redis-data", exist_ok=True)
+    env_vars = dict(os.environ, NOTIFY_SOCKET=npath)
+    samples = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as ns:
+        ns.bind(npath)
+        for i in range(env.prof["startup_n"]):
+            ns.setblocking(False)
+            try:
+                while True:
+                    ns.recv(4096)
+            except BlockingIOError:
+                pass
+            log_f = open(f"{t}/{kind}-startup.log", "ab")
+            t0 = time.monotonic()
+            proc = subprocess.Popen(argv, env=env_vars, stdin=subprocess.DEVNULL, stdout=log_f,
+                                    stderr=subprocess.STDOUT)
+            ready = None
+            deadline = t0 + NOTIFY_WAIT
+            try:
+                while ready is None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    ns.settimeout(left)
+                    try:
+                        msg = ns.recv(4096)
+                    except socket.timeout:
+                        break
+                    if b"READY=1" in msg.split(b"\n") or msg.startswith(b"READY=1"):
+                        ready = time.monotonic()
+                if ready is None:
+                    code = proc.poll()
+                    why = (f"exited with status {code}" if code is not None
+                           else f"no READY=1 within {NOTIFY_WAIT:.0f} s")
+                    raise Skip(f"{kind}: {why} (sd_notify support missing?)")
+                samples.append((ready - t0) * 1e3)
+            finally:
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGTERM)
+                    try:
+                        proc.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+                log_f.close()
+            # wait for the socket file to go (the daemon removes it on exit)
+            end = time.monotonic() + 2
+            while os.path.exists(sock) and time.monotonic() < end and kind == "sectiond":
+                time.sleep(0.005)
+    return statistics.median(samples)
+
+
+# name, label, unit, measure, runs key, better ("higher"/"lower"), target
+SCENARIOS = [
+    ("ping_c50_d1", "PING, 50 conns x 1 in flight", "req/s", throughput(1), "runs",
+     "higher", ("ratio", 1.0)),
+    ("ping_c50_d16", "PING, 50 conns x 16 in flight", "req/s", throughput(16), "runs",
+     "higher", ("ratio", 1.0)),
+    ("write_c50_d1", "TOGGLE i / INCR k (AOF), 50 x 1", "req/s", throughput(1, write=True),
+     "runs", "higher", ("ratio", 1.0)),
+    ("fanout_1k", "fan-out to {fan1_subs} subs, median", "ms", fanout("fan1_subs", "fan1_reps"),
+     "other_runs", "lower", ("ratio", 1.0)),
+    ("fanout_9k", "fan-out to {fan9_subs} subs, median", "ms", fanout("fan9_subs", "fan9_reps"),
+     "other_runs", "lower", ("ratio", 1.0)),
+    ("idle_conn_mem", "memory per idle conn ({idle_conns})", "B/conn", idle_conn_memory,
+     "other_runs", "lower", ("ratio", 1.0)),
+    ("startup_ms", "start-up, exec to READY=1", "ms", startup, "other_runs", "lower",
+     ("abs", 20.0)),
+    ("idle_rss_mib", "idle RSS, demo config", "MiB", idle_rss, "other_runs", "lower",
+     ("abs", 8.0)),
+]
+
+
+# --------------------------------------------------------------------------
+# driver
+
+
+def fmt_num(v, unit):
+    if v is None:
+        return "n/a"
+    if unit == "req/s":
+        return f"{v:,.0f}"
+    if unit == "B/conn":
+        return f"{v:,.0f} B"
+    if unit == "MiB":
+        return f"{v:.2f} MiB"
+    if unit == "ms":
+        return f"{v:.3f} ms"
+    return f"{v:g}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--smoke", action="store_true", help="tiny counts, a few seconds (CI)")
+    g.add_argument("--full", action="store_true", help="the real figures (default)")
+    ap.add_argument("--json", default=os.path.join(BENCH, "out", "results.json"),
+                    help="where to write the figures (default bench/out/results.json)")
+    ap.add_argument("--runs", type=int, help="runs per throughput scenario (median)")
+    ap.add_argument("--other-runs", type=int, help="runs per other scenario (median)")
+    ap.add_argument("--only", help="comma-separated scenario names to run")
+    ap.add_argument("--sectiond-bin", help="use this sectiond binary, do not build")
+    ap.add_argument("--scratch-path", help="swift build --scratch-path for the release build")
+    ap.add_argument("--no-build", action="store_true", help="do not run swift build")
+    ap.add_argument("--allow-missing-sectiond", action="store_true",
+                    help="exit 0 even when sectiond could not be built (redis side only)")
+    ap.add_argument("--no-pin", action="store_true",
+                    help="do not pin the server and the load generator to separate CPUs")
+    ap.add_argument("--require-targets", action="store_true",
+                    help="exit 1 when a target is missed")
+    args = ap.parse_args()
+
+    mode = "smoke" if args.smoke else "full"
+    prof = dict(PROFILES[mode])
+    if args.runs:
+        prof["runs"] = args.runs
+    if args.other_runs:
+        prof["other_runs"] = args.other_runs
+    only = set(args.only.split(",")) if args.only else None
+    if only:
+        unknown = only - {s[0] for s in SCENARIOS}
+        if unknown:
+            ap.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+
+    t_begin = time.monotonic()
+    redis = ensure_redis()
+    sectiond = build_sectiond(args)
+    if not sectiond:
+        log("bench: SKIPPING the sectiond side: no sectiond binary (figures show n/a)")
+    tmp = tempfile.mkdtemp(prefix="sectiond-bench-")
+    loadgen = build_loadgen(tmp)
+    nofile = raise_nofile(max(prof["fan9_subs"], prof["idle_conns"]) * 2 + 1024)
+    env = Env(args, prof, tmp, sectiond, redis, loadgen)
+    log(f"bench: {mode} run in {tmp}; RLIMIT_NOFILE={nofile[0]}; "
+        f"server on cpu {env.server_cpu}, loadgen on cpu {env.loadgen_cpu}")
+
+    results, broke = [], []
+    try:
+        for name, label, unit, measure, runs_key, better, target in SCENARIOS:
+            if only and name not in only:
+                continue
+            label = label.format(**prof)
+            runs = prof[runs_key]
+            figs = {"sectiond": [], "redis": []}
+            details = {"sectiond": [], "redis": []}
+            notes = {}
+            for r in range(runs):
+                order = ["sectiond", "redis"] if r % 2 == 0 else ["redis", "sectiond"]
+                for kind in order:
+                    if kind in notes:
+                        continue
+                    if kind == "sectiond" and not sectiond:
+                        notes[kind] = "no sectiond binary"
+                        continue
+                    try:
+                        v = measure(env, kind)
+                        if isinstance(v, tuple):
+                            v, extra = v
+                            details[kind].append(extra)
+                        figs[kind].append(v)
+                        log(f"  {name} run {r + 1}/{runs} {kind}: {fmt_num(v, unit)}")
+                    except Skip as e:
+                        notes[kind] = str(e)
+                        log(f"  {name} {kind}: n/a: {e}")
+                    except Exception as e:  # noqa: BLE001 - report and go on
+                        notes[kind] = f"error: {e}"
+                        broke.append(f"{name} {kind}: {e}")
+                        log(f"  {name} {kind}: ERROR: {e}")
+            med = {k: (statistics.median(v) if v else None) for k, v in figs.items()}
+            s, rd = med["sectiond"], med["redis"]
+            ratio = s / rd if s is not None and rd else None
+            kind_t, val = target
+            if kind_t == "ratio":
+                tgt = f"{'>=' if better == 'higher' else '<='} {val:.1f}x redis"
+                if ratio is None:
+                    met = None
+                else:
+                    met = ratio >= val if better == "higher" else ratio <= val
+            else:
+                tgt = f"<= {val:g} {unit}"
+                met = None if s is None else s <= val
+            results.append(dict(name=name, scenario=label, unit=unit, better=better,
+                                sectiond=s, redis=rd, ratio=ratio, target=tgt, met=met,
+                                sectiond_runs=figs["sectiond"], redis_runs=figs["redis"],
+                                notes=notes, loadgen=details))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    # the table
+    head = ("scenario", "sectiond", "redis", "ratio", "target", "met?")
+    rows = []
+    for r in results:
+        rows.append((r["scenario"], fmt_num(r["sectiond"], r["unit"]),
+                     fmt_num(r["redis"], r["unit"]),
+                     "n/a" if r["ratio"] is None else f"{r['ratio']:.2f}x", r["target"],
+                     "n/a" if r["met"] is None else ("yes" if r["met"] else "NO")))
+    widths = [max(len(x[i]) for x in rows + [head]) for i in range(len(head))]
+    line = lambda cells: "| " + " | ".join(  # noqa: E731
+        c.ljust(w) if i == 0 or i == 4 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+    ) + " |"
+    print(f"\nsectiond vs redis-server ({mode}; medians of {prof['runs']} runs for throughput, "
+          f"{prof['other_runs']} for the rest; ratio = sectiond / redis)")
+    print(line(head))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        print(line(row))
+    for r in results:
+        for kind, note in r["notes"].items():
+            print(f"  note: {r['name']} {kind}: {note}")
+    sys.stdout.flush()
+
+    def version(argv):
+        try:
+            return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True, timeout=10).stdout.strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            return None
+
+    cpu = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), None)
+    except OSError:
+        pass
+    doc = dict(
+        mode=mode, profile=prof, seconds=round(time.monotonic() - t_begin, 1),
+        machine=dict(platform=platform.platform(), cpu=cpu, cpus=os.cpu_count(),
+                     loadavg=os.getloadavg(), pinned=env.server_cpu is not None),
+        versions=dict(redis=version([redis, "--version"]),
+                      sectiond=version([sectiond, "--version"]) if sectiond else None),
+        results=results, errors=broke,
+    )
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump(doc, f, indent=2)
+    print(f"figures written to {args.json} ({doc['seconds']} s)")
+
+    # what counts as broken: an error in any scenario, a missing table row,
+    # or no sectiond at all (unless allowed)
+    expected = [s[0] for s in SCENARIOS if not only or s[0] in only]
+    if [r["name"] for r in results] != expected:
+        broke.append("the table is missing scenarios")
+    for r in results:
+        if r["redis"] is None and "redis" not in r["notes"]:
+            broke.append(f"{r['name']}: no redis figure")
+        if sectiond and r["sectiond"] is None and "sectiond" not in r["notes"]:
+            broke.append(f"{r['name']}: no sectiond figure")
+    if not sectiond and not args.allow_missing_sectiond:
+        broke.append("sectiond could not be built (use --allow-missing-sectiond to accept)")
+    if broke:
+        log("bench: FAILED:\n  " + "\n  ".join(broke))
+        return 1
+    if args.require_targets and any(r["met"] is False for r in results):
+        log("bench: targets missed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
