@@ -25,7 +25,7 @@ final class TemporaryDirectory {
 
   func write(_ name: String, _ contents: String) -> String {
     let target = file(name)
-    FileManager.default.createFile(atPath: target, contents: Data(contents.utf8))
+    _ = FileManager.default.createFile(atPath: target, contents: Data(contents.utf8))
     return target
   }
 
@@ -123,6 +123,7 @@ final class LineClient {
   private(set) var closedByPeer = false
 
   init(path: String) throws {
+    Posix.ProcessInfo.ignoreBrokenPipes()
     fd = try UnixSocket.connect(path: path)
   }
 
@@ -190,4 +191,39 @@ final class LineClient {
     while let _ = try readLine(timeout: timeout) {}
     return true
   }
+}
+
+/// What a finished command printed and how it exited.
+struct CommandResult {
+  let status: Int32
+  let standardOutput: String
+  let standardError: String
+}
+
+/// Runs `executable` to completion with `input` on stdin (or none) and captures its output.
+func runCommand(
+  _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+) throws -> CommandResult {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: executable)
+  process.arguments = arguments
+  var env = ProcessInfo.processInfo.environment
+  for key in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"] { env.removeValue(forKey: key) }
+  for (key, value) in environment { env[key] = value }
+  process.environment = env
+  let output = Pipe()
+  let error = Pipe()
+  let stdin = Pipe()
+  process.standardOutput = output
+  process.standardError = error
+  process.standardInput = stdin
+  try process.run()
+  if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+  try stdin.fileHandleForWriting.close()
+  let outData = output.fileHandleForReading.readDataToEndOfFile()
+  let errData = error.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return CommandResult(
+    status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
+    standardError: String(decoding: errData, as: UTF8.self))
 }

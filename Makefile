@@ -1,0 +1,26 @@
+# The README's two commands are `make run` and `make test`; the rest are conveniences.
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+.PHONY: build run test bench install format
+
+build:
+	scripts/deps.sh
+	swift build
+
+run: build
+	.build/debug/sectiond $(ARGS)
+
+test:
+	scripts/test.sh
+
+bench:
+	scripts/deps.sh
+	python3 bench/bench.py
+
+install:
+	scripts/deps.sh
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install.sh
+
+format:
+	swift format -i -r Sources Tests Package.swift

@@ -1,0 +1,93 @@
+import Foundation
+import Glibc
+import Posix
+import Testing
+
+/// Start-up: bad configs, socket paths, another daemon, stale sockets, command-line errors.
+@Suite struct StartupTests {
+  @Test func badConfigIsRefusedNamingFileSectionAndRule() throws {
+    let directory = TemporaryDirectory()
+    let config = directory.write("bad.json", #"{"sections":[{"title":"Fine"},{"title":"All"}]}"#)
+    let result = try runCommand(
+      Built.sectiond, ["--config", config, "--socket", directory.file("s"), "--no-state"])
+    #expect(result.status == 1)
+    #expect(result.standardError.contains(config))
+    #expect(result.standardError.contains("section 1 (\"All\")"))
+    #expect(result.standardError.contains("reserved"))
+    #expect(!FileManager.default.fileExists(atPath: directory.file("s")))
+  }
+
+  @Test func checkConfigValidatesWithoutStarting() throws {
+    let directory = TemporaryDirectory()
+    let good = directory.write("good.json", #"{"mode":"exclusive","sections":[{"title":"A","items":["x"]}]}"#)
+    let ok = try runCommand(Built.sectiond, ["--check-config", "--config", good])
+    #expect(ok.status == 0)
+    #expect(ok.standardOutput.contains("1 sections, mode exclusive"))
+    let bad = directory.write("bad.json", #"{"sections":[{"title":"A","items":[""]}]}"#)
+    let refused = try runCommand(Built.sectiond, ["--check-config", "--config", bad])
+    #expect(refused.status == 1)
+    #expect(refused.standardError.contains("item 0 is empty"))
+  }
+
+  @Test func usageErrorsExitWithTwo() throws {
+    let result = try runCommand(Built.sectiond, ["--frobnicate"])
+    #expect(result.status == 2)
+    #expect(result.standardError.contains("unknown option \"--frobnicate\""))
+    #expect(try runCommand(Built.sectiond, ["--help"]).standardOutput.contains("--max-clients"))
+    #expect(try runCommand(Built.sectiond, ["--version"]).standardOutput == "sectiond 0.1.0 (protocol 1)\n")
+  }
+
+  @Test func socketPathTooLongIsExplained() throws {
+    let path = "/tmp/" + String(repeating: "d", count: 120) + "/control.sock"
+    let result = try runCommand(Built.sectiond, ["--socket", path, "--no-state"])
+    #expect(result.status == 1)
+    #expect(result.standardError.contains("holds at most 107"))
+  }
+
+  @Test func missingSocketDirectoryIsCreated() throws {
+    let directory = TemporaryDirectory()
+    let socket = directory.file("a/b/c.sock")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Built.sectiond)
+    process.arguments = ["--socket", socket, "--no-state"]
+    try process.run()
+    defer {
+      process.terminate()
+      process.waitUntilExit()
+    }
+    var answered = false
+    for _ in 0..<200 where !answered {
+      if let client = try? LineClient(path: socket), (try? client.request("PING")) == ["OK"] { answered = true }
+      usleep(20_000)
+    }
+    #expect(answered)
+    #expect(try FileSystem.status(socket)?.mode == 0o140660)
+    #expect(try FileSystem.status(directory.file("a/b/readonly.sock"))?.mode == 0o140666)
+  }
+
+  @Test func secondDaemonOnTheSamePathIsRefused() throws {
+    let daemon = try TestDaemon()
+    let result = try runCommand(Built.sectiond, ["--socket", daemon.socketPath, "--no-state"])
+    #expect(result.status == 1)
+    #expect(result.standardError.contains("already listening on \(daemon.socketPath)"))
+    #expect(try daemon.connect().request("PING") == ["OK"])
+  }
+
+  @Test func staleSocketOfADeadDaemonIsReplaced() throws {
+    let daemon = try TestDaemon()
+    daemon.stop(signal: SIGKILL)
+    #expect(FileManager.default.fileExists(atPath: daemon.socketPath))
+    try daemon.start()
+    #expect(try daemon.connect().request("PING") == ["OK"])
+  }
+
+  @Test func orderlyStopRemovesTheSocketsAndSaysGoodbye() throws {
+    let daemon = try TestDaemon()
+    let subscriber = try daemon.connect()
+    _ = try subscriber.request("SUBSCRIBE")
+    #expect(daemon.stop(signal: SIGTERM) == 0)
+    #expect(try subscriber.readEvent() == "!bye shutdown")
+    #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+    #expect(!FileManager.default.fileExists(atPath: daemon.directory.file("readonly.sock")))
+  }
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages sectiond needs to build (and, with --test, to run its tests),
+# only those that are missing, so a second run costs nothing.
+set -euo pipefail
+packages=(libsystemd-dev pkg-config)
+if [ "${1:-}" = "--test" ]; then
+  packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server)
+fi
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  echo "need root to install ${missing[*]}: run sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
