@@ -293,7 +293,9 @@ pages=("$dest$PREFIX"/share/man/man[18]/*)
 if [ -e "${pages[0]}" ]; then
   for page in "${pages[@]}"; do
     name="$(basename "$page")"
-    warn="$(groff -ww -man -z "$page" 2>&1)"
+    # -Tutf8: the device man uses on this (UTF-8) system; plain -z would
+    # format for PostScript, whose fonts lack glyphs a page may rightly use.
+    warn="$(groff -ww -man -z -Tutf8 "$page" 2>&1)"
     text="$(MANWIDTH=80 man -l "$page" 2>&1)"
     if [ -z "$warn" ] && grep -q '^NAME' <<<"$text" && grep -q '^SYNOPSIS' <<<"$text"; then
       pass "man page $name renders without warnings"
@@ -303,6 +305,25 @@ if [ -e "${pages[0]}" ]; then
   done
 else
   fail "man pages installed" "none under $PREFIX/share/man"
+fi
+
+# --- shell completions (only when the repository has them) -------------------
+bash_comp="$dest$PREFIX/share/bash-completion/completions/sectionctl"
+has() { local f; for f in "$@"; do [ -f "$f" ] && return 0; done; return 1; }
+if has completions/*bash* completions/bash/*; then
+  if [ -f "$bash_comp" ] && out="$(bash -n "$bash_comp" 2>&1)"; then
+    pass "bash completion installed as share/bash-completion/completions/sectionctl"
+  else
+    fail "bash completion installed as share/bash-completion/completions/sectionctl" "$out"
+  fi
+fi
+zsh_comp="$dest$PREFIX/share/zsh/site-functions/_sectionctl"
+if has completions/_sectionctl completions/zsh/* completions/*.zsh; then
+  if [ -f "$zsh_comp" ]; then
+    pass "zsh completion installed as share/zsh/site-functions/_sectionctl"
+  else
+    fail "zsh completion installed as share/zsh/site-functions/_sectionctl"
+  fi
 fi
 
 # --- PREFIX=/usr layout ------------------------------------------------------
