@@ -20,6 +20,11 @@ public enum Notifier {
     send(["RELOADING=1", "MONOTONIC_USEC=\(monotonicMicroseconds())"])
   }
 
+  /// "Still alive", sent from the serving loop.
+  static func watchdog() {
+    send(["WATCHDOG=1"])
+  }
+
   public static func stopping() {
     send(["STOPPING=1"])
   }

@@ -62,10 +62,17 @@ final class TestDaemon {
     if start { try self.start() }
   }
 
-  func start() throws {
+  /// Starts the daemon. `wrappedForWatchdog` runs it through `sh -c 'WATCHDOG_PID=$$ exec ...'`,
+  /// because sd-event only pings when WATCHDOG_PID names the daemon's own pid.
+  func start(wrappedForWatchdog: Bool = false) throws {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Built.sectiond)
-    process.arguments = arguments
+    if wrappedForWatchdog {
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", "WATCHDOG_PID=$$ exec \"$0\" \"$@\"", Built.sectiond] + arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: Built.sectiond)
+      process.arguments = arguments
+    }
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "NOTIFY_SOCKET")
     env.removeValue(forKey: "LISTEN_FDS")
