@@ -1,0 +1,110 @@
+import Testing
+
+@testable import SectionCore
+
+@Suite struct SavedStateTests {
+  func decode(_ text: String) throws(ConfigError) -> SavedState { try SavedState.decode(Array(text.utf8)) }
+
+  func refusal(_ text: String) -> String? {
+    do {
+      _ = try decode(text)
+      return nil
+    } catch {
+      return error.description
+    }
+  }
+
+  func sampleModel() -> SectionModel {
+    var model = SectionModel(config: abc())
+    var changes: [Change] = []
+    model.open(2, changes: &changes)
+    model.open(0, changes: &changes)
+    model.close(2, changes: &changes)
+    model.setMode(.exclusive, changes: &changes)
+    return model
+  }
+
+  @Test func encodesCompactlyInListOrder() {
+    let text = String(decoding: SavedState.encode(sampleModel()), as: UTF8.self)
+    #expect(
+      text == #"{"format":1,"revision":4,"mode":"exclusive","sections":{"a":2,"b":null,"c":null}}"# + "\n")
+  }
+
+  @Test func roundTrip() throws {
+    let model = sampleModel()
+    let decoded = try SavedState.decode(SavedState.encode(model))
+    #expect(decoded == SavedState(model))
+    #expect(decoded == SavedState(revision: 4, mode: .exclusive, sections: ["a": 2, "b": nil, "c": nil]))
+    #expect(SectionModel(config: abc(), saved: decoded) == model)
+  }
+
+  @Test func roundTripOfAFreshModel() throws {
+    let model = SectionModel(config: Config.demo)
+    let decoded = try SavedState.decode(SavedState.encode(model))
+    #expect(decoded.revision == 0)
+    #expect(decoded.mode == .multi)
+    #expect(decoded.sections == ["first": nil, "second": nil, "third": nil])
+  }
+
+  @Test func decodesTheDocumentedExample() throws {
+    let state = try decode(#"{"format":1,"revision":7,"mode":"multi","sections":{"first":3,"second":null}}"#)
+    #expect(state == SavedState(revision: 7, mode: .multi, sections: ["first": 3, "second": nil]))
+    #expect(state.sections["first"] == .some(3))
+    #expect(state.sections["second"] == .some(nil))
+    #expect(state.sections["third"] == nil)
+  }
+
+  @Test func largeRevisionsSurvive() throws {
+    let state = try decode(
+      #"{"format":1,"revision":9223372036854775807,"mode":"multi","sections":{"a":9223372036854775806}}"#)
+    #expect(state.revision == UInt64(Int64.max))
+    #expect(state.sections["a"] == .some(UInt64(Int64.max) - 1))
+  }
+
+  @Test func damagedFilesAreRefused() {
+    #expect(refusal("") == "not valid JSON: line 1, column 1: unexpected end of input, expected a value")
+    #expect(
+      refusal(#"{"format":1,"revision":7,"mode":"multi","sections":{"#)?.hasPrefix("not valid JSON: ") == true
+    )
+    #expect(refusal("[]") == "unknown format; expected \"format\": 1")
+    #expect(
+      refusal(#"{"revision":1,"mode":"multi","sections":{}}"#) == "unknown format; expected \"format\": 1")
+    #expect(
+      refusal(#"{"format":2,"revision":1,"mode":"multi","sections":{}}"#)
+        == "unknown format; expected \"format\": 1")
+    #expect(
+      refusal(#"{"format":"1","revision":1,"mode":"multi","sections":{}}"#)
+        == "unknown format; expected \"format\": 1")
+    #expect(refusal(#"{"format":1,"mode":"multi","sections":{}}"#) == "\"revision\" is missing or negative")
+    #expect(
+      refusal(#"{"format":1,"revision":-1,"mode":"multi","sections":{}}"#)
+        == "\"revision\" is missing or negative")
+    #expect(
+      refusal(#"{"format":1,"revision":1.5,"mode":"multi","sections":{}}"#)
+        == "\"revision\" is missing or negative")
+    #expect(refusal(#"{"format":1,"revision":1,"sections":{}}"#) == "\"mode\" is missing or unknown")
+    #expect(
+      refusal(#"{"format":1,"revision":1,"mode":"Multi","sections":{}}"#) == "\"mode\" is missing or unknown")
+    #expect(refusal(#"{"format":1,"revision":1,"mode":"multi"}"#) == "\"sections\" is missing")
+    #expect(refusal(#"{"format":1,"revision":1,"mode":"multi","sections":[]}"#) == "\"sections\" is missing")
+    #expect(
+      refusal(#"{"format":1,"revision":3,"mode":"multi","sections":{"a":4}}"#)
+        == "section \"a\" has an invalid value 4")
+    #expect(
+      refusal(#"{"format":1,"revision":3,"mode":"multi","sections":{"a":-1}}"#)
+        == "section \"a\" has an invalid value -1")
+    #expect(
+      refusal(#"{"format":1,"revision":3,"mode":"multi","sections":{"a":true}}"#)
+        == "section \"a\" has an invalid value true")
+    #expect(
+      refusal(#"{"format":1,"revision":3,"mode":"multi","sections":{"a":"1"}}"#)
+        == "section \"a\" has an invalid value \"1\"")
+  }
+
+  @Test func aTruncatedFileIsRefused() {
+    let whole = SavedState.encode(sampleModel())
+    for length in 0..<(whole.count - 1) {
+      #expect(throws: ConfigError.self) { try SavedState.decode(whole[..<length]) }
+    }
+  }
+}
