@@ -62,10 +62,12 @@ extension Config {
       seen[section.id] = index
       sections.append(section)
     }
-    let openCount = sections.filter(\.initiallyOpen).count
-    if mode == .exclusive && openCount > 1 {
+    let open = sections.indices.filter { sections[$0].initiallyOpen }
+    if mode == .exclusive, open.count > 1 {
+      let (first, second) = (open[0], open[1])
       throw ConfigError(
-        "\(source): exclusive mode opens at most one section, but \(openCount) have \"open\": true")
+        "\(source): section \(second) (\"\(sections[second].title)\"): exclusive mode opens at most one section, but section \(first) (\"\(sections[first].title)\") has \"open\": true too"
+      )
     }
     return Config(mode: mode, sections: sections)
   }

@@ -260,7 +260,12 @@ struct JSONParser {
     let start = position
     var isInteger = true
     _ = consume(UInt8(ascii: "-"))
-    guard digits() > 0 else { throw failure("expected a digit") }
+    let integerStart = position
+    let integerDigits = digits()
+    guard integerDigits > 0 else { throw failure("expected a digit") }
+    if integerDigits > 1 && bytes[integerStart] == UInt8(ascii: "0") {
+      throw failure("a number may not start with 0 followed by digits")
+    }
     if consume(UInt8(ascii: ".")) {
       isInteger = false
       guard digits() > 0 else { throw failure("expected a digit after '.'") }
@@ -273,7 +278,7 @@ struct JSONParser {
     }
     let text = String(decoding: bytes[start..<position], as: UTF8.self)
     if isInteger, let value = Int64(text) { return .integer(value) }
-    guard let value = Double(text) else { throw failure("number \(text) is out of range") }
+    guard let value = Double(text), value.isFinite else { throw failure("number \(text) is out of range") }
     return .number(value)
   }
 

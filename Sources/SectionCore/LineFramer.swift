@@ -35,7 +35,8 @@ public struct LineFramer: Sendable {
       input = input[input.endIndex...]
       return nil
     }
-    if input.count > LineFramer.maximumLineLength {
+    // A CR may still be followed by its LF in the next read; it does not count toward the limit.
+    if input.count > LineFramer.maximumLineLength + (input.last == 0x0D ? 1 : 0) {
       discarding = !endOfInput
       input = input[input.endIndex...]
       return .tooLong

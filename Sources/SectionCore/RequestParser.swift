@@ -13,11 +13,12 @@ public enum RequestParser {
         ProtocolError(.unknown, "unknown command \"\(String(decoding: verbWord, as: UTF8.self))\"; HELP lists the commands"))
     }
     let argument = words.next()
-    if let extra = words.next() {
+    let request = verb.request(argument: argument)
+    if case .success = request, let extra = words.next() {
       return .failure(
         ProtocolError(.syntax, "unexpected \"\(String(decoding: extra, as: UTF8.self))\": usage: \(verb.usage)"))
     }
-    return verb.request(argument: argument)
+    return request
   }
 
   /// A line may hold any UTF-8 text but no control characters (tab separates words).
