@@ -80,6 +80,10 @@ final class Server {
         return
       }
       guard case .done(let fd) = result else { return }
+      if acceptPaused {
+        acceptPaused = false
+        Log.notice("accepting clients again")
+      }
       if connections.count >= maxClients {
         _ = ProtocolError.tooManyClients.line.withUnsafeBytes { try? fd.write($0) }
         fd.close()
@@ -111,13 +115,17 @@ final class Server {
   /// Out of file descriptors: stop accepting instead of spinning on a listener that stays
   /// readable, and try again when a client leaves or after a short pause.
   private func pauseAccepting(because error: PosixError) {
-    Log.warning("cannot accept more clients: \(error); pausing accept for 100 ms")
+    if !acceptPaused {  // once per shortage, not every 100 ms
+      acceptPaused = true
+      Log.warning("cannot accept more clients: \(error); retrying every 100 ms until a descriptor is free")
+    }
     for listener in listeners { listener.source?.setEnabled(false) }
     acceptRetry = acceptRetry ?? (try? loop.timer(after: 100_000) { [unowned self] in self.resumeAccepting() })
     acceptRetry?.rearm(after: 100_000)
   }
 
   private var acceptRetry: EventSource?
+  private var acceptPaused = false
 
   private func resumeAccepting() {
     for listener in listeners { listener.source?.setEnabled(true) }

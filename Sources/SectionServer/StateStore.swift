@@ -1,3 +1,4 @@
+import Glibc
 import Posix
 import SectionCore
 
@@ -32,8 +33,21 @@ final class StateStore {
   }
 
   func save(_ model: SectionModel) throws {
-    try FileSystem.replaceAtomically(path, with: SavedState.encode(model), permissions: 0o600, sync: sync)
+    let bytes = SavedState.encode(model)
+    do {
+      try FileSystem.replaceAtomically(path, with: bytes, permissions: 0o600, sync: sync)
+    } catch let error as PosixError where error.errno == .tooManyFiles {
+      // Clients hold every other descriptor: give up the reserve for this one save.
+      guard let spare = reserve else { throw error }
+      spare.close()
+      defer { reserve = try? FileDescriptor.open("/dev/null", O_RDONLY) }
+      try FileSystem.replaceAtomically(path, with: bytes, permissions: 0o600, sync: sync)
+    }
   }
+
+  /// One descriptor held back from clients, so that a change is not refused when they have
+  /// taken all the others (the server pauses accepting only once accept fails).
+  private var reserve = try? FileDescriptor.open("/dev/null", O_RDONLY)
 
   /// Creates the state file's directory when it is missing; private, since it is ours alone.
   func prepareDirectory() throws {
