@@ -32,8 +32,14 @@ public enum FileSystem {
     return try fd.readAll(subject: path, limit: limit)
   }
 
-  /// Replaces `path` with `bytes` so that a reader, or a crash at any moment, sees either
-  /// the old file or the new one whole: write a temporary file beside it, then rename.
+  /// Replaces `path` with `bytes` so that a crash at any moment leaves either the old file or
+  /// the new one whole: write a temporary file beside it, remove the old file, rename.
+  ///
+  /// Removing the old file before the rename is deliberate: ext4 (auto_da_alloc) starts
+  /// writing back the new file's data when a rename replaces an existing file, which measured
+  /// 130-250 µs per save here against 25-30 µs without it. The price is a moment when only
+  /// the complete temporary file exists; `recoverInterruptedReplace` finishes that rename
+  /// at start-up. Durability against power loss comes from `sync` (fsync before the rename).
   ///
   /// The temporary file is created with O_EXCL after removing any leftover, so a symbolic
   /// link planted at either name is replaced, never followed.
@@ -48,12 +54,23 @@ public enum FileSystem {
       try fd.writeAll(bytes, subject: temporary)
       if sync { try fd.sync(subject: temporary) }
       fd.close()
+      try remove(path)
       try rename(temporary, to: path)
     } catch {
       fd.close()
       _ = unlink(temporary)
       throw error
     }
+  }
+
+  /// Completes a `replaceAtomically` that a crash cut short between removing `path` and
+  /// renaming the (then complete) temporary file over it. Returns whether it did.
+  @discardableResult
+  public static func recoverInterruptedReplace(_ path: String) throws -> Bool {
+    let temporary = path + ".tmp"
+    guard try status(path) == nil, try status(temporary) != nil else { return false }
+    try rename(temporary, to: path)
+    return true
   }
 
   public static func rename(_ from: String, to: String) throws {

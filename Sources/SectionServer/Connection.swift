@@ -1,6 +1,5 @@
 import Posix
 import SectionCore
-import Systemd
 
 /// One client: its socket, the input not yet handled and the output not yet written.
 final class Connection {
@@ -11,7 +10,8 @@ final class Connection {
 
   let fd: FileDescriptor
   let access: SectionService.Access
-  var source: EventSource?
+  /// What the server's epoll set watches this socket for.
+  var watchedEvents: IOEvents = .readable
 
   var framer = LineFramer()
   /// Input read but not handled yet: a partial line, or lines left while a change is saved.

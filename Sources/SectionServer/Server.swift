@@ -20,6 +20,9 @@ final class Server {
   let loadConfig: () throws -> Config
 
   private var listeners: [Listener] = []
+  /// Every client socket, watched as one sd-event source (see `Epoll` for why).
+  private let clients: Epoll
+  private var clientsSource: EventSource?
   private var connections: [Int32: Connection] = [:]
   private var subscribers: [Connection] = []
   /// Connections with output queued during this iteration.
@@ -45,6 +48,8 @@ final class Server {
     self.store = store
     self.maxClients = maxClients
     self.loadConfig = loadConfig
+    clients = try Epoll()
+    clientsSource = try loop.watch(clients.fd, events: .readable) { [unowned self] _ in self.pollClients() }
     endOfIteration = try loop.afterEachIteration { [unowned self] in self.finishIteration() }
     resume = try loop.deferred { [unowned self] in self.handleRunnable() }
     status = try StatusReporter(loop: loop) { [unowned self] in self.statusLine }
@@ -55,6 +60,9 @@ final class Server {
     listener.source = try loop.watch(socket, events: .readable) { [unowned self] _ in
       self.accept(from: listener)
     }
+    // Clients already connected come first: their hang-ups free slots before new clients
+    // are counted against --max-clients, and a flood of connects cannot starve them.
+    listener.source?.setPriority(1)
     listeners.append(listener)
   }
 
@@ -97,9 +105,7 @@ final class Server {
   private func add(_ fd: FileDescriptor, access: SectionService.Access) {
     let connection = Connection(fd: fd, access: access)
     do {
-      connection.source = try loop.watch(fd, events: .readable) { [unowned self, unowned connection] events in
-        self.handleEvents(events, on: connection)
-      }
+      try clients.add(fd, events: connection.watchedEvents)
     } catch {
       Log.warning("\(error)")
       fd.close()
@@ -133,6 +139,13 @@ final class Server {
 
   // MARK: Reading and handling requests
 
+  /// Handles one batch of ready clients; sd-event calls again while more are ready.
+  private func pollClients() {
+    clients.poll { fd, events in
+      if let connection = connections[fd.rawValue] { handleEvents(events, on: connection) }
+    }
+  }
+
   private func handleEvents(_ events: IOEvents, on connection: Connection) {
     if events.contains(.writable) {
       write(connection)
@@ -157,7 +170,7 @@ final class Server {
       return
     case .success(.done(0)):
       connection.inputEnded = true
-      connection.source?.ioEvents = []
+      watch(connection, for: [])
       handlePending(connection)
     case .success(.done(let count)):
       connection.pending.removeAll()
@@ -262,6 +275,11 @@ final class Server {
   }
 
   private func save() {
+    for connection in subscribedBeforeSave where connection.isSubscribed && !connection.missedEvents {
+      connection.missedEvents = true
+      queueFlush(connection)
+    }
+    subscribedBeforeSave.removeAll()
     do {
       try store?.save(service.model)
     } catch {
@@ -337,12 +355,23 @@ final class Server {
       }
     }
     if !connection.readPaused && !connection.inputEnded && !connection.quitting { events.insert(.readable) }
-    connection.source?.ioEvents = events
+    watch(connection, for: events)
   }
 
   private func pauseReading(_ connection: Connection) {
     connection.readPaused = true
-    connection.source?.ioEvents = .writable
+    watch(connection, for: .writable)
+  }
+
+  private func watch(_ connection: Connection, for events: IOEvents) {
+    guard events != connection.watchedEvents else { return }
+    connection.watchedEvents = events
+    do {
+      try clients.modify(connection.fd, events: events)
+    } catch {
+      Log.warning("\(error)")
+      close(connection)
+    }
   }
 
   // MARK: Subscribers and closing
@@ -352,8 +381,14 @@ final class Server {
     connection.isSubscribed = true
     connection.subscriberSlot = subscribers.count
     subscribers.append(connection)
+    if service.hasUnsavedChanges { subscribedBeforeSave.append(connection) }
     status?.figuresChanged()
   }
+
+  /// Subscribed while changes of this iteration wait for the save: the SUBSCRIBE reply already
+  /// shows them, so their events would repeat revs the client has seen (and a rollback would
+  /// undo what it saw). Such subscribers get a `!state` snapshot after the save instead.
+  private var subscribedBeforeSave: [Connection] = []
 
   private func unsubscribe(_ connection: Connection) {
     guard connection.isSubscribed else { return }
@@ -370,8 +405,6 @@ final class Server {
     guard !connection.isClosed else { return }
     unsubscribe(connection)
     connection.isClosed = true
-    connection.source?.cancel()
-    connection.source = nil
     connections[connection.fd.rawValue] = nil
     connection.fd.close()
     if acceptRetry != nil { resumeAccepting() }

@@ -134,6 +134,12 @@ public final class EventSource {
     _ = sd_event_source_set_enabled(source, enabled ? Int32(SD_EVENT_ON) : Int32(SD_EVENT_OFF))
   }
 
+  /// Sources with a lower value run first when several are ready (sd-event's default is 0).
+  public func setPriority(_ priority: Int64) {
+    guard let source else { return }
+    _ = sd_event_source_set_priority(source, priority)
+  }
+
   /// Runs a deferred source once on the next iteration.
   public func trigger() {
     guard let source else { return }
@@ -175,15 +181,4 @@ private let timeThunk: sd_event_time_handler_t = { _, _, userdata in dispatch(us
 func check(_ result: Int32, _ call: String, _ subject: String? = nil) throws -> Int32 {
   if result < 0 { throw PosixError(call, subject, errno: Errno(-result)) }
   return result
-}
-
-/// The epoll events an I/O source waits for and reports.
-public struct IOEvents: OptionSet, Sendable {
-  public let rawValue: UInt32
-  public init(rawValue: UInt32) { self.rawValue = rawValue }
-
-  public static let readable = IOEvents(rawValue: EPOLLIN.rawValue)
-  public static let writable = IOEvents(rawValue: EPOLLOUT.rawValue)
-  /// The peer hung up or the socket failed: reading will tell which.
-  public static let hangUp = IOEvents(rawValue: EPOLLHUP.rawValue | EPOLLERR.rawValue)
 }

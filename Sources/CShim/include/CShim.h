@@ -1,5 +1,6 @@
 #ifndef SECTIOND_CSHIM_H
 #define SECTIOND_CSHIM_H
+#include <sys/epoll.h>
 #include <sys/types.h>
 
 /// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC; glibc hides it without _GNU_SOURCE.

@@ -1,0 +1,66 @@
+import CShim
+import Glibc
+
+/// The epoll events a descriptor is watched for and reported with.
+public struct IOEvents: OptionSet, Sendable {
+  public let rawValue: UInt32
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+  public static let readable = IOEvents(rawValue: EPOLLIN.rawValue)
+  public static let writable = IOEvents(rawValue: EPOLLOUT.rawValue)
+  /// The peer hung up or the socket failed: reading will tell which.
+  public static let hangUp = IOEvents(rawValue: EPOLLHUP.rawValue | EPOLLERR.rawValue)
+}
+
+/// An epoll set for the many client sockets, drained in batches.
+///
+/// sd-event calls epoll_wait once per event source it dispatches, and each call re-polls
+/// every ready descriptor: with N busy clients that is N² socket polls per loop turn. The
+/// daemon therefore registers this one epoll descriptor with sd-event and, when it is
+/// readable, takes up to `batchSize` ready clients from it with a single epoll_wait.
+public final class Epoll {
+  public static let batchSize = 256
+  public let fd: FileDescriptor
+  private let ready = UnsafeMutablePointer<epoll_event>.allocate(capacity: Epoll.batchSize)
+
+  public init() throws {
+    fd = FileDescriptor(rawValue: try retrying("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+  }
+
+  deinit {
+    ready.deallocate()
+    fd.close()
+  }
+
+  public func add(_ watched: FileDescriptor, events: IOEvents) throws {
+    try control(EPOLL_CTL_ADD, watched, events)
+  }
+
+  public func modify(_ watched: FileDescriptor, events: IOEvents) throws {
+    try control(EPOLL_CTL_MOD, watched, events)
+  }
+
+  /// Closing a descriptor removes it too; this is for descriptors that stay open.
+  public func remove(_ watched: FileDescriptor) {
+    _ = epoll_ctl(fd.rawValue, EPOLL_CTL_DEL, watched.rawValue, nil)
+  }
+
+  /// Hands each ready descriptor to `body`, without waiting; returns how many there were.
+  @discardableResult
+  public func poll(_ body: (FileDescriptor, IOEvents) -> Void) -> Int {
+    let count = epoll_wait(fd.rawValue, ready, Int32(Epoll.batchSize), 0)
+    guard count > 0 else { return 0 }
+    for index in 0..<Int(count) {
+      let event = ready[index]
+      body(FileDescriptor(rawValue: event.data.fd), IOEvents(rawValue: event.events))
+    }
+    return Int(count)
+  }
+
+  private func control(_ operation: Int32, _ watched: FileDescriptor, _ events: IOEvents) throws {
+    var event = epoll_event()
+    event.events = events.rawValue
+    event.data.fd = watched.rawValue
+    _ = try retrying("epoll_ctl") { epoll_ctl(fd.rawValue, operation, watched.rawValue, &event) }
+  }
+}
