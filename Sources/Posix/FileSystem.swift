@@ -6,6 +6,9 @@ public enum FileSystem {
   public struct Status: Sendable {
     public let mode: mode_t
     public let owner: uid_t
+    /// Device and inode: which file this is, to tell it from another one put at the same path.
+    public let device: UInt64
+    public let inode: UInt64
     public var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
     public var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
     public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
@@ -16,7 +19,9 @@ public enum FileSystem {
   /// `lstat`: never follows a symbolic link. Nil when nothing is there.
   public static func status(_ path: String) throws -> Status? {
     var info = stat()
-    if lstat(path, &info) == 0 { return Status(mode: info.st_mode, owner: info.st_uid) }
+    if lstat(path, &info) == 0 {
+      return Status(mode: info.st_mode, owner: info.st_uid, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
     let error = Errno.current
     if error == .noEntry { return nil }
     throw PosixError("lstat", path, errno: error)

@@ -61,12 +61,12 @@ public enum Daemon {
       try loadConfig(options)
     }
     let sockets = try Sockets.open(options)
-    for socket in sockets { try server.serve(socket.fd, access: socket.access, ownedPath: socket.ownedPath) }
+    for socket in sockets { try server.serve(socket.fd, access: socket.access, file: socket.file) }
 
     let signals = try [SIGTERM, SIGINT].map { try loop.onSignal($0) { server.shutdown() } }
     let hangUp = try loop.onSignal(SIGHUP) { server.reloadFromSignal() }
     let watchdog = try loop.enableWatchdog()
-    let names = sockets.map { $0.ownedPath ?? "inherited \($0.access == .control ? "control" : "readonly") socket" }
+    let names = sockets.map { $0.file?.path ?? "inherited \($0.access == .control ? "control" : "readonly") socket" }
     Log.notice(
       "serving \(config.sections.count) sections on \(names.joined(separator: " and "))"
         + (store.map { ", state in \($0.path)" } ?? ", state in memory only") + (watchdog ? ", watchdog on" : ""))

@@ -55,8 +55,8 @@ final class Server {
     status = try StatusReporter(loop: loop) { [unowned self] in self.statusLine }
   }
 
-  func serve(_ socket: FileDescriptor, access: SectionService.Access, ownedPath: String?) throws {
-    let listener = Listener(fd: socket, access: access, ownedPath: ownedPath)
+  func serve(_ socket: FileDescriptor, access: SectionService.Access, file: SocketFile?) throws {
+    let listener = Listener(fd: socket, access: access, file: file)
     listener.source = try loop.watch(socket, events: .readable) { [unowned self] _ in
       self.accept(from: listener)
     }

@@ -9,7 +9,7 @@ enum Sockets {
     let fd: FileDescriptor
     let access: SectionService.Access
     /// The file we created and remove on exit; nil for sockets systemd owns.
-    let ownedPath: String?
+    let file: SocketFile?
   }
 
   static func open(_ options: DaemonOptions) throws -> [Opened] {
@@ -21,7 +21,7 @@ enum Sockets {
         sockets.append(try bind(path, access: .readOnly, permissions: 0o666))
       } catch {
         sockets[0].fd.close()
-        try? FileSystem.remove(options.socketPath)
+        sockets[0].file?.removeIfStillOurs()
         throw error
       }
     }
@@ -33,9 +33,9 @@ enum Sockets {
   private static func adopt(_ inherited: [SocketActivation.InheritedSocket]) throws -> [Opened] {
     let sockets = try inherited.map { socket throws -> Opened in
       switch socket.name {
-      case "control": return Opened(fd: socket.fd, access: .control, ownedPath: nil)
-      case "readonly": return Opened(fd: socket.fd, access: .readOnly, ownedPath: nil)
-      case _ where inherited.count == 1: return Opened(fd: socket.fd, access: .control, ownedPath: nil)
+      case "control": return Opened(fd: socket.fd, access: .control, file: nil)
+      case "readonly": return Opened(fd: socket.fd, access: .readOnly, file: nil)
+      case _ where inherited.count == 1: return Opened(fd: socket.fd, access: .control, file: nil)
       default:
         throw StartFailure(
           "systemd passed a socket named \"\(socket.name)\"; set FileDescriptorName=control or readonly")
@@ -69,7 +69,7 @@ enum Sockets {
       fd.close()
       throw error
     }
-    return Opened(fd: fd, access: access, ownedPath: path)
+    return Opened(fd: fd, access: access, file: SocketFile(boundAt: path))
   }
 
   /// A socket file with a live daemon behind it is refused; one nobody answers on is removed.

@@ -48,4 +48,14 @@ import Testing
     let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
     #expect(names.contains { $0.hasPrefix("state.json.corrupt-") })
   }
+
+  @Test func saveInterruptedBetweenRemoveAndRenameIsCompletedAtStart() throws {
+    let directory = TemporaryDirectory()
+    // What a crash leaves between removing state.json and renaming the complete new file.
+    _ = directory.write(
+      "state.json.tmp", #"{"format":1,"revision":5,"mode":"multi","sections":{"first":null,"second":4,"third":null}}"#)
+    let daemon = try TestDaemon(directory: directory)
+    #expect(try daemon.connect().request("SUBSCRIBE") == ["state 5 multi second", "OK 5"])
+    #expect(FileManager.default.fileExists(atPath: daemon.statePath))
+  }
 }

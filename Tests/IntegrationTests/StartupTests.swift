@@ -90,4 +90,16 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
     #expect(!FileManager.default.fileExists(atPath: daemon.directory.file("readonly.sock")))
   }
+
+  @Test func stoppingNeverRemovesASocketFileThatIsNoLongerOurs() throws {
+    let directory = TemporaryDirectory()
+    let old = try TestDaemon(directory: directory)
+    // Someone removes the live daemon's sockets and starts another daemon on the same paths.
+    try FileManager.default.removeItem(atPath: old.socketPath)
+    try FileManager.default.removeItem(atPath: directory.file("readonly.sock"))
+    let new = try TestDaemon(directory: directory)
+    #expect(old.stop() == 0)
+    #expect(FileManager.default.fileExists(atPath: new.socketPath))
+    #expect(try new.connect().request("PING") == ["OK"])
+  }
 }
