@@ -22,10 +22,11 @@ let package = Package(
     // The daemon's I/O layer: listeners, connections, the state file, the command line.
     .target(name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"]),
     // The client side of protocol 1 and the sectionctl command line.
-    .target(name: "SectionCtl", dependencies: ["Posix"]),
+    .target(name: "SectionCtl", dependencies: ["Posix", "SectionCore"]),
     .executableTarget(name: "sectiond", dependencies: ["SectionServer"]),
     .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"]),
     .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore"]),
+    .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl"]),
     .testTarget(name: "IntegrationTests", dependencies: ["Posix"]),
   ],
   swiftLanguageModes: [.v6]

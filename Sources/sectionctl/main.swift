@@ -1,1 +1,3 @@
-print("x")
+import SectionCtl
+
+Tool.main(Array(CommandLine.arguments.dropFirst()))

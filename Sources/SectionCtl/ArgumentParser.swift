@@ -1,0 +1,167 @@
+import SectionCore
+
+/// Turns sectionctl's arguments into an `Invocation`, in the style of systemctl: options may come
+/// before or after the command, `--name=value` and `--name value` both work, `--` ends the options.
+enum ArgumentParser {
+  static func parse(_ arguments: [String]) throws(ClientError) -> Invocation {
+    var options = Options()
+    var positionals: [String] = []
+    var remaining = arguments[...]
+    while let argument = remaining.popFirst() {
+      if argument == "--" {
+        positionals += remaining
+        break
+      }
+      if argument.hasPrefix("-") && argument != "-" {
+        try options.take(argument, from: &remaining)
+      } else {
+        positionals.append(argument)
+      }
+    }
+    return Invocation(
+      command: try command(positionals, options), socket: options.socket, readonly: options.readonly,
+      json: options.json)
+  }
+
+  /// The options seen, wherever they appeared.
+  private struct Options {
+    var help = false
+    var version = false
+    var json = false
+    var readonly = false
+    var all = false
+    var view = false
+    var socket: String?
+    var count: Int?
+
+    mutating func take(_ argument: String, from remaining: inout ArraySlice<String>) throws(ClientError) {
+      let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      let name = String(parts[0])
+      let inlineValue = parts.count == 2 ? String(parts[1]) : nil
+      func flag() throws(ClientError) -> Bool {
+        if inlineValue != nil { throw .usage("option \(name) takes no value") }
+        return true
+      }
+      func value() throws(ClientError) -> String {
+        guard let value = inlineValue ?? remaining.popFirst(), !value.isEmpty else {
+          throw .usage("option \(name) needs a value")
+        }
+        return value
+      }
+      switch name {
+      case "-h", "--help": help = try flag()
+      case "--version": version = try flag()
+      case "--json": json = try flag()
+      case "--readonly": readonly = try flag()
+      case "--all": all = try flag()
+      case "--view": view = try flag()
+      case "--socket": socket = try value()
+      case "--count":
+        let text = try value()
+        guard let number = Int(text), number > 0 else {
+          throw .usage("--count needs a whole number of changes, 1 or more, not '\(text)'")
+        }
+        count = number
+      default:
+        throw .usage("unknown option '\(name)'")
+      }
+    }
+  }
+
+  private static func command(_ positionals: [String], _ options: Options) throws(ClientError) -> Command {
+    guard let name = positionals.first else {
+      if options.help { return .help(nil) }
+      if options.version { return .version }
+      try check(options, for: .list)
+      return .list
+    }
+    guard let subcommand = Subcommand(rawValue: name) else {
+      let names = Subcommand.allCases.map(\.rawValue).joined(separator: ", ")
+      throw .usage("unknown command '\(name)'; the commands are: \(names)")
+    }
+    if options.help { return .help(subcommand) }
+    if options.version { return .version }
+    try check(options, for: subcommand)
+    let arguments = Array(positionals.dropFirst())
+    switch subcommand {
+    case .list: try none(arguments, subcommand); return .list
+    case .view: try none(arguments, subcommand); return .view
+    case .status: try none(arguments, subcommand); return .status
+    case .reload: try none(arguments, subcommand); return .reload
+    case .ping: try none(arguments, subcommand); return .ping
+    case .watch:
+      try none(arguments, subcommand)
+      return .watch(count: options.count, view: options.view)
+    case .items:
+      guard arguments.count == 1 else {
+        throw .usage("items needs exactly one section (an index or an id), got \(arguments.count)")
+      }
+      return .items(try reference(arguments[0]))
+    case .open, .close, .toggle:
+      let action = SectionAction(rawValue: subcommand.rawValue)!
+      if options.all {
+        guard arguments.isEmpty else {
+          throw .usage("\(name) --all takes no sections, got '\(arguments[0])'")
+        }
+        return .changeAll(action)
+      }
+      guard !arguments.isEmpty else {
+        let all = subcommand == .toggle ? "" : ", or --all"
+        throw .usage("\(name) needs at least one section (an index or an id)\(all)")
+      }
+      var refs: [String] = []
+      for argument in arguments { refs.append(try reference(argument)) }
+      return .change(action, refs: refs)
+    case .mode:
+      guard arguments.count <= 1 else { throw .usage("mode takes at most one argument: exclusive or multi") }
+      guard let wanted = arguments.first else { return .mode(nil) }
+      guard let mode = Mode(rawValue: wanted.lowercased()) else {
+        throw .usage("unknown mode '\(wanted)'; the modes are exclusive and multi")
+      }
+      return .mode(mode)
+    case .send:
+      let lines = arguments.flatMap {
+        $0.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+      }
+      guard !lines.isEmpty else { throw .usage("send needs at least one protocol line, such as 'PING'") }
+      return .send(lines)
+    case .help:
+      guard arguments.count <= 1 else { throw .usage("help takes at most one command") }
+      guard let topic = arguments.first else { return .help(nil) }
+      guard let topicCommand = Subcommand(rawValue: topic) else {
+        throw .usage("no help on '\(topic)': no such command")
+      }
+      return .help(topicCommand)
+    }
+  }
+
+  /// Refuses options that mean nothing to `subcommand`, rather than silently ignoring them.
+  private static func check(_ options: Options, for subcommand: Subcommand) throws(ClientError) {
+    if options.all && subcommand != .open && subcommand != .close {
+      throw .usage("--all works only with open and close")
+    }
+    if options.count != nil && subcommand != .watch { throw .usage("--count works only with watch") }
+    if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
+    if options.json && subcommand == .send {
+      throw .usage("--json does not apply to send, which prints the daemon's lines as they are")
+    }
+  }
+
+  private static func none(_ arguments: [String], _ subcommand: Subcommand) throws(ClientError) {
+    if let first = arguments.first {
+      throw .usage("\(subcommand.rawValue) takes no arguments, got '\(first)'")
+    }
+  }
+
+  /// A section reference goes into a request line as one word, so it must be one.
+  private static func reference(_ text: String) throws(ClientError) -> String {
+    guard !text.isEmpty,
+      !text.unicodeScalars.contains(where: {
+        $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F
+      })
+    else {
+      throw .usage("'\(text)' is not a section index or id: those are single words without spaces")
+    }
+    return text
+  }
+}

@@ -1,0 +1,45 @@
+/// Protocol 1 over a `Connection`: requests answered in order, events kept aside until asked for.
+final class Client {
+  let connection: Connection
+  /// Events that arrived while a reply was being read, oldest first.
+  private var pendingEvents: [Event] = []
+
+  var path: String { connection.path }
+
+  init(path: String) throws(ClientError) {
+    connection = try Connection(path: path)
+  }
+
+  func request(_ line: String) throws(ClientError) -> Reply {
+    try request([line])[0]
+  }
+
+  /// Sends every line at once and reads their replies in order: one round trip, whatever the count.
+  func request(_ lines: [String]) throws(ClientError) -> [Reply] {
+    try connection.send(lines)
+    var replies: [Reply] = []
+    var data: [DataLine] = []
+    while replies.count < lines.count {
+      guard let line = try connection.readLine() else { throw .connectionLost(path: path) }
+      switch try ProtocolLine.parse(line) {
+      case .data(let dataLine): data.append(dataLine)
+      case .event(let event): pendingEvents.append(event)
+      case .status(let status):
+        replies.append(Reply(data: data, status: status))
+        data = []
+      }
+    }
+    return replies
+  }
+
+  /// The next event; nil when the daemon closes the connection. Data or status lines here break the protocol.
+  func nextEvent() throws(ClientError) -> Event? {
+    if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+    guard let line = try connection.readLine() else { return nil }
+    guard case .event(let event) = try ProtocolLine.parse(line) else { throw .malformedReply(line) }
+    return event
+  }
+
+  /// True when events have already been read and wait to be handled.
+  var hasPendingEvents: Bool { !pendingEvents.isEmpty }
+}

@@ -1,0 +1,72 @@
+import Posix
+
+/// Everything that can stop sectionctl, each with the message a person reads and the exit status a script reads.
+enum ClientError: Error, Equatable {
+  /// The command line is wrong; the message says what to type instead.
+  case usage(String)
+  /// `connect` to the socket failed.
+  case cannotConnect(path: String, errno: Errno)
+  /// The daemon closed the connection before the reply was complete.
+  case connectionLost(path: String)
+  /// The daemon answered `ERR <code> <message>`.
+  case daemon(code: String, message: String)
+  /// The daemon sent a line that protocol 1 does not allow.
+  case malformedReply(String)
+  /// No socket was named and the default for this user cannot be worked out.
+  case noRuntimeDirectory
+
+  var exitStatus: ExitStatus {
+    switch self {
+    case .usage: .usage
+    case .cannotConnect, .connectionLost, .noRuntimeDirectory: .unavailable
+    case .daemon, .malformedReply: .daemonError
+    }
+  }
+
+  /// The diagnostic, without the `sectionctl: ` prefix.
+  var message: String {
+    switch self {
+    case .usage(let text):
+      return "\(text)\nTry 'sectionctl --help' for more information."
+    case .cannotConnect(let path, let errno):
+      return ClientError.connectMessage(path: path, errno: errno)
+    case .connectionLost(let path):
+      return
+        "sectiond closed the connection on \(path) before answering; it may have stopped or be restarting"
+    case .daemon(let code, let message):
+      return message.isEmpty ? "the daemon answered \(code)" : message
+    case .malformedReply(let line):
+      return
+        "the daemon sent a line sectionctl cannot read: \"\(line)\"; is it sectiond speaking protocol 1? "
+        + "('sectionctl send VERSION' shows what it speaks)"
+    case .noRuntimeDirectory:
+      return
+        "cannot tell where the daemon's socket is: XDG_RUNTIME_DIR is not set; "
+        + "pass --socket PATH or set SECTIOND_SOCKET"
+    }
+  }
+
+  private static func connectMessage(path: String, errno: Errno) -> String {
+    let start = "start it with 'systemctl start sectiond.socket', or run sectiond"
+    switch errno {
+    case .noEntry:
+      return "no daemon is listening on \(path): there is no socket there (is sectiond running? \(start))"
+    case .connectionRefused:
+      return
+        "no daemon is listening on \(path): the socket is left over from a daemon that stopped "
+        + "(is sectiond running? \(start))"
+    case .permissionDenied:
+      return
+        "permission denied connecting to \(path): changing state is for members of the daemon's group; "
+        + "use --readonly to read and watch"
+    case .nameTooLong:
+      return
+        "the socket path \(path) is longer than \(UnixSocket.maximumPathLength) bytes; use a shorter --socket"
+    case .notDirectory:
+      return
+        "cannot connect to \(path): part of that path is not a directory; check --socket or SECTIOND_SOCKET"
+    default:
+      return "cannot connect to \(path): \(errno)"
+    }
+  }
+}

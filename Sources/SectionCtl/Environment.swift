@@ -1,0 +1,22 @@
+import Posix
+
+/// The facts about the process that change sectionctl's behaviour, gathered in one value so tests can set them.
+struct Environment: Sendable {
+  /// Looks up an environment variable.
+  var variable: @Sendable (String) -> String?
+  var userID: UInt32
+  /// Whether standard output is a terminal: colour and screen redraws only go there.
+  var outputIsTerminal: Bool
+
+  static var current: Environment {
+    Environment(
+      variable: { ProcessInfo.environment($0) }, userID: ProcessInfo.userID,
+      outputIsTerminal: FileDescriptor.standardOutput.isTerminal)
+  }
+
+  /// A variable's value, with an empty value treated as unset (as NO_COLOR and the locale variables define).
+  func nonEmpty(_ name: String) -> String? {
+    guard let value = variable(name), !value.isEmpty else { return nil }
+    return value
+  }
+}

@@ -1,0 +1,24 @@
+import SectionCore
+
+/// A change the daemon announces to subscribers, from a line starting with `!`.
+enum Event: Equatable, Sendable {
+  case opened(revision: UInt64, index: Int, id: String)
+  case closed(revision: UInt64, index: Int, id: String)
+  case mode(revision: UInt64, mode: Mode)
+  /// A full snapshot, sent instead of the events a slow subscriber did not read in time.
+  case state(StateSnapshot)
+  /// The sections themselves changed; a client should list them again.
+  case reload(revision: UInt64)
+  /// The daemon is about to close the connection.
+  case bye(reason: String)
+  /// An event this sectionctl does not know, kept whole (without the `!`) so newer daemons still work.
+  case other(String)
+
+  /// True for events that report a change: the ones `watch --count` counts.
+  var isChange: Bool {
+    switch self {
+    case .bye: false
+    default: true
+    }
+  }
+}

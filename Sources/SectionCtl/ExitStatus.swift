@@ -1,0 +1,11 @@
+/// sectionctl's exit statuses, which scripts rely on: each says who to blame.
+public enum ExitStatus: Int32, Sendable {
+  /// Everything asked for was done.
+  case success = 0
+  /// The daemon answered `ERR` (or something sectionctl could not read); its message was printed.
+  case daemonError = 1
+  /// The command line was wrong; nothing was sent.
+  case usage = 2
+  /// The daemon could not be reached, or went away before answering.
+  case unavailable = 3
+}

@@ -1,0 +1,61 @@
+/// The text of `sectionctl --help` and `sectionctl COMMAND --help`.
+enum HelpText {
+  static func general() -> String {
+    let width = Subcommand.allCases.map(\.rawValue.count).max()! + 2
+    let commands = Subcommand.allCases.map { command in
+      "  " + command.rawValue + String(repeating: " ", count: width - command.rawValue.count)
+        + command.summary + "\n"
+    }.joined()
+    return """
+      Usage: sectionctl [OPTIONS] [COMMAND [ARGUMENTS...]]
+
+      Shows and changes which sections sectiond holds open, over its control socket.
+      Without a command, sectionctl lists the sections.
+
+      Commands:
+      \(commands)
+      Options (before or after the command):
+        --socket PATH  the daemon's control socket; default $SECTIOND_SOCKET, else
+                       \(SocketLocation.systemPath) for root,
+                       else $XDG_RUNTIME_DIR/sectiond/control.sock
+        --readonly     use the read-only socket (\(SocketLocation.readonlyName) beside the control socket):
+                       reading and watching only
+        --json         print JSON for scripts (for watch, one object per line)
+        -h, --help     show this help, or a command's help
+        --version      show sectionctl's version
+
+      REF is a section's index (0, 1, ...) as 'sectionctl list' shows it, or its id.
+
+      Exit status: 0 done, 1 the daemon answered with an error (printed on stderr),
+      2 wrong command line, 3 the daemon cannot be reached.
+
+      Examples:
+        sectionctl view
+        sectionctl open fruit
+        sectionctl --json list | jq -r '.sections[] | select(.open) | .id'
+
+      See 'sectionctl help COMMAND' and sectionctl(1).
+
+      """
+  }
+
+  static func command(_ command: Subcommand) -> String {
+    let usage = command.usage.enumerated().map { index, line in
+      (index == 0 ? "Usage: " : "       ") + "sectionctl " + line + "\n"
+    }.joined()
+    return """
+      \(usage)
+      \(capitalized(command.summary)).
+
+      \(command.details)
+
+      Example:
+        \(command.example)
+
+      """
+  }
+
+  private static func capitalized(_ text: String) -> String {
+    text.prefix(1).uppercased() + text.dropFirst()
+  }
+}

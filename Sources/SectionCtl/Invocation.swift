@@ -1,0 +1,10 @@
+/// A parsed command line: the command and the options that apply to every command.
+struct Invocation: Equatable, Sendable {
+  var command: Command
+  /// `--socket PATH`; nil means the default (see `SocketLocation`).
+  var socket: String? = nil
+  /// `--readonly`: talk to the read-only socket beside the control socket.
+  var readonly = false
+  /// `--json`: machine-readable output.
+  var json = false
+}

@@ -1,0 +1,98 @@
+import SectionCore
+
+/// sectionctl's `--json` output: stable field names in a fixed order, snake_case, so scripts can use jq.
+enum JSONRenderer {
+  static func sections(_ sections: [ListedSection], revision: UInt64?) -> JSON {
+    .object([("revision", number(revision)), ("sections", .array(sections.map { section($0) }))])
+  }
+
+  static func view(_ sections: [ListedSection], items: [ListedItem], revision: UInt64?) -> JSON {
+    let itemsBySection = Dictionary(grouping: items, by: \.sectionIndex)
+    let entries = sections.map { listed in
+      let texts = listed.isOpen ? (itemsBySection[listed.index] ?? []).map { JSON.string($0.text) } : []
+      return section(listed, extra: [("items", .array(texts))])
+    }
+    return .object([("revision", number(revision)), ("sections", .array(entries))])
+  }
+
+  static func items(_ items: [ListedItem], revision: UInt64?) -> JSON {
+    let entries = items.map { item in
+      JSON.object([
+        ("section", integer(item.sectionIndex)), ("position", integer(item.position)),
+        ("text", .string(item.text)),
+      ])
+    }
+    return .object([("revision", number(revision)), ("items", .array(entries))])
+  }
+
+  static func mode(_ mode: Mode, revision: UInt64?) -> JSON {
+    .object([("revision", number(revision)), ("mode", .string(mode.rawValue))])
+  }
+
+  static func revision(_ revision: UInt64?) -> JSON {
+    .object([("revision", number(revision))])
+  }
+
+  static func ping(socket: String, milliseconds: Double) -> JSON {
+    .object([("socket", .string(socket)), ("milliseconds", .number(milliseconds))])
+  }
+
+  static func status(_ status: DaemonStatus) -> JSON {
+    .object([
+      ("daemon_version", .string(status.daemonVersion)),
+      ("protocol", .string(status.protocolVersion)),
+      ("socket", .string(status.socket)),
+      ("revision", number(status.revision)),
+      ("mode", .string(status.mode.rawValue)),
+      ("sections", integer(status.sections.count)),
+      ("open", integer(status.openSections.count)),
+      ("open_ids", .array(status.openSections.map { .string($0.id) })),
+      ("items", integer(status.itemCount)),
+      ("visible_items", integer(status.visibleItemCount)),
+    ])
+  }
+
+  /// `watch --json`: one object per event, told apart by `event`.
+  static func event(_ event: Event) -> JSON {
+    switch event {
+    case .opened(let revision, let index, let id), .closed(let revision, let index, let id):
+      let name = if case .opened = event { "opened" } else { "closed" }
+      return .object([
+        ("event", .string(name)), ("revision", number(revision)), ("index", integer(index)),
+        ("id", .string(id)),
+      ])
+    case .mode(let revision, let mode):
+      return .object([
+        ("event", .string("mode")), ("revision", number(revision)), ("mode", .string(mode.rawValue)),
+      ])
+    case .state(let snapshot):
+      return .object([
+        ("event", .string("state")), ("revision", number(snapshot.revision)),
+        ("mode", .string(snapshot.mode.rawValue)),
+        ("open", .array(snapshot.openIDs.map { .string($0) })),
+      ])
+    case .reload(let revision):
+      return .object([("event", .string("reload")), ("revision", number(revision))])
+    case .bye(let reason):
+      return .object([("event", .string("bye")), ("reason", .string(reason))])
+    case .other(let text):
+      return .object([("event", .string("other")), ("line", .string(text))])
+    }
+  }
+
+  private static func section(_ section: ListedSection, extra: [(String, JSON)] = []) -> JSON {
+    .object(
+      [
+        ("index", integer(section.index)), ("id", .string(section.id)), ("title", .string(section.title)),
+        ("open", .bool(section.isOpen)), ("item_count", integer(section.itemCount)),
+      ] + extra)
+  }
+
+  private static func integer(_ value: Int) -> JSON { .integer(Int64(value)) }
+
+  /// Revisions are unsigned 64-bit; JSON readers hold integers as signed, so clamp rather than wrap.
+  private static func number(_ value: UInt64?) -> JSON {
+    guard let value else { return .null }
+    return .integer(Int64(clamping: value))
+  }
+}

@@ -1,0 +1,29 @@
+import Posix
+import SectionCore
+
+/// Standard output and standard error, written unbuffered so that `watch` lines reach a pipe at once.
+struct Output: Sendable {
+  /// Writes to standard output. When the reader has gone (`sectionctl watch | head -1`) the process
+  /// ends quietly with status 0, as it would by SIGPIPE had the parent not ignored it; any other
+  /// failure (a full disk) is reported and ends it with status 1, so a script never trusts a cut-off result.
+  func print(_ text: String) {
+    do {
+      try FileDescriptor.standardOutput.writeAll(Array(text.utf8), subject: "standard output")
+    } catch let error as PosixError where error.errno == .brokenPipe {
+      ProcessInfo.exit(ExitStatus.success.rawValue)
+    } catch {
+      diagnose("cannot write the output: \(error)")
+      ProcessInfo.exit(ExitStatus.daemonError.rawValue)
+    }
+  }
+
+  /// One JSON document on one line.
+  func print(_ json: JSON) {
+    print(json.serialized() + "\n")
+  }
+
+  /// A diagnostic line on standard error, prefixed with the program's name.
+  func diagnose(_ message: String) {
+    try? FileDescriptor.standardError.writeAll(Array("sectionctl: \(message)\n".utf8), subject: "stderr")
+  }
+}

@@ -1,0 +1,31 @@
+/// A complete reply: its data lines and the status line that ends it.
+struct Reply: Equatable, Sendable {
+  /// How a reply ended: `OK`, `OK <rev>` or `ERR <code> <message>`.
+  enum Status: Equatable, Sendable {
+    case ok(revision: UInt64?)
+    case error(code: String, message: String)
+  }
+
+  var data: [DataLine] = []
+  var status: Status
+
+  /// The revision the daemon reported, if the reply succeeded with one.
+  var revision: UInt64? {
+    if case .ok(let revision) = status { return revision }
+    return nil
+  }
+
+  var sections: [ListedSection] {
+    data.compactMap { if case .section(let section) = $0 { section } else { nil } }
+  }
+
+  var items: [ListedItem] {
+    data.compactMap { if case .item(let item) = $0 { item } else { nil } }
+  }
+
+  /// The reply itself when it succeeded; the daemon's error otherwise.
+  func succeeded() throws(ClientError) -> Reply {
+    if case .error(let code, let message) = status { throw .daemon(code: code, message: message) }
+    return self
+  }
+}

@@ -1,0 +1,31 @@
+/// Where the daemon's socket is, found the same way the daemon decides where to put it.
+enum SocketLocation {
+  static let systemPath = "/run/sectiond/control.sock"
+  static let readonlyName = "readonly.sock"
+
+  /// `--socket`, else `$SECTIOND_SOCKET`, else the system socket for root, else the user's runtime directory;
+  /// with `readonly`, `readonly.sock` in the same directory.
+  static func resolve(
+    explicit: String?, readonly: Bool, environment: Environment
+  ) throws(ClientError) -> String {
+    let control: String
+    if let explicit {
+      control = explicit
+    } else if let fromEnvironment = environment.nonEmpty("SECTIOND_SOCKET") {
+      control = fromEnvironment
+    } else if environment.userID == 0 {
+      control = systemPath
+    } else if let runtime = environment.nonEmpty("XDG_RUNTIME_DIR") {
+      control = runtime + "/sectiond/control.sock"
+    } else {
+      throw .noRuntimeDirectory
+    }
+    return readonly ? sibling(of: control, named: readonlyName) : control
+  }
+
+  /// `name` in the directory that holds `path`.
+  private static func sibling(of path: String, named name: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return name }
+    return String(path[...slash]) + name
+  }
+}

@@ -1,0 +1,137 @@
+/// sectionctl's subcommands, with the help text of each in one table so `--help` and the parser agree.
+enum Subcommand: String, CaseIterable, Sendable {
+  case list, view, items, open, close, toggle, mode, status, reload, ping, watch, send, help
+
+  /// The synopsis lines, without the leading `sectionctl `.
+  var usage: [String] {
+    switch self {
+    case .list: ["list [--json]"]
+    case .view: ["view [--json]"]
+    case .items: ["items [--json] REF"]
+    case .open: ["open [--json] REF...", "open [--json] --all"]
+    case .close: ["close [--json] REF...", "close [--json] --all"]
+    case .toggle: ["toggle [--json] REF..."]
+    case .mode: ["mode [--json] [exclusive|multi]"]
+    case .status: ["status [--json]"]
+    case .reload: ["reload [--json]"]
+    case .ping: ["ping [--json]"]
+    case .watch: ["watch [--json] [--view] [--count N]"]
+    case .send: ["send LINE..."]
+    case .help: ["help [COMMAND]"]
+    }
+  }
+
+  /// One line for the command list of `sectionctl --help`.
+  var summary: String {
+    switch self {
+    case .list: "table of sections: index, id, state, item count, title (the default)"
+    case .view: "the accordion as a person sees it: open sections show their items"
+    case .items: "every item of one section, open or not"
+    case .open: "open sections (in exclusive mode the open one closes)"
+    case .close: "close sections"
+    case .toggle: "open closed sections, close open ones"
+    case .mode: "show the mode, or switch between exclusive and multi"
+    case .status: "daemon version, socket, revision, mode and counts"
+    case .reload: "make the daemon re-read its config file"
+    case .ping: "check that the daemon answers, and how fast"
+    case .watch: "print every change as it happens, until interrupted"
+    case .send: "send raw protocol lines and print the raw replies"
+    case .help: "help on sectionctl or on one command"
+    }
+  }
+
+  /// What the command does, its arguments and its options, beyond the summary.
+  var details: String {
+    switch self {
+    case .list:
+      "With --json: {\"revision\", \"sections\": [{\"index\", \"id\", \"title\", \"open\", \"item_count\"}]}."
+    case .view:
+      """
+      Each section is a header marked ▾ when open and ▸ when closed (- and + when the
+      terminal is not UTF-8); the items of open sections are indented under it.
+      With --json: like list, and each section has \"items\": its texts when open, [] when closed.
+      """
+    case .items:
+      """
+      Arguments:
+        REF   a section's index as 'sectionctl list' shows it, or its id
+      With --json: {\"revision\", \"items\": [{\"section\", \"position\", \"text\"}]}.
+      """
+    case .open, .close:
+      """
+      Arguments:
+        REF     a section's index or id; several are \(self == .open ? "opened" : "closed") in the order given
+      Options:
+        --all   \(self == .open ? "open every section (multi mode only)" : "close every section")
+      Prints the sections after the change. With --json: {\"revision\", \"sections\": [...]}.
+      """
+    case .toggle:
+      """
+      Arguments:
+        REF   a section's index or id; several are toggled in the order given
+      Prints the sections after the change. With --json: {\"revision\", \"sections\": [...]}.
+      """
+    case .mode:
+      """
+      Arguments:
+        exclusive   at most one section open: opening one closes the other
+                    (switching keeps only the most recently opened section open)
+        multi       every section opens and closes on its own
+      With --json: {\"revision\", \"mode\"}.
+      """
+    case .status:
+      """
+      With --json: {\"daemon_version\", \"protocol\", \"socket\", \"revision\", \"mode\", \"sections\",
+      \"open\", \"open_ids\", \"items\", \"visible_items\"}.
+      """
+    case .reload:
+      """
+      The daemon keeps open sections open by id; if the new config is invalid it keeps the old one
+      and sectionctl prints why and exits 1. Needs the control socket, not --readonly.
+      """
+    case .ping:
+      "Exits 0 when the daemon answers, 3 when it cannot be reached. With --json: {\"socket\", \"milliseconds\"}."
+    case .watch:
+      """
+      First prints the current state, then one line per change:
+        state REV MODE IDS|-     opened REV INDEX ID     closed REV INDEX ID
+        mode REV MODE            reload REV
+      If the daemon restarts, watch reconnects (waiting at most 2 s between attempts) and prints
+      the fresh state. Ctrl-C or SIGTERM ends it with status 0.
+      Options:
+        --count N   exit after N changes
+        --view      redraw the accordion (as 'sectionctl view') on every change
+      With --json: one object per line, {\"event\": \"state\"|\"opened\"|\"closed\"|\"mode\"|\"reload\", \"revision\", ...}.
+      """
+    case .send:
+      """
+      Arguments:
+        LINE   a request such as 'TOGGLE 1'; each is sent in turn and its reply printed as is
+      Exits 1 if any reply is ERR. 'sectionctl send HELP' lists the daemon's commands.
+      """
+    case .help:
+      """
+      Arguments:
+        COMMAND   the command to explain; every command also takes -h or --help
+      """
+    }
+  }
+
+  var example: String {
+    switch self {
+    case .list: "sectionctl --json list | jq -r '.sections[] | select(.open) | .id'"
+    case .view: "sectionctl view"
+    case .items: "sectionctl items fruit"
+    case .open: "sectionctl open fruit 2"
+    case .close: "sectionctl close --all"
+    case .toggle: "sectionctl toggle 0"
+    case .mode: "sectionctl mode exclusive"
+    case .status: "sectionctl status"
+    case .reload: "sectionctl reload"
+    case .ping: "sectionctl ping || echo 'sectiond is down'"
+    case .watch: "sectionctl watch | while read -r event rev rest; do echo \"$event at $rev\"; done"
+    case .send: "sectionctl send 'OPEN 1' LIST"
+    case .help: "sectionctl help watch"
+    }
+  }
+}

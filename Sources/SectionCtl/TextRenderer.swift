@@ -1,0 +1,84 @@
+/// sectionctl's output for people: every function returns whole lines, each ending in LF.
+enum TextRenderer {
+  /// `sectionctl list`: aligned columns under a header.
+  static func table(_ sections: [ListedSection], style: Style) -> String {
+    let header = ["INDEX", "ID", "STATE", "ITEMS", "TITLE"]
+    let rows = sections.map {
+      [String($0.index), $0.id, $0.isOpen ? "open" : "closed", String($0.itemCount), $0.title]
+    }
+    let widths = (0..<header.count - 1).map { column in
+      ([header] + rows).map { $0[column].count }.max() ?? 0
+    }
+    func line(_ cells: [String], isHeader: Bool) -> String {
+      var text = ""
+      for (column, cell) in cells.enumerated() {
+        let padded =
+          column < widths.count ? cell + String(repeating: " ", count: widths[column] - cell.count + 2) : cell
+        text += isHeader ? style.bold(padded) : column == 2 && cell == "open" ? style.green(padded) : padded
+      }
+      return text + "\n"
+    }
+    return line(header, isHeader: true) + rows.map { line($0, isHeader: false) }.joined()
+  }
+
+  /// `sectionctl view`: a header per section with its marker, the items of open sections under it.
+  static func accordion(_ sections: [ListedSection], items: [ListedItem], style: Style) -> String {
+    let itemsBySection = Dictionary(grouping: items, by: \.sectionIndex)
+    var text = ""
+    for section in sections {
+      let marker = section.isOpen ? style.green(style.marker(open: true)) : style.marker(open: false)
+      let count = section.itemCount == 1 ? "1 item" : "\(section.itemCount) items"
+      text +=
+        "\(marker) \(style.bold(section.title))  \(style.dim("(\(section.index) \(section.id), \(count))"))\n"
+      for item in itemsBySection[section.index] ?? [] where section.isOpen {
+        text += "    \(item.text)\n"
+      }
+    }
+    return text
+  }
+
+  /// `sectionctl items`: the texts, one per line, ready for `while read`.
+  static func items(_ items: [ListedItem]) -> String {
+    items.map { $0.text + "\n" }.joined()
+  }
+
+  /// `sectionctl open|close|toggle`: the sections after the change, as table rows without the header.
+  static func changed(_ sections: [ListedSection], style: Style) -> String {
+    guard !sections.isEmpty else { return "" }
+    return table(sections, style: style).split(separator: "\n", omittingEmptySubsequences: false)
+      .dropFirst().joined(separator: "\n")
+  }
+
+  static func status(_ status: DaemonStatus) -> String {
+    let open = status.openSections
+    let openNames = open.isEmpty ? "" : " (\(open.map(\.id).joined(separator: ", ")))"
+    return """
+      daemon:    sectiond \(status.daemonVersion), protocol \(status.protocolVersion)
+      socket:    \(status.socket)
+      revision:  \(status.revision)
+      mode:      \(status.mode.rawValue)
+      sections:  \(status.sections.count), \(open.count) open\(openNames)
+      items:     \(status.itemCount), \(status.visibleItemCount) visible
+
+      """
+  }
+
+  /// `sectionctl watch`: one line per event, the event's words without the `!`, so that
+  /// `while read -r event rev rest` splits it.
+  static func event(_ event: Event) -> String {
+    switch event {
+    case .opened(let revision, let index, let id): "opened \(revision) \(index) \(id)\n"
+    case .closed(let revision, let index, let id): "closed \(revision) \(index) \(id)\n"
+    case .mode(let revision, let mode): "mode \(revision) \(mode.rawValue)\n"
+    case .state(let snapshot): state(snapshot)
+    case .reload(let revision): "reload \(revision)\n"
+    case .bye(let reason): "bye \(reason)\n"
+    case .other(let text): text + "\n"
+    }
+  }
+
+  static func state(_ snapshot: StateSnapshot) -> String {
+    let ids = snapshot.openIDs.isEmpty ? "-" : snapshot.openIDs.joined(separator: ",")
+    return "state \(snapshot.revision) \(snapshot.mode.rawValue) \(ids)\n"
+  }
+}

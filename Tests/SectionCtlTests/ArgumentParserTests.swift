@@ -1,0 +1,126 @@
+import SectionCore
+import Testing
+
+@testable import SectionCtl
+
+@Suite struct ArgumentParserTests {
+  private func parse(_ arguments: String...) throws -> Invocation {
+    try ArgumentParser.parse(arguments)
+  }
+
+  /// The usage message for `arguments`, or nil when they parse.
+  private func usageError(_ arguments: String...) -> String? {
+    do {
+      _ = try ArgumentParser.parse(arguments)
+      return nil
+    } catch {
+      #expect(error.exitStatus == .usage)
+      guard case .usage(let message) = error else { return "not a usage error: \(error)" }
+      return message
+    }
+  }
+
+  @Test func noCommandLists() throws {
+    #expect(try parse() == Invocation(command: .list))
+  }
+
+  @Test func everyCommandWithoutArguments() throws {
+    #expect(try parse("list").command == .list)
+    #expect(try parse("view").command == .view)
+    #expect(try parse("status").command == .status)
+    #expect(try parse("reload").command == .reload)
+    #expect(try parse("ping").command == .ping)
+    #expect(try parse("mode").command == .mode(nil))
+    #expect(try parse("watch").command == .watch(count: nil, view: false))
+  }
+
+  @Test func commandsWithArguments() throws {
+    #expect(try parse("items", "fruit").command == .items("fruit"))
+    #expect(try parse("open", "1", "fruit").command == .change(.open, refs: ["1", "fruit"]))
+    #expect(try parse("close", "2").command == .change(.close, refs: ["2"]))
+    #expect(try parse("toggle", "a", "b", "c").command == .change(.toggle, refs: ["a", "b", "c"]))
+    #expect(try parse("open", "--all").command == .changeAll(.open))
+    #expect(try parse("close", "--all").command == .changeAll(.close))
+    #expect(try parse("mode", "exclusive").command == .mode(.exclusive))
+    #expect(try parse("mode", "MULTI").command == .mode(.multi))
+    #expect(try parse("send", "PING", "LIST").command == .send(["PING", "LIST"]))
+    #expect(try parse("send", "PING\nLIST\n").command == .send(["PING", "LIST"]))
+    #expect(try parse("watch", "--count", "3", "--view").command == .watch(count: 3, view: true))
+    #expect(try parse("watch", "--count=2").command == .watch(count: 2, view: false))
+  }
+
+  @Test func globalOptionsGoBeforeOrAfterTheCommand() throws {
+    let expected = Invocation(command: .list, socket: "/tmp/s.sock", readonly: true, json: true)
+    #expect(try parse("--socket", "/tmp/s.sock", "--readonly", "--json", "list") == expected)
+    #expect(try parse("list", "--json", "--socket=/tmp/s.sock", "--readonly") == expected)
+    #expect(try parse("--json", "--readonly", "--socket", "/tmp/s.sock") == expected)
+  }
+
+  @Test func doubleDashEndsOptions() throws {
+    #expect(try parse("send", "--", "--not-an-option").command == .send(["--not-an-option"]))
+  }
+
+  @Test func help() throws {
+    #expect(try parse("--help").command == .help(nil))
+    #expect(try parse("-h").command == .help(nil))
+    #expect(try parse("help").command == .help(nil))
+    #expect(try parse("help", "watch").command == .help(.watch))
+    #expect(try parse("open", "--help").command == .help(.open))
+    #expect(try parse("-h", "items").command == .help(.items))
+    // Help wins over arguments that would otherwise be wrong, so it can always be reached.
+    #expect(try parse("items", "--help").command == .help(.items))
+  }
+
+  @Test func version() throws {
+    #expect(try parse("--version").command == .version)
+  }
+
+  @Test func unknownCommandListsTheCommands() {
+    let message = usageError("lsit")
+    #expect(message?.contains("unknown command 'lsit'") == true)
+    #expect(message?.contains("list, view, items") == true)
+  }
+
+  @Test func unknownOptionIsNamed() {
+    #expect(usageError("--jsno")?.contains("unknown option '--jsno'") == true)
+    #expect(usageError("list", "-x")?.contains("'-x'") == true)
+  }
+
+  @Test func wrongArgumentCounts() {
+    #expect(usageError("items") != nil)
+    #expect(usageError("items", "a", "b") != nil)
+    #expect(usageError("open")?.contains("--all") == true)
+    #expect(usageError("toggle")?.contains("--all") == false)
+    #expect(usageError("list", "extra")?.contains("list takes no arguments, got 'extra'") == true)
+    #expect(usageError("mode", "exclusive", "multi") != nil)
+    #expect(usageError("send") != nil)
+    #expect(usageError("help", "a", "b") != nil)
+  }
+
+  @Test func badValues() {
+    #expect(usageError("mode", "single")?.contains("unknown mode 'single'") == true)
+    #expect(usageError("watch", "--count", "0") != nil)
+    #expect(usageError("watch", "--count", "many")?.contains("'many'") == true)
+    #expect(usageError("watch", "--count") == "option --count needs a value")
+    #expect(usageError("--socket") == "option --socket needs a value")
+    #expect(usageError("--socket=") == "option --socket needs a value")
+    #expect(usageError("--json=yes") == "option --json takes no value")
+    #expect(usageError("help", "nothing")?.contains("'nothing'") == true)
+  }
+
+  @Test func optionsThatDoNotApplyAreRefused() {
+    #expect(usageError("toggle", "--all") == "--all works only with open and close")
+    #expect(usageError("list", "--count", "2") == "--count works only with watch")
+    #expect(usageError("view", "--view") == "--view works only with watch")
+    #expect(usageError("send", "--json", "PING")?.contains("--json does not apply to send") == true)
+    #expect(usageError("open", "--all", "1")?.contains("takes no sections") == true)
+  }
+
+  /// A ref becomes one word of a request line: a space or newline in it would smuggle in another request.
+  @Test func referencesMustBeSingleWords() {
+    #expect(usageError("open", "a b")?.contains("'a b' is not a section index or id") == true)
+    #expect(usageError("toggle", "1\nQUIT") != nil)
+    #expect(usageError("items", "") != nil)
+    #expect(usageError("close", "a\tb") != nil)
+  }
+}

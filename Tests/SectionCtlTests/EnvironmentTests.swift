@@ -1,0 +1,73 @@
+import Posix
+import Testing
+
+@testable import SectionCtl
+
+@Suite struct EnvironmentTests {
+  private func resolve(_ environment: Environment, _ explicit: String? = nil, readonly: Bool = false) throws
+    -> String
+  {
+    try SocketLocation.resolve(explicit: explicit, readonly: readonly, environment: environment)
+  }
+
+  @Test func socketFollowsTheDaemonsDefaults() throws {
+    let user = Fixtures.environment(["XDG_RUNTIME_DIR": "/run/user/1000"])
+    #expect(try resolve(user) == "/run/user/1000/sectiond/control.sock")
+    #expect(
+      try resolve(Fixtures.environment(["XDG_RUNTIME_DIR": "/run/user/0"], userID: 0))
+        == "/run/sectiond/control.sock")
+    let configured = Fixtures.environment([
+      "SECTIOND_SOCKET": "/tmp/e.sock", "XDG_RUNTIME_DIR": "/run/user/1000",
+    ])
+    #expect(try resolve(configured) == "/tmp/e.sock")
+    #expect(try resolve(configured, "/tmp/flag.sock") == "/tmp/flag.sock")
+    #expect(
+      try resolve(Fixtures.environment(["SECTIOND_SOCKET": ""], userID: 0)) == "/run/sectiond/control.sock")
+  }
+
+  @Test func readonlySocketIsBesideTheControlSocket() throws {
+    #expect(try resolve(Fixtures.environment(userID: 0), readonly: true) == "/run/sectiond/readonly.sock")
+    #expect(
+      try resolve(Fixtures.environment(), "/tmp/x/control.sock", readonly: true) == "/tmp/x/readonly.sock")
+    #expect(try resolve(Fixtures.environment(), "control.sock", readonly: true) == "readonly.sock")
+  }
+
+  @Test func noRuntimeDirectorySaysWhatToDo() {
+    #expect(throws: ClientError.noRuntimeDirectory) { try resolve(Fixtures.environment()) }
+    #expect(ClientError.noRuntimeDirectory.message.contains("--socket PATH"))
+    #expect(ClientError.noRuntimeDirectory.exitStatus == .unavailable)
+  }
+
+  @Test func colourNeedsATerminalAndNoNO_COLOR() {
+    #expect(Style(environment: Fixtures.environment(terminal: true)).color)
+    #expect(!Style(environment: Fixtures.environment(terminal: false)).color)
+    #expect(!Style(environment: Fixtures.environment(["NO_COLOR": "1"], terminal: true)).color)
+    #expect(Style(environment: Fixtures.environment(["NO_COLOR": ""], terminal: true)).color)
+    #expect(!Style(environment: Fixtures.environment(["TERM": "dumb"], terminal: true)).color)
+  }
+
+  @Test func unicodeMarkersNeedAUTF8Locale() {
+    #expect(Style(environment: Fixtures.environment(["LANG": "en_US.UTF-8"])).unicode)
+    #expect(Style(environment: Fixtures.environment(["LANG": "C.utf8"])).unicode)
+    #expect(!Style(environment: Fixtures.environment(["LANG": "C"])).unicode)
+    #expect(!Style(environment: Fixtures.environment()).unicode)
+    #expect(!Style(environment: Fixtures.environment(["LC_ALL": "C", "LANG": "en_US.UTF-8"])).unicode)
+    #expect(Style(environment: Fixtures.environment(["LC_CTYPE": "de_DE.UTF-8@euro", "LANG": "C"])).unicode)
+  }
+
+  @Test func connectErrorsNameTheSocketAndTheFix() {
+    let missing = ClientError.cannotConnect(path: "/run/s.sock", errno: .noEntry).message
+    #expect(missing.hasPrefix("no daemon is listening on /run/s.sock"))
+    #expect(missing.contains("is sectiond running?"))
+    let stale = ClientError.cannotConnect(path: "/run/s.sock", errno: .connectionRefused).message
+    #expect(stale.hasPrefix("no daemon is listening on /run/s.sock"))
+    #expect(ClientError.cannotConnect(path: "/s", errno: .permissionDenied).message.contains("--readonly"))
+    #expect(ClientError.cannotConnect(path: "/s", errno: .nameTooLong).message.contains("shorter"))
+    #expect(ClientError.cannotConnect(path: "/s", errno: .noEntry).exitStatus == .unavailable)
+    #expect(ClientError.connectionLost(path: "/s").exitStatus == .unavailable)
+    #expect(
+      ClientError.daemon(code: "MODE", message: "not in exclusive mode").message == "not in exclusive mode")
+    #expect(ClientError.daemon(code: "MODE", message: "").message == "the daemon answered MODE")
+    #expect(ClientError.daemon(code: "MODE", message: "x").exitStatus == .daemonError)
+  }
+}

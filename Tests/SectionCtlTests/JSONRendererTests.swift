@@ -1,0 +1,76 @@
+import SectionCore
+import Testing
+
+@testable import SectionCtl
+
+@Suite struct JSONRendererTests {
+  @Test func sections() {
+    #expect(
+      JSONRenderer.sections(Array(Fixtures.sections.prefix(2)), revision: 3).serialized()
+        == #"{"revision":3,"sections":[{"index":0,"id":"first","title":"First","open":false,"item_count":10},"#
+        + #"{"index":1,"id":"second","title":"Second","open":true,"item_count":2}]}"#)
+  }
+
+  @Test func viewListsItemsOfOpenSectionsOnly() {
+    let json = JSONRenderer.view(Fixtures.sections, items: Fixtures.items, revision: 4)
+    guard case .array(let sections)? = json["sections"] else {
+      Issue.record("no sections in \(json.serialized())")
+      return
+    }
+    #expect(
+      sections.map { $0["items"] } == [
+        .array([]), .array([.string("one"), .string("two words")]), .array([]),
+      ])
+    #expect(json["revision"] == .integer(4))
+  }
+
+  @Test func items() {
+    #expect(
+      JSONRenderer.items(Fixtures.items, revision: nil).serialized()
+        == #"{"revision":null,"items":[{"section":1,"position":0,"text":"one"},{"section":1,"position":1,"text":"two words"}]}"#
+    )
+  }
+
+  @Test func modeRevisionAndPing() {
+    #expect(JSONRenderer.mode(.exclusive, revision: 2).serialized() == #"{"revision":2,"mode":"exclusive"}"#)
+    #expect(JSONRenderer.revision(nil).serialized() == #"{"revision":null}"#)
+    #expect(JSONRenderer.revision(UInt64.max).serialized() == #"{"revision":9223372036854775807}"#)
+    #expect(
+      JSONRenderer.ping(socket: "/s", milliseconds: 0.25).serialized()
+        == #"{"socket":"/s","milliseconds":0.25}"#)
+  }
+
+  @Test func status() {
+    let status = DaemonStatus(
+      daemonVersion: "0.1.0", protocolVersion: "1", socket: "/s", revision: 9, mode: .multi,
+      sections: Fixtures.sections)
+    #expect(
+      JSONRenderer.status(status).serialized()
+        == #"{"daemon_version":"0.1.0","protocol":"1","socket":"/s","revision":9,"mode":"multi","sections":3,"#
+        + #""open":1,"open_ids":["second"],"items":13,"visible_items":2}"#)
+  }
+
+  @Test func events() {
+    #expect(
+      JSONRenderer.event(.opened(revision: 5, index: 1, id: "b")).serialized()
+        == #"{"event":"opened","revision":5,"index":1,"id":"b"}"#)
+    #expect(
+      JSONRenderer.event(.closed(revision: 6, index: 1, id: "b")).serialized()
+        == #"{"event":"closed","revision":6,"index":1,"id":"b"}"#)
+    #expect(
+      JSONRenderer.event(.mode(revision: 7, mode: .multi)).serialized()
+        == #"{"event":"mode","revision":7,"mode":"multi"}"#)
+    #expect(
+      JSONRenderer.event(.state(StateSnapshot(revision: 8, mode: .exclusive, openIDs: ["a"]))).serialized()
+        == #"{"event":"state","revision":8,"mode":"exclusive","open":["a"]}"#)
+    #expect(JSONRenderer.event(.reload(revision: 9)).serialized() == #"{"event":"reload","revision":9}"#)
+    #expect(
+      JSONRenderer.event(.bye(reason: "shutdown")).serialized() == #"{"event":"bye","reason":"shutdown"}"#)
+    #expect(JSONRenderer.event(.other("x 1")).serialized() == #"{"event":"other","line":"x 1"}"#)
+  }
+
+  @Test func titlesAreEscaped() {
+    let odd = ListedSection(index: 0, id: "q", isOpen: false, itemCount: 0, title: #"say "hi" \ bye"#)
+    #expect(JSONRenderer.sections([odd], revision: 0).serialized().contains(#""title":"say \"hi\" \\ bye""#))
+  }
+}

@@ -1,0 +1,122 @@
+import SectionCore
+import Testing
+
+@testable import SectionCtl
+
+@Suite struct ProtocolLineTests {
+  private func parse(_ line: String) throws -> ProtocolLine { try ProtocolLine.parse(line) }
+
+  private func isMalformed(_ line: String) -> Bool {
+    do {
+      _ = try ProtocolLine.parse(line)
+      return false
+    } catch {
+      return error == .malformedReply(line)
+    }
+  }
+
+  @Test func statusLines() throws {
+    #expect(try parse("OK") == .status(.ok(revision: nil)))
+    #expect(try parse("OK 42") == .status(.ok(revision: 42)))
+    #expect(try parse("OK 18446744073709551615") == .status(.ok(revision: UInt64.max)))
+    #expect(
+      try parse("ERR NOSECTION no section \"7\": there are 3 (0-2)")
+        == .status(.error(code: "NOSECTION", message: "no section \"7\": there are 3 (0-2)")))
+    #expect(try parse("ERR BUSY") == .status(.error(code: "BUSY", message: "")))
+  }
+
+  @Test func sectionLineKeepsSpacesInTheTitle() throws {
+    #expect(
+      try parse("section 2 fruit-and-veg open 12 Fruit  and veg")
+        == .data(
+          .section(
+            ListedSection(index: 2, id: "fruit-and-veg", isOpen: true, itemCount: 12, title: "Fruit  and veg")
+          )))
+    #expect(
+      try parse("section 0 first closed 10 First")
+        == .data(.section(ListedSection(index: 0, id: "first", isOpen: false, itemCount: 10, title: "First")))
+    )
+  }
+
+  @Test func itemLineKeepsSpacesInTheText() throws {
+    #expect(
+      try parse("item 1 3 a pear, ripe")
+        == .data(.item(ListedItem(sectionIndex: 1, position: 3, text: "a pear, ripe"))))
+  }
+
+  @Test func otherDataLines() throws {
+    #expect(
+      try parse("state 7 exclusive fruit")
+        == .data(.state(StateSnapshot(revision: 7, mode: .exclusive, openIDs: ["fruit"]))))
+    #expect(
+      try parse("state 0 multi -") == .data(.state(StateSnapshot(revision: 0, mode: .multi, openIDs: []))))
+    #expect(
+      try parse("state 3 multi a,b,c")
+        == .data(.state(StateSnapshot(revision: 3, mode: .multi, openIDs: ["a", "b", "c"]))))
+    #expect(try parse("mode multi") == .data(.mode(.multi)))
+    #expect(try parse("version 0.1.0 1") == .data(.version(daemon: "0.1.0", protocolVersion: "1")))
+    #expect(
+      try parse("help PING - check that the daemon answers")
+        == .data(.help("PING - check that the daemon answers")))
+    #expect(try parse("future thing") == .data(.other("future thing")))
+  }
+
+  @Test func events() throws {
+    #expect(try parse("!opened 5 1 second") == .event(.opened(revision: 5, index: 1, id: "second")))
+    #expect(try parse("!closed 6 0 first") == .event(.closed(revision: 6, index: 0, id: "first")))
+    #expect(try parse("!mode 7 exclusive") == .event(.mode(revision: 7, mode: .exclusive)))
+    #expect(
+      try parse("!state 9 multi a,b")
+        == .event(.state(StateSnapshot(revision: 9, mode: .multi, openIDs: ["a", "b"]))))
+    #expect(
+      try parse("!state 9 multi -") == .event(.state(StateSnapshot(revision: 9, mode: .multi, openIDs: []))))
+    #expect(try parse("!reload 10") == .event(.reload(revision: 10)))
+    #expect(try parse("!bye shutdown") == .event(.bye(reason: "shutdown")))
+    #expect(try parse("!bye") == .event(.bye(reason: "")))
+    #expect(try parse("!renamed 11 x") == .event(.other("renamed 11 x")))
+  }
+
+  @Test func onlyChangesCount() throws {
+    #expect(Event.opened(revision: 1, index: 0, id: "a").isChange)
+    #expect(Event.reload(revision: 2).isChange)
+    #expect(!Event.bye(reason: "shutdown").isChange)
+  }
+
+  @Test func malformedLines() {
+    for line in [
+      "OK x", "OK 1 2", "OK -1", "ERR", "ERR ", "section 0 first ajar 10 First", "section 0 first open 10",
+      "section x first open 10 First", "section 0  open 10 First", "item 1 x text", "item 1 2",
+      "state 1 single -",
+      "state 1 multi a,,b", "state 1 multi", "mode sideways", "version 1", "!opened 1 2", "!opened x 1 a",
+      "!mode 1 wide", "!reload", "!state 1 multi", "Hello", "", " section",
+    ] {
+      #expect(isMalformed(line), "\(line)")
+    }
+  }
+
+  @Test func statusLineClassification() {
+    #expect(ProtocolLine.isStatus("OK"))
+    #expect(ProtocolLine.isStatus("OK 3"))
+    #expect(ProtocolLine.isStatus("ERR SYNTAX x"))
+    #expect(!ProtocolLine.isStatus("OKAY"))
+    #expect(!ProtocolLine.isStatus("section 0 a open 1 A"))
+    #expect(!ProtocolLine.isStatus("!bye shutdown"))
+  }
+
+  @Test func replyAccessors() throws {
+    let reply = Reply(
+      data: [
+        .section(ListedSection(index: 0, id: "a", isOpen: true, itemCount: 1, title: "A")),
+        .item(ListedItem(sectionIndex: 0, position: 0, text: "x")),
+      ], status: .ok(revision: 4))
+    #expect(reply.sections.map(\.id) == ["a"])
+    #expect(reply.items.map(\.text) == ["x"])
+    #expect(reply.revision == 4)
+    #expect(try reply.succeeded() == reply)
+    let refused = Reply(status: .error(code: "READONLY", message: "read-only socket"))
+    #expect(refused.revision == nil)
+    #expect(throws: ClientError.daemon(code: "READONLY", message: "read-only socket")) {
+      try refused.succeeded()
+    }
+  }
+}
