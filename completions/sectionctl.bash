@@ -1,0 +1,54 @@
+# bash completion for sectionctl(1): commands, options, modes, and section ids asked from the
+# running daemon (the read-only socket first, so users outside the daemon's group get them too).
+
+_sectionctl_ids() {
+  # The raw protocol lines are stable, unlike the table meant for people.
+  { sectionctl "$@" --readonly send LIST || sectionctl "$@" send LIST; } 2>/dev/null |
+    awk '$1 == "section" { print $3 }'
+}
+
+_sectionctl() {
+  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+  local commands="list view items open close toggle mode status reload ping watch send help"
+  local options="--socket --readonly --json --help --version"
+  local command="" i
+  local -a socket=()
+
+  case $prev in
+  --socket)
+    COMPREPLY=($(compgen -f -- "$cur"))
+    return
+    ;;
+  --count) return ;;
+  esac
+
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case ${COMP_WORDS[i]} in
+    --socket)
+      socket=(--socket "${COMP_WORDS[i + 1]}")
+      ((i++))
+      ;;
+    --count) ((i++)) ;;
+    -*) ;;
+    *) [[ -z $command ]] && command=${COMP_WORDS[i]} ;;
+    esac
+  done
+
+  if [[ $cur == -* ]]; then
+    case $command in
+    open | close) options+=" --all" ;;
+    watch) options+=" --count --view" ;;
+    esac
+    COMPREPLY=($(compgen -W "$options" -- "$cur"))
+    return
+  fi
+
+  case $command in
+  "" ) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
+  help) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
+  items | open | close | toggle) COMPREPLY=($(compgen -W "$(_sectionctl_ids "${socket[@]}")" -- "$cur")) ;;
+  mode) COMPREPLY=($(compgen -W "exclusive multi" -- "$cur")) ;;
+  esac
+}
+
+complete -F _sectionctl sectionctl
