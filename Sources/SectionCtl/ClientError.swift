@@ -12,13 +12,11 @@ enum ClientError: Error, Equatable {
   case daemon(code: String, message: String)
   /// The daemon sent a line that protocol 1 does not allow.
   case malformedReply(String)
-  /// No socket was named and the default for this user cannot be worked out.
-  case noRuntimeDirectory
 
   var exitStatus: ExitStatus {
     switch self {
     case .usage: .usage
-    case .cannotConnect, .connectionLost, .noRuntimeDirectory: .unavailable
+    case .cannotConnect, .connectionLost: .unavailable
     case .daemon, .malformedReply: .daemonError
     }
   }
@@ -39,10 +37,6 @@ enum ClientError: Error, Equatable {
       return
         "the daemon sent a line sectionctl cannot read: \"\(line)\"; is it sectiond speaking protocol 1? "
         + "('sectionctl send VERSION' shows what it speaks)"
-    case .noRuntimeDirectory:
-      return
-        "cannot tell where the daemon's socket is: XDG_RUNTIME_DIR is not set; "
-        + "pass --socket PATH or set SECTIOND_SOCKET"
     }
   }
 

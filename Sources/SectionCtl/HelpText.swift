@@ -18,6 +18,7 @@ enum HelpText {
         --socket PATH  the daemon's control socket; default $SECTIOND_SOCKET, else
                        \(SocketLocation.systemPath) for root,
                        else $XDG_RUNTIME_DIR/sectiond/control.sock
+                       (/tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR)
         --readonly     use the read-only socket (\(SocketLocation.readonlyName) beside the control socket):
                        reading and watching only
         --json         print JSON for scripts (for watch, one object per line)

@@ -14,7 +14,8 @@ struct Runner {
     case .help(let topic):
       output.print(topic.map(HelpText.command) ?? HelpText.general())
     case .version:
-      output.print("sectionctl \(Tool.version)\n")
+      output.print(
+        "sectionctl \(SectionService.daemonVersion) (protocol \(SectionService.protocolVersion))\n")
     case .list:
       let reply = try connect().request("LIST").succeeded()
       show(
@@ -59,7 +60,7 @@ struct Runner {
         json: JSONRenderer.ping(socket: client.path, milliseconds: rounded))
     case .watch(let count, let view):
       let watcher = Watcher(
-        path: try socketPath(), json: invocation.json, view: view, count: count,
+        path: socketPath(), json: invocation.json, view: view, count: count,
         style: style, clearsScreen: environment.outputIsTerminal && !invocation.json, output: output)
       return try watcher.run()
     case .send(let lines):
@@ -68,13 +69,13 @@ struct Runner {
     return .success
   }
 
-  private func socketPath() throws(ClientError) -> String {
-    try SocketLocation.resolve(
+  private func socketPath() -> String {
+    SocketLocation.resolve(
       explicit: invocation.socket, readonly: invocation.readonly, environment: environment)
   }
 
   private func connect() throws(ClientError) -> Client {
-    try Client(path: try socketPath())
+    try Client(path: socketPath())
   }
 
   private func show(text: String, json: JSON) {
@@ -125,7 +126,7 @@ struct Runner {
 
   /// Raw lines, one request at a time so that even a long list never fills the socket both ways.
   private func send(_ lines: [String]) throws(ClientError) -> ExitStatus {
-    let connection = try Connection(path: try socketPath())
+    let connection = try Connection(path: socketPath())
     var status = ExitStatus.success
     for line in lines {
       try connection.send([line])

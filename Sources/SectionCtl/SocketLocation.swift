@@ -3,11 +3,10 @@ enum SocketLocation {
   static let systemPath = "/run/sectiond/control.sock"
   static let readonlyName = "readonly.sock"
 
-  /// `--socket`, else `$SECTIOND_SOCKET`, else the system socket for root, else the user's runtime directory;
-  /// with `readonly`, `readonly.sock` in the same directory.
-  static func resolve(
-    explicit: String?, readonly: Bool, environment: Environment
-  ) throws(ClientError) -> String {
+  /// `--socket`, else `$SECTIOND_SOCKET`, else the system socket for root, else the user's runtime
+  /// directory (`/tmp/sectiond-UID` without one, as the daemon does); with `readonly`, `readonly.sock`
+  /// in the same directory.
+  static func resolve(explicit: String?, readonly: Bool, environment: Environment) -> String {
     let control: String
     if let explicit {
       control = explicit
@@ -15,10 +14,9 @@ enum SocketLocation {
       control = fromEnvironment
     } else if environment.userID == 0 {
       control = systemPath
-    } else if let runtime = environment.nonEmpty("XDG_RUNTIME_DIR") {
-      control = runtime + "/sectiond/control.sock"
     } else {
-      throw .noRuntimeDirectory
+      let runtime = environment.nonEmpty("XDG_RUNTIME_DIR").map { $0 + "/sectiond" }
+      control = (runtime ?? "/tmp/sectiond-\(environment.userID)") + "/control.sock"
     }
     return readonly ? sibling(of: control, named: readonlyName) : control
   }

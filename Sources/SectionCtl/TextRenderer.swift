@@ -14,9 +14,9 @@ enum TextRenderer {
       for (column, cell) in cells.enumerated() {
         let padded =
           column < widths.count ? cell + String(repeating: " ", count: widths[column] - cell.count + 2) : cell
-        text += isHeader ? style.bold(padded) : column == 2 && cell == "open" ? style.green(padded) : padded
+        text += !isHeader && column == 2 && cell == "open" ? style.green(padded) : padded
       }
-      return text + "\n"
+      return (isHeader ? style.bold(text) : text) + "\n"
     }
     return line(header, isHeader: true) + rows.map { line($0, isHeader: false) }.joined()
   }

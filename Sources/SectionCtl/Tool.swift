@@ -2,9 +2,6 @@ import Posix
 
 /// sectionctl's entry point: parse, run, print any error, exit with the status scripts rely on.
 public enum Tool {
-  /// The version `--version` prints; it moves with the daemon's, whose protocol it speaks.
-  static let version = "0.1.0"
-
   public static func main(_ arguments: [String]) -> Never {
     let output = Output()
     let status: ExitStatus
