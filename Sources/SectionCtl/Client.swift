@@ -20,7 +20,7 @@ final class Client {
     var replies: [Reply] = []
     var data: [DataLine] = []
     while replies.count < lines.count {
-      guard let line = try connection.readLine() else { throw .connectionLost(path: path) }
+      guard let line = connection.readLine() else { throw .connectionLost(path: path) }
       switch try ProtocolLine.parse(line) {
       case .data(let dataLine): data.append(dataLine)
       case .event(let event): pendingEvents.append(event)
@@ -35,7 +35,7 @@ final class Client {
   /// The next event; nil when the daemon closes the connection. Data or status lines here break the protocol.
   func nextEvent() throws(ClientError) -> Event? {
     if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
-    guard let line = try connection.readLine() else { return nil }
+    guard let line = connection.readLine() else { return nil }
     guard case .event(let event) = try ProtocolLine.parse(line) else { throw .malformedReply(line) }
     return event
   }

@@ -4,7 +4,9 @@ import Posix
 final class Connection {
   let path: String
   private let fd: FileDescriptor
+  /// Bytes read but not yet returned as lines start at `start`, so taking a line never moves the rest.
   private var buffer: [UInt8] = []
+  private var start = 0
   private var atEnd = false
 
   init(path: String) throws(ClientError) {
@@ -34,14 +36,13 @@ final class Connection {
   }
 
   /// The next line without its LF (and CR); nil once the daemon has closed the connection.
-  func readLine() throws(ClientError) -> String? {
+  func readLine() -> String? {
     while true {
-      if let newline = buffer.firstIndex(of: 0x0A) {
-        var line = buffer[..<newline]
+      if let newline = buffer[start...].firstIndex(of: 0x0A) {
+        var line = buffer[start..<newline]
         if line.last == 0x0D { line = line.dropLast() }
-        let text = String(decoding: line, as: UTF8.self)
-        buffer.removeSubrange(...newline)
-        return text
+        start = newline + 1
+        return String(decoding: line, as: UTF8.self)
       }
       if atEnd { return nil }
       fill()
@@ -50,6 +51,8 @@ final class Connection {
 
   /// Reads what has arrived; a reset connection counts as the end, like an orderly close.
   private func fill() {
+    buffer.removeFirst(start)
+    start = 0
     var chunk = [UInt8](repeating: 0, count: 65536)
     let result = try? chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
     guard case .done(let count) = result, count > 0 else {

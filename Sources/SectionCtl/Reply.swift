@@ -1,3 +1,5 @@
+import SectionCore
+
 /// A complete reply: its data lines and the status line that ends it.
 struct Reply: Equatable, Sendable {
   /// How a reply ended: `OK`, `OK <rev>` or `ERR <code> <message>`.
@@ -21,6 +23,16 @@ struct Reply: Equatable, Sendable {
 
   var items: [ListedItem] {
     data.compactMap { if case .item(let item) = $0 { item } else { nil } }
+  }
+
+  /// The `state` line of a SUBSCRIBE reply.
+  var state: StateSnapshot? {
+    data.lazy.compactMap { if case .state(let state) = $0 { state } else { nil } }.first
+  }
+
+  /// The `mode` line of a MODE reply.
+  var mode: Mode? {
+    data.lazy.compactMap { if case .mode(let mode) = $0 { mode } else { nil } }.first
   }
 
   /// The reply itself when it succeeded; the daemon's error otherwise.

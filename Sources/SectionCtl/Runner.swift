@@ -37,11 +37,7 @@ struct Runner {
       return try change(["\(action.verb) ALL"])
     case .mode(let wanted):
       let reply = try connect().request(wanted.map { "MODE \($0.rawValue)" } ?? "MODE").succeeded()
-      guard
-        let mode = reply.data.lazy.compactMap({ if case .mode(let mode) = $0 { mode } else { nil } }).first
-      else {
-        throw .malformedReply("OK without a mode line after MODE")
-      }
+      guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
       show(text: mode.rawValue + "\n", json: JSONRenderer.mode(mode, revision: reply.revision))
     case .status:
       let status = try daemonStatus()
@@ -111,17 +107,16 @@ struct Runner {
     let client = try connect()
     let replies = try client.request(["VERSION", "MODE", "LIST"])
     let version = try replies[0].succeeded()
-    let mode = try replies[1].succeeded()
+    let modeReply = try replies[1].succeeded()
     let list = try replies[2].succeeded()
-    guard
-      case .version(let daemonVersion, let protocolVersion)? = version.data.first,
-      case .mode(let currentMode)? = mode.data.first
+    guard case .version(let daemonVersion, let protocolVersion)? = version.data.first,
+      let mode = modeReply.mode
     else {
       throw .malformedReply("VERSION or MODE answered without its data line")
     }
     return DaemonStatus(
       daemonVersion: daemonVersion, protocolVersion: protocolVersion, socket: client.path,
-      revision: list.revision ?? mode.revision ?? 0, mode: currentMode, sections: list.sections)
+      revision: list.revision ?? modeReply.revision ?? 0, mode: mode, sections: list.sections)
   }
 
   /// Raw lines, one request at a time so that even a long list never fills the socket both ways.
@@ -131,7 +126,7 @@ struct Runner {
     for line in lines {
       try connection.send([line])
       while true {
-        guard let reply = try connection.readLine() else { throw .connectionLost(path: connection.path) }
+        guard let reply = connection.readLine() else { throw .connectionLost(path: connection.path) }
         output.print(reply + "\n")
         if ProtocolLine.isStatus(reply) {
           if reply.hasPrefix("ERR ") { status = .daemonError }

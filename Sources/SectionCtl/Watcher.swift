@@ -38,10 +38,7 @@ struct Watcher {
     let reply = try client.request("SUBSCRIBE").succeeded()
     if view {
       try redraw(client)
-    } else if let snapshot = reply.data.lazy.compactMap({
-      if case .state(let state) = $0 { state } else { nil }
-    })
-    .first {
+    } else if let snapshot = reply.state {
       show(.state(snapshot))
     }
     while let event = try client.nextEvent() {

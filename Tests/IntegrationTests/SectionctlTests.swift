@@ -187,6 +187,20 @@ import Testing
     #expect(refused.stderr.count > "sectionctl: \n".count, "the daemon's reason is printed")
   }
 
+  /// Replies much larger than one read, so lines straddle reads and the buffer must carry them over.
+  @Test func largeRepliesArriveWhole() throws {
+    let items = (0..<5000).map { "\"item number \($0) with some padding text\"" }.joined(separator: ",")
+    let large = try TestDaemon(
+      config: #"{"sections":[{"id":"big","title":"Big","items":["# + items + #"]}]}"#)
+    let run = try SectionctlRun.run(["--socket", large.socketPath, "items", "big"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.lines.count == 5000)
+    #expect(run.lines.last == "item number 4999 with some padding text")
+    _ = try large.connect().request("OPEN big")
+    let view = try SectionctlRun.run(["--socket", large.socketPath, "--json", "view"]).json()
+    #expect((sections(view).first?["items"] as? [String])?.count == 5000)
+  }
+
   @Test func sendPrintsRawReplies() throws {
     let run = try ctl("send", "PING", "TOGGLE 1")
     #expect(run.status == 0)

@@ -112,6 +112,12 @@ import Testing
     #expect(reply.sections.map(\.id) == ["a"])
     #expect(reply.items.map(\.text) == ["x"])
     #expect(reply.revision == 4)
+    #expect(reply.state == nil)
+    #expect(reply.mode == nil)
+    let subscribed = Reply(
+      data: [.state(StateSnapshot(revision: 2, mode: .multi, openIDs: []))], status: .ok(revision: 2))
+    #expect(subscribed.state == StateSnapshot(revision: 2, mode: .multi, openIDs: []))
+    #expect(Reply(data: [.mode(.exclusive)], status: .ok(revision: 1)).mode == .exclusive)
     #expect(try reply.succeeded() == reply)
     let refused = Reply(status: .error(code: "READONLY", message: "read-only socket"))
     #expect(refused.revision == nil)
