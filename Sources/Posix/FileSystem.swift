@@ -20,7 +20,8 @@ public enum FileSystem {
   public static func status(_ path: String) throws -> Status? {
     var info = stat()
     if lstat(path, &info) == 0 {
-      return Status(mode: info.st_mode, owner: info.st_uid, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+      return Status(
+        mode: info.st_mode, owner: info.st_uid, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
     let error = Errno.current
     if error == .noEntry { return nil }

@@ -34,14 +34,16 @@ extension Config {
       throw ConfigError("\(source): not valid JSON: \(error)")
     }
     guard case .object(let members) = document else {
-      throw ConfigError("\(source): the top level must be an object with \"sections\", found \(document.kind)")
+      throw ConfigError(
+        "\(source): the top level must be an object with \"sections\", found \(document.kind)")
     }
     try rejectUnknownKeys(members, known: ["mode", "sections"], at: "\(source): top level")
 
     var mode = Mode.multi
     if let value = document["mode"] {
       guard case .string(let name) = value, let parsed = Mode(rawValue: name) else {
-        throw ConfigError("\(source): \"mode\" must be \"multi\" or \"exclusive\", found \(value.serialized())")
+        throw ConfigError(
+          "\(source): \"mode\" must be \"multi\" or \"exclusive\", found \(value.serialized())")
       }
       mode = parsed
     }
@@ -57,7 +59,8 @@ extension Config {
       let section = try parseSection(entry, at: "\(source): section \(index)")
       let place = "\(source): section \(index) (\"\(section.title)\")"
       if let first = seen[section.id] {
-        throw ConfigError("\(place): id \"\(section.id)\" is already used by section \(first); ids must be unique")
+        throw ConfigError(
+          "\(place): id \"\(section.id)\" is already used by section \(first); ids must be unique")
       }
       seen[section.id] = index
       sections.append(section)
@@ -119,13 +122,15 @@ extension Config {
       throw ConfigError("\(place): \(source) is empty; give the section an \"id\" of letters and digits")
     }
     if id.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-      throw ConfigError("\(place): \(source) \"\(id)\" is all digits, which would read as an index; add a letter")
+      throw ConfigError(
+        "\(place): \(source) \"\(id)\" is all digits, which would read as an index; add a letter")
     }
     if id.lowercased() == "all" {
       throw ConfigError("\(place): \(source) \"all\" is reserved for OPEN ALL and CLOSE ALL; choose another")
     }
     let allowed = id.utf8.allSatisfy { byte in
-      (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+      (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+        || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
         || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
         || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
     }
@@ -136,9 +141,13 @@ extension Config {
 
   private static func checkText(_ text: String, what: String, at place: String) throws(ConfigError) {
     if text.isEmpty { throw ConfigError("\(place): \(what) is empty") }
-    if let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
+    if let bad = text.unicodeScalars.first(where: {
+      $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) || $0 == "\u{2028}"
+        || $0 == "\u{2029}"
+    }) {
       throw ConfigError(
-        "\(place): \(what) contains control character U+\(String(bad.value, radix: 16, uppercase: true)); titles and items are single lines of plain text")
+        "\(place): \(what) contains control character U+\(String(bad.value, radix: 16, uppercase: true)); titles and items are single lines of plain text"
+      )
     }
   }
 

@@ -143,10 +143,13 @@ struct JSONParser {
     }
   }
 
-  private mutating func nested(_ body: (inout JSONParser) throws(JSONError) -> JSON) throws(JSONError) -> JSON {
+  private mutating func nested(_ body: (inout JSONParser) throws(JSONError) -> JSON) throws(JSONError) -> JSON
+  {
     depth += 1
     defer { depth -= 1 }
-    if depth > JSONParser.maximumDepth { throw failure("nested deeper than \(JSONParser.maximumDepth) levels") }
+    if depth > JSONParser.maximumDepth {
+      throw failure("nested deeper than \(JSONParser.maximumDepth) levels")
+    }
     return try body(&self)
   }
 
@@ -292,7 +295,9 @@ struct JSONParser {
 
   private mutating func literal(_ word: String, _ value: JSON) throws(JSONError) -> JSON {
     let expected = Array(word.utf8)
-    guard bytes[position...].starts(with: expected) else { throw failure("invalid literal, expected \(word)") }
+    guard bytes[position...].starts(with: expected) else {
+      throw failure("invalid literal, expected \(word)")
+    }
     position += expected.count
     return value
   }

@@ -23,6 +23,7 @@ public struct ProtocolError: Error, Equatable, Sendable {
   /// The whole status line, LF included.
   public var line: [UInt8] { Array("ERR \(code.rawValue) \(message)\n".utf8) }
 
-  public static let tooLong = ProtocolError(.tooLong, "request longer than \(LineFramer.maximumLineLength) bytes")
+  public static let tooLong = ProtocolError(
+    .tooLong, "request longer than \(LineFramer.maximumLineLength) bytes")
   public static let tooManyClients = ProtocolError(.busy, "too many clients")
 }

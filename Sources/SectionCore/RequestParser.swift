@@ -10,13 +10,16 @@ public enum RequestParser {
     guard let verbWord = words.next() else { return nil }
     guard let verb = Verb(verbWord) else {
       return .failure(
-        ProtocolError(.unknown, "unknown command \"\(String(decoding: verbWord, as: UTF8.self))\"; HELP lists the commands"))
+        ProtocolError(
+          .unknown,
+          "unknown command \"\(String(decoding: verbWord, as: UTF8.self))\"; HELP lists the commands"))
     }
     let argument = words.next()
     let request = verb.request(argument: argument)
     if case .success = request, let extra = words.next() {
       return .failure(
-        ProtocolError(.syntax, "unexpected \"\(String(decoding: extra, as: UTF8.self))\": usage: \(verb.usage)"))
+        ProtocolError(
+          .syntax, "unexpected \"\(String(decoding: extra, as: UTF8.self))\": usage: \(verb.usage)"))
     }
     return request
   }

@@ -54,7 +54,8 @@ public final class SectionService {
       if request.changesState && access == .readOnly {
         let verb = line.drop { $0 == 0x20 || $0 == 0x09 }.prefix { $0 != 0x20 && $0 != 0x09 }
         let name = String(decoding: verb, as: UTF8.self).uppercased()
-        reply.append(contentsOf: ProtocolError(.readOnly, "\(name) changes state; use the control socket").line)
+        reply.append(
+          contentsOf: ProtocolError(.readOnly, "\(name) changes state; use the control socket").line)
         return .replied
       }
       do {
@@ -83,7 +84,8 @@ public final class SectionService {
       appendStatus(to: &reply)
     case .open(.all):
       guard model.mode == .multi else {
-        throw ProtocolError(.mode, "OPEN ALL needs multi mode; in exclusive mode one section is open at a time")
+        throw ProtocolError(
+          .mode, "OPEN ALL needs multi mode; in exclusive mode one section is open at a time")
       }
       return change(reply: &reply) { $0.openAll(changes: &$1) }
     case .close(.all):

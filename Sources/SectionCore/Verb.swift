@@ -68,7 +68,8 @@ enum Verb: CaseIterable {
       if let argument {
         return .failure(
           ProtocolError(
-            .syntax, "unexpected \"\(String(decoding: argument, as: UTF8.self))\": \(name) takes no arguments"))
+            .syntax, "unexpected \"\(String(decoding: argument, as: UTF8.self))\": \(name) takes no arguments"
+          ))
       }
       return .success(simpleRequest)
     }

@@ -52,7 +52,8 @@ public enum Daemon {
       try store?.prepareDirectory()
       saved = try store?.load()
     } catch {
-      throw StartFailure("cannot load the state file \(store!.path): \(error)", errno: (error as? PosixError)?.errno)
+      throw StartFailure(
+        "cannot load the state file \(store!.path): \(error)", errno: (error as? PosixError)?.errno)
     }
     let service = SectionService(model: SectionModel(config: config, saved: saved))
 
@@ -66,10 +67,13 @@ public enum Daemon {
     let signals = try [SIGTERM, SIGINT].map { try loop.onSignal($0) { server.shutdown() } }
     let hangUp = try loop.onSignal(SIGHUP) { server.reloadFromSignal() }
     let watchdog = try loop.enableWatchdog()
-    let names = sockets.map { $0.file?.path ?? "inherited \($0.access == .control ? "control" : "readonly") socket" }
+    let names = sockets.map {
+      $0.file?.path ?? "inherited \($0.access == .control ? "control" : "readonly") socket"
+    }
     Log.notice(
       "serving \(config.sections.count) sections on \(names.joined(separator: " and "))"
-        + (store.map { ", state in \($0.path)" } ?? ", state in memory only") + (watchdog ? ", watchdog on" : ""))
+        + (store.map { ", state in \($0.path)" } ?? ", state in memory only")
+        + (watchdog ? ", watchdog on" : ""))
     Notifier.ready(status: server.statusLine)
     let code = try loop.run()
     withExtendedLifetime((signals, hangUp, server)) {}

@@ -84,7 +84,9 @@ public struct DaemonOptions: Equatable {
       case "--check-config": options.checkConfigOnly = true
       case "--allow-insecure": options.allowInsecure = true
       case "--verbose", "-v": options.verbose = true
-      case "--version": return .printAndExit("sectiond \(SectionService.daemonVersion) (protocol \(SectionService.protocolVersion))")
+      case "--version":
+        return .printAndExit(
+          "sectiond \(SectionService.daemonVersion) (protocol \(SectionService.protocolVersion))")
       case "--help", "-h": return .printAndExit(usage)
       default:
         throw UsageError(description: "unknown option \"\(argument)\"; see sectiond --help")
@@ -93,9 +95,12 @@ public struct DaemonOptions: Equatable {
     if noState && options.statePath != nil {
       throw UsageError(description: "--state and --no-state contradict each other; give one")
     }
-    if options.configPath == nil && FileSystem.exists(defaultConfigPath) { options.configPath = defaultConfigPath }
+    if options.configPath == nil && FileSystem.exists(defaultConfigPath) {
+      options.configPath = defaultConfigPath
+    }
 
-    let runtimeDirectory = environment("XDG_RUNTIME_DIR").map { "\($0)/sectiond" } ?? "/tmp/sectiond-\(ProcessInfo.userID)"
+    let runtimeDirectory =
+      environment("XDG_RUNTIME_DIR").map { "\($0)/sectiond" } ?? "/tmp/sectiond-\(ProcessInfo.userID)"
     options.socketPath =
       socket ?? environment("SECTIOND_SOCKET")
       ?? (isRoot ? "/run/sectiond/control.sock" : "\(runtimeDirectory)/control.sock")
@@ -103,7 +108,8 @@ public struct DaemonOptions: Equatable {
       options.readOnlySocketPath = "\(directoryName(of: options.socketPath))/readonly.sock"
     }
     if !noState && options.statePath == nil {
-      if let directories = environment("STATE_DIRECTORY"), let first = directories.split(separator: ":").first {
+      if let directories = environment("STATE_DIRECTORY"), let first = directories.split(separator: ":").first
+      {
         options.statePath = "\(first)/state.json"
       } else if isRoot {
         options.statePath = "/var/lib/sectiond/state.json"

@@ -39,7 +39,9 @@ struct SocketFile {
   }
 
   func removeIfStillOurs() {
-    guard let status = try? FileSystem.status(path), status.device == device, status.inode == inode else { return }
+    guard let status = try? FileSystem.status(path), status.device == device, status.inode == inode else {
+      return
+    }
     try? FileSystem.remove(path)
   }
 }

@@ -80,7 +80,9 @@ final class Server {
       let result: IOResult<FileDescriptor>
       do {
         result = try UnixSocket.accept(listener.fd)
-      } catch let error as PosixError where error.errno == .tooManyFiles || error.errno == .tooManyFilesInSystem {
+      } catch let error as PosixError
+        where error.errno == .tooManyFiles || error.errno == .tooManyFilesInSystem
+      {
         pauseAccepting(because: error)
         return
       } catch {
@@ -113,7 +115,9 @@ final class Server {
     }
     connections[fd.rawValue] = connection
     if Log.threshold >= .debug, let peer = UnixSocket.peerCredentials(fd) {
-      Log.debug("client connected on the \(access == .control ? "control" : "read-only") socket: uid \(peer.uid), pid \(peer.pid)")
+      Log.debug(
+        "client connected on the \(access == .control ? "control" : "read-only") socket: uid \(peer.uid), pid \(peer.pid)"
+      )
     }
     status?.figuresChanged()
   }
@@ -126,7 +130,8 @@ final class Server {
       Log.warning("cannot accept more clients: \(error); retrying every 100 ms until a descriptor is free")
     }
     for listener in listeners { listener.source?.setEnabled(false) }
-    acceptRetry = acceptRetry ?? (try? loop.timer(after: 100_000) { [unowned self] in self.resumeAccepting() })
+    acceptRetry =
+      acceptRetry ?? (try? loop.timer(after: 100_000) { [unowned self] in self.resumeAccepting() })
     acceptRetry?.rearm(after: 100_000)
   }
 
@@ -163,7 +168,9 @@ final class Server {
     let carried = connection.pending.count
     let result: Result<IOResult<Int>, Error> = readBuffer.withUnsafeMutableBytes { buffer in
       connection.pending.withUnsafeBytes { buffer.copyMemory(from: $0) }
-      return Result { try connection.fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[carried...])) }
+      return Result {
+        try connection.fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[carried...]))
+      }
     }
     switch result {
     case .success(.wouldBlock):

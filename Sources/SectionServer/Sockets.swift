@@ -48,7 +48,9 @@ enum Sockets {
   }
 
   /// Binds `path`, after making its directory and clearing away a stale socket of a dead daemon.
-  private static func bind(_ path: String, access: SectionService.Access, permissions: mode_t) throws -> Opened {
+  private static func bind(_ path: String, access: SectionService.Access, permissions: mode_t) throws
+    -> Opened
+  {
     let length = path.utf8.count
     guard length <= UnixSocket.maximumPathLength else {
       throw StartFailure(
@@ -59,7 +61,8 @@ enum Sockets {
     do {
       try FileSystem.makeDirectories(directory, permissions: 0o755)
     } catch let error as PosixError {
-      throw StartFailure("cannot create the socket directory \(directory): \(error.errno)", errno: error.errno)
+      throw StartFailure(
+        "cannot create the socket directory \(directory): \(error.errno)", errno: error.errno)
     }
     try clearStale(path)
     let fd = try UnixSocket.make()
@@ -81,7 +84,8 @@ enum Sockets {
     do {
       let probe = try UnixSocket.connect(path: path)
       probe.close()
-      throw StartFailure("another daemon is already listening on \(path); stop it first or choose another socket path")
+      throw StartFailure(
+        "another daemon is already listening on \(path); stop it first or choose another socket path")
     } catch let error as PosixError where error.errno == .connectionRefused {
       try FileSystem.remove(path)
       Log.notice("removed stale socket \(path) left by a daemon that is gone")

@@ -30,7 +30,8 @@ final class StateStore {
     } catch {
       let aside = "\(path).corrupt-\(wallClockSeconds())"
       try FileSystem.rename(path, to: aside)
-      Log.warning("state file \(path) is unreadable (\(error)); moved it to \(aside) and started from the config")
+      Log.warning(
+        "state file \(path) is unreadable (\(error)); moved it to \(aside) and started from the config")
       return nil
     }
   }

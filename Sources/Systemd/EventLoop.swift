@@ -24,7 +24,8 @@ public final class EventLoop {
     let box = Box { handler(IOEvents(rawValue: $0)) }
     var source: OpaquePointer?
     try check(
-      sd_event_add_io(event, &source, fd.rawValue, events.rawValue, ioThunk, Unmanaged.passUnretained(box).toOpaque()),
+      sd_event_add_io(
+        event, &source, fd.rawValue, events.rawValue, ioThunk, Unmanaged.passUnretained(box).toOpaque()),
       "sd_event_add_io")
     return EventSource(source!, box, ioEvents: events)
   }
@@ -46,7 +47,8 @@ public final class EventLoop {
     let box = Box { (_: UInt32) in handler() }
     var source: OpaquePointer?
     try check(
-      sd_event_add_post(event, &source, staticThunk, Unmanaged.passUnretained(box).toOpaque()), "sd_event_add_post")
+      sd_event_add_post(event, &source, staticThunk, Unmanaged.passUnretained(box).toOpaque()),
+      "sd_event_add_post")
     return EventSource(source!, box)
   }
 
@@ -68,7 +70,8 @@ public final class EventLoop {
     var source: OpaquePointer?
     try check(
       sd_event_add_time_relative(
-        event, &source, CLOCK_MONOTONIC, microseconds, 1000, timeThunk, Unmanaged.passUnretained(box).toOpaque()),
+        event, &source, CLOCK_MONOTONIC, microseconds, 1000, timeThunk,
+        Unmanaged.passUnretained(box).toOpaque()),
       "sd_event_add_time_relative")
     return EventSource(source!, box)
   }

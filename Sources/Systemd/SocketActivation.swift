@@ -27,7 +27,9 @@ public enum SocketActivation {
       let isUnixListener = try check(
         sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0), "sd_is_socket_unix", name)
       guard isUnixListener > 0 else {
-        throw PosixError("sd_is_socket_unix", "fd \(fd) named \(name): not a listening Unix stream socket", errno: Errno(EINVAL))
+        throw PosixError(
+          "sd_is_socket_unix", "fd \(fd) named \(name): not a listening Unix stream socket",
+          errno: Errno(EINVAL))
       }
       let socket = FileDescriptor(rawValue: fd)
       try socket.setNonBlocking()

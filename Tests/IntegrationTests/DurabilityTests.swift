@@ -32,7 +32,8 @@ import Testing
     _ = try client.request("OPEN b")
     _ = try client.request("OPEN c")
     daemon.stop()
-    _ = directory.write("sections.json", #"{"sections":[{"title":"C"},{"title":"D","open":true},{"title":"B"}]}"#)
+    _ = directory.write(
+      "sections.json", #"{"sections":[{"title":"C"},{"title":"D","open":true},{"title":"B"}]}"#)
     try daemon.start()
     #expect(
       try daemon.connect().request("LIST") == [
@@ -53,7 +54,8 @@ import Testing
     let directory = TemporaryDirectory()
     // What a crash leaves between removing state.json and renaming the complete new file.
     _ = directory.write(
-      "state.json.tmp", #"{"format":1,"revision":5,"mode":"multi","sections":{"first":null,"second":4,"third":null}}"#)
+      "state.json.tmp",
+      #"{"format":1,"revision":5,"mode":"multi","sections":{"first":null,"second":4,"third":null}}"#)
     let daemon = try TestDaemon(directory: directory)
     #expect(try daemon.connect().request("SUBSCRIBE") == ["state 5 multi second", "OK 5"])
     #expect(FileManager.default.fileExists(atPath: daemon.statePath))

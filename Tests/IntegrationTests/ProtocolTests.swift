@@ -12,7 +12,8 @@ import Testing
     #expect(try client.request("version") == ["version 0.1.0 1", "OK"])
     #expect(
       try client.request("LIST") == [
-        "section 0 first closed 10 First", "section 1 second closed 8 Second", "section 2 third closed 6 Third",
+        "section 0 first closed 10 First", "section 1 second closed 8 Second",
+        "section 2 third closed 6 Third",
         "OK 0",
       ])
     #expect(try client.request("ITEMS second").count == 9)
@@ -40,7 +41,9 @@ import Testing
   @Test func everySubscriberSeesEveryChangeInOrder() throws {
     let daemon = try TestDaemon(config: #"{"mode":"exclusive","sections":[{"title":"A"},{"title":"B"}]}"#)
     let subscribers = try (0..<3).map { _ in try daemon.connect() }
-    for subscriber in subscribers { #expect(try subscriber.request("SUBSCRIBE") == ["state 0 exclusive -", "OK 0"]) }
+    for subscriber in subscribers {
+      #expect(try subscriber.request("SUBSCRIBE") == ["state 0 exclusive -", "OK 0"])
+    }
     let writer = try daemon.connect()
     _ = try writer.request("OPEN a")
     _ = try writer.request("OPEN b")
@@ -85,7 +88,8 @@ import Testing
       line = try stalled.readLine(timeout: 5)
     }
     #expect(line == "!state \(changes) multi -")
-    #expect(expectedRevision > 1 && expectedRevision < changes, "snapshot after \(expectedRevision - 1) events")
+    #expect(
+      expectedRevision > 1 && expectedRevision < changes, "snapshot after \(expectedRevision - 1) events")
     #expect(try writer.request("SUBSCRIBE") == ["state \(changes) multi -", "OK \(changes)"])
   }
 
@@ -95,7 +99,10 @@ import Testing
     try client.send(String(repeating: "x", count: 10_000) + "\nPING\n")
     #expect(try client.readReply() == ["ERR TOOLONG request longer than 4096 bytes"])
     #expect(try client.readReply() == ["OK"])
-    #expect(try client.request("PING " + String(repeating: "y", count: 4096)) == ["ERR TOOLONG request longer than 4096 bytes"])
+    #expect(
+      try client.request("PING " + String(repeating: "y", count: 4096)) == [
+        "ERR TOOLONG request longer than 4096 bytes"
+      ])
   }
 
   @Test func binaryGarbageGetsSyntaxErrors() throws {

@@ -57,7 +57,9 @@ import Testing
     }
     var answered = false
     for _ in 0..<200 where !answered {
-      if let client = try? LineClient(path: socket), (try? client.request("PING")) == ["OK"] { answered = true }
+      if let client = try? LineClient(path: socket), (try? client.request("PING")) == ["OK"] {
+        answered = true
+      }
       usleep(20_000)
     }
     #expect(answered)

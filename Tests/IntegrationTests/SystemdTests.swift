@@ -9,7 +9,8 @@ import Testing
     let directory = TemporaryDirectory()
     let notify = try NotifyRecorder(directory: directory)
     let daemon = try TestDaemon(
-      config: #"{"sections":[{"title":"A"}]}"#, environment: ["NOTIFY_SOCKET": notify.path], directory: directory,
+      config: #"{"sections":[{"title":"A"}]}"#, environment: ["NOTIFY_SOCKET": notify.path],
+      directory: directory,
       start: false)
     try daemon.start()
     let ready = try notify.waitFor("READY=1")
@@ -43,7 +44,8 @@ import Testing
     let directory = TemporaryDirectory()
     let notify = try NotifyRecorder(directory: directory)
     let daemon = try TestDaemon(
-      environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"], directory: directory, start: false)
+      environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"], directory: directory,
+      start: false)
     // WATCHDOG_PID must name the daemon itself, which is only known once it runs: a wrapper
     // shell sets it to its own pid and then execs the daemon, which keeps that pid.
     try daemon.start(wrappedForWatchdog: true)
@@ -51,7 +53,9 @@ import Testing
     let start = Date()
     var pings: [Date] = []
     while Date().timeIntervalSince(start) < 1.2 {
-      for message in notify.receive(timeout: 0.3) where message.contains("WATCHDOG=1") { pings.append(Date()) }
+      for message in notify.receive(timeout: 0.3) where message.contains("WATCHDOG=1") {
+        pings.append(Date())
+      }
     }
     #expect(pings.count >= 8, "only \(pings.count) pings in 1.2 s")
     let gaps = zip(pings.dropFirst(), pings).map { $0.timeIntervalSince($1) }
