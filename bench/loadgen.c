@@ -245,7 +245,9 @@ static void flush_out(struct conn *c) {
                 ep_mod(c, 1);
                 return;
             }
-            die("write (connection %d): %s", c->idx, strerror(errno));
+            die("write (connection %d, after %llu replies): %s%s", c->idx,
+                (unsigned long long)c->replies, strerror(errno),
+                errno == EPIPE || errno == ECONNRESET ? " (server closed it; too many clients?)" : "");
         }
         c->out_left -= (uint64_t)w;
         c->out_off = (int)(((size_t)c->out_off + (size_t)w) % (size_t)c->req_len);
@@ -391,7 +393,9 @@ static uint64_t read_conn(struct conn *c, int allow_close) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN) break;
             if (errno == ECONNRESET && allow_close) { c->closed = 1; break; }
-            die("read (connection %d): %s", c->idx, strerror(errno));
+            die("read (connection %d, after %llu replies): %s%s", c->idx,
+                (unsigned long long)c->replies, strerror(errno),
+                errno == ECONNRESET ? " (server closed it; too many clients?)" : "");
         }
         if (r == 0) {
             if (allow_close) { c->closed = 1; break; }
