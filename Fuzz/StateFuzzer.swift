@@ -1,0 +1,30 @@
+// libFuzzer target: reading the state file, `SavedState.decode`.
+//
+// Any input must either be refused (so a damaged file is set aside) or give a state the model
+// can start from; what the model then saves must read back as the same model.
+// Built outside SwiftPM by tests/fuzz.sh, together with Sources/SectionCore as one module.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let bytes = UnsafeBufferPointer(start: data, count: size)
+  guard let state = try? SavedState.decode(bytes) else { return 0 }
+  for opened in state.sections.values {
+    if let opened { check(opened <= state.revision, "a section opened after the revision") }
+  }
+  for config in [Config.demo, Config(mode: .exclusive, sections: Config.demo.sections)] {
+    let model = SectionModel(config: config, saved: state)
+    check(model.revision == state.revision && model.mode == state.mode, "the saved revision or mode is lost")
+    if model.mode == .exclusive { check(model.openIndices.count <= 1, "exclusive with two open") }
+    let written = SavedState.encode(model)
+    guard let read = try? SavedState.decode(written) else { fatalError("a written state does not decode") }
+    check(read == SavedState(model), "the written state reads back differently")
+    check(SectionModel(config: config, saved: read) == model, "a restart gives another model")
+    // The service starts from it and serves a change.
+    let service = SectionService(model: model)
+    var reply: [UInt8] = []
+    if service.handle(Array("TOGGLE first".utf8)[...], access: .control, reply: &reply) == .changed {
+      _ = service.commit()
+    }
+  }
+  return 0
+}
