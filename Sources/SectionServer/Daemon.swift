@@ -46,7 +46,7 @@ public enum Daemon {
     ProcessInfo.raiseFileLimit(to: options.maxClients + 64)
     let config = try loadConfig(options)
     let store = options.statePath.map { StateStore(path: $0, sync: options.syncState) }
-    if let store { try Security.checkFiles(options, statePath: store.path) }
+    try Security.checkFiles(options, statePath: store?.path)
     let saved: SavedState?
     do {
       try store?.prepareDirectory()

@@ -1,0 +1,140 @@
+import Foundation
+import Glibc
+import Posix
+import Testing
+
+/// Who may do what: socket modes, another user on each socket, a root daemon's refusal of
+/// files others could have written, and symbolic links planted where the state file goes.
+/// Running as another user and the root-only checks need root.
+@Suite(.enabled(if: getuid() == 0, "switching users and the root-only checks need root"), .timeLimit(.minutes(1)))
+struct PermissionTests {
+  @Test func anotherUserCanReadAndSubscribeButNotChangeAnything() throws {
+    let directory = TemporaryDirectory()
+    #expect(chmod(directory.path, 0o755) == 0)  // traversable by nobody, as /run/sectiond is
+    let daemon = try TestDaemon(directory: directory)
+    let control = daemon.socketPath
+    let readOnly = directory.file("readonly.sock")
+    #expect(try FileSystem.status(control)?.mode == 0o140660)
+    #expect(try FileSystem.status(readOnly)?.mode == 0o140666)
+
+    let who = try runAsNobody("id -u")
+    #expect(who.standardOutput == "65534\n", "\(who)")
+
+    let refused = try runAsNobody("printf 'TOGGLE 0\\n' | socat -t 2 - UNIX-CONNECT:\(control)")
+    #expect(refused.status != 0)
+    #expect(refused.standardError.contains("Permission denied"), "\(refused)")
+    #expect(refused.standardOutput.isEmpty)
+
+    // While nobody is subscribed on the read-only socket, root changes section 2 from outside.
+    let changer = Process()
+    changer.executableURL = URL(fileURLWithPath: "/bin/sh")
+    changer.arguments = [
+      "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.15; printf 'TOGGLE 2\\n' | socat -t 1 - UNIX-CONNECT:\(control); done",
+    ]
+    changer.standardOutput = FileHandle.nullDevice
+    try changer.run()
+    defer { changer.waitUntilExit() }
+    let reader = try runAsNobody(
+      "(printf 'LIST\\nSUBSCRIBE\\nTOGGLE 0\\nMODE exclusive\\nRELOAD\\nPING\\n'; sleep 1) | socat -t 1 - UNIX-CONNECT:\(readOnly)"
+    )
+    #expect(reader.status == 0, "\(reader)")
+    let lines = reader.standardOutput.split(separator: "\n").map(String.init)
+    #expect(lines.starts(with: ["section 0 first closed 10 First", "section 1 second closed 8 Second"]), "\(lines)")
+    #expect(lines.contains { $0.hasPrefix("state ") })
+    #expect(lines.contains("ERR READONLY TOGGLE changes state; use the control socket"))
+    #expect(lines.contains("ERR READONLY MODE changes state; use the control socket"))
+    #expect(lines.contains { $0.hasPrefix("ERR READONLY RELOAD") })
+    #expect(lines.contains { $0.hasPrefix("!opened ") && $0.hasSuffix(" 2 third") }, "no event seen: \(lines)")
+    changer.waitUntilExit()
+    // Nothing nobody asked for happened: only section 2 ever changed.
+    let list = try daemon.connect().request("LIST")
+    #expect(list[0] == "section 0 first closed 10 First")
+    #expect(try daemon.connect().request("MODE").first == "mode multi")
+  }
+
+  @Test func rootRefusesAConfigOthersCanWriteUnlessAllowed() throws {
+    let directory = TemporaryDirectory()
+    let config = directory.write("sections.json", #"{"sections":[{"title":"A"},{"title":"B"}]}"#)
+    #expect(chmod(config, 0o666) == 0)
+    let arguments = ["--config", config, "--socket", directory.file("c.sock"), "--no-state"]
+    let refused = try runBounded(Built.sectiond, arguments)
+    #expect(refused.status == 1)
+    #expect(refused.standardError.contains("\(config) is writable by users other than root"), "\(refused.standardError)")
+    #expect(refused.standardError.contains("--allow-insecure"))
+    #expect(!FileManager.default.fileExists(atPath: directory.file("c.sock")))
+
+    // Group-writable, or owned by another user, is just as bad.
+    #expect(chmod(config, 0o664) == 0)
+    #expect(try runBounded(Built.sectiond, arguments).status == 1)
+    #expect(chmod(config, 0o644) == 0 && chown(config, 65534, 65534) == 0)
+    #expect(try runBounded(Built.sectiond, arguments).standardError.contains("not owned by root"))
+
+    let allowed = try TestDaemon(
+      arguments: ["--config", config, "--allow-insecure"], directory: directory)
+    #expect(try allowed.connect().request("LIST") == ["section 0 a closed 0 A", "section 1 b closed 0 B", "OK 0"])
+  }
+
+  @Test func rootRefusesAStateFileOthersCanWriteUnlessAllowed() throws {
+    let directory = TemporaryDirectory()
+    let state = directory.write(
+      "state.json", #"{"format":1,"revision":4,"mode":"multi","sections":{"first":3,"second":null,"third":null}}"#)
+    #expect(chmod(state, 0o646) == 0)
+    let refused = try runBounded(Built.sectiond, ["--socket", directory.file("c.sock"), "--state", state])
+    #expect(refused.status == 1)
+    #expect(refused.standardError.contains("\(state) is writable by users other than root"), "\(refused.standardError)")
+    #expect(refused.standardError.contains("chmod go-w"))
+    // Refused, not repaired or set aside: the file is as it was.
+    #expect(try String(contentsOfFile: state, encoding: .utf8).contains(#""revision":4"#))
+
+    let allowed = try TestDaemon(arguments: ["--allow-insecure"], directory: directory)
+    #expect(try allowed.connect().request("SUBSCRIBE") == ["state 4 multi first", "OK 4"])
+  }
+
+  @Test func symbolicLinksAtTheStatePathsAreReplacedNeverFollowed() throws {
+    let directory = TemporaryDirectory()
+    let outside = TemporaryDirectory()
+    let victimOfTemporary = outside.write("passwd-like", "precious: do not touch\n")
+    let victimOfState = outside.write("shadow-like", "also precious\n")
+    let wouldBeCreated = outside.file("created-by-following")
+    let daemon = try TestDaemon(directory: directory)
+    let client = try daemon.connect()
+    #expect(try client.request("TOGGLE 0").last == "OK 1")
+
+    let temporary = daemon.statePath + ".tmp"
+    try FileSystem.remove(daemon.statePath)
+    #expect(symlink(victimOfState, daemon.statePath) == 0)
+    #expect(symlink(victimOfTemporary, temporary) == 0)
+    #expect(try client.request("TOGGLE 1").last == "OK 2")
+    try expectUntouched(victimOfTemporary, "precious: do not touch\n")
+    try expectUntouched(victimOfState, "also precious\n")
+    #expect(try FileSystem.status(daemon.statePath)?.isSymbolicLink == false)
+    #expect(try String(contentsOfFile: daemon.statePath, encoding: .utf8).contains(#""revision":2"#))
+
+    // A dangling link would be created through by O_CREAT if it were followed.
+    #expect(symlink(wouldBeCreated, temporary) == 0)
+    #expect(try client.request("TOGGLE 2").last == "OK 3")
+    #expect(!FileManager.default.fileExists(atPath: wouldBeCreated))
+    #expect(try FileSystem.status(temporary)?.isSymbolicLink != true)
+
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    #expect(try daemon.connect().request("SUBSCRIBE") == ["state 3 multi first,second,third", "OK 3"])
+  }
+
+  private func expectUntouched(_ path: String, _ contents: String) throws {
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == contents)
+    #expect(try FileSystem.status(path)?.owner == 0)
+  }
+
+  /// Runs a command that should refuse to start; one that starts anyway is stopped after 5 s.
+  private func runBounded(_ executable: String, _ arguments: [String]) throws -> CommandResult {
+    try runCommand("/usr/bin/timeout", ["5", executable] + arguments)
+  }
+
+  /// Runs `script` with /bin/sh as user nobody, group nogroup, no supplementary groups.
+  private func runAsNobody(_ script: String) throws -> CommandResult {
+    try runCommand(
+      "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/sh", "-c", script],
+      environment: ["HOME": "/"])
+  }
+}
