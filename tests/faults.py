@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""Fault tests of a real sectiond (issue 6, "Faults"):
+
+  kill       SIGKILL at random moments during a burst of changes from several clients,
+             50 rounds: after each restart the state file parses and holds every change
+             that was acknowledged with OK.
+  fds        out of file descriptors (prlimit --nofile=64, 100 clients): the daemon keeps
+             serving the clients it has (changes included), does not spin while it cannot
+             accept, and accepts again once descriptors are free.
+  bad        an idle client, one sending a byte at a time, one sending 10 MiB without a
+             newline, one pipelining 100,000 requests without reading: a normal client's
+             latency and the daemon's RSS stay bounded.
+
+usage: faults.py [kill|fds|bad ...] [--rounds N]   (all parts by default)
+Prints PASS/FAIL lines with the figures, then `N passed, N failed`.
+"""
+
+import os
+import random
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sdlib import Client, Daemon, Results, config_json, percentile, require_binary  # noqa: E402
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+# ---------------------------------------------------------------- SIGKILL during a burst
+
+class Writer(threading.Thread):
+    """Toggles its own section as fast as the daemon acknowledges; remembers the last
+    acknowledged (state, rev) and whether a request was in flight when the daemon died."""
+
+    def __init__(self, path, index, section, acked):
+        super().__init__(daemon=True)
+        self.path, self.index, self.section = path, index, section
+        self.acked = acked  # (open: bool, rev: int) as last acknowledged
+        self.in_flight = False
+        self.count = 0
+        self.error = None
+
+    def run(self):
+        try:
+            client = Client(self.path, timeout=5)
+        except OSError:
+            return
+        try:
+            while True:
+                self.in_flight = True
+                client.send(f"TOGGLE {self.section}\n")
+                reply = client.read_reply()
+                if len(reply) != 2 or not reply[1].startswith("OK "):
+                    self.error = f"unexpected reply {reply}"
+                    self.in_flight = False
+                    return
+                fields = reply[0].split(" ")
+                if fields[1] != str(self.index) or fields[2] != self.section:
+                    self.error = f"reply for the wrong section: {reply}"
+                    self.in_flight = False
+                    return
+                self.acked = (fields[3] == "open", int(reply[1].split()[1]))
+                self.in_flight = False
+                self.count += 1
+        except (OSError, ConnectionError):
+            pass  # the daemon was killed; in_flight says whether a request was outstanding
+        finally:
+            client.close()
+
+
+def check_saved_against_acks(saved, writers):
+    """Every acknowledged change must be in the file; returns a list of problems."""
+    problems = []
+    top = max(w.acked[1] for w in writers)
+    if saved.get("format") != 1:
+        problems.append(f"format is {saved.get('format')!r}")
+    revision = saved.get("revision", -1)
+    if revision < top:
+        problems.append(f"file revision {revision} < acknowledged revision {top}")
+    for w in writers:
+        acked_open, acked_rev = w.acked
+        value = saved["sections"].get(w.section, "missing")
+        if value == "missing":
+            problems.append(f"{w.section} missing from the file")
+            continue
+        file_open = value is not None
+        if file_open == acked_open and (not file_open or value == acked_rev):
+            continue  # exactly what was acknowledged
+        if w.in_flight and file_open != acked_open and (not file_open or value > acked_rev):
+            continue  # the request in flight was applied and saved but not yet acknowledged: allowed
+        problems.append(f"{w.section}: acknowledged {'open' if acked_open else 'closed'} at rev {acked_rev}, "
+                        f"file has {value!r} (in flight: {w.in_flight})")
+    return problems
+
+
+def initial_acks(daemon, sections):
+    """What a round starts from, as if acknowledged: the saved state (open sections with the
+    revision they opened at; closed ones with the file's revision)."""
+    try:
+        saved = daemon.saved_state()
+    except FileNotFoundError:
+        return {s: (False, 0) for s in sections}
+    return {s: (saved["sections"][s] is not None,
+                saved["sections"][s] if saved["sections"][s] is not None else saved["revision"])
+            for s in sections}
+
+
+def list_state(client):
+    reply = client.request("LIST")
+    states = {}
+    for line in reply[:-1]:
+        fields = line.split(" ")
+        states[fields[2]] = fields[3] == "open"
+    return states, int(reply[-1].split()[1])
+
+
+def test_kill(results, rounds):
+    sections = [f"w{i}" for i in range(6)]
+    daemon = Daemon(config=config_json(sections))
+    rng = random.Random(os.environ.get("FAULTS_SEED", str(time.time())))
+    acked_total = 0
+    bad_rounds = []
+    unparsable = []
+    try:
+        daemon.start()
+        with daemon.connect() as c:
+            states, rev = list_state(c)
+        for round_number in range(rounds):
+            start_acks = initial_acks(daemon, sections)
+            writers = [Writer(daemon.socket, i, s, start_acks[s]) for i, s in enumerate(sections)]
+            for w in writers:
+                w.start()
+            time.sleep(rng.uniform(0.005, 0.15))
+            daemon.kill(signal.SIGKILL)
+            for w in writers:
+                w.join(10)
+            errors = [w.error for w in writers if w.error]
+            if errors:
+                bad_rounds.append(f"round {round_number}: {errors}")
+            acked_total += sum(w.count for w in writers)
+            try:
+                saved = daemon.saved_state()
+            except (ValueError, OSError) as error:
+                unparsable.append(f"round {round_number}: {error}")
+                daemon.start()
+                with daemon.connect() as c:
+                    states, rev = list_state(c)
+                continue
+            problems = check_saved_against_acks(saved, writers)
+            daemon.start()
+            with daemon.connect() as c:
+                states, rev = list_state(c)
+            # The restarted daemon serves exactly what the file holds.
+            for s in sections:
+                if states[s] != (saved["sections"][s] is not None):
+                    problems.append(f"after restart LIST shows {s} {'open' if states[s] else 'closed'}, file differs")
+            if rev != saved["revision"]:
+                problems.append(f"after restart rev {rev} != file revision {saved['revision']}")
+            if problems:
+                bad_rounds.append(f"round {round_number}: " + "; ".join(problems))
+        results.check(not unparsable, f"state file parses after each of {rounds} SIGKILLs", "; ".join(unparsable[:3]))
+        results.check(not bad_rounds, f"every acknowledged change survives SIGKILL ({rounds} rounds, "
+                      f"{acked_total} changes acknowledged, final rev {rev})", "; ".join(bad_rounds[:3]))
+        leftovers = [n for n in os.listdir(daemon.dir) if n.startswith("state.json.corrupt")]
+        results.check(not leftovers, "no state file was ever set aside as corrupt", " ".join(leftovers))
+    finally:
+        daemon.close()
+
+
+# ---------------------------------------------------------------- out of file descriptors
+
+def ping_all(clients, timeout):
+    """Sends PING on every socket and returns the indices answered within `timeout`."""
+    for s in clients:
+        s.sendall(b"PING\n")
+    answered = set()
+    buffers = {i: b"" for i in range(len(clients))}
+    deadline = time.monotonic() + timeout
+    while len(answered) < len(clients):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        waiting = [clients[i] for i in range(len(clients)) if i not in answered]
+        ready, _, _ = select.select(waiting, [], [], remaining)
+        for s in ready:
+            i = clients.index(s)
+            data = s.recv(4096)
+            if not data:
+                answered.add(i)  # closed: not an answer, but do not wait for it
+                buffers[i] = b"EOF"
+                continue
+            buffers[i] += data
+            if b"\n" in buffers[i]:
+                answered.add(i)
+    return {i for i in answered if buffers[i].startswith(b"OK\n")}, buffers
+
+
+def test_fds(results):
+    daemon = Daemon(config=config_json(["a", "b", "c"]), wrapper=["prlimit", "--nofile=64:64", "--"])
+    clients = []
+    try:
+        daemon.start()
+        base_fds = daemon.open_fds()
+        for _ in range(100):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(5)
+            s.connect(daemon.socket)  # the listen backlog takes them even when accept cannot
+            clients.append(s)
+        time.sleep(0.3)
+        served, _ = ping_all(clients, timeout=2)
+        fds = daemon.open_fds()
+        results.check(0 < len(served) < 100 and fds >= 60,
+                      "descriptors run out: some of 100 clients are served, the rest wait in the backlog",
+                      f"{len(served)} served, daemon holds {fds} of 64 descriptors ({base_fds} before clients)")
+
+        # Out of descriptors: CPU over one second must stay far from a spin.
+        time.sleep(0.3)
+        t0, c0 = time.monotonic(), daemon.cpu_ticks()
+        time.sleep(1.0)
+        cpu = (daemon.cpu_ticks() - c0) / HZ / (time.monotonic() - t0)
+        results.check(cpu < 0.10, "no busy loop while it cannot accept", f"CPU {cpu * 100:.1f}% over 1 s")
+
+        # The clients it has keep being served, reads and changes alike.
+        served_list = sorted(served)
+        again, _ = ping_all([clients[i] for i in served_list], timeout=2)
+        results.check(len(again) == len(served_list), "accepted clients keep getting answers",
+                      f"{len(again)}/{len(served_list)}")
+        changer = clients[served_list[0]]
+        changer.sendall(b"TOGGLE a\n")
+        reply = b""
+        deadline = time.monotonic() + 3
+        while not (reply.startswith(b"ERR") and reply.endswith(b"\n") or reply.count(b"\n") >= 2) \
+                and time.monotonic() < deadline:
+            r, _, _ = select.select([changer], [], [], 0.2)
+            if r:
+                reply += changer.recv(4096)
+        results.check(reply.startswith(b"section 0 a open") and b"\nOK " in reply,
+                      "a change is still saved and acknowledged with every descriptor in use",
+                      reply.decode(errors="replace").strip().replace("\n", " | "))
+
+        # Free 50 descriptors: the daemon accepts the waiting clients and answers them.
+        for i in served_list[:50]:
+            clients[i].close()
+        waiting = [s for i, s in enumerate(clients) if i not in served]
+        t0 = time.monotonic()
+        late, buffers = ping_all(waiting, timeout=5)
+        elapsed = time.monotonic() - t0
+        results.check(len(late) == len(waiting), "accepts again once descriptors are free",
+                      f"{len(late)}/{len(waiting)} waiting clients answered within {elapsed:.2f} s")
+        warnings = daemon.log().count("cannot accept more clients")
+        results.check(warnings <= 20, "running out of descriptors is logged, not flooded",
+                      f"{warnings} log lines")
+        results.check(daemon.alive(), "daemon alive after descriptor exhaustion")
+    finally:
+        for s in clients:
+            s.close()
+        daemon.close()
+
+
+# ---------------------------------------------------------------- bad clients
+
+def bad_client(kind, path):
+    """Runs one misbehaving client until killed (a separate process, so that it cannot
+    steal the measuring process's GIL)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    if kind == "idle":
+        while True:
+            time.sleep(60)
+    elif kind == "trickle":
+        line = b"LIST\n"
+        while True:
+            for byte in line:
+                s.send(bytes([byte]))
+                time.sleep(0.001)
+            try:
+                while s.recv(65536, socket.MSG_DONTWAIT):
+                    pass
+            except BlockingIOError:
+                pass
+    elif kind == "flood":
+        chunk = b"x" * (1 << 20)
+        while True:  # 10 MiB without a newline, again and again
+            for _ in range(10):
+                s.sendall(chunk)
+    elif kind == "pipeline":
+        s.sendall(b"LIST\n" * 100_000)  # blocks once the daemon stops reading; never reads
+        while True:
+            time.sleep(60)
+
+
+def measure_latency(path, count):
+    samples = []
+    with Client(path) as c:
+        for i in range(count):
+            request = "LIST" if i % 2 else "PING"
+            t = time.perf_counter()
+            reply = c.request(request)
+            samples.append(time.perf_counter() - t)
+            if not reply[-1].startswith("OK"):
+                raise RuntimeError(f"{request} got {reply}")
+    return samples
+
+
+def test_bad_clients(results):
+    daemon = Daemon(config=config_json(["a", "b", "c", "d"]))
+    procs = []
+    try:
+        daemon.start()
+        measure_latency(daemon.socket, 300)  # warm up
+        rss_start = daemon.rss_kib()
+        base = measure_latency(daemon.socket, 3000)
+        for kind in ("idle", "trickle", "flood", "pipeline"):
+            procs.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--bad-client", kind,
+                                           daemon.socket]))
+        time.sleep(1.0)  # let the flood and the pipeline reach the daemon's limits
+        rss_peak = daemon.rss_kib()
+        stop = threading.Event()
+
+        def sample_rss():
+            nonlocal rss_peak
+            while not stop.is_set():
+                rss_peak = max(rss_peak, daemon.rss_kib())
+                time.sleep(0.05)
+
+        sampler = threading.Thread(target=sample_rss, daemon=True)
+        sampler.start()
+        loaded = measure_latency(daemon.socket, 3000)
+        stop.set()
+        sampler.join()
+        alive = [p.poll() is None for p in procs]
+        ms = lambda v: f"{v * 1000:.2f}"  # noqa: E731
+        figures = (f"normal client p50 {ms(percentile(base, 50))} -> {ms(percentile(loaded, 50))} ms, "
+                   f"p99 {ms(percentile(base, 99))} -> {ms(percentile(loaded, 99))} ms, "
+                   f"max {ms(max(base))} -> {ms(max(loaded))} ms")
+        results.check(all(alive), "the four bad clients stayed connected while measured")
+        p50_delta = percentile(loaded, 50) - percentile(base, 50)
+        p99_delta = percentile(loaded, 99) - percentile(base, 99)
+        results.check(p50_delta < 0.002 and p99_delta < 0.005,
+                      "bad clients slow a normal client by at most a few ms", figures)
+        results.check(rss_peak - rss_start < 16 * 1024, "RSS stays bounded under bad clients",
+                      f"VmRSS {rss_start} KiB before, peak {rss_peak} KiB with them")
+        with daemon.connect() as c:
+            fresh_ok = c.request("TOGGLE a")[-1].startswith("OK")
+        results.check(fresh_ok, "a change still goes through while they misbehave")
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        daemon.close()
+
+
+def main(argv):
+    if argv[:1] == ["--bad-client"]:
+        bad_client(argv[1], argv[2])
+        return 0
+    require_binary()
+    rounds = 50
+    if "--rounds" in argv:
+        i = argv.index("--rounds")
+        rounds = int(argv[i + 1])
+        del argv[i:i + 2]
+    parts = argv or ["kill", "fds", "bad"]
+    results = Results()
+    for part in parts:
+        print(f"-- {part}", flush=True)
+        start = time.monotonic()
+        try:
+            {"kill": lambda: test_kill(results, rounds), "fds": lambda: test_fds(results),
+             "bad": lambda: test_bad_clients(results)}[part]()
+        except Exception as error:  # a crash of the driver is a failure, not a pass
+            results.check(False, f"{part} ran to the end", repr(error))
+        print(f"-- {part}: {time.monotonic() - start:.1f} s", flush=True)
+    return results.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

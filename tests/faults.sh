@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Fault tests of a real sectiond (issue 6): SIGKILL during bursts of changes (50 rounds),
+# descriptor exhaustion under prlimit --nofile=64, and four kinds of bad client. The work
+# is done by tests/faults.py; this wrapper bounds its time.
+#
+#   tests/faults.sh                    # binaries from .build/debug
+#   BUILD_DIR=.build/release tests/faults.sh
+#   tests/faults.sh kill --rounds 500  # one part, more rounds
+#
+# Ends with "N passed, N failed"; exits 1 on any failure.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export BUILD_DIR="${BUILD_DIR:-.build/debug}"
+timeout --kill-after=10 "${FAULTS_TIMEOUT:-180}" python3 tests/faults.py "$@"
+status=$?
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+  echo "FAIL faults.py did not finish within ${FAULTS_TIMEOUT:-180} s"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+exit "$status"
