@@ -61,54 +61,60 @@ extension JSON {
 
   /// The compact serialization, with members in order: `{"a":1,"b":[true,null]}`.
   public func serialized() -> String {
-    var output = ""
+    var output: [UInt8] = []
     write(to: &output)
-    return output
+    return String(decoding: output, as: UTF8.self)
   }
 
-  private func write(to output: inout String) {
+  private func write(to output: inout [UInt8]) {
     switch self {
-    case .null: output += "null"
-    case .bool(let value): output += value ? "true" : "false"
-    case .integer(let value): output += String(value)
-    case .number(let value): output += value.isFinite ? "\(value)" : "null"
-    case .string(let value): JSON.writeString(value, to: &output)
+    case .null: output.append("null")
+    case .bool(let value): output.append(value ? "true" : "false")
+    case .integer(let value):
+      if value < 0 { output.append("-") }
+      output.appendDecimal(value.magnitude)
+    case .number(let value): output.append(value.isFinite ? "\(value)" : "null")
+    case .string(let value): JSON.appendString(value, to: &output)
     case .array(let elements):
-      output += "["
+      output.append("[")
       for (index, element) in elements.enumerated() {
-        if index > 0 { output += "," }
+        if index > 0 { output.append(",") }
         element.write(to: &output)
       }
-      output += "]"
+      output.append("]")
     case .object(let members):
-      output += "{"
+      output.append("{")
       for (index, (key, value)) in members.enumerated() {
-        if index > 0 { output += "," }
-        JSON.writeString(key, to: &output)
-        output += ":"
+        if index > 0 { output.append(",") }
+        JSON.appendString(key, to: &output)
+        output.append(":")
         value.write(to: &output)
       }
-      output += "}"
+      output.append("}")
     }
   }
 
-  private static func writeString(_ value: String, to output: inout String) {
-    output += "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": output += "\\\""
-      case "\\": output += "\\\\"
-      case "\n": output += "\\n"
-      case "\r": output += "\\r"
-      case "\t": output += "\\t"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: output.unicodeScalars.append(scalar)
+  /// Appends `value` as a JSON string, escaping what JSON requires and nothing more.
+  static func appendString(_ value: String, to output: inout [UInt8]) {
+    output.append("\"")
+    for byte in value.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): output.append("\\\"")
+      case UInt8(ascii: "\\"): output.append("\\\\")
+      case UInt8(ascii: "\n"): output.append("\\n")
+      case UInt8(ascii: "\r"): output.append("\\r")
+      case UInt8(ascii: "\t"): output.append("\\t")
+      case 0..<0x20:
+        output.append("\\u00")
+        output.append(hexDigits[Int(byte >> 4)])
+        output.append(hexDigits[Int(byte & 0xF)])
+      default: output.append(byte)
       }
     }
-    output += "\""
+    output.append("\"")
   }
+
+  private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// A recursive-descent parser over bytes (RFC 8259, strict: no comments, no trailing commas).

@@ -26,16 +26,29 @@ public struct SavedState: Equatable, Sendable {
 
   /// The file's bytes. Sections are written in list order so diffs of the file stay readable.
   public static func encode(_ model: SectionModel) -> [UInt8] {
-    let sections = zip(model.sections, model.openedAt).map { section, opened in
-      (section.id, opened.map { JSON.integer(Int64(clamping: $0)) } ?? .null)
+    var bytes: [UInt8] = []
+    encode(model, into: &bytes)
+    return bytes
+  }
+
+  /// Renders the state file into `buffer` (replacing its contents), straight to bytes:
+  /// this runs once per group of changes, on the path of every acknowledged change.
+  public static func encode(_ model: SectionModel, into buffer: inout [UInt8]) {
+    buffer.removeAll(keepingCapacity: true)
+    buffer.append("{\"format\":")
+    buffer.appendDecimal(UInt64(format))
+    buffer.append(",\"revision\":")
+    buffer.appendDecimal(model.revision)
+    buffer.append(",\"mode\":\"")
+    buffer.append(contentsOf: model.mode.bytes)
+    buffer.append("\",\"sections\":{")
+    for index in model.sections.indices {
+      if index > 0 { buffer.append(",") }
+      JSON.appendString(model.sections[index].id, to: &buffer)
+      buffer.append(":")
+      if let opened = model.openedAt[index] { buffer.appendDecimal(opened) } else { buffer.append("null") }
     }
-    let document = JSON.object([
-      ("format", .integer(format)),
-      ("revision", .integer(Int64(clamping: model.revision))),
-      ("mode", .string(model.mode.rawValue)),
-      ("sections", .object(sections)),
-    ])
-    return Array((document.serialized() + "\n").utf8)
+    buffer.append("}}\n")
   }
 
   /// Reads a state file's bytes; anything unexpected is an error, so a damaged file is set aside

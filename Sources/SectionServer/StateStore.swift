@@ -37,7 +37,7 @@ final class StateStore {
   }
 
   func save(_ model: SectionModel) throws {
-    let bytes = SavedState.encode(model)
+    SavedState.encode(model, into: &bytes)
     do {
       try FileSystem.replaceAtomically(path, with: bytes, permissions: 0o600, sync: sync)
     } catch let error as PosixError where error.errno == .tooManyFiles {
@@ -48,6 +48,9 @@ final class StateStore {
       try FileSystem.replaceAtomically(path, with: bytes, permissions: 0o600, sync: sync)
     }
   }
+
+  /// The rendered state, kept to reuse its storage.
+  private var bytes: [UInt8] = []
 
   /// One descriptor held back from clients, so that a change is not refused when they have
   /// taken all the others (the server pauses accepting only once accept fails).

@@ -59,8 +59,8 @@ import Testing
     }
     #expect(pings.count >= 8, "only \(pings.count) pings in 1.2 s")
     let gaps = zip(pings.dropFirst(), pings).map { $0.timeIntervalSince($1) }
-    // At least every 100 ms, with 10 ms for this test's own scheduling.
-    #expect((gaps.max() ?? 1) < 0.11, "gaps \(gaps)")
+    // At least every 100 ms, as the issue asks; the daemon pings every 67 ms.
+    #expect((gaps.max() ?? 1) < 0.1, "gaps \(gaps)")
   }
 
   @Test func badConfigOnReloadKeepsServingTheOldSections() throws {
