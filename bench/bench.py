@@ -41,7 +41,7 @@ PROFILES = {
         idle_conns=60, startup_n=3, settle=0.1, timeout=10,
     ),
     "full": dict(
-        runs=7, other_runs=3, seconds=3.0, warmup=0.5, conns=50,
+        runs=11, other_runs=3, seconds=2.0, warmup=0.3, conns=50,
         fan1_subs=1000, fan1_reps=200, fan9_subs=9000, fan9_reps=50,
         idle_conns=9000, startup_n=20, settle=0.5, timeout=60,
     ),
@@ -318,7 +318,8 @@ def throughput(depth, write=False):
             cmd = "INCR k%d\\r\\n" if write else "PING\\r\\n"
         with env.server(kind, aof=write).start() as srv:
             res = env.run_loadgen(kind, srv.sock,
-                                  ["rps", "-c", str(p["conns"]), "-d", str(depth),
+                                  ["--server-pid", str(srv.proc.pid),
+                                   "rps", "-c", str(p["conns"]), "-d", str(depth),
                                    "-t", str(p["seconds"]), "-w", str(p["warmup"]),
                                    "--cmd", cmd],
                                   timeout=p["seconds"] + p["warmup"] + p["timeout"])
@@ -627,6 +628,15 @@ def main():
               if r["paired_ratio"] is not None and len(r["sectiond_runs"]) > 1]
     if paired:
         print("  median of per-run ratios: " + ", ".join(paired))
+    for r in results:
+        cpu = {k: [d["server_cpu_us_per_request"] for d in r["loadgen"][k]
+                   if d.get("server_cpu_us_per_request", -1) > 0] for k in ("sectiond", "redis")}
+        r["server_cpu_us_per_request"] = {k: (statistics.median(v) if v else None)
+                                          for k, v in cpu.items()}
+        if cpu["sectiond"] and cpu["redis"]:
+            a, b = statistics.median(cpu["sectiond"]), statistics.median(cpu["redis"])
+            print(f"  {r['name']}: server CPU per request sectiond {a:.2f} us, redis {b:.2f} us"
+                  f" ({a / b:.2f}x; steadier than throughput on a busy machine)")
     for r in results:
         busy = {k: [d["loadgen_busy_ms"] for d in r["loadgen"][k] if "loadgen_busy_ms" in d]
                 for k in ("sectiond", "redis")}

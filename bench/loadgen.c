@@ -40,6 +40,7 @@
  * Build: cc -O2 -o loadgen loadgen.c
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -420,6 +421,31 @@ static int cmp_double(const void *a, const void *b) {
 
 static void on_signal(int sig) { got_signal = sig; }
 
+/* CPU time (ns) the server's threads have run, from /proc/PID/task/TID/schedstat;
+ * -1 when unknown.  Steadier than throughput on a noisy machine. */
+static int server_pid;
+static double server_cpu_ns(void) {
+    if (server_pid <= 0) return -1;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", server_pid);
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    double total = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char f[320];
+        snprintf(f, sizeof f, "/proc/%d/task/%s/schedstat", server_pid, e->d_name);
+        FILE *fp = fopen(f, "r");
+        if (!fp) continue;
+        unsigned long long ns = 0;
+        if (fscanf(fp, "%llu", &ns) == 1) total += (double)ns;
+        fclose(fp);
+    }
+    closedir(d);
+    return total;
+}
+
 /* ---------------------------------------------------------------- rps */
 
 static int run_rps(int C, int D, double T, uint64_t N, double warmup, const char *tmpl) {
@@ -437,6 +463,7 @@ static int run_rps(int C, int D, double T, uint64_t N, double warmup, const char
     double hard_deadline = (N ? t_start + phase_timeout * 10 : t_end + phase_timeout);
     int measuring = N ? 1 : (warmup <= 0);
     if (measuring) t_measure = t_start;
+    double cpu_start = server_cpu_ns(), cpu_stop = -1;
     for (int i = 0; i < C; i++) {
         uint64_t k = (uint64_t)D;
         if (N && issued + k > N) k = N - issued;
@@ -449,6 +476,7 @@ static int run_rps(int C, int D, double T, uint64_t N, double warmup, const char
         double t = now();
         if (!measuring && t >= t_measure) {
             measuring = 1;
+            cpu_start = server_cpu_ns();
             done_at_start = done;
             errors_at_start = 0;
             for (int i = 0; i < C; i++) errors_at_start += conns[i].errors;
@@ -458,9 +486,10 @@ static int run_rps(int C, int D, double T, uint64_t N, double warmup, const char
         if (!N && measuring && t >= t_end && !stop_issuing) {
             stop_issuing = 1;
             t_stop = t;
+            cpu_stop = server_cpu_ns();
             break; /* time mode: count what completed inside the window */
         }
-        if (N && done >= N) { t_stop = t; break; }
+        if (N && done >= N) { t_stop = t; cpu_stop = server_cpu_ns(); break; }
         if (t > hard_deadline) die("rps: timed out (%llu of %llu done)", (unsigned long long)done,
                                    (unsigned long long)issued);
         int ms = 100;
@@ -485,10 +514,12 @@ static int run_rps(int C, int D, double T, uint64_t N, double warmup, const char
     for (int i = 0; i < C; i++) errors += conns[i].errors;
     double elapsed = t_stop - t_measure;
     uint64_t counted = done - done_at_start;
+    double cpu_us = cpu_start >= 0 && cpu_stop >= 0 && counted
+                        ? (cpu_stop - cpu_start) / 1e3 / (double)counted : -1;
     printf("{\"mode\":\"rps\",\"connections\":%d,\"depth\":%d,\"requests\":%llu,\"seconds\":%.6f,"
-           "\"rps\":%.1f,\"errors\":%llu}\n",
+           "\"rps\":%.1f,\"errors\":%llu,\"server_cpu_us_per_request\":%.4f}\n",
            C, D, (unsigned long long)counted, elapsed, elapsed > 0 ? (double)counted / elapsed : 0.0,
-           (unsigned long long)(errors - errors_at_start));
+           (unsigned long long)(errors - errors_at_start), cpu_us);
     fflush(stdout);
     return errors - errors_at_start ? 1 : 0;
 }
@@ -659,7 +690,9 @@ static int run_idle(int K, const char *ping, double hold_max) {
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: loadgen --proto sectiond|redis --socket PATH [--timeout SEC] MODE [options]\n"
+            "usage: loadgen --proto sectiond|redis --socket PATH [--timeout SEC] [--server-pid PID]\n"
+            "               MODE [options]\n"
+            "  (--server-pid: rps also reports the server's CPU time per request)\n"
             "  rps    -c CONNS -d DEPTH (-t SECONDS [-w WARMUP] | -n REQUESTS) --cmd REQUEST\n"
             "         (REQUEST may use \\n \\r \\t escapes and %%d for the connection index)\n"
             "  fanout -s SUBSCRIBERS -r REPETITIONS [--sub CMD] [--pub CMD] [--gap-ms MS]\n"
@@ -682,6 +715,7 @@ int main(int argc, char **argv) {
             else usage();
         } else if (!strcmp(a, "--socket")) sock_path = NEXT();
         else if (!strcmp(a, "--timeout")) phase_timeout = atof(NEXT());
+        else if (!strcmp(a, "--server-pid")) server_pid = atoi(NEXT());
         else if (!strcmp(a, "-c")) C = atoi(NEXT());
         else if (!strcmp(a, "-d")) D = atoi(NEXT());
         else if (!strcmp(a, "-t")) T = atof(NEXT());
