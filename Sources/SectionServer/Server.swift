@@ -340,7 +340,11 @@ final class Server {
       close(connection)
       return
     }
-    if connection.missedEvents && connection.unsentCount == 0 {
+    if connection.missedEvents && connection.unsentCount == 0 && service.hasUnsavedChanges {
+      // A snapshot now would show changes whose events are still to be broadcast after the
+      // save (or that a failed save undoes): send it at the end of the iteration instead.
+      queueFlush(connection)
+    } else if connection.missedEvents && connection.unsentCount == 0 {
       connection.missedEvents = false
       service.appendStateEvent(to: &connection.output)
       guard connection.flush() else {
