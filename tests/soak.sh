@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Soak test of a real sectiond (issue 6, "Load"): 200 clients mixing every command with
+# random disconnects, 50 subscribers (10 reading slowly), for SOAK_SECONDS (default 60).
+# The work is done by tests/soak.py, which prints the figures at the end.
+#
+#   tests/soak.sh                          # 60 s, binaries from .build/debug
+#   SOAK_SECONDS=600 tests/soak.sh         # longer, by hand
+#   tests/soak.sh --seconds 3600 --seed 42
+#   BUILD_DIR=.build/release tests/soak.sh
+#
+# Ends with "N passed, N failed"; exits 1 on any failure.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export BUILD_DIR="${BUILD_DIR:-.build/debug}"
+seconds="${SOAK_SECONDS:-60}"
+for ((i = 1; i <= $#; i++)); do
+  if [ "${!i}" = "--seconds" ]; then j=$((i + 1)); seconds="${!j}"; fi
+done
+limit=$(python3 -c "print(int(float('$seconds')) + 120)")
+timeout --kill-after=10 "$limit" python3 tests/soak.py --seconds "$seconds" "$@"
+status=$?
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+  echo "FAIL soak.py did not finish within $limit s"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+exit "$status"
