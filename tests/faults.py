@@ -124,6 +124,7 @@ def test_kill(results, rounds):
     daemon = Daemon(config=config_json(sections))
     rng = random.Random(os.environ.get("FAULTS_SEED", str(time.time())))
     acked_total = 0
+    interrupted = 0
     bad_rounds = []
     unparsable = []
     try:
@@ -143,16 +144,24 @@ def test_kill(results, rounds):
             if errors:
                 bad_rounds.append(f"round {round_number}: {errors}")
             acked_total += sum(w.count for w in writers)
+            # Killed between removing state.json and renaming the complete state.json.tmp
+            # over it (the save order since 088d118): the restart must finish the rename.
+            if not os.path.exists(daemon.state) and os.path.exists(daemon.state + ".tmp"):
+                interrupted += 1
+            elif os.path.exists(daemon.state):
+                try:
+                    daemon.saved_state()
+                except ValueError as error:
+                    unparsable.append(f"round {round_number}, before restart: {error}")
+            daemon.start()
             try:
                 saved = daemon.saved_state()
             except (ValueError, OSError) as error:
                 unparsable.append(f"round {round_number}: {error}")
-                daemon.start()
                 with daemon.connect() as c:
                     states, rev = list_state(c)
                 continue
             problems = check_saved_against_acks(saved, writers)
-            daemon.start()
             with daemon.connect() as c:
                 states, rev = list_state(c)
             # The restarted daemon serves exactly what the file holds.
@@ -163,9 +172,10 @@ def test_kill(results, rounds):
                 problems.append(f"after restart rev {rev} != file revision {saved['revision']}")
             if problems:
                 bad_rounds.append(f"round {round_number}: " + "; ".join(problems))
-        results.check(not unparsable, f"state file parses after each of {rounds} SIGKILLs", "; ".join(unparsable[:3]))
+        results.check(not unparsable, f"state file parses after each of {rounds} SIGKILLs and restarts", "; ".join(unparsable[:3]))
         results.check(not bad_rounds, f"every acknowledged change survives SIGKILL ({rounds} rounds, "
-                      f"{acked_total} changes acknowledged, final rev {rev})", "; ".join(bad_rounds[:3]))
+                      f"{acked_total} changes acknowledged, final rev {rev}, {interrupted} kills mid-replace "
+                      f"recovered at restart)", "; ".join(bad_rounds[:3]))
         leftovers = [n for n in os.listdir(daemon.dir) if n.startswith("state.json.corrupt")]
         results.check(not leftovers, "no state file was ever set aside as corrupt", " ".join(leftovers))
     finally:
