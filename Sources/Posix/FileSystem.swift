@@ -53,20 +53,23 @@ public enum FileSystem {
     _ path: String, with bytes: [UInt8], permissions: mode_t = 0o600, sync: Bool = false
   ) throws {
     let temporary = path + ".tmp"
+    try recoverInterruptedReplace(path)
     _ = unlink(temporary)
     let fd = try FileDescriptor.open(
       temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, permissions: permissions)
     do {
       try fd.writeAll(bytes, subject: temporary)
       if sync { try fd.sync(subject: temporary) }
-      fd.close()
-      try remove(path)
-      try rename(temporary, to: path)
     } catch {
       fd.close()
       _ = unlink(temporary)
       throw error
     }
+    fd.close()
+    try remove(path)
+    // From here the temporary file is the only copy: if the rename fails it stays, and
+    // `recoverInterruptedReplace` (at start-up, or first thing in the next replace) puts it back.
+    try rename(temporary, to: path)
   }
 
   /// Completes a `replaceAtomically` that a crash cut short between removing `path` and
