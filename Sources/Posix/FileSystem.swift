@@ -12,7 +12,7 @@ public enum FileSystem {
     public var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
     public var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
     public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
-    /// Writable by users other than the owner and the group owner's members... or by the group.
+    /// Writable by the file's group or by everyone: by users other than its owner.
     public var isWritableByOthers: Bool { mode & (S_IWGRP | S_IWOTH) != 0 }
   }
 

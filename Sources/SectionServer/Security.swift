@@ -2,7 +2,7 @@ import Posix
 
 /// Checks that keep a root daemon from trusting files other users could have written.
 enum Security {
-  /// As root, refuses a config or state file (or its directory) writable by group or others,
+  /// As root, refuses a config or state file writable by group or others, or not owned by root,
   /// unless --allow-insecure: whoever can write them could decide what root serves.
   static func checkFiles(_ options: DaemonOptions, statePath: String?) throws {
     guard ProcessInfo.userID == 0, !options.allowInsecure else { return }
