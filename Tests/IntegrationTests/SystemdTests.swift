@@ -128,4 +128,55 @@ import Testing
     process.waitUntilExit()
     #expect(FileManager.default.fileExists(atPath: control))
   }
+
+  @Test func failureToStartIsReportedToSystemd() throws {
+    let directory = TemporaryDirectory()
+    let notify = try NotifyRecorder(directory: directory)
+    let config = directory.write("bad.json", #"{"sections":[]}"#)
+    let result = try runCommand(
+      Built.sectiond, ["--config", config, "--socket", directory.file("c.sock"), "--no-state"],
+      environment: ["NOTIFY_SOCKET": notify.path])
+    #expect(result.status == 1)
+    let status = try notify.waitFor("STATUS=")
+    #expect(status.contains("\(config): \"sections\" is empty"))
+    #expect(!notify.messages.contains { $0.text.contains("READY=1") })
+
+    let missing = try runCommand(
+      Built.sectiond, ["--config", directory.file("nope.json"), "--socket", directory.file("c.sock")],
+      environment: ["NOTIFY_SOCKET": notify.path])
+    #expect(missing.status == 1)
+    #expect(try notify.waitFor("ERRNO=").contains("ERRNO=2"))
+  }
+
+  @Test func logLinesCarryTheirPriorityWhenStderrIsTheJournal() throws {
+    let directory = TemporaryDirectory()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Built.sectiond)
+    process.arguments = ["--socket", directory.file("c.sock"), "--no-state", "--verbose"]
+    let pipe = Pipe()
+    var info = stat()
+    #expect(fstat(pipe.fileHandleForWriting.fileDescriptor, &info) == 0)
+    // What systemd sets when it connects stderr to the journal: the stream's device:inode.
+    process.environment = ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]
+    process.standardError = pipe
+    try process.run()
+    var client: LineClient?
+    for _ in 0..<250 where client == nil {
+      client = try? LineClient(path: directory.file("c.sock"))
+      if client == nil { usleep(20_000) }
+    }
+    #expect(try #require(client).request("PING") == ["OK"])
+    client = nil
+    usleep(100_000)
+    process.terminate()
+    process.waitUntilExit()
+    try pipe.fileHandleForWriting.close()
+    let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      .split(separator: "\n")
+    #expect(lines.contains { $0.hasPrefix("<5>serving 3 sections") }, "\(lines)")
+    // The peer's credentials, at debug level.
+    #expect(
+      lines.contains { $0.hasPrefix("<7>client connected on the control socket: uid \(getuid()), pid ") })
+    #expect(!lines.contains { !$0.hasPrefix("<") })
+  }
 }
