@@ -5,7 +5,7 @@
     python3 bench/bench.py --smoke    # tiny counts, a few seconds; for CI
 
 It installs redis-server when missing (apt-get), builds sectiond in release mode
-(`swift build -c release --product sectiond`), compiles bench/loadgen.c with
+(`swift build -c release --static-swift-stdlib --product sectiond`), compiles bench/loadgen.c with
 `cc -O2`, starts both servers on Unix sockets in a temporary directory, runs
 every scenario of issue 5 against both in the same run (medians of several
 runs, the two servers alternating), prints one table and writes the figures as
@@ -88,7 +88,8 @@ def build_sectiond(args):
             return os.path.abspath(args.sectiond_bin)
         log(f"bench: --sectiond-bin {args.sectiond_bin} is not an executable")
         return None
-    cmd = ["swift", "build", "-c", "release", "--product", "sectiond"]
+    # Built as `make install` builds it: the Swift runtime linked in, as deployed.
+    cmd = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", "sectiond"]
     if args.scratch_path:
         cmd += ["--scratch-path", args.scratch_path]
     if not args.no_build:
