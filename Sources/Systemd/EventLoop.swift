@@ -21,58 +21,51 @@ public final class EventLoop {
   public func watch(
     _ fd: FileDescriptor, events: IOEvents, handler: @escaping (IOEvents) -> Void
   ) throws -> EventSource {
-    let box = Box { handler(IOEvents(rawValue: $0)) }
-    var source: OpaquePointer?
-    try check(
-      sd_event_add_io(
-        event, &source, fd.rawValue, events.rawValue, ioThunk, Unmanaged.passUnretained(box).toOpaque()),
-      "sd_event_add_io")
-    return EventSource(source!, box, ioEvents: events)
+    try add("sd_event_add_io", { handler(IOEvents(rawValue: $0)) }) { source, userdata in
+      sd_event_add_io(event, source, fd.rawValue, events.rawValue, ioThunk, userdata)
+    }
   }
 
   /// Handles `signal` through a signalfd. The signal is blocked first, as sd-event requires.
   public func onSignal(_ signal: Int32, handler: @escaping () -> Void) throws -> EventSource {
     try ProcessInfo.blockSignals([signal])
-    let box = Box { (_: UInt32) in handler() }
-    var source: OpaquePointer?
-    try check(
-      sd_event_add_signal(event, &source, signal, signalThunk, Unmanaged.passUnretained(box).toOpaque()),
-      "sd_event_add_signal")
-    return EventSource(source!, box)
+    return try add("sd_event_add_signal", { _ in handler() }) { source, userdata in
+      sd_event_add_signal(event, source, signal, signalThunk, userdata)
+    }
   }
 
   /// Runs `handler` at the end of every loop iteration in which any other source ran:
   /// the place for work that batches what the handlers of that iteration did.
   public func afterEachIteration(handler: @escaping () -> Void) throws -> EventSource {
-    let box = Box { (_: UInt32) in handler() }
-    var source: OpaquePointer?
-    try check(
-      sd_event_add_post(event, &source, staticThunk, Unmanaged.passUnretained(box).toOpaque()),
-      "sd_event_add_post")
-    return EventSource(source!, box)
+    try add("sd_event_add_post", { _ in handler() }) { source, userdata in
+      sd_event_add_post(event, source, staticThunk, userdata)
+    }
   }
 
   /// A source that runs `handler` on the next iteration each time it is `trigger()`ed.
   public func deferred(handler: @escaping () -> Void) throws -> EventSource {
-    let box = Box { (_: UInt32) in handler() }
-    var source: OpaquePointer?
-    try check(
-      sd_event_add_defer(event, &source, staticThunk, Unmanaged.passUnretained(box).toOpaque()),
-      "sd_event_add_defer")
-    let wrapped = EventSource(source!, box)
-    wrapped.setEnabled(false)
-    return wrapped
+    let source = try add("sd_event_add_defer", { _ in handler() }) { source, userdata in
+      sd_event_add_defer(event, source, staticThunk, userdata)
+    }
+    source.setEnabled(false)
+    return source
   }
 
   /// A one-shot timer `microseconds` from now on CLOCK_MONOTONIC; re-arm it with `rearm(after:)`.
   public func timer(after microseconds: UInt64, handler: @escaping () -> Void) throws -> EventSource {
-    let box = Box { (_: UInt32) in handler() }
+    try add("sd_event_add_time_relative", { _ in handler() }) { source, userdata in
+      sd_event_add_time_relative(event, source, CLOCK_MONOTONIC, microseconds, 1000, timeThunk, userdata)
+    }
+  }
+
+  /// Registers a source through `register`, with `handler` boxed as the C callback's userdata.
+  private func add(
+    _ call: String, _ handler: @escaping (UInt32) -> Void,
+    _ register: (UnsafeMutablePointer<OpaquePointer?>, UnsafeMutableRawPointer) -> Int32
+  ) throws -> EventSource {
+    let box = Box(handler)
     var source: OpaquePointer?
-    try check(
-      sd_event_add_time_relative(
-        event, &source, CLOCK_MONOTONIC, microseconds, 1000, timeThunk,
-        Unmanaged.passUnretained(box).toOpaque()),
-      "sd_event_add_time_relative")
+    try check(register(&source, Unmanaged.passUnretained(box).toOpaque()), call)
     return EventSource(source!, box)
   }
 
@@ -116,21 +109,12 @@ public final class EventSource {
   private var source: OpaquePointer?
   private let box: Box
 
-  fileprivate init(_ source: OpaquePointer, _ box: Box, ioEvents: IOEvents = []) {
+  fileprivate init(_ source: OpaquePointer, _ box: Box) {
     self.source = source
     self.box = box
-    self.ioEvents = ioEvents
   }
 
   deinit { cancel() }
-
-  /// Which epoll events an I/O source waits for; changing it is one epoll_ctl.
-  public var ioEvents: IOEvents {
-    didSet {
-      guard let source, ioEvents != oldValue else { return }
-      _ = sd_event_source_set_io_events(source, ioEvents.rawValue)
-    }
-  }
 
   /// Turns the source on or off; an off source does not fire.
   public func setEnabled(_ enabled: Bool) {
