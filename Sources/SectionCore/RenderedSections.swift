@@ -6,11 +6,14 @@ struct RenderedSections {
   private var tails: [[UInt8]] = []
   /// Every `item <index> <position> <text>\n` line of each section, as one block.
   private(set) var items: [[UInt8]] = []
+  /// ` <index> <id>\n`, the end of each section's `!opened` and `!closed` events.
+  private var eventTails: [[UInt8]] = []
 
   init(_ sections: [Section]) {
     for (index, section) in sections.enumerated() {
       heads.append(Array("section \(index) \(section.id) ".utf8))
       tails.append(Array(" \(section.items.count) \(section.title)\n".utf8))
+      eventTails.append(Array(" \(index) \(section.id)\n".utf8))
       var block: [UInt8] = []
       for (position, item) in section.items.enumerated() {
         block.append("item \(index) \(position) \(item)\n")
@@ -25,6 +28,15 @@ struct RenderedSections {
     buffer.append(contentsOf: tails[index])
   }
 
+  /// Appends `!opened <rev> <index> <id>` or `!closed ...`, with its LF.
+  func appendEvent(opened: Bool, revision: UInt64, index: Int, to buffer: inout [UInt8]) {
+    buffer.append(contentsOf: opened ? RenderedSections.openedEvent : RenderedSections.closedEvent)
+    buffer.appendDecimal(revision)
+    buffer.append(contentsOf: eventTails[index])
+  }
+
+  private static let openedEvent = Array("!opened ".utf8)
+  private static let closedEvent = Array("!closed ".utf8)
   private static let open = Array("open".utf8)
   private static let closed = Array("closed".utf8)
 

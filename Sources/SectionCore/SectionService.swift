@@ -245,22 +245,20 @@ public final class SectionService {
 
   private func appendEvent(_ change: Change, to buffer: inout [UInt8]) {
     switch change {
-    case .opened(let revision, let index), .closed(let revision, let index):
-      if case .opened = change { buffer.append("!opened ") } else { buffer.append("!closed ") }
-      buffer.appendDecimal(revision)
-      buffer.append(" ")
-      buffer.appendDecimal(index)
-      buffer.append(" ")
-      buffer.append(model.sections[index].id)
+    case .opened(let revision, let index):
+      rendered.appendEvent(opened: true, revision: revision, index: index, to: &buffer)
+    case .closed(let revision, let index):
+      rendered.appendEvent(opened: false, revision: revision, index: index, to: &buffer)
     case .mode(let revision, let mode):
       buffer.append("!mode ")
       buffer.appendDecimal(revision)
       buffer.append(" ")
       buffer.append(contentsOf: mode.bytes)
+      buffer.append("\n")
     case .reloaded(let revision):
       buffer.append("!reload ")
       buffer.appendDecimal(revision)
+      buffer.append("\n")
     }
-    buffer.append("\n")
   }
 }
