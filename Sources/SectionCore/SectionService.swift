@@ -52,8 +52,8 @@ public final class SectionService {
       return .replied
     case .success(let request)?:
       if request.changesState && access == .readOnly {
-        let verb = line.drop { $0 == 0x20 || $0 == 0x09 }.prefix { $0 != 0x20 && $0 != 0x09 }
-        let name = String(decoding: verb, as: UTF8.self).uppercased()
+        var words = Words(line)
+        let name = String(decoding: words.next() ?? [], as: UTF8.self).uppercased()
         reply.append(
           contentsOf: ProtocolError(.readOnly, "\(name) changes state; use the control socket").line)
         return .replied
@@ -198,6 +198,11 @@ public final class SectionService {
   public func appendStateEvent(to buffer: inout [UInt8]) {
     buffer.append("!state ")
     appendSnapshot(to: &buffer)
+  }
+
+  /// `!bye <reason>`: the server is about to close the connection (`shutdown`).
+  public static func appendGoodbyeEvent(reason: String, to buffer: inout [UInt8]) {
+    buffer.append("!bye \(reason)\n")
   }
 
   // MARK: Rendering

@@ -431,7 +431,9 @@ final class Server {
     for listener in listeners { listener.close() }
     listeners.removeAll()
     if service.hasUnsavedChanges { save() }
-    for subscriber in subscribers { subscriber.output.append("!bye shutdown\n") }
+    for subscriber in subscribers {
+      SectionService.appendGoodbyeEvent(reason: "shutdown", to: &subscriber.output)
+    }
     for connection in Array(connections.values) {
       connection.unsavedReplyStart = nil
       _ = connection.flush()
@@ -439,8 +441,4 @@ final class Server {
     }
     loop.exit(code: 0)
   }
-}
-
-extension Array where Element == UInt8 {
-  fileprivate mutating func append(_ text: String) { append(contentsOf: text.utf8) }
 }
