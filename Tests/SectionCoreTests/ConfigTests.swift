@@ -7,14 +7,9 @@ import Testing
     try Config.parse(Array(text.utf8), source: "/etc/s.json")
   }
 
-  /// The message a config is refused with, or nil when it is accepted.
+  /// The message `text` is refused with, or nil when it is accepted.
   func refusal(_ text: String) -> String? {
-    do {
-      _ = try parse(text)
-      return nil
-    } catch {
-      return error.description
-    }
+    SectionCoreTests.refusal { () throws(ConfigError) in _ = try parse(text) }
   }
 
   /// A config with one section whose JSON members are `members`.

@@ -5,13 +5,9 @@ import Testing
 @Suite struct SavedStateTests {
   func decode(_ text: String) throws(ConfigError) -> SavedState { try SavedState.decode(Array(text.utf8)) }
 
+  /// The message `text` is refused with, or nil when it is accepted.
   func refusal(_ text: String) -> String? {
-    do {
-      _ = try decode(text)
-      return nil
-    } catch {
-      return error.description
-    }
+    SectionCoreTests.refusal { () throws(ConfigError) in _ = try decode(text) }
   }
 
   func sampleModel() -> SectionModel {

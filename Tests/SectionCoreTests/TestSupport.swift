@@ -30,3 +30,13 @@ extension SectionModel {
     return changes
   }
 }
+
+/// The message `body` is refused with, or nil when it succeeds: for configs and state files.
+func refusal(_ body: () throws(ConfigError) -> Void) -> String? {
+  do {
+    try body()
+    return nil
+  } catch {
+    return error.description
+  }
+}
