@@ -8,6 +8,22 @@ let hotPath: [SwiftSetting] = [
   .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
 ]
 
+/// The release daemon is linked for a small resident set (issue 5 asks for at most 8 MiB idle).
+/// Linux maps code 64 KiB around each page touched, so what counts is how widely the code that
+/// runs is spread: lld puts the functions listed in sectiond.order (scripts/order-file.py
+/// records them) side by side, and packs the 15,000 relative relocations of the PIE into a few
+/// KiB (DT_RELR, glibc 2.36 or later). Measured idle: 7.4-8.1 MiB before, 6.1-6.5 MiB after.
+let packageRoot = String(#filePath.dropLast("/Package.swift".count))
+let compactDaemon: [LinkerSetting] = [
+  .unsafeFlags(
+    [
+      "-use-ld=lld",
+      "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+      "-Xlinker", "--symbol-ordering-file=\(packageRoot)/Sources/sectiond/sectiond.order",
+      "-Xlinker", "--no-warn-symbol-ordering",
+    ], .when(configuration: .release))
+]
+
 let package = Package(
   name: "sectiond",
   products: [
@@ -31,7 +47,9 @@ let package = Package(
       name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),
     // The client side of protocol 1 and the sectionctl command line.
     .target(name: "SectionCtl", dependencies: ["Posix", "SectionCore"]),
-    .executableTarget(name: "sectiond", dependencies: ["SectionServer"]),
+    .executableTarget(
+      name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
+      linkerSettings: compactDaemon),
     .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"]),
     .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore"]),
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl"]),
