@@ -7,16 +7,19 @@
   fds        out of file descriptors (prlimit --nofile=64, 100 clients): the daemon keeps
              serving the clients it has (changes included), does not spin while it cannot
              accept, and accepts again once descriptors are free.
+  sync       with --sync, strace shows each save fsync the file, swap it into place and
+             fsync the directory, all before the OK goes out.
   bad        an idle client, one sending a byte at a time, one sending 10 MiB without a
              newline, one pipelining 100,000 requests without reading: a normal client's
              latency and the daemon's RSS stay bounded.
 
-usage: faults.py [kill|fds|bad ...] [--rounds N]   (all parts by default)
+usage: faults.py [kill|sync|fds|bad ...] [--rounds N]   (all parts by default)
 Prints PASS/FAIL lines with the figures, then `N passed, N failed`.
 """
 
 import os
 import random
+import re
 import select
 import signal
 import socket
@@ -124,7 +127,6 @@ def test_kill(results, rounds):
     daemon = Daemon(config=config_json(sections))
     rng = random.Random(os.environ.get("FAULTS_SEED", str(time.time())))
     acked_total = 0
-    interrupted = 0
     bad_rounds = []
     unparsable = []
     try:
@@ -144,14 +146,12 @@ def test_kill(results, rounds):
             if errors:
                 bad_rounds.append(f"round {round_number}: {errors}")
             acked_total += sum(w.count for w in writers)
-            # Killed between removing state.json and renaming the complete state.json.tmp
-            # over it (the save order since 088d118): the restart must finish the rename.
-            if not os.path.exists(daemon.state) and os.path.exists(daemon.state + ".tmp"):
-                interrupted += 1
-            elif os.path.exists(daemon.state):
+            # Saves swap the new file into place whole (renameat2 RENAME_EXCHANGE): wherever
+            # the kill landed, the state file is there and parses, before the restart.
+            if acked_total:
                 try:
                     daemon.saved_state()
-                except ValueError as error:
+                except (ValueError, OSError) as error:
                     unparsable.append(f"round {round_number}, before restart: {error}")
             daemon.start()
             try:
@@ -174,12 +174,58 @@ def test_kill(results, rounds):
                 bad_rounds.append(f"round {round_number}: " + "; ".join(problems))
         results.check(not unparsable, f"state file parses after each of {rounds} SIGKILLs and restarts", "; ".join(unparsable[:3]))
         results.check(not bad_rounds, f"every acknowledged change survives SIGKILL ({rounds} rounds, "
-                      f"{acked_total} changes acknowledged, final rev {rev}, {interrupted} kills mid-replace "
-                      f"recovered at restart)", "; ".join(bad_rounds[:3]))
+                      f"{acked_total} changes acknowledged, final rev {rev})", "; ".join(bad_rounds[:3]))
         leftovers = [n for n in os.listdir(daemon.dir) if n.startswith("state.json.corrupt")]
         results.check(not leftovers, "no state file was ever set aside as corrupt", " ".join(leftovers))
     finally:
         daemon.close()
+
+
+# ---------------------------------------------------------------- --sync: on disk before OK
+
+def save_steps(trace):
+    """The daemon's saves and replies in strace's order, one letter each: F fsync of the state
+    file, X exchange, R rename, D fsync of the directory, O a reply sent."""
+    steps = []
+    for line in trace.splitlines():
+        if re.search(r"fsync\(\d+</[^>]*state\.json\.tmp>\)\s+= 0", line):
+            steps.append("F")
+        elif re.search(r"fsync\(\d+</[^>]*>\)\s+= 0", line):
+            steps.append("D")
+        elif "renameat2(" in line and re.search(r"RENAME_EXCHANGE\)\s+= 0", line):
+            steps.append("X")
+        elif re.search(r"\brename\(.*state\.json\.tmp.*\)\s+= 0", line):
+            steps.append("R")
+        elif re.search(r'\bsendto\(.*("|\\n)OK', line):
+            steps.append("O")
+    return "".join(steps)
+
+
+def test_sync(results):
+    trace_path = os.path.join("/tmp", f"sync-trace.{os.getpid()}")
+    daemon = Daemon(config=config_json(["a", "b"]), extra_args=["--sync"],
+                    wrapper=["strace", "-f", "-qq", "-y", "-s", "256", "-o", trace_path,
+                             "-e", "trace=fsync,rename,renameat2,sendto"])
+    try:
+        daemon.start(timeout=30)
+        with daemon.connect() as c:
+            replies = [c.request(r)[-1] for r in ("TOGGLE a", "TOGGLE b", "TOGGLE a")]
+        # Stop the daemon, strace's child, and strace follows it out.
+        with open(f"/proc/{daemon.pid}/task/{daemon.pid}/children") as f:
+            os.kill(int(f.read().split()[0]), signal.SIGTERM)
+        daemon.proc.wait(timeout=20)
+        with open(trace_path) as f:
+            steps = save_steps(f.read())
+        # The start-up PING's reply comes first; the first save renames (there is no state
+        # file to swap with yet), the later ones exchange.
+        expected = "O" + "FRDO" + "FXDO" * 2
+        results.check(replies == ["OK 1", "OK 2", "OK 3"] and steps.endswith(expected),
+                      "--sync: fsync file, swap into place, fsync directory, then OK (strace)",
+                      f"replies {replies}, steps {steps!r}, expected to end with {expected!r}")
+    finally:
+        daemon.close()
+        if os.path.exists(trace_path):
+            os.remove(trace_path)
 
 
 # ---------------------------------------------------------------- out of file descriptors
@@ -375,13 +421,14 @@ def main(argv):
         i = argv.index("--rounds")
         rounds = int(argv[i + 1])
         del argv[i:i + 2]
-    parts = argv or ["kill", "fds", "bad"]
+    parts = argv or ["kill", "sync", "fds", "bad"]
     results = Results()
     for part in parts:
         print(f"-- {part}", flush=True)
         start = time.monotonic()
         try:
-            {"kill": lambda: test_kill(results, rounds), "fds": lambda: test_fds(results),
+            {"kill": lambda: test_kill(results, rounds), "sync": lambda: test_sync(results),
+             "fds": lambda: test_fds(results),
              "bad": lambda: test_bad_clients(results)}[part]()
         except Exception as error:  # a crash of the driver is a failure, not a pass
             results.check(False, f"{part} ran to the end", repr(error))

@@ -1,5 +1,7 @@
 #include "CShim.h"
+#include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 int cshim_accept_nonblocking(int fd) {
@@ -15,4 +17,8 @@ int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
   *uid = cred.uid;
   *gid = cred.gid;
   return 0;
+}
+
+int cshim_rename_exchange(const char *from, const char *to) {
+  return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
 }

@@ -1,3 +1,4 @@
+import CShim
 import Glibc
 
 /// File-system calls the daemon and its tools make, each wrapped once.
@@ -38,56 +39,67 @@ public enum FileSystem {
     return try fd.readAll(subject: path, limit: limit)
   }
 
-  /// Replaces `path` with `bytes` so that a crash at any moment leaves either the old file or
-  /// the new one whole: write a temporary file beside it, remove the old file, rename.
+  /// Replaces `path` with `bytes` so that `path` names a whole file at every moment, the old
+  /// one or the new one, whenever a crash comes: the bytes go into the spare file `path.tmp`,
+  /// which then swaps names with `path` in one renameat2(RENAME_EXCHANGE).
   ///
-  /// Removing the old file before the rename is deliberate: ext4 (auto_da_alloc) starts
-  /// writing back the new file's data when a rename replaces an existing file, which measured
-  /// 130-250 µs per save here against 25-30 µs without it. The price is a moment when only
-  /// the complete temporary file exists; `recoverInterruptedReplace` finishes that rename
-  /// at start-up. Durability against power loss comes from `sync` (fsync before the rename).
+  /// The spare keeps the previous version and is overwritten in place by the next save, so no
+  /// file is created or removed per save. That is the point: on ext4 a save measured 4-5 µs
+  /// this way, 19 µs as create + remove + rename, and 130-250 µs as create + rename over the
+  /// old file (auto_da_alloc writes the new file back at once when a rename replaces one).
+  /// A file system that cannot exchange names gets the rename over the old file, as atomic.
   ///
-  /// The temporary file is created with O_EXCL, so a symbolic link planted at either name is
-  /// replaced, never followed. A leftover temporary file (five syscalls a save without this
-  /// check up front, seven with it) is dealt with only when it is there.
+  /// Power loss is another matter: `sync` makes the save durable (fsync of the file before the
+  /// exchange, of the directory after it).
   public static func replaceAtomically(
     _ path: String, with bytes: [UInt8], permissions: mode_t = 0o600, sync: Bool = false
   ) throws {
-    let temporary = path + ".tmp"
-    let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
-    let fd: FileDescriptor
+    let spare = path + ".tmp"
+    let fd = try openSpare(spare, permissions: permissions)
     do {
-      fd = try FileDescriptor.open(temporary, flags, permissions: permissions)
-    } catch let error as PosixError where error.errno == .exists {
-      // Left by a crash while writing (then `path` is intact), or the only copy after a
-      // rename that failed (then it is put back first).
-      try recoverInterruptedReplace(path)
-      _ = unlink(temporary)
-      fd = try FileDescriptor.open(temporary, flags, permissions: permissions)
-    }
-    do {
-      try fd.writeAll(bytes, subject: temporary)
-      if sync { try fd.sync(subject: temporary) }
+      try fd.writeAll(bytes, subject: spare)
+      _ = try retrying("ftruncate", spare) { ftruncate(fd.rawValue, off_t(bytes.count)) }
+      if sync { try fd.sync(subject: spare) }
     } catch {
       fd.close()
-      _ = unlink(temporary)
       throw error
     }
     fd.close()
-    try remove(path)
-    // From here the temporary file is the only copy: if the rename fails it stays, and
-    // `recoverInterruptedReplace` (at start-up, or in the next replace) puts it back.
-    try rename(temporary, to: path)
+    try exchangeOrRename(spare, path)
+    if sync { try syncDirectory(directoryName(of: path)) }
   }
 
-  /// Completes a `replaceAtomically` that a crash cut short between removing `path` and
-  /// renaming the (then complete) temporary file over it. Returns whether it did.
-  @discardableResult
-  public static func recoverInterruptedReplace(_ path: String) throws -> Bool {
-    let temporary = path + ".tmp"
-    guard try status(path) == nil, try status(temporary) != nil else { return false }
-    try rename(temporary, to: path)
-    return true
+  /// Opens the spare for writing from its start, creating it when missing. O_NOFOLLOW makes a
+  /// symbolic link planted there fail (ELOOP) instead of being followed, and O_NONBLOCK does the
+  /// same for a FIFO (ENXIO) instead of hanging the daemon; either is removed, and the spare
+  /// created afresh with O_EXCL.
+  private static func openSpare(_ spare: String, permissions: mode_t) throws -> FileDescriptor {
+    let flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK
+    do {
+      return try FileDescriptor.open(spare, flags, permissions: permissions)
+    } catch let error as PosixError where error.errno == Errno(ELOOP) || error.errno == Errno(ENXIO) {
+      try remove(spare)
+      return try FileDescriptor.open(spare, flags | O_EXCL, permissions: permissions)
+    }
+  }
+
+  /// Swaps the names of `from` and `to`; renames `from` to `to` when there is no `to` yet or
+  /// the file system cannot swap names.
+  private static func exchangeOrRename(_ from: String, _ to: String) throws {
+    do {
+      _ = try retrying("renameat2", "\(from) <-> \(to)") { cshim_rename_exchange(from, to) }
+    } catch let error as PosixError
+      where [.noEntry, Errno(EINVAL), Errno(ENOSYS), Errno(EOPNOTSUPP)].contains(error.errno)
+    {
+      try rename(from, to: to)
+    }
+  }
+
+  /// Makes renames in `directory` durable.
+  private static func syncDirectory(_ directory: String) throws {
+    let fd = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
+    defer { fd.close() }
+    try fd.sync(subject: directory)
   }
 
   public static func rename(_ from: String, to: String) throws {

@@ -16,9 +16,6 @@ final class StateStore {
   /// The saved state, or nil when there is none. A file that cannot be understood is renamed
   /// aside (never overwritten) with a warning, and the daemon starts from the config.
   func load() throws -> SavedState? {
-    if try FileSystem.recoverInterruptedReplace(path) {
-      Log.notice("finished replacing \(path), interrupted by a crash during a save")
-    }
     let bytes: [UInt8]
     do {
       bytes = try FileSystem.readFile(path, limit: 16 << 20)

@@ -50,14 +50,34 @@ import Testing
     #expect(names.contains { $0.hasPrefix("state.json.corrupt-") })
   }
 
-  @Test func saveInterruptedBetweenRemoveAndRenameIsCompletedAtStart() throws {
+  @Test func theSpareFileBesideTheStateFileIsNeverRead() throws {
     let directory = TemporaryDirectory()
-    // What a crash leaves between removing state.json and renaming the complete new file.
-    _ = directory.write(
-      "state.json.tmp",
-      #"{"format":1,"revision":5,"mode":"multi","sections":{"first":null,"second":4,"third":null}}"#)
     let daemon = try TestDaemon(directory: directory)
-    #expect(try daemon.connect().request("SUBSCRIBE") == ["state 5 multi second", "OK 5"])
-    #expect(FileManager.default.fileExists(atPath: daemon.statePath))
+    let client = try daemon.connect()
+    #expect(try client.request("OPEN first").last == "OK 1")
+    #expect(try client.request("OPEN second").last == "OK 2")
+    // Each save swaps names with the spare, which keeps the version before.
+    let spare = daemon.statePath + ".tmp"
+    #expect(try String(contentsOfFile: spare, encoding: .utf8).contains(#""revision":1"#))
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    #expect(try daemon.connect().request("SUBSCRIBE") == ["state 2 multi first,second", "OK 2"])
+
+    // Without a state file a leftover spare is not taken for one: the config decides.
+    daemon.stop()
+    try FileManager.default.removeItem(atPath: daemon.statePath)
+    try daemon.start()
+    #expect(try daemon.connect().request("SUBSCRIBE") == ["state 0 multi -", "OK 0"])
+  }
+
+  @Test func syncSavesAreAcknowledgedAndSurviveSigkill() throws {
+    let daemon = try TestDaemon(arguments: ["--sync"])
+    let client = try daemon.connect()
+    for (revision, request) in ["OPEN first", "TOGGLE third", "CLOSE first"].enumerated() {
+      #expect(try client.request(request).last == "OK \(revision + 1)")
+    }
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    #expect(try daemon.connect().request("SUBSCRIBE") == ["state 3 multi third", "OK 3"])
   }
 }

@@ -9,4 +9,7 @@ int cshim_accept_nonblocking(int fd);
 /// The peer's pid and uid from SO_PEERCRED; struct ucred needs _GNU_SOURCE too.
 /// Returns 0 or -1 with errno set.
 int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// renameat2(RENAME_EXCHANGE): swaps two names atomically. Returns 0 or -1 with errno set.
+int cshim_rename_exchange(const char *from, const char *to);
 #endif
