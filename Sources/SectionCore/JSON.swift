@@ -73,7 +73,7 @@ extension JSON {
     case .integer(let value):
       if value < 0 { output.append("-") }
       output.appendDecimal(value.magnitude)
-    case .number(let value): output.append(value.isFinite ? "\(value)" : "null")
+    case .number(let value): output.append(utf8: value.isFinite ? "\(value)" : "null")
     case .string(let value): JSON.appendString(value, to: &output)
     case .array(let elements):
       output.append("[")

@@ -5,10 +5,13 @@ public enum Mode: String, Sendable, CaseIterable {
 
   /// The mode named by protocol bytes, case-insensitively.
   init?(bytes: ArraySlice<UInt8>) {
-    guard let mode = Mode.allCases.first(where: { asciiCaseInsensitiveEquals(bytes, $0.bytes) }) else {
+    if asciiCaseInsensitiveEquals(bytes, "multi") {
+      self = .multi
+    } else if asciiCaseInsensitiveEquals(bytes, "exclusive") {
+      self = .exclusive
+    } else {
       return nil
     }
-    self = mode
   }
 
   var bytes: [UInt8] {

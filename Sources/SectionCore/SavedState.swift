@@ -27,28 +27,55 @@ public struct SavedState: Equatable, Sendable {
   /// The file's bytes. Sections are written in list order so diffs of the file stay readable.
   public static func encode(_ model: SectionModel) -> [UInt8] {
     var bytes: [UInt8] = []
-    encode(model, into: &bytes)
+    Encoder(model.sections).encode(model, into: &bytes)
     return bytes
   }
 
-  /// Renders the state file into `buffer` (replacing its contents), straight to bytes:
-  /// this runs once per group of changes, on the path of every acknowledged change.
-  public static func encode(_ model: SectionModel, into buffer: inout [UInt8]) {
-    buffer.removeAll(keepingCapacity: true)
-    buffer.append("{\"format\":")
-    buffer.appendDecimal(UInt64(format))
-    buffer.append(",\"revision\":")
-    buffer.appendDecimal(model.revision)
-    buffer.append(",\"mode\":\"")
-    buffer.append(contentsOf: model.mode.bytes)
-    buffer.append("\",\"sections\":{")
-    for index in model.sections.indices {
-      if index > 0 { buffer.append(",") }
-      JSON.appendString(model.sections[index].id, to: &buffer)
-      buffer.append(":")
-      if let opened = model.openedAt[index] { buffer.appendDecimal(opened) } else { buffer.append("null") }
+  /// Renders state files for one list of sections. It runs once per group of changes, on the
+  /// path of every acknowledged change, so each section's `"id":` is rendered once, up front:
+  /// rendering the file piece by piece from Strings measured 35,000 instructions for 50
+  /// sections, a tenth of the daemon's instructions under a stream of TOGGLEs.
+  public struct Encoder: Sendable {
+    /// `"id":` of the first section, then `,"id":` of each next one, back to back.
+    private let keys: [UInt8]
+    private let keyEnds: [Int]
+
+    public init(_ sections: [Section]) {
+      var keys: [UInt8] = []
+      var keyEnds: [Int] = []
+      for (index, section) in sections.enumerated() {
+        // Ids are letters, digits, '-', '_' and '.' (Config checks): nothing needs escaping.
+        keys.append(utf8: "\(index == 0 ? "" : ",")\"\(section.id)\":")
+        keyEnds.append(keys.count)
+      }
+      self.keys = keys
+      self.keyEnds = keyEnds
     }
-    buffer.append("}}\n")
+
+    /// Renders `model`, whose sections must be those the encoder was made for, into `buffer`
+    /// (replacing its contents).
+    public func encode(_ model: SectionModel, into buffer: inout [UInt8]) {
+      precondition(model.sections.count == keyEnds.count, "state encoder made for other sections")
+      buffer.removeAll(keepingCapacity: true)
+      buffer.append("{\"format\":1,\"revision\":")
+      buffer.appendDecimal(model.revision)
+      buffer.append(
+        model.mode == .multi ? ",\"mode\":\"multi\",\"sections\":{" : ",\"mode\":\"exclusive\",\"sections\":{"
+      )
+      keys.withUnsafeBufferPointer { keys in
+        var start = 0
+        for (index, end) in keyEnds.enumerated() {
+          buffer.append(contentsOf: UnsafeBufferPointer(rebasing: keys[start..<end]))
+          if let opened = model.openedAt[index] {
+            buffer.appendDecimal(opened)
+          } else {
+            buffer.append("null")
+          }
+          start = end
+        }
+      }
+      buffer.append("}}\n")
+    }
   }
 
   /// Reads a state file's bytes; anything unexpected is an error, so a damaged file is set aside

@@ -33,12 +33,14 @@ public final class SectionService {
   public private(set) var pendingEvents: [UInt8] = []
   private var changes: [Change] = []
   private var rendered: RenderedSections
+  private var stateEncoder: SavedState.Encoder
   private var listCache: [UInt8] = []
   private var viewCache: [UInt8] = []
 
   public init(model: SectionModel) {
     self.model = model
     rendered = RenderedSections(model.sections)
+    stateEncoder = SavedState.Encoder(model.sections)
   }
 
   public var hasUnsavedChanges: Bool { saved != nil }
@@ -72,7 +74,7 @@ public final class SectionService {
     case .ping:
       reply.append("OK\n")
     case .version:
-      reply.append("version \(SectionService.daemonVersion) \(SectionService.protocolVersion)\nOK\n")
+      reply.append(utf8: "version \(SectionService.daemonVersion) \(SectionService.protocolVersion)\nOK\n")
     case .list:
       if listCache.isEmpty { renderList(into: &listCache, withItems: false) }
       reply.append(contentsOf: listCache)
@@ -80,7 +82,7 @@ public final class SectionService {
       if viewCache.isEmpty { renderList(into: &viewCache, withItems: true) }
       reply.append(contentsOf: viewCache)
     case .items(let ref):
-      reply.append(contentsOf: rendered.items[try resolve(ref)])
+      rendered.appendItems(try resolve(ref), to: &reply)
       appendStatus(to: &reply)
     case .open(.all):
       guard model.mode == .multi else {
@@ -163,19 +165,24 @@ public final class SectionService {
     pendingEvents.removeAll(keepingCapacity: true)
     listCache.removeAll(keepingCapacity: true)
     viewCache.removeAll(keepingCapacity: true)
-    rendered = RenderedSections(model.sections)
+    rebuildRendered()
   }
 
   /// Replaces the sections with a freshly loaded config and replies `OK <rev>`.
   public func reload(_ config: Config, reply: inout [UInt8]) -> Outcome {
     let outcome = change(reply: &reply) { $0.reload(config, changes: &$1) }
-    rendered = RenderedSections(model.sections)
+    rebuildRendered()
     return outcome
   }
 
   /// Replies to RELOAD when the config could not be loaded.
   public func refuseReload(_ reason: String, reply: inout [UInt8]) {
     reply.append(contentsOf: ProtocolError(.config, reason).line)
+  }
+
+  /// Renders the state file of the current model into `buffer`, for the server to save.
+  public func encodeState(into buffer: inout [UInt8]) {
+    stateEncoder.encode(model, into: &buffer)
   }
 
   /// `<rev> <mode> <open ids>` plus LF: the body of both the SUBSCRIBE reply and `!state`.
@@ -187,7 +194,7 @@ public final class SectionService {
     var first = true
     for index in model.openIndices {
       if !first { buffer.append(",") }
-      buffer.append(model.sections[index].id)
+      buffer.append(utf8: model.sections[index].id)
       first = false
     }
     if first { buffer.append("-") }
@@ -202,10 +209,16 @@ public final class SectionService {
 
   /// `!bye <reason>`: the server is about to close the connection (`shutdown`).
   public static func appendGoodbyeEvent(reason: String, to buffer: inout [UInt8]) {
-    buffer.append("!bye \(reason)\n")
+    buffer.append(utf8: "!bye \(reason)\n")
   }
 
   // MARK: Rendering
+
+  /// The sections changed (reload, or a rollback of one): render their fixed parts again.
+  private func rebuildRendered() {
+    rendered = RenderedSections(model.sections)
+    stateEncoder = SavedState.Encoder(model.sections)
+  }
 
   private func resolve(_ ref: SectionRef) throws(ProtocolError) -> Int {
     let count = model.sections.count
@@ -226,7 +239,7 @@ public final class SectionService {
     for index in model.sections.indices {
       let open = model.isOpen(index)
       rendered.appendSectionLine(index, open: open, to: &buffer)
-      if withItems && open { buffer.append(contentsOf: rendered.items[index]) }
+      if withItems && open { rendered.appendItems(index, to: &buffer) }
     }
     appendStatus(to: &buffer)
   }

@@ -2,16 +2,23 @@
 enum Verb: CaseIterable {
   case ping, version, list, items, view, open, close, toggle, mode, subscribe, unsubscribe, help, quit, reload
 
+  /// The verb `word` names, in any case. Runs for every request: a table of static strings
+  /// compared in place, with no allocation or reference counting.
   init?(_ word: ArraySlice<UInt8>) {
-    guard let (verb, _) = Verb.lowercaseNames.first(where: { asciiCaseInsensitiveEquals(word, $0.1) }) else {
-      return nil
+    for (verb, name) in Verb.lowercaseNames where asciiCaseInsensitiveEquals(word, name) {
+      self = verb
+      return
     }
-    self = verb
+    return nil
   }
 
   var name: String { "\(self)".uppercased() }
 
-  private static let lowercaseNames = Verb.allCases.map { ($0, Array("\($0)".utf8)) }
+  private static let lowercaseNames: [(Verb, StaticString)] = [
+    (.ping, "ping"), (.version, "version"), (.list, "list"), (.items, "items"), (.view, "view"),
+    (.open, "open"), (.close, "close"), (.toggle, "toggle"), (.mode, "mode"), (.subscribe, "subscribe"),
+    (.unsubscribe, "unsubscribe"), (.help, "help"), (.quit, "quit"), (.reload, "reload"),
+  ]
 
   var usage: String {
     switch self {
@@ -53,7 +60,7 @@ enum Verb: CaseIterable {
       case .items: return .success(.items(ref))
       case .toggle: return .success(.toggle(ref))
       default:
-        let target: Target = asciiCaseInsensitiveEquals(argument, Verb.all) ? .all : .section(ref)
+        let target: Target = asciiCaseInsensitiveEquals(argument, "all") ? .all : .section(ref)
         return .success(self == .open ? .open(target) : .close(target))
       }
     case .mode:
@@ -89,6 +96,4 @@ enum Verb: CaseIterable {
     case .items, .open, .close, .toggle, .mode: preconditionFailure("\(name) takes an argument")
     }
   }
-
-  private static let all = Array("all".utf8)
 }

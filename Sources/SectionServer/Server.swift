@@ -288,7 +288,7 @@ final class Server {
     }
     subscribedBeforeSave.removeAll()
     do {
-      try store?.save(service.model)
+      try store?.save(service)
     } catch {
       Log.error("state not saved, changes refused: \(error)")
       service.rollback()

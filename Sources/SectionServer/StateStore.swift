@@ -33,8 +33,8 @@ final class StateStore {
     }
   }
 
-  func save(_ model: SectionModel) throws {
-    SavedState.encode(model, into: &bytes)
+  func save(_ service: SectionService) throws {
+    service.encodeState(into: &bytes)
     do {
       try FileSystem.replaceAtomically(path, with: bytes, permissions: 0o600, sync: sync)
     } catch let error as PosixError where error.errno == .tooManyFiles {

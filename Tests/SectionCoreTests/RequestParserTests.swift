@@ -40,6 +40,15 @@ import Testing
     #expect(parse("RELOAD") == .success(.reload))
   }
 
+  @Test func everyVerbIsFoundByItsNameInAnyCase() {
+    for verb in Verb.allCases {
+      #expect(Verb(ArraySlice(verb.name.utf8)) == verb)
+      #expect(Verb(ArraySlice(verb.name.lowercased().utf8)) == verb)
+    }
+    #expect(Verb(ArraySlice("PINGS".utf8)) == nil)
+    #expect(Verb(ArraySlice("PIN".utf8)) == nil)
+  }
+
   @Test func caseInsensitiveVerbsAndKeywords() {
     #expect(parse("ping") == .success(.ping))
     #expect(parse("PiNg") == .success(.ping))
