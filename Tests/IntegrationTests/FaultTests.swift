@@ -67,7 +67,9 @@ struct FaultTests {
   }
 
   /// Reading works and shows the state before the refused changes; so does the state file.
-  private func expectStateStillAtRevisionOne(_ daemon: TestDaemon, _ client: LineClient, statePath: String) throws {
+  private func expectStateStillAtRevisionOne(_ daemon: TestDaemon, _ client: LineClient, statePath: String)
+    throws
+  {
     #expect(
       try client.request("LIST") == [
         "section 0 first closed 10 First", "section 1 second open 8 Second", "section 2 third closed 6 Third",
@@ -98,9 +100,11 @@ final class MountedTmpfs {
     self.directory = directory
     path = directory.file("fs")
     guard mkdir(path, 0o700) == 0 else { throw TestFailure("mkdir \(path): \(Errno.current)") }
-    let result = try runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size),mode=0700", "sectiond-test", path])
+    let result = try runCommand(
+      "/bin/mount", ["-t", "tmpfs", "-o", "size=\(size),mode=0700", "sectiond-test", path])
     guard result.status == 0 else {
-      throw TestFailure("cannot mount a tmpfs on \(path) (is mounting allowed here?): \(result.standardError)")
+      throw TestFailure(
+        "cannot mount a tmpfs on \(path) (is mounting allowed here?): \(result.standardError)")
     }
   }
 

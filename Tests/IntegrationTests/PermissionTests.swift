@@ -6,7 +6,8 @@ import Testing
 /// Who may do what: socket modes, another user on each socket, a root daemon's refusal of
 /// files others could have written, and symbolic links planted where the state file goes.
 /// Running as another user and the root-only checks need root.
-@Suite(.enabled(if: getuid() == 0, "switching users and the root-only checks need root"), .timeLimit(.minutes(1)))
+@Suite(
+  .enabled(if: getuid() == 0, "switching users and the root-only checks need root"), .timeLimit(.minutes(1)))
 struct PermissionTests {
   @Test func anotherUserCanReadAndSubscribeButNotChangeAnything() throws {
     let directory = TemporaryDirectory()
@@ -29,7 +30,8 @@ struct PermissionTests {
     let changer = Process()
     changer.executableURL = URL(fileURLWithPath: "/bin/sh")
     changer.arguments = [
-      "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.15; printf 'TOGGLE 2\\n' | socat -t 1 - UNIX-CONNECT:\(control); done",
+      "-c",
+      "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.15; printf 'TOGGLE 2\\n' | socat -t 1 - UNIX-CONNECT:\(control); done",
     ]
     changer.standardOutput = FileHandle.nullDevice
     try changer.run()
@@ -39,12 +41,14 @@ struct PermissionTests {
     )
     #expect(reader.status == 0, "\(reader)")
     let lines = reader.standardOutput.split(separator: "\n").map(String.init)
-    #expect(lines.starts(with: ["section 0 first closed 10 First", "section 1 second closed 8 Second"]), "\(lines)")
+    #expect(
+      lines.starts(with: ["section 0 first closed 10 First", "section 1 second closed 8 Second"]), "\(lines)")
     #expect(lines.contains { $0.hasPrefix("state ") })
     #expect(lines.contains("ERR READONLY TOGGLE changes state; use the control socket"))
     #expect(lines.contains("ERR READONLY MODE changes state; use the control socket"))
     #expect(lines.contains { $0.hasPrefix("ERR READONLY RELOAD") })
-    #expect(lines.contains { $0.hasPrefix("!opened ") && $0.hasSuffix(" 2 third") }, "no event seen: \(lines)")
+    #expect(
+      lines.contains { $0.hasPrefix("!opened ") && $0.hasSuffix(" 2 third") }, "no event seen: \(lines)")
     changer.waitUntilExit()
     // Nothing nobody asked for happened: only section 2 ever changed.
     let list = try daemon.connect().request("LIST")
@@ -59,7 +63,9 @@ struct PermissionTests {
     let arguments = ["--config", config, "--socket", directory.file("c.sock"), "--no-state"]
     let refused = try runBounded(Built.sectiond, arguments)
     #expect(refused.status == 1)
-    #expect(refused.standardError.contains("\(config) is writable by users other than root"), "\(refused.standardError)")
+    #expect(
+      refused.standardError.contains("\(config) is writable by users other than root"),
+      "\(refused.standardError)")
     #expect(refused.standardError.contains("--allow-insecure"))
     #expect(!FileManager.default.fileExists(atPath: directory.file("c.sock")))
 
@@ -71,17 +77,21 @@ struct PermissionTests {
 
     let allowed = try TestDaemon(
       arguments: ["--config", config, "--allow-insecure"], directory: directory)
-    #expect(try allowed.connect().request("LIST") == ["section 0 a closed 0 A", "section 1 b closed 0 B", "OK 0"])
+    #expect(
+      try allowed.connect().request("LIST") == ["section 0 a closed 0 A", "section 1 b closed 0 B", "OK 0"])
   }
 
   @Test func rootRefusesAStateFileOthersCanWriteUnlessAllowed() throws {
     let directory = TemporaryDirectory()
     let state = directory.write(
-      "state.json", #"{"format":1,"revision":4,"mode":"multi","sections":{"first":3,"second":null,"third":null}}"#)
+      "state.json",
+      #"{"format":1,"revision":4,"mode":"multi","sections":{"first":3,"second":null,"third":null}}"#)
     #expect(chmod(state, 0o646) == 0)
     let refused = try runBounded(Built.sectiond, ["--socket", directory.file("c.sock"), "--state", state])
     #expect(refused.status == 1)
-    #expect(refused.standardError.contains("\(state) is writable by users other than root"), "\(refused.standardError)")
+    #expect(
+      refused.standardError.contains("\(state) is writable by users other than root"),
+      "\(refused.standardError)")
     #expect(refused.standardError.contains("chmod go-w"))
     // Refused, not repaired or set aside: the file is as it was.
     #expect(try String(contentsOfFile: state, encoding: .utf8).contains(#""revision":4"#))
