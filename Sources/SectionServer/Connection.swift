@@ -77,6 +77,21 @@ final class Connection {
     return true
   }
 
+  /// Queues `bytes` behind the output, sending what the socket takes at once when nothing is
+  /// waiting ahead of them: a broadcast then reaches the first subscribers before it is copied
+  /// for the last. Returns whether output is left to flush (failures included: the flush
+  /// meets them again and closes the connection).
+  func enqueue(_ bytes: [UInt8]) -> Bool {
+    var sent = 0
+    if output.isEmpty,
+      case .success(.done(let count)) = bytes.withUnsafeBytes({ b in Result { try fd.write(b) } })
+    {
+      sent = count
+    }
+    if sent < bytes.count { output.append(contentsOf: bytes[sent...]) }
+    return unsentCount > 0
+  }
+
   /// Drops the written prefix once it is most of the buffer, so a slow reader's buffer stays bounded.
   private func compact() {
     guard written >= 64 << 10, written * 2 >= output.count else { return }

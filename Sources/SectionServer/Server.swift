@@ -321,10 +321,10 @@ final class Server {
     for subscriber in subscribers where !subscriber.missedEvents {
       if subscriber.unsentCount + events.count > Connection.eventLimit {
         subscriber.missedEvents = true
-      } else {
-        subscriber.output.append(contentsOf: events)
+        queueFlush(subscriber)
+      } else if subscriber.enqueue(events) {
+        queueFlush(subscriber)
       }
-      queueFlush(subscriber)
     }
   }
 
