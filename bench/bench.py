@@ -41,7 +41,7 @@ PROFILES = {
         idle_conns=60, startup_n=3, settle=0.1, timeout=10,
     ),
     "full": dict(
-        runs=11, other_runs=3, seconds=2.0, warmup=0.3, conns=50,
+        runs=11, other_runs=5, seconds=2.0, warmup=0.3, conns=50,
         fan1_subs=1000, fan1_reps=200, fan9_subs=9000, fan9_reps=50,
         idle_conns=9000, startup_n=20, settle=0.5, timeout=60,
     ),
