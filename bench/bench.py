@@ -117,7 +117,26 @@ def build_sectiond(args):
     if not os.access(binpath, os.X_OK):
         log(f"bench: no sectiond binary at {binpath}")
         return None
+    warn_if_link_order_stale(binpath)
     return binpath
+
+
+def warn_if_link_order_stale(binpath):
+    """The idle RSS depends on Sources/sectiond/sectiond.order naming the functions the
+    daemon runs (see docs/PERFORMANCE.md); say so when many of them are gone from the binary."""
+    order = os.path.join(ROOT, "Sources", "sectiond", "sectiond.order")
+    try:
+        with open(order) as f:
+            wanted = {line.strip() for line in f if line.strip()}
+        r = subprocess.run(["nm", "--defined-only", binpath], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    present = {line.split()[-1] for line in r.stdout.splitlines() if line.strip()}
+    missing = len(wanted - present)
+    if wanted and missing * 10 > len(wanted):
+        log(f"bench: {missing} of the {len(wanted)} functions in sectiond.order are not in the "
+            "binary; run scripts/order-file.py, or idle RSS grows")
 
 
 def build_loadgen(outdir):
