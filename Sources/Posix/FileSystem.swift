@@ -44,7 +44,7 @@ public enum FileSystem {
   /// which then swaps names with `path` in one renameat2(RENAME_EXCHANGE).
   ///
   /// The spare keeps the previous version and is overwritten in place by the next save, so no
-  /// file is created or removed per save. That is the point: on ext4 a save measured 4-5 µs
+  /// file is created or removed per save. That is the point: on ext4 a save measured 5 µs
   /// this way, 19 µs as create + remove + rename, and 130-250 µs as create + rename over the
   /// old file (auto_da_alloc writes the new file back at once when a rename replaces one).
   /// A file system that cannot exchange names gets the rename over the old file, as atomic.
