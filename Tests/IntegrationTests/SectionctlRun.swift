@@ -51,8 +51,10 @@ final class SectionctlProcess {
   }
 
   func start() throws {
-    FileManager.default.createFile(atPath: directory.file("out"), contents: nil)
-    FileManager.default.createFile(atPath: directory.file("err"), contents: nil)
+    for name in ["out", "err"]
+    where !FileManager.default.createFile(atPath: directory.file(name), contents: nil) {
+      throw TestFailure("cannot create \(directory.file(name))")
+    }
     process.standardOutput = FileHandle(forWritingAtPath: directory.file("out"))
     process.standardError = FileHandle(forWritingAtPath: directory.file("err"))
     process.standardInput = FileHandle.nullDevice
