@@ -29,6 +29,13 @@ final class Harness {
   var events: String { String(decoding: service.pendingEvents, as: UTF8.self) }
 
   func commit() -> String { String(decoding: service.commit(), as: UTF8.self) }
+
+  /// What the server would save now, without the final LF.
+  func stateFile() -> String {
+    var bytes: [UInt8] = []
+    service.encodeState(into: &bytes)
+    return String(decoding: bytes.dropLast(), as: UTF8.self)
+  }
 }
 
 @Suite struct SectionServiceReplyTests {
@@ -400,6 +407,9 @@ final class Harness {
     )
     #expect(harness.send("TOGGLE d") == ("section 1 d closed 1 D\nOK 4\n", .changed))
     #expect(harness.events == "!closed 4 1 d\n")
+    #expect(
+      harness.stateFile() == #"{"format":1,"revision":4,"mode":"multi","sections":{"c":null,"d":null,"a":1}}"#
+    )
   }
 
   @Test func reloadOfTheSameConfigChangesNothing() {
@@ -418,10 +428,16 @@ final class Harness {
     var reply: [UInt8] = []
     _ = harness.service.reload(next, reply: &reply)
     #expect(harness.reply("ITEMS 0") == "item 0 0 c1\nitem 0 1 c2\nOK 1\n")
+    #expect(
+      harness.stateFile() == #"{"format":1,"revision":1,"mode":"multi","sections":{"c":null,"d":0,"a":null}}"#
+    )
     harness.service.rollback()
     #expect(harness.events == "")
     #expect(harness.reply("LIST") == list)
     #expect(harness.reply("ITEMS 0") == "item 0 0 a1\nitem 0 1 a2\nOK 0\n")
+    #expect(
+      harness.stateFile()
+        == #"{"format":1,"revision":0,"mode":"multi","sections":{"a":null,"b":null,"c":null}}"#)
   }
 
   @Test func refusedReload() {
