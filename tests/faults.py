@@ -4,9 +4,9 @@
   kill       SIGKILL at random moments during a burst of changes from several clients,
              50 rounds: after each restart the state file parses and holds every change
              that was acknowledged with OK.
-  fds        out of file descriptors (prlimit --nofile=64, 100 clients): the daemon keeps
-             serving the clients it has (changes included), does not spin while it cannot
-             accept, and accepts again once descriptors are free.
+  fds        out of file descriptors (prlimit --nofile=64, 100 clients), with and without
+             --sync: the daemon keeps serving the clients it has (changes included), does
+             not spin while it cannot accept, and accepts again once descriptors are free.
   sync       with --sync, strace shows each save fsync the file, swap it into place and
              fsync the directory, all before the OK goes out.
   bad        an idle client, one sending a byte at a time, one sending 10 MiB without a
@@ -257,7 +257,14 @@ def ping_all(clients, timeout):
 
 
 def test_fds(results):
-    daemon = Daemon(config=config_json(["a", "b", "c"]), wrapper=["prlimit", "--nofile=64:64", "--"])
+    check_fds(results, [], "")
+    # With --sync a save holds two descriptors at once (the file and its directory).
+    check_fds(results, ["--sync"], " (--sync)")
+
+
+def check_fds(results, extra_args, label):
+    daemon = Daemon(config=config_json(["a", "b", "c"]), extra_args=extra_args,
+                    wrapper=["prlimit", "--nofile=64:64", "--"])
     clients = []
     try:
         daemon.start()
@@ -271,7 +278,7 @@ def test_fds(results):
         served, _ = ping_all(clients, timeout=2)
         fds = daemon.open_fds()
         results.check(0 < len(served) < 100 and fds >= 60,
-                      "descriptors run out: some of 100 clients are served, the rest wait in the backlog",
+                      f"descriptors run out: some of 100 clients are served, the rest wait in the backlog{label}",
                       f"{len(served)} served, daemon holds {fds} of 64 descriptors ({base_fds} before clients)")
 
         # Out of descriptors: CPU over one second must stay far from a spin.
@@ -279,12 +286,12 @@ def test_fds(results):
         t0, c0 = time.monotonic(), daemon.cpu_ticks()
         time.sleep(1.0)
         cpu = (daemon.cpu_ticks() - c0) / HZ / (time.monotonic() - t0)
-        results.check(cpu < 0.10, "no busy loop while it cannot accept", f"CPU {cpu * 100:.1f}% over 1 s")
+        results.check(cpu < 0.10, f"no busy loop while it cannot accept{label}", f"CPU {cpu * 100:.1f}% over 1 s")
 
         # The clients it has keep being served, reads and changes alike.
         served_list = sorted(served)
         again, _ = ping_all([clients[i] for i in served_list], timeout=2)
-        results.check(len(again) == len(served_list), "accepted clients keep getting answers",
+        results.check(len(again) == len(served_list), f"accepted clients keep getting answers{label}",
                       f"{len(again)}/{len(served_list)}")
         changer = clients[served_list[0]]
         changer.sendall(b"TOGGLE a\n")
@@ -296,7 +303,7 @@ def test_fds(results):
             if r:
                 reply += changer.recv(4096)
         results.check(reply.startswith(b"section 0 a open") and b"\nOK " in reply,
-                      "a change is still saved and acknowledged with every descriptor in use",
+                      f"a change is still saved and acknowledged with every descriptor in use{label}",
                       reply.decode(errors="replace").strip().replace("\n", " | "))
 
         # Free 50 descriptors: the daemon accepts the waiting clients and answers them.
@@ -306,12 +313,12 @@ def test_fds(results):
         t0 = time.monotonic()
         late, buffers = ping_all(waiting, timeout=5)
         elapsed = time.monotonic() - t0
-        results.check(len(late) == len(waiting), "accepts again once descriptors are free",
+        results.check(len(late) == len(waiting), f"accepts again once descriptors are free{label}",
                       f"{len(late)}/{len(waiting)} waiting clients answered within {elapsed:.2f} s")
         warnings = daemon.log().count("cannot accept more clients")
-        results.check(warnings <= 20, "running out of descriptors is logged, not flooded",
+        results.check(warnings <= 20, f"running out of descriptors is logged, not flooded{label}",
                       f"{warnings} log lines")
-        results.check(daemon.alive(), "daemon alive after descriptor exhaustion")
+        results.check(daemon.alive(), f"daemon alive after descriptor exhaustion{label}")
     finally:
         for s in clients:
             s.close()

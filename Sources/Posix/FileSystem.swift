@@ -55,6 +55,9 @@ public enum FileSystem {
     _ path: String, with bytes: [UInt8], permissions: mode_t = 0o600, sync: Bool = false
   ) throws {
     let spare = path + ".tmp"
+    // Opened before anything changes, so that failing to open it leaves the old file in place.
+    let directory = sync ? try FileDescriptor.open(directoryName(of: path), O_RDONLY | O_DIRECTORY) : nil
+    defer { directory?.close() }
     let fd = try openSpare(spare, permissions: permissions)
     do {
       try fd.writeAll(bytes, subject: spare)
@@ -66,7 +69,7 @@ public enum FileSystem {
     }
     fd.close()
     try exchangeOrRename(spare, path)
-    if sync { try syncDirectory(directoryName(of: path)) }
+    try directory?.sync(subject: directoryName(of: path))
   }
 
   /// Opens the spare for writing from its start, creating it when missing. O_NOFOLLOW makes a
@@ -93,13 +96,6 @@ public enum FileSystem {
     {
       try rename(from, to: to)
     }
-  }
-
-  /// Makes renames in `directory` durable.
-  private static func syncDirectory(_ directory: String) throws {
-    let fd = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
-    defer { fd.close() }
-    try fd.sync(subject: directory)
   }
 
   public static func rename(_ from: String, to: String) throws {

@@ -5,12 +5,14 @@ import SectionCore
 /// The state file: loaded once at start, replaced atomically after every group of changes.
 final class StateStore {
   let path: String
-  /// fsync before rename, so that even a power cut loses nothing acknowledged.
+  /// fsync the file before it is swapped into place and the directory after, so that even a
+  /// power cut loses nothing acknowledged.
   let sync: Bool
 
   init(path: String, sync: Bool) {
     self.path = path
     self.sync = sync
+    fillReserve()
   }
 
   /// The saved state, or nil when there is none. A file that cannot be understood is renamed
@@ -39,9 +41,10 @@ final class StateStore {
       try FileSystem.replaceAtomically(path, with: bytes, permissions: 0o600, sync: sync)
     } catch let error as PosixError where error.errno == .tooManyFiles {
       // Clients hold every other descriptor: give up the reserve for this one save.
-      guard let spare = reserve else { throw error }
-      spare.close()
-      defer { reserve = try? FileDescriptor.open("/dev/null", O_RDONLY) }
+      guard !reserve.isEmpty else { throw error }
+      for held in reserve { held.close() }
+      reserve.removeAll()
+      defer { fillReserve() }
       try FileSystem.replaceAtomically(path, with: bytes, permissions: 0o600, sync: sync)
     }
   }
@@ -49,9 +52,16 @@ final class StateStore {
   /// The rendered state, kept to reuse its storage.
   private var bytes: [UInt8] = []
 
-  /// One descriptor held back from clients, so that a change is not refused when they have
-  /// taken all the others (the server pauses accepting only once accept fails).
-  private var reserve = try? FileDescriptor.open("/dev/null", O_RDONLY)
+  /// Descriptors held back from clients, as many as a save has open at once (the spare file,
+  /// and with `sync` its directory), so that a change is not refused when clients have taken
+  /// all the others (the server pauses accepting only once accept fails).
+  private var reserve: [FileDescriptor] = []
+
+  private func fillReserve() {
+    while reserve.count < (sync ? 2 : 1), let held = try? FileDescriptor.open("/dev/null", O_RDONLY) {
+      reserve.append(held)
+    }
+  }
 
   /// Creates the state file's directory when it is missing; private, since it is ours alone.
   func prepareDirectory() throws {
