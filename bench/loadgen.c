@@ -115,6 +115,13 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* epoll_wait on the one epoll set; a wait cut short by a signal found nothing. */
+static int wait_events(struct epoll_event *evs, int max, int ms) {
+    int n = epoll_wait(epfd, evs, max, ms);
+    if (n < 0 && errno != EINTR) die("epoll_wait: %s", strerror(errno));
+    return n < 0 ? 0 : n;
+}
+
 static void raise_nofile(void) {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -492,12 +499,7 @@ static int run_rps(int C, int D, double T, uint64_t N, double warmup, const char
         if (N && done >= N) { t_stop = t; cpu_stop = server_cpu_ns(); break; }
         if (t > hard_deadline) die("rps: timed out (%llu of %llu done)", (unsigned long long)done,
                                    (unsigned long long)issued);
-        int ms = 100;
-        int n = epoll_wait(epfd, evs, 1024, ms);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            die("epoll_wait: %s", strerror(errno));
-        }
+        int n = wait_events(evs, 1024, 100);
         for (int e = 0; e < n; e++) {
             struct conn *c = evs[e].data.ptr;
             if (evs[e].events & EPOLLOUT) flush_out(c);
@@ -537,11 +539,7 @@ static void wait_replies(int from, int to, uint64_t want, const char *what) {
             if (conns[i].replies < want) missing++;
         if (!missing) return;
         if (now() > deadline) die("%s: timed out, %d connections still waiting", what, missing);
-        int n = epoll_wait(epfd, evs, 4096, 100);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            die("epoll_wait: %s", strerror(errno));
-        }
+        int n = wait_events(evs, 4096, 100);
         for (int e = 0; e < n; e++) {
             struct conn *c = evs[e].data.ptr;
             if (evs[e].events & EPOLLOUT) flush_out(c);
@@ -583,11 +581,7 @@ static int run_fanout(int S, int R, const char *sub_cmd, const char *pub_cmd, do
         double t0 = now(), t_last = t0, deadline = t0 + phase_timeout, t_first = 0, busy = 0;
         queue_requests(pub, 1);
         while (remaining > 0 || pub->replies < want) {
-            int n = epoll_wait(epfd, evs, 4096, 100);
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                die("epoll_wait: %s", strerror(errno));
-            }
+            int n = wait_events(evs, 4096, 100);
             double tb = now();
             if (t_first == 0 && n > 0) t_first = tb;
             for (int e = 0; e < n; e++) {
