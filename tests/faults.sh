@@ -12,11 +12,5 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export BUILD_DIR="${BUILD_DIR:-.build/debug}"
-timeout --kill-after=10 "${FAULTS_TIMEOUT:-180}" python3 tests/faults.py "$@"
-status=$?
-if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-  echo "FAIL faults.py did not finish within ${FAULTS_TIMEOUT:-180} s"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
-exit "$status"
+source tests/lib/bounded.sh
+run_bounded "${FAULTS_TIMEOUT:-180}" faults.py python3 tests/faults.py "$@"

@@ -18,11 +18,5 @@ for ((i = 1; i <= $#; i++)); do
   if [ "${!i}" = "--seconds" ]; then j=$((i + 1)); seconds="${!j}"; fi
 done
 limit=$(python3 -c "print(int(float('$seconds')) + 120)")
-timeout --kill-after=10 "$limit" python3 tests/soak.py --seconds "$seconds" "$@"
-status=$?
-if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-  echo "FAIL soak.py did not finish within $limit s"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
-exit "$status"
+source tests/lib/bounded.sh
+run_bounded "$limit" soak.py python3 tests/soak.py --seconds "$seconds" "$@"
