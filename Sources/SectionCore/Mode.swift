@@ -5,22 +5,17 @@ public enum Mode: String, Sendable, CaseIterable {
 
   /// The mode named by protocol bytes, case-insensitively.
   init?(bytes: ArraySlice<UInt8>) {
-    if asciiCaseInsensitiveEquals(bytes, "multi") {
-      self = .multi
-    } else if asciiCaseInsensitiveEquals(bytes, "exclusive") {
-      self = .exclusive
-    } else {
+    guard let mode = Mode.allCases.first(where: { asciiCaseInsensitiveEquals(bytes, $0.word) }) else {
       return nil
     }
+    self = mode
   }
 
-  var bytes: [UInt8] {
+  /// The mode's name in the protocol and the state file, as a literal to append without a String.
+  var word: StaticString {
     switch self {
-    case .multi: Mode.multiBytes
-    case .exclusive: Mode.exclusiveBytes
+    case .multi: "multi"
+    case .exclusive: "exclusive"
     }
   }
-
-  private static let multiBytes = Array("multi".utf8)
-  private static let exclusiveBytes = Array("exclusive".utf8)
 }

@@ -57,11 +57,13 @@ public struct SavedState: Equatable, Sendable {
     public func encode(_ model: SectionModel, into buffer: inout [UInt8]) {
       precondition(model.sections.count == keyEnds.count, "state encoder made for other sections")
       buffer.removeAll(keepingCapacity: true)
-      buffer.append("{\"format\":1,\"revision\":")
+      buffer.append("{\"format\":")
+      buffer.appendDecimal(UInt64(SavedState.format))
+      buffer.append(",\"revision\":")
       buffer.appendDecimal(model.revision)
-      buffer.append(
-        model.mode == .multi ? ",\"mode\":\"multi\",\"sections\":{" : ",\"mode\":\"exclusive\",\"sections\":{"
-      )
+      buffer.append(",\"mode\":\"")
+      buffer.append(model.mode.word)
+      buffer.append("\",\"sections\":{")
       keys.withUnsafeBufferPointer { keys in
         var start = 0
         for (index, end) in keyEnds.enumerated() {

@@ -189,7 +189,7 @@ public final class SectionService {
   public func appendSnapshot(to buffer: inout [UInt8]) {
     buffer.appendDecimal(model.revision)
     buffer.append(" ")
-    buffer.append(contentsOf: model.mode.bytes)
+    buffer.append(model.mode.word)
     buffer.append(" ")
     var first = true
     for index in model.openIndices {
@@ -257,7 +257,7 @@ public final class SectionService {
 
   private func appendModeLine(to buffer: inout [UInt8]) {
     buffer.append("mode ")
-    buffer.append(contentsOf: model.mode.bytes)
+    buffer.append(model.mode.word)
     buffer.append("\n")
   }
 
@@ -271,7 +271,7 @@ public final class SectionService {
       buffer.append("!mode ")
       buffer.appendDecimal(revision)
       buffer.append(" ")
-      buffer.append(contentsOf: mode.bytes)
+      buffer.append(mode.word)
       buffer.append("\n")
     case .reloaded(let revision):
       buffer.append("!reload ")
