@@ -37,17 +37,17 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   }
   // Served: LIST shows every section, ITEMS every item, and RELOAD from the demo config takes it.
   let service = SectionService(model: SectionModel(config: config))
-  var reply: [UInt8] = []
+  var reply = OutputQueue()
   check(service.handle(Array("LIST".utf8)[...], access: .control, reply: &reply) == .replied, "LIST")
-  check(reply.split(separator: 0x0A).count == config.sections.count + 1, "LIST lines")
+  check(reply.unsentBytes.split(separator: 0x0A).count == config.sections.count + 1, "LIST lines")
   for section in config.sections {
-    reply.removeAll()
+    reply = OutputQueue()
     let line = Array("ITEMS \(section.id)".utf8)[...]
     check(service.handle(line, access: .control, reply: &reply) == .replied, "ITEMS \(section.id)")
-    check(reply.split(separator: 0x0A).count == section.items.count + 1, "ITEMS lines")
+    check(reply.unsentBytes.split(separator: 0x0A).count == section.items.count + 1, "ITEMS lines")
   }
   let demo = SectionService(model: SectionModel(config: .demo))
-  reply.removeAll()
+  reply = OutputQueue()
   if demo.reload(config, reply: &reply) == .changed { _ = demo.commit() }
   check(demo.model.sections == config.sections, "RELOAD did not take the config")
   return 0

@@ -91,25 +91,27 @@ struct Client {
   private mutating func request(_ line: ArraySlice<UInt8>) {
     let before = service.model
     let start = output.count
-    guard var outcome = service.handle(line, access: access, reply: &output) else {
-      check(output.count == start, "a blank line was answered")
+    var reply = OutputQueue()
+    guard var outcome = service.handle(line, access: access, reply: &reply) else {
+      check(reply.isEmpty, "a blank line was answered")
       check(line.allSatisfy { $0 == 0x20 || $0 == 0x09 } || line.isEmpty, "a request got no reply")
       return
     }
     if outcome == .reload {
-      check(output.count == start, "RELOAD answered before the config was read")
+      check(reply.isEmpty, "RELOAD answered before the config was read")
       reloads += 1
       switch reloads % 3 {
       case 0:
-        service.refuseReload("fuzz.json: not valid JSON", reply: &output)
+        service.refuseReload("fuzz.json: not valid JSON", reply: &reply)
         outcome = .replied
       default:
-        outcome = service.reload(reloads % 3 == 1 ? Client.other : .demo, reply: &output)
+        outcome = service.reload(reloads % 3 == 1 ? Client.other : .demo, reply: &reply)
       }
     }
-    let reply = output[start...]
-    check(reply.last == 0x0A, "a reply does not end in LF")
-    let body = reply.dropLast()
+    output.append(contentsOf: reply.unsentBytes)
+    let replied = output[start...]
+    check(replied.last == 0x0A, "a reply does not end in LF")
+    let body = replied.dropLast()
     let status = body[(body.lastIndex(of: 0x0A).map { $0 + 1 } ?? body.startIndex)...]
     check(
       status.starts(with: Array("OK".utf8)) || status.starts(with: Array("ERR ".utf8)),
@@ -126,6 +128,8 @@ struct Client {
       if outcome == .unsubscribe { subscribed = false }
     case .reload:
       fatalError("reload outcome after the reload")
+    case .deferred:
+      fatalError("deferred with no change waiting for a save")
     }
     checkModel()
   }

@@ -21,7 +21,7 @@ public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     check(SectionModel(config: config, saved: read) == model, "a restart gives another model")
     // The service starts from it and serves a change.
     let service = SectionService(model: model)
-    var reply: [UInt8] = []
+    var reply = OutputQueue()
     if service.handle(Array("TOGGLE first".utf8)[...], access: .control, reply: &reply) == .changed {
       _ = service.commit()
     }

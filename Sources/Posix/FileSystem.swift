@@ -33,10 +33,36 @@ public enum FileSystem {
     access(path, F_OK) == 0
   }
 
+  /// Reads a whole regular file of at most `limit` bytes (EFBIG beyond). Opened without
+  /// blocking and checked before a byte is read: a FIFO planted at `path` would otherwise hang
+  /// the caller in open() until a writer came, and a device could be read forever. Anything
+  /// but a regular file throws `NotARegularFile`.
   public static func readFile(_ path: String, limit: Int = 16 << 20) throws -> [UInt8] {
-    let fd = try FileDescriptor.open(path, O_RDONLY)
+    let fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
     defer { fd.close() }
+    var info = stat()
+    _ = try retrying("fstat", path) { fstat(fd.rawValue, &info) }
+    guard info.st_mode & S_IFMT == S_IFREG else { throw NotARegularFile(path: path, mode: info.st_mode) }
+    if info.st_size > limit { throw PosixError("read", path, errno: Errno(EFBIG)) }
     return try fd.readAll(subject: path, limit: limit)
+  }
+
+  /// A path that was to be read as a file names something else.
+  public struct NotARegularFile: Error, CustomStringConvertible {
+    public let path: String
+    let mode: mode_t
+
+    public var description: String {
+      let kind =
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: "not a regular file"
+        }
+      return "\(path) is \(kind), not a regular file"
+    }
   }
 
   /// Replaces `path` with `bytes` so that `path` names a whole file at every moment, the old

@@ -53,6 +53,9 @@ final class RenderedSections {
     append(items[index], to: &buffer)
   }
 
+  /// Every `item` line of a section, as a block of the immutable rendering to share.
+  func items(_ index: Int) -> ArraySlice<UInt8> { bytes[items[index]] }
+
   /// Appends `!opened <rev> <index> <id>` or `!closed ...`, with its LF.
   func appendEvent(opened: Bool, revision: UInt64, index: Int, to buffer: inout [UInt8]) {
     buffer.append(opened ? "!opened " : "!closed ")

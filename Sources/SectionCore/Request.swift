@@ -29,6 +29,16 @@ public enum Request: Equatable, Sendable {
   case quit
   case reload
 
+  /// Whether the reply shows the state (RELOAD's too: what it keeps depends on the state), so
+  /// that it must wait while changes of other clients are not saved yet.
+  public var readsState: Bool {
+    switch self {
+    case .list, .view, .items, .subscribe, .reload: true
+    case .mode(let mode): mode == nil
+    default: false
+    }
+  }
+
   /// Whether the request changes state, and so is refused on the read-only socket.
   public var changesState: Bool {
     switch self {

@@ -24,6 +24,9 @@ public final class SectionService {
     case quit
     /// Re-read the config, then call `reload(_:)` or `refuseReload(_:)` to reply.
     case reload
+    /// Nothing was replied: the answer would show changes of other clients that are not saved
+    /// yet (and may still fail to save). Hand the same line in again once they are saved.
+    case deferred
   }
 
   public private(set) var model: SectionModel
@@ -46,7 +49,7 @@ public final class SectionService {
   public var hasUnsavedChanges: Bool { saved != nil }
 
   /// Executes one request line. Returns nil for a blank line, which gets no reply.
-  public func handle(_ line: ArraySlice<UInt8>, access: Access, reply: inout [UInt8]) -> Outcome? {
+  public func handle(_ line: ArraySlice<UInt8>, access: Access, reply: inout OutputQueue) -> Outcome? {
     switch RequestParser.parse(line) {
     case nil: return nil
     case .failure(let error)?:
@@ -60,16 +63,19 @@ public final class SectionService {
           contentsOf: ProtocolError(.readOnly, "\(name) changes state; use the control socket").line)
         return .replied
       }
+      if request.readsState && hasUnsavedChanges { return .deferred }
       do {
         return try execute(request, reply: &reply)
       } catch {
+        // NOSECTION and MODE depend on the state as much as a LIST does.
+        if hasUnsavedChanges { return .deferred }
         reply.append(contentsOf: error.line)
         return .replied
       }
     }
   }
 
-  private func execute(_ request: Request, reply: inout [UInt8]) throws(ProtocolError) -> Outcome {
+  private func execute(_ request: Request, reply: inout OutputQueue) throws(ProtocolError) -> Outcome {
     switch request {
     case .ping:
       reply.append("OK\n")
@@ -77,13 +83,13 @@ public final class SectionService {
       reply.append(utf8: "version \(SectionService.daemonVersion) \(SectionService.protocolVersion)\nOK\n")
     case .list:
       if listCache.isEmpty { renderList(into: &listCache, withItems: false) }
-      reply.append(contentsOf: listCache)
+      reply.append(shared: listCache[...])
     case .view:
       if viewCache.isEmpty { renderList(into: &viewCache, withItems: true) }
-      reply.append(contentsOf: viewCache)
+      reply.append(shared: viewCache[...])
     case .items(let ref):
-      rendered.appendItems(try resolve(ref), to: &reply)
-      appendStatus(to: &reply)
+      reply.append(shared: rendered.items(try resolve(ref)))
+      appendStatus(to: &reply.tail)
     case .open(.all):
       guard model.mode == .multi else {
         throw ProtocolError(
@@ -102,13 +108,13 @@ public final class SectionService {
       let index = try resolve(ref)
       return change(showing: index, reply: &reply) { $0.toggle(index, changes: &$1) }
     case .mode(nil):
-      appendModeReply(to: &reply)
+      appendModeReply(to: &reply.tail)
     case .mode(let mode?):
       return change(reply: &reply, showingMode: true) { $0.setMode(mode, changes: &$1) }
     case .subscribe:
       reply.append("state ")
-      appendSnapshot(to: &reply)
-      appendStatus(to: &reply)
+      appendSnapshot(to: &reply.tail)
+      appendStatus(to: &reply.tail)
       return .subscribe
     case .unsubscribe:
       reply.append("OK\n")
@@ -125,21 +131,24 @@ public final class SectionService {
   }
 
   /// Applies a change to the model, renders its events and reply; `.changed` when anything moved.
+  /// A change that moves nothing while others wait for the save is `.deferred`: its reply
+  /// would show their unsaved state.
   private func change(
-    showing index: Int? = nil, reply: inout [UInt8], showingMode: Bool = false,
+    showing index: Int? = nil, reply: inout OutputQueue, showingMode: Bool = false,
     _ body: (inout SectionModel, inout [Change]) -> Void
   ) -> Outcome {
-    let firstUnsaved = saved == nil
-    if firstUnsaved { saved = model }
+    let othersUnsaved = saved != nil
+    if !othersUnsaved { saved = model }
     changes.removeAll(keepingCapacity: true)
     body(&model, &changes)
-    if let index { rendered.appendSectionLine(index, open: model.isOpen(index), to: &reply) }
-    if showingMode { appendModeLine(to: &reply) }
-    appendStatus(to: &reply)
-    guard !changes.isEmpty else {
-      if firstUnsaved { saved = nil }
-      return .replied
+    if changes.isEmpty {
+      if othersUnsaved { return .deferred }
+      saved = nil
     }
+    if let index { rendered.appendSectionLine(index, open: model.isOpen(index), to: &reply.tail) }
+    if showingMode { appendModeLine(to: &reply.tail) }
+    appendStatus(to: &reply.tail)
+    guard !changes.isEmpty else { return .replied }
     recordChanges()
     return .changed
   }
@@ -169,14 +178,14 @@ public final class SectionService {
   }
 
   /// Replaces the sections with a freshly loaded config and replies `OK <rev>`.
-  public func reload(_ config: Config, reply: inout [UInt8]) -> Outcome {
+  public func reload(_ config: Config, reply: inout OutputQueue) -> Outcome {
     let outcome = change(reply: &reply) { $0.reload(config, changes: &$1) }
     rebuildRendered()
     return outcome
   }
 
   /// Replies to RELOAD when the config could not be loaded.
-  public func refuseReload(_ reason: String, reply: inout [UInt8]) {
+  public func refuseReload(_ reason: String, reply: inout OutputQueue) {
     reply.append(contentsOf: ProtocolError(.config, reason).line)
   }
 
@@ -202,14 +211,14 @@ public final class SectionService {
   }
 
   /// The `!state` event that replaces events a slow subscriber missed.
-  public func appendStateEvent(to buffer: inout [UInt8]) {
-    buffer.append("!state ")
-    appendSnapshot(to: &buffer)
+  public func appendStateEvent(to output: inout OutputQueue) {
+    output.append("!state ")
+    appendSnapshot(to: &output.tail)
   }
 
   /// `!bye <reason>`: the server is about to close the connection (`shutdown`).
-  public static func appendGoodbyeEvent(reason: String, to buffer: inout [UInt8]) {
-    buffer.append(utf8: "!bye \(reason)\n")
+  public static func appendGoodbyeEvent(reason: String, to output: inout OutputQueue) {
+    output.append(utf8: "!bye \(reason)\n")
   }
 
   // MARK: Rendering

@@ -8,73 +8,94 @@ final class Connection {
   /// Events waiting beyond this are dropped for one `!state` snapshot once the client catches up.
   static let eventLimit = 64 << 10
 
+  /// Where the connection is in its life. Requests are taken only in `.ready`; every other
+  /// state names the one thing it waits for.
+  enum State: Equatable {
+    /// Taking requests.
+    case ready
+    /// Its last request changed state: the reply, from `replyStart` in the output's tail, is
+    /// held until the change is saved (and replaced by an error if the save fails).
+    case awaitingSave(replyStart: Int)
+    /// Its next request would show other clients' changes that are not saved yet: it is
+    /// handled once they are.
+    case awaitingOthersSave
+    /// A megabyte of output waits: no requests are taken until the client reads half of it.
+    case outputBlocked
+    /// QUIT was received: write what is queued, then close.
+    case quitting
+    case closed
+  }
+
+  /// Whether the connection receives events.
+  enum Subscription: Equatable {
+    case none
+    case live
+    /// Events were dropped because the client read too slowly: it is owed a `!state` snapshot,
+    /// which goes out before anything else that is queued after the drop.
+    case owedSnapshot
+  }
+
   let fd: FileDescriptor
   let access: SectionService.Access
+  var state = State.ready
+  var subscription = Subscription.none
   /// What the server's epoll set watches this socket for.
   var watchedEvents: IOEvents = .readable
 
   var framer = LineFramer()
-  /// Input read but not handled yet: a partial line, or lines left while a change is saved.
+  /// Input read but not handled yet: a partial line, or lines left while the connection waited.
   var pending: [UInt8] = []
-  /// Bytes to write; `output[written...]` has not been sent yet.
-  var output: [UInt8] = []
-  var written = 0
-
-  var isSubscribed = false
-  /// Index in the server's subscriber list, for O(1) removal.
-  var subscriberSlot = -1
-  /// Events were dropped for this subscriber; it is owed a `!state` snapshot.
-  var missedEvents = false
-  /// Where the reply to an unsaved change starts in `output`; nil when none is waiting.
-  var unsavedReplyStart: Int?
+  var output = OutputQueue()
   /// The client sent end of input; answer what it sent, then close.
   var inputEnded = false
-  /// QUIT was received: write what is queued, then close.
-  var quitting = false
-  var isClosed = false
   /// Queued in the server's list of connections to flush this iteration.
   var flushQueued = false
-  /// Reading is paused because too much output is waiting.
-  var readPaused = false
+  /// Index in the server's subscriber list, for O(1) removal.
+  var subscriberSlot = -1
 
   init(fd: FileDescriptor, access: SectionService.Access) {
     self.fd = fd
     self.access = access
   }
 
-  var unsentCount: Int { output.count - written }
+  var isClosed: Bool { state == .closed }
+  var isSubscribed: Bool { subscription != .none }
 
-  /// Whether requests may be taken from this connection now.
-  var canHandleRequests: Bool {
-    !isClosed && !quitting && unsavedReplyStart == nil && unsentCount < Connection.outputLimit
+  /// Whether requests may be taken from this connection now. Once a megabyte of output
+  /// waits, it stops taking them (`.outputBlocked`) until the client has read half of it.
+  func acceptsRequests() -> Bool {
+    if state == .ready && output.count >= Connection.outputLimit { state = .outputBlocked }
+    return state == .ready
+  }
+
+  /// Where the reply held for a save starts, if one is.
+  var heldReplyStart: Int? {
+    if case .awaitingSave(let start) = state { return start }
+    return nil
   }
 
   /// Whether there is nothing left to do but close: the client is done and so are we.
   var isFinished: Bool {
-    (quitting || (inputEnded && pending.isEmpty)) && unsavedReplyStart == nil && unsentCount == 0
+    switch state {
+    case .quitting: output.isEmpty
+    case .ready, .outputBlocked: inputEnded && pending.isEmpty && output.isEmpty
+    case .awaitingSave, .awaitingOthersSave, .closed: false
+    }
   }
 
-  /// Writes as much of the output as the socket takes, but never the reply to a change that
-  /// is not saved yet. False when the peer is gone.
+  /// Writes as much of the output as the socket takes, but never a reply held for a save.
+  /// False when the peer is gone.
   func flush() -> Bool {
-    let end = unsavedReplyStart ?? output.count
-    while written < end {
-      let result = output.withUnsafeBytes { bytes in
-        Result { try fd.write(UnsafeRawBufferPointer(rebasing: bytes[written..<end])) }
-      }
-      switch result {
-      case .success(.done(let count)): written += count
-      case .success(.wouldBlock):
-        compact()
-        return true
-      case .failure: return false
+    let alive = output.send(upToTail: heldReplyStart) { bytes in
+      switch Result(catching: { try fd.write(bytes) }) {
+      case .success(.done(let count)): count
+      case .success(.wouldBlock): 0
+      case .failure: nil
       }
     }
-    if written == output.count {
-      output.removeAll(keepingCapacity: output.capacity <= 64 << 10)
-      written = 0
-    }
-    return true
+    let moved = output.compact()
+    if case .awaitingSave(let start) = state { state = .awaitingSave(replyStart: start - moved) }
+    return alive
   }
 
   /// Queues `bytes` behind the output, sending what the socket takes at once when nothing is
@@ -89,14 +110,6 @@ final class Connection {
       sent = count
     }
     if sent < bytes.count { output.append(contentsOf: bytes[sent...]) }
-    return unsentCount > 0
-  }
-
-  /// Drops the written prefix once it is most of the buffer, so a slow reader's buffer stays bounded.
-  private func compact() {
-    guard written >= 64 << 10, written * 2 >= output.count else { return }
-    output.removeFirst(written)
-    if let start = unsavedReplyStart { unsavedReplyStart = start - written }
-    written = 0
+    return !output.isEmpty
   }
 }

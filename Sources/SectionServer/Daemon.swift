@@ -58,7 +58,8 @@ public enum Daemon {
     let service = SectionService(model: SectionModel(config: config, saved: saved))
 
     let loop = try EventLoop()
-    let server = try Server(loop: loop, service: service, store: store, maxClients: options.maxClients) {
+    let limits = ClientLimits(total: options.maxClients, readOnly: options.maxReadOnlyClients)
+    let server = try Server(loop: loop, service: service, store: store, limits: limits) {
       try loadConfig(options)
     }
     let sockets = try Sockets.open(options)
@@ -88,6 +89,8 @@ public enum Daemon {
       bytes = try FileSystem.readFile(path, limit: 4 << 20)
     } catch let error as PosixError {
       throw StartFailure("cannot read the config file \(path): \(error.errno)", errno: error.errno)
+    } catch {
+      throw StartFailure("cannot read the config file \(path): \(error)")
     }
     return try Config.parse(bytes, source: path)
   }

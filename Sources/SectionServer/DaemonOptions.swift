@@ -10,6 +10,8 @@ public struct DaemonOptions: Equatable {
   public var readOnlySocketPath: String?
   public var statePath: String?
   public var maxClients = 1024
+  /// At most this many of the clients on the read-only socket; nil: all but a sixteenth.
+  public var maxReadOnlyClients: Int?
   public var checkConfigOnly = false
   public var allowInsecure = false
   public var syncState = false
@@ -33,6 +35,8 @@ public struct DaemonOptions: Equatable {
       --no-state               keep state in memory only
       --sync                   fsync the state file before acknowledging changes (survives power loss)
       --max-clients N          most connections at once (default 1024)
+      --max-readonly-clients N most of them on the read-only socket (default: all but a
+                               sixteenth of --max-clients, which stay free for the control socket)
       --check-config           validate the config and exit
       --allow-insecure         start as root even if the config or state file is writable by others
       --verbose                log debug lines (clients connecting, client errors)
@@ -65,6 +69,13 @@ public struct DaemonOptions: Equatable {
       }
       return value
     }
+    func count(for flag: String) throws(UsageError) -> Int {
+      let text = try value(for: flag)
+      guard let count = Int(text), count > 0 else {
+        throw UsageError(description: "\(flag) needs a positive number, not \"\(text)\"")
+      }
+      return count
+    }
     while let argument = rest.popFirst() {
       switch argument {
       case "--config":
@@ -75,12 +86,8 @@ public struct DaemonOptions: Equatable {
       case "--state": options.statePath = try value(for: argument)
       case "--no-state": noState = true
       case "--sync": options.syncState = true
-      case "--max-clients":
-        let text = try value(for: argument)
-        guard let count = Int(text), count > 0 else {
-          throw UsageError(description: "--max-clients needs a positive number, not \"\(text)\"")
-        }
-        options.maxClients = count
+      case "--max-clients": options.maxClients = try count(for: argument)
+      case "--max-readonly-clients": options.maxReadOnlyClients = try count(for: argument)
       case "--check-config": options.checkConfigOnly = true
       case "--allow-insecure": options.allowInsecure = true
       case "--verbose", "-v": options.verbose = true

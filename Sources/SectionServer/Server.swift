@@ -10,43 +10,59 @@ import Systemd
 /// One loop iteration handles every connection that is readable. Requests that change state
 /// leave their reply unsent; at the end of the iteration (sd-event's post source) the state is
 /// saved once for all of them (group commit), and only then are replies and events written:
-/// an `OK` is never sent for a change that is not in the state file.
+/// an `OK` is never sent for a change that is not in the state file, and no reply shows a
+/// change before it is saved (such requests wait for the save, see `Connection.State`).
+///
+/// The other concerns live beside this file: accepting (`Server+Accepting`), saving and
+/// writing (`Server+Commit`).
 final class Server {
   let loop: EventLoop
   let service: SectionService
   let store: StateStore?
-  let maxClients: Int
+  let limits: ClientLimits
   /// Re-reads and validates the config, for RELOAD and SIGHUP.
   let loadConfig: () throws -> Config
 
-  private var listeners: [Listener] = []
+  var listeners: [Listener] = []
   /// Every client socket, watched as one sd-event source (see `Epoll` for why).
-  private let clients: Epoll
+  let clients: Epoll
   private var clientsSource: EventSource?
-  private var connections: [Int32: Connection] = [:]
-  private var subscribers: [Connection] = []
+  var connections: [Int32: Connection] = [:]
+  /// Connections accepted on the read-only socket, counted against their own limit.
+  var readOnlyCount = 0
+  var subscribers: [Connection] = []
   /// Connections with output queued during this iteration.
-  private var toFlush: [Connection] = []
+  var toFlush: [Connection] = []
   /// Connections whose last request changed state and waits for the save.
-  private var waitingForSave: [Connection] = []
+  var waitingForSave: [Connection] = []
+  /// Connections whose next request waits for other clients' changes to be saved.
+  var waitingForOthers: [Connection] = []
   /// Connections with input left over that can be handled now.
-  private var runnable: [Connection] = []
+  var runnable: [Connection] = []
   /// One read buffer for all connections: input is handled where it lands, never copied
-  /// unless a partial line remains.
-  private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
+  /// unless a partial line remains. Room for a partial line carried over, plus `readSize`.
+  private var readBuffer = [UInt8](repeating: 0, count: LineFramer.maximumLineLength + 2 + Server.readSize)
+  /// The most read from one connection in one loop turn: the bound on the work one client
+  /// can make every other client, and every client still connecting, wait for. 16 KiB is
+  /// 3,000 pipelined PINGs; four clients flooding the debug build delayed a new one by
+  /// 110-280 ms with 64 KiB reads and by about a quarter of that with these.
+  static let readSize = 16 << 10
   private var endOfIteration: EventSource?
-  private var resume: EventSource?
-  private var status: StatusReporter?
-  private var reloadRequested = false
+  var resume: EventSource?
+  var status: StatusReporter?
+  var reloadRequested = false
+  var acceptRetry: EventSource?
+  var acceptPaused = false
+  var clientErrors = ClientErrorLog()
 
   init(
-    loop: EventLoop, service: SectionService, store: StateStore?, maxClients: Int,
+    loop: EventLoop, service: SectionService, store: StateStore?, limits: ClientLimits,
     loadConfig: @escaping () throws -> Config
   ) throws {
     self.loop = loop
     self.service = service
     self.store = store
-    self.maxClients = maxClients
+    self.limits = limits
     self.loadConfig = loadConfig
     clients = try Epoll()
     clientsSource = try loop.watch(clients.fd, events: .readable) { [unowned self] _ in self.pollClients() }
@@ -60,9 +76,9 @@ final class Server {
     listener.source = try loop.watch(socket, events: .readable) { [unowned self] _ in
       self.accept(from: listener)
     }
-    // Clients already connected come first: their hang-ups free slots before new clients
-    // are counted against --max-clients, and a flood of connects cannot starve them.
-    listener.source?.setPriority(1)
+    // The same priority as the clients' source: sd-event dispatches one source per iteration,
+    // the one pending longest among the most urgent, so a connecting client waits at most a
+    // turn however busy the connected ones keep their source.
     listeners.append(listener)
   }
 
@@ -73,79 +89,10 @@ final class Server {
       "\(sections) sections (\(open) open), \(connections.count) clients, \(subscribers.count) subscribers, revision \(service.model.revision)"
   }
 
-  // MARK: Accepting
-
-  private func accept(from listener: Listener) {
-    for _ in 0..<64 {
-      let result: IOResult<FileDescriptor>
-      do {
-        result = try UnixSocket.accept(listener.fd)
-      } catch let error as PosixError
-        where error.errno == .tooManyFiles || error.errno == .tooManyFilesInSystem
-      {
-        pauseAccepting(because: error)
-        return
-      } catch {
-        Log.warning("\(error)")
-        return
-      }
-      guard case .done(let fd) = result else { return }
-      if acceptPaused {
-        acceptPaused = false
-        Log.notice("accepting clients again")
-      }
-      if connections.count >= maxClients {
-        _ = ProtocolError.tooManyClients.line.withUnsafeBytes { try? fd.write($0) }
-        fd.close()
-        Log.debug("refused a client: \(maxClients) clients already (--max-clients)")
-        continue
-      }
-      add(fd, access: listener.access)
-    }
-  }
-
-  private func add(_ fd: FileDescriptor, access: SectionService.Access) {
-    let connection = Connection(fd: fd, access: access)
-    do {
-      try clients.add(fd, events: connection.watchedEvents)
-    } catch {
-      Log.warning("\(error)")
-      fd.close()
-      return
-    }
-    connections[fd.rawValue] = connection
-    if Log.threshold >= .debug, let peer = UnixSocket.peerCredentials(fd) {
-      Log.debug(
-        "client connected on the \(access == .control ? "control" : "read-only") socket: uid \(peer.uid), pid \(peer.pid)"
-      )
-    }
-    status?.figuresChanged()
-  }
-
-  /// Out of file descriptors: stop accepting instead of spinning on a listener that stays
-  /// readable, and try again when a client leaves or after a short pause.
-  private func pauseAccepting(because error: PosixError) {
-    if !acceptPaused {  // once per shortage, not every 100 ms
-      acceptPaused = true
-      Log.warning("cannot accept more clients: \(error); retrying every 100 ms until a descriptor is free")
-    }
-    for listener in listeners { listener.source?.setEnabled(false) }
-    acceptRetry =
-      acceptRetry ?? (try? loop.timer(after: 100_000) { [unowned self] in self.resumeAccepting() })
-    acceptRetry?.rearm(after: 100_000)
-  }
-
-  private var acceptRetry: EventSource?
-  private var acceptPaused = false
-
-  private func resumeAccepting() {
-    for listener in listeners { listener.source?.setEnabled(true) }
-  }
-
   // MARK: Reading and handling requests
 
   /// Handles one batch of ready clients; sd-event calls again while more are ready.
-  private func pollClients() {
+  func pollClients() {
     clients.poll { fd, events in
       if let connection = connections[fd.rawValue] { handleEvents(events, on: connection) }
     }
@@ -157,10 +104,15 @@ final class Server {
       if connection.isClosed { return }
     }
     if !events.isDisjoint(with: [.readable, .hangUp]) { read(connection) }
+    // epoll reports a hang-up until the socket is closed. When reading made no progress
+    // (input already ended, or requests wait for output to drain), writing does: on a socket
+    // hung up both ways it fails and closes the connection, instead of the loop turning
+    // without end while no other source runs.
+    if !events.isDisjoint(with: .hangUp) { write(connection) }
   }
 
   private func read(_ connection: Connection) {
-    guard connection.canHandleRequests, !connection.inputEnded else { return }
+    guard connection.acceptsRequests(), !connection.inputEnded else { return }
     if connection.pending.contains(0x0A) {
       handlePending(connection)
       return
@@ -169,7 +121,8 @@ final class Server {
     let result: Result<IOResult<Int>, Error> = readBuffer.withUnsafeMutableBytes { buffer in
       connection.pending.withUnsafeBytes { buffer.copyMemory(from: $0) }
       return Result {
-        try connection.fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[carried...]))
+        try connection.fd.read(
+          into: UnsafeMutableRawBufferPointer(rebasing: buffer[carried..<(carried + Server.readSize)]))
       }
     }
     switch result {
@@ -183,52 +136,71 @@ final class Server {
       connection.pending.removeAll()
       handle(readBuffer[0..<(carried + count)], on: connection)
     case .failure(let error):
-      Log.debug("client read failed: \(error)")
+      clientErrors.note("client read failed: \(error)")
       close(connection)
     }
   }
 
-  /// Handles the complete lines in `input` until one changes state or output backs up; keeps the rest.
+  /// Handles the complete lines in `input` until one must wait (for a save, or for output to
+  /// drain); keeps the rest.
   private func handle(_ input: ArraySlice<UInt8>, on connection: Connection) {
     var input = input
-    while connection.canHandleRequests {
+    while connection.acceptsRequests() {
+      let unhandled = input
       guard let frame = connection.framer.next(&input, endOfInput: connection.inputEnded) else { break }
+      if connection.subscription == .owedSnapshot && !sendOwedSnapshot(connection) {
+        input = unhandled
+        waitForOthersSave(connection)
+        break
+      }
       guard case .line(let line) = frame else {
         connection.output.append(contentsOf: ProtocolError.tooLong.line)
+        clientErrors.note("answered a client ERR TOOLONG")
         continue
       }
-      let start = connection.output.count
+      let start = connection.output.tailMark
       guard let outcome = service.handle(line, access: connection.access, reply: &connection.output) else {
         continue
       }
+      if outcome == .deferred {
+        input = unhandled
+        waitForOthersSave(connection)
+        break
+      }
+      clientErrors.noteReply(connection.output.tail, from: start)
       apply(outcome, on: connection, replyStart: start)
     }
     if !input.isEmpty { connection.pending = Array(input) }
-    if connection.unsentCount >= Connection.outputLimit { pauseReading(connection) }
     queueFlush(connection)
   }
 
   private func apply(_ outcome: SectionService.Outcome, on connection: Connection, replyStart: Int) {
     switch outcome {
-    case .replied:
+    case .replied, .deferred:
       break
     case .changed:
-      connection.unsavedReplyStart = replyStart
+      connection.state = .awaitingSave(replyStart: replyStart)
       waitingForSave.append(connection)
     case .subscribe:
       subscribe(connection)
     case .unsubscribe:
       unsubscribe(connection)
     case .quit:
-      connection.quitting = true
+      connection.state = .quitting
     case .reload:
       let outcome = reload(reply: &connection.output)
       if outcome == .changed { apply(outcome, on: connection, replyStart: replyStart) }
     }
   }
 
+  /// The request waits until the changes of this iteration are saved (or refused).
+  private func waitForOthersSave(_ connection: Connection) {
+    connection.state = .awaitingOthersSave
+    waitingForOthers.append(connection)
+  }
+
   /// Re-reads the config; on success the sections are replaced, keeping state by id.
-  func reload(reply: inout [UInt8]) -> SectionService.Outcome {
+  func reload(reply: inout OutputQueue) -> SectionService.Outcome {
     Notifier.reloading()
     reloadRequested = true
     do {
@@ -245,14 +217,14 @@ final class Server {
 
   /// SIGHUP: reload without a client to answer.
   func reloadFromSignal() {
-    var discarded: [UInt8] = []
+    var discarded = OutputQueue()
     _ = reload(reply: &discarded)
   }
 
   private func handleRunnable() {
     let ready = runnable
     runnable.removeAll(keepingCapacity: true)
-    for connection in ready where !connection.isClosed && connection.canHandleRequests {
+    for connection in ready where connection.acceptsRequests() {
       handlePending(connection)
     }
   }
@@ -264,165 +236,18 @@ final class Server {
     handle(input[...], on: connection)
   }
 
-  // MARK: Saving, broadcasting, writing
+  // MARK: Closing and stopping
 
-  /// End of a loop iteration: save the changes of this iteration once, then write everything.
-  private func finishIteration() {
-    if service.hasUnsavedChanges { save() }
-    if reloadRequested && !service.hasUnsavedChanges {
-      reloadRequested = false
-      Notifier.ready(status: statusLine)
-    }
-    let connections = toFlush
-    toFlush.removeAll(keepingCapacity: true)
-    for connection in connections {
-      connection.flushQueued = false
-      write(connection)
-    }
-  }
-
-  private func save() {
-    for connection in subscribedBeforeSave where connection.isSubscribed && !connection.missedEvents {
-      connection.missedEvents = true
-      queueFlush(connection)
-    }
-    subscribedBeforeSave.removeAll()
-    do {
-      try store?.save(service)
-    } catch {
-      Log.error("state not saved, changes refused: \(error)")
-      service.rollback()
-      let refusal = ProtocolError(.internal, "state not saved: \(error)").line
-      for connection in waitingForSave where !connection.isClosed {
-        connection.output.removeSubrange(connection.unsavedReplyStart!...)
-        connection.output.append(contentsOf: refusal)
-      }
-      releaseWaiting()
-      return
-    }
-    broadcast(service.commit())
-    releaseWaiting()
-    status?.figuresChanged()
-  }
-
-  private func releaseWaiting() {
-    for connection in waitingForSave where !connection.isClosed {
-      connection.unsavedReplyStart = nil
-      queueFlush(connection)
-      if !connection.pending.isEmpty { runnable.append(connection) }
-    }
-    waitingForSave.removeAll(keepingCapacity: true)
-    if !runnable.isEmpty { resume?.trigger() }
-  }
-
-  /// Queues the events for every subscriber; one that has too much unread gets a snapshot later.
-  private func broadcast(_ events: [UInt8]) {
-    guard !events.isEmpty else { return }
-    for subscriber in subscribers where !subscriber.missedEvents {
-      if subscriber.unsentCount + events.count > Connection.eventLimit {
-        subscriber.missedEvents = true
-        queueFlush(subscriber)
-      } else if subscriber.enqueue(events) {
-        queueFlush(subscriber)
-      }
-    }
-  }
-
-  private func queueFlush(_ connection: Connection) {
-    guard !connection.flushQueued else { return }
-    connection.flushQueued = true
-    toFlush.append(connection)
-  }
-
-  private func write(_ connection: Connection) {
-    guard !connection.isClosed else { return }
-    guard connection.flush() else {
-      close(connection)
-      return
-    }
-    if connection.missedEvents && connection.unsentCount == 0 && service.hasUnsavedChanges {
-      // A snapshot now would show changes whose events are still to be broadcast after the
-      // save (or that a failed save undoes): send it at the end of the iteration instead.
-      queueFlush(connection)
-    } else if connection.missedEvents && connection.unsentCount == 0 {
-      connection.missedEvents = false
-      service.appendStateEvent(to: &connection.output)
-      guard connection.flush() else {
-        close(connection)
-        return
-      }
-    }
-    if connection.isFinished {
-      close(connection)
-      return
-    }
-    let blocked = connection.unsentCount > 0 && connection.unsavedReplyStart == nil
-    var events: IOEvents = blocked ? .writable : []
-    if connection.readPaused && connection.unsentCount < Connection.outputLimit / 2 {
-      connection.readPaused = false
-      if !connection.pending.isEmpty {
-        runnable.append(connection)
-        resume?.trigger()
-      }
-    }
-    if !connection.readPaused && !connection.inputEnded && !connection.quitting { events.insert(.readable) }
-    watch(connection, for: events)
-  }
-
-  private func pauseReading(_ connection: Connection) {
-    connection.readPaused = true
-    watch(connection, for: .writable)
-  }
-
-  private func watch(_ connection: Connection, for events: IOEvents) {
-    guard events != connection.watchedEvents else { return }
-    connection.watchedEvents = events
-    do {
-      try clients.modify(connection.fd, events: events)
-    } catch {
-      Log.warning("\(error)")
-      close(connection)
-    }
-  }
-
-  // MARK: Subscribers and closing
-
-  private func subscribe(_ connection: Connection) {
-    guard !connection.isSubscribed else { return }
-    connection.isSubscribed = true
-    connection.subscriberSlot = subscribers.count
-    subscribers.append(connection)
-    if service.hasUnsavedChanges { subscribedBeforeSave.append(connection) }
-    status?.figuresChanged()
-  }
-
-  /// Subscribed while changes of this iteration wait for the save: the SUBSCRIBE reply already
-  /// shows them, so their events would repeat revs the client has seen (and a rollback would
-  /// undo what it saw). Such subscribers get a `!state` snapshot after the save instead.
-  private var subscribedBeforeSave: [Connection] = []
-
-  private func unsubscribe(_ connection: Connection) {
-    guard connection.isSubscribed else { return }
-    let slot = connection.subscriberSlot
-    subscribers.swapAt(slot, subscribers.count - 1)
-    subscribers[slot].subscriberSlot = slot
-    subscribers.removeLast()
-    connection.isSubscribed = false
-    connection.missedEvents = false
-    status?.figuresChanged()
-  }
-
-  private func close(_ connection: Connection) {
+  func close(_ connection: Connection) {
     guard !connection.isClosed else { return }
     unsubscribe(connection)
-    connection.isClosed = true
+    connection.state = .closed
     connections[connection.fd.rawValue] = nil
+    if connection.access == .readOnly { readOnlyCount -= 1 }
     connection.fd.close()
     if acceptRetry != nil { resumeAccepting() }
     status?.figuresChanged()
   }
-
-  // MARK: Stopping
 
   /// SIGTERM/SIGINT: stop accepting, save, say goodbye to subscribers, write what can be written.
   func shutdown() {
@@ -435,7 +260,6 @@ final class Server {
       SectionService.appendGoodbyeEvent(reason: "shutdown", to: &subscriber.output)
     }
     for connection in Array(connections.values) {
-      connection.unsavedReplyStart = nil
       _ = connection.flush()
       close(connection)
     }

@@ -15,17 +15,16 @@ final class StateStore {
     fillReserve()
   }
 
-  /// The saved state, or nil when there is none. A file that cannot be understood is renamed
-  /// aside (never overwritten) with a warning, and the daemon starts from the config.
+  /// The saved state, or nil when there is none. A file that cannot be understood (not JSON
+  /// of the format, over 16 MiB, a FIFO or a directory) is renamed aside, never overwritten,
+  /// with a warning, and the daemon starts from the config.
   func load() throws -> SavedState? {
-    let bytes: [UInt8]
     do {
-      bytes = try FileSystem.readFile(path, limit: 16 << 20)
+      return try SavedState.decode(try FileSystem.readFile(path, limit: 16 << 20))
     } catch let error as PosixError where error.errno == .noEntry {
       return nil
-    }
-    do {
-      return try SavedState.decode(bytes)
+    } catch let error as PosixError where error.errno != Errno(EFBIG) {
+      throw error
     } catch {
       let aside = "\(path).corrupt-\(wallClockSeconds())"
       try FileSystem.rename(path, to: aside)

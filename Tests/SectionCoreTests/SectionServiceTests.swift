@@ -16,9 +16,9 @@ final class Harness {
   }
 
   func send(_ line: [UInt8], access: SectionService.Access = .control) -> (String, SectionService.Outcome?) {
-    var reply: [UInt8] = []
+    var reply = OutputQueue()
     let outcome = service.handle(ArraySlice(line), access: access, reply: &reply)
-    return (String(decoding: reply, as: UTF8.self), outcome)
+    return (String(decoding: reply.unsentBytes, as: UTF8.self), outcome)
   }
 
   /// Just the reply.
@@ -82,6 +82,7 @@ final class Harness {
     #expect(harness.reply("ITEMS c") == "OK 0\n")
     // ITEMS shows every item whether the section is open or not.
     _ = harness.send("OPEN a")
+    _ = harness.commit()
     #expect(harness.reply("ITEMS a") == "item 0 0 a1\nitem 0 1 a2\nOK 1\n")
   }
 
@@ -99,11 +100,13 @@ final class Harness {
     _ = harness.send("OPEN 0")
     _ = harness.send("OPEN 1")
     _ = harness.send("OPEN 2")
+    _ = harness.commit()
     #expect(
       harness.reply("VIEW")
         == "section 0 a open 2 A\nitem 0 0 a1\nitem 0 1 a2\nsection 1 b open 1 B\nitem 1 0 b1\nsection 2 c open 0 C\nOK 3\n"
     )
     _ = harness.send("CLOSE 0")
+    _ = harness.commit()
     #expect(
       harness.reply("VIEW")
         == "section 0 a closed 2 A\nsection 1 b open 1 B\nitem 1 0 b1\nsection 2 c open 0 C\nOK 4\n")
@@ -212,14 +215,16 @@ final class Harness {
     #expect(harness.send("SUBSCRIBE") == ("state 0 multi -\nOK 0\n", .subscribe))
     _ = harness.send("OPEN 2")
     _ = harness.send("OPEN 0")
+    _ = harness.commit()
     #expect(harness.send("subscribe") == ("state 2 multi a,c\nOK 2\n", .subscribe))
-    var event: [UInt8] = []
+    var event = OutputQueue()
     harness.service.appendStateEvent(to: &event)
-    #expect(String(decoding: event, as: UTF8.self) == "!state 2 multi a,c\n")
+    #expect(String(decoding: event.unsentBytes, as: UTF8.self) == "!state 2 multi a,c\n")
     _ = harness.send("MODE exclusive")
-    event = []
+    _ = harness.commit()
+    event = OutputQueue()
     harness.service.appendStateEvent(to: &event)
-    #expect(String(decoding: event, as: UTF8.self) == "!state 4 exclusive a\n")
+    #expect(String(decoding: event.unsentBytes, as: UTF8.self) == "!state 4 exclusive a\n")
   }
 
   @Test func unsubscribeAndQuit() {
@@ -253,11 +258,11 @@ final class Harness {
   @Test func linesAreSlicesOfTheSharedReadBuffer() {
     let service = SectionService(model: SectionModel(config: abc()))
     let buffer = Array("PING\ntoggle\tb\nLIST\n".utf8)
-    var reply: [UInt8] = []
+    var reply = OutputQueue()
     #expect(service.handle(buffer[5..<13], access: .control, reply: &reply) == .changed)
     #expect(service.handle(buffer[5..<13], access: .readOnly, reply: &reply) == .replied)
     #expect(
-      String(decoding: reply, as: UTF8.self)
+      String(decoding: reply.unsentBytes, as: UTF8.self)
         == "section 1 b open 1 B\nOK 1\nERR READONLY TOGGLE changes state; use the control socket\n")
     #expect(String(decoding: service.commit(), as: UTF8.self) == "!opened 1 1 b\n")
   }
@@ -318,7 +323,8 @@ final class Harness {
     _ = harness.send("OPEN 0")
     #expect(harness.service.hasUnsavedChanges)
     _ = harness.send("OPEN 1")
-    #expect(harness.send("OPEN 1").1 == .replied)
+    // A no-op's reply would show the unsaved state: it waits for the save.
+    #expect(harness.send("OPEN 1") == ("", .deferred))
     #expect(harness.service.hasUnsavedChanges)
     #expect(harness.commit() == "!opened 1 0 a\n!opened 2 1 b\n")
     #expect(!harness.service.hasUnsavedChanges)
@@ -343,7 +349,8 @@ final class Harness {
     #expect(harness.commit() == "")
     #expect(
       harness.reply("LIST") == "section 0 a closed 2 A\nsection 1 b closed 1 B\nsection 2 c open 0 C\nOK 1\n")
-    // The revisions that were rolled back are used again.
+    // The revisions that were rolled back are used again: no reply or event ever showed them
+    // (replies that would have shown them wait for the save), so each still names one state.
     #expect(harness.send("OPEN 1") == ("section 1 b open 1 B\nOK 2\n", .changed))
     #expect(harness.commit() == "!opened 2 1 b\n")
   }
@@ -363,23 +370,29 @@ final class Harness {
     #expect(harness.reply("LIST") == closed)
     #expect(harness.reply("VIEW") == closed)
     _ = harness.send("OPEN 0")
+    harness.service.rollback()
+    #expect(harness.reply("LIST") == closed)
+    #expect(harness.reply("VIEW") == closed)
+    _ = harness.send("OPEN 0")
+    _ = harness.commit()
     #expect(
       harness.reply("LIST") == "section 0 a open 2 A\nsection 1 b closed 1 B\nsection 2 c closed 0 C\nOK 1\n")
     #expect(
       harness.reply("VIEW")
         == "section 0 a open 2 A\nitem 0 0 a1\nitem 0 1 a2\nsection 1 b closed 1 B\nsection 2 c closed 0 C\nOK 1\n"
     )
-    harness.service.rollback()
-    #expect(harness.reply("LIST") == closed)
-    #expect(harness.reply("VIEW") == closed)
+    _ = harness.send("CLOSE 0")
+    _ = harness.commit()
+    let closedAgain = "section 0 a closed 2 A\nsection 1 b closed 1 B\nsection 2 c closed 0 C\nOK 2\n"
+    #expect(harness.reply("LIST") == closedAgain)
     // A no-op leaves the caches as they are and they are still right.
     _ = harness.send("CLOSE 0")
-    #expect(harness.reply("LIST") == closed)
+    #expect(harness.reply("LIST") == closedAgain)
     _ = harness.send("MODE exclusive")
     _ = harness.commit()
     #expect(
       harness.reply("LIST")
-        == "section 0 a closed 2 A\nsection 1 b closed 1 B\nsection 2 c closed 0 C\nOK 1\n")
+        == "section 0 a closed 2 A\nsection 1 b closed 1 B\nsection 2 c closed 0 C\nOK 3\n")
   }
 }
 
@@ -392,9 +405,9 @@ final class Harness {
     _ = harness.send("OPEN b")
     _ = harness.commit()
     #expect(harness.send("RELOAD") == ("", .reload))
-    var reply: [UInt8] = []
+    var reply = OutputQueue()
     #expect(harness.service.reload(next, reply: &reply) == .changed)
-    #expect(String(decoding: reply, as: UTF8.self) == "OK 3\n")
+    #expect(String(decoding: reply.unsentBytes, as: UTF8.self) == "OK 3\n")
     #expect(harness.commit() == "!reload 3\n")
     #expect(
       harness.reply("LIST") == "section 0 c closed 2 C\nsection 1 d open 1 D\nsection 2 a open 1 A\nOK 3\n")
@@ -415,9 +428,9 @@ final class Harness {
   @Test func reloadOfTheSameConfigChangesNothing() {
     let harness = Harness()
     _ = harness.reply("LIST")
-    var reply: [UInt8] = []
+    var reply = OutputQueue()
     #expect(harness.service.reload(abc(), reply: &reply) == .replied)
-    #expect(String(decoding: reply, as: UTF8.self) == "OK 0\n")
+    #expect(String(decoding: reply.unsentBytes, as: UTF8.self) == "OK 0\n")
     #expect(harness.events == "")
     #expect(!harness.service.hasUnsavedChanges)
   }
@@ -425,9 +438,9 @@ final class Harness {
   @Test func rollingBackAReloadRestoresTheOldSections() {
     let harness = Harness()
     let list = harness.reply("LIST")
-    var reply: [UInt8] = []
+    var reply = OutputQueue()
     _ = harness.service.reload(next, reply: &reply)
-    #expect(harness.reply("ITEMS 0") == "item 0 0 c1\nitem 0 1 c2\nOK 1\n")
+    #expect(harness.send("ITEMS 0") == ("", .deferred))
     #expect(
       harness.stateFile() == #"{"format":1,"revision":1,"mode":"multi","sections":{"c":null,"d":0,"a":null}}"#
     )
@@ -442,9 +455,10 @@ final class Harness {
 
   @Test func refusedReload() {
     let harness = Harness()
-    var reply: [UInt8] = []
+    var reply = OutputQueue()
     harness.service.refuseReload("/etc/s.json: \"sections\" is empty", reply: &reply)
-    #expect(String(decoding: reply, as: UTF8.self) == "ERR CONFIG /etc/s.json: \"sections\" is empty\n")
+    #expect(
+      String(decoding: reply.unsentBytes, as: UTF8.self) == "ERR CONFIG /etc/s.json: \"sections\" is empty\n")
     #expect(harness.events == "")
   }
 }
@@ -477,5 +491,44 @@ final class Harness {
     // Only ASCII letters fold: '@' (0x40) is not '`' (0x60), '[' is not '{'.
     #expect(!asciiCaseInsensitiveEquals(bytes("@"), "`"))
     #expect(!asciiCaseInsensitiveEquals(bytes("["), "{"))
+  }
+}
+
+/// Issue 15: no reply may show a change before it is saved. While changes wait for the save,
+/// requests whose reply depends on the state are handed back (`.deferred`), untouched.
+@Suite struct SectionServiceUnsavedTests {
+  @Test(arguments: ["LIST", "VIEW", "ITEMS 0", "MODE", "SUBSCRIBE", "RELOAD", "OPEN 0", "TOGGLE zz"])
+  func waitsForTheSave(line: String) {
+    let harness = Harness()
+    _ = harness.send("OPEN 0")
+    #expect(harness.send(line) == ("", .deferred))
+    #expect(harness.events == "!opened 1 0 a\n")
+    _ = harness.commit()
+    #expect(harness.send(line).1 != .deferred)
+  }
+
+  @Test(arguments: [
+    ("PING", "OK\n"), ("VERSION", "version \(SectionService.daemonVersion) 1\nOK\n"), ("QUIT", "OK\n"),
+    ("BOGUS", "ERR UNKNOWN unknown command \"BOGUS\"; HELP lists the commands\n"),
+  ])
+  func stateFreeRepliesDoNotWait(line: String, reply: String) {
+    let harness = Harness()
+    _ = harness.send("OPEN 0")
+    #expect(harness.reply(line) == reply)
+  }
+
+  @Test func changesJoinTheUnsavedGroup() {
+    let harness = Harness()
+    _ = harness.send("OPEN 0")
+    #expect(harness.send("TOGGLE 0") == ("section 0 a closed 2 A\nOK 2\n", .changed))
+    #expect(harness.commit() == "!opened 1 0 a\n!closed 2 0 a\n")
+  }
+
+  @Test func aReadAfterARollbackShowsTheSavedState() {
+    let harness = Harness()
+    _ = harness.send("OPEN 0")
+    #expect(harness.send("LIST").1 == .deferred)
+    harness.service.rollback()
+    #expect(harness.reply("LIST").hasSuffix("OK 0\n"))
   }
 }

@@ -1,0 +1,85 @@
+import Posix
+import SectionCore
+
+/// Accepting clients, within the limits on how many may be connected.
+extension Server {
+  func accept(from listener: Listener) {
+    for _ in 0..<64 {
+      let result: IOResult<FileDescriptor>
+      do {
+        result = try UnixSocket.accept(listener.fd)
+      } catch let error as PosixError
+        where error.errno == .tooManyFiles || error.errno == .tooManyFilesInSystem
+      {
+        pauseAccepting(because: error)
+        return
+      } catch {
+        Log.warning("\(error)")
+        return
+      }
+      guard case .done(let fd) = result else { return }
+      if acceptPaused {
+        acceptPaused = false
+        Log.notice("accepting clients again")
+      }
+      if let refusal = refusal(for: listener.access) {
+        _ = ProtocolError.tooManyClients.line.withUnsafeBytes { try? fd.write($0) }
+        fd.close()
+        Log.debug("refused a client: \(refusal)")
+        continue
+      }
+      add(fd, access: listener.access)
+    }
+  }
+
+  /// Why one more client on a socket of `access` would be one too many, or nil. At the limit,
+  /// the clients' pending events are handled first: hang-ups among them free slots.
+  private func refusal(for access: SectionService.Access) -> String? {
+    if connections.count >= limits.total || (access == .readOnly && readOnlyCount >= limits.readOnly) {
+      pollClients()
+    }
+    if connections.count >= limits.total {
+      return "\(limits.total) clients already (--max-clients)"
+    }
+    if access == .readOnly && readOnlyCount >= limits.readOnly {
+      return "\(limits.readOnly) read-only clients already (--max-readonly-clients)"
+    }
+    return nil
+  }
+
+  private func add(_ fd: FileDescriptor, access: SectionService.Access) {
+    let connection = Connection(fd: fd, access: access)
+    do {
+      try clients.add(fd, events: connection.watchedEvents)
+    } catch {
+      Log.warning("\(error)")
+      fd.close()
+      return
+    }
+    connections[fd.rawValue] = connection
+    if access == .readOnly { readOnlyCount += 1 }
+    if Log.threshold >= .debug, let peer = UnixSocket.peerCredentials(fd) {
+      Log.debug(
+        "client connected on the \(access == .control ? "control" : "read-only") socket: uid \(peer.uid), pid \(peer.pid)"
+      )
+    }
+    status?.figuresChanged()
+  }
+
+  /// Out of file descriptors: stop accepting instead of spinning on a listener that stays
+  /// readable, and try again when a client leaves or after a short pause.
+  private func pauseAccepting(because error: PosixError) {
+    if !acceptPaused {  // once per shortage, not every 100 ms
+      acceptPaused = true
+      Log.warning("cannot accept more clients: \(error); retrying every 100 ms until a descriptor is free")
+    }
+    for listener in listeners { listener.source?.setEnabled(false) }
+    acceptRetry =
+      acceptRetry ?? (try? loop.timer(after: 100_000) { [unowned self] in self.resumeAccepting() })
+    acceptRetry?.rearm(after: 100_000)
+  }
+
+  func resumeAccepting() {
+    for listener in listeners { listener.source?.setEnabled(true) }
+  }
+}

@@ -1,0 +1,150 @@
+import Posix
+import SectionCore
+import Systemd
+
+/// Group commit: at the end of each loop iteration the changes of that iteration are saved
+/// once, then replies are released, events broadcast and everything queued is written.
+extension Server {
+  /// End of a loop iteration: save the changes of this iteration once, then write everything.
+  func finishIteration() {
+    if service.hasUnsavedChanges { save() }
+    if reloadRequested && !service.hasUnsavedChanges {
+      reloadRequested = false
+      Notifier.ready(status: statusLine)
+    }
+    let connections = toFlush
+    toFlush.removeAll(keepingCapacity: true)
+    for connection in connections {
+      connection.flushQueued = false
+      write(connection)
+    }
+  }
+
+  func save() {
+    do {
+      try store?.save(service)
+    } catch {
+      Log.error("state not saved, changes refused: \(error)")
+      service.rollback()
+      let refusal = ProtocolError(.internal, "state not saved: \(error)").line
+      for connection in waitingForSave {
+        guard case .awaitingSave(let start) = connection.state else { continue }
+        connection.output.removeTail(from: start)
+        connection.output.append(contentsOf: refusal)
+      }
+      releaseWaiting()
+      return
+    }
+    broadcast(service.commit())
+    releaseWaiting()
+    status?.figuresChanged()
+  }
+
+  /// The save is done (or refused): replies go out, and waiting requests are handled next.
+  private func releaseWaiting() {
+    for connection in waitingForSave + waitingForOthers where !connection.isClosed {
+      connection.state = .ready
+      queueFlush(connection)
+      if !connection.pending.isEmpty { runnable.append(connection) }
+    }
+    waitingForSave.removeAll(keepingCapacity: true)
+    waitingForOthers.removeAll(keepingCapacity: true)
+    if !runnable.isEmpty { resume?.trigger() }
+  }
+
+  /// Queues the events for every subscriber; one that has too much unread gets a snapshot later.
+  private func broadcast(_ events: [UInt8]) {
+    guard !events.isEmpty else { return }
+    for subscriber in subscribers where subscriber.subscription == .live {
+      if subscriber.output.count + events.count > Connection.eventLimit {
+        subscriber.subscription = .owedSnapshot
+        queueFlush(subscriber)
+      } else if subscriber.enqueue(events) {
+        queueFlush(subscriber)
+      }
+    }
+  }
+
+  /// Queues the `!state` a subscriber is owed ahead of the reply it is about to get, so that a
+  /// reply never overtakes it (after `PING` → `OK`, every earlier change has been seen).
+  /// False when unsaved changes make a snapshot impossible now.
+  func sendOwedSnapshot(_ connection: Connection) -> Bool {
+    guard !service.hasUnsavedChanges else { return false }
+    connection.subscription = .live
+    service.appendStateEvent(to: &connection.output)
+    return true
+  }
+
+  func queueFlush(_ connection: Connection) {
+    guard !connection.flushQueued else { return }
+    connection.flushQueued = true
+    toFlush.append(connection)
+  }
+
+  func write(_ connection: Connection) {
+    guard !connection.isClosed else { return }
+    guard connection.flush() else {
+      clientErrors.note("a client left before reading \(connection.output.count) bytes of replies")
+      close(connection)
+      return
+    }
+    if connection.subscription == .owedSnapshot && connection.output.isEmpty {
+      // A snapshot now would show changes whose events are still to be broadcast after the
+      // save (or that a failed save undoes): then it goes at the end of the iteration.
+      guard sendOwedSnapshot(connection) else {
+        queueFlush(connection)
+        return
+      }
+      guard connection.flush() else {
+        close(connection)
+        return
+      }
+    }
+    if connection.isFinished {
+      close(connection)
+      return
+    }
+    if connection.state == .outputBlocked && connection.output.count < Connection.outputLimit / 2 {
+      connection.state = .ready
+      if !connection.pending.isEmpty {
+        runnable.append(connection)
+        resume?.trigger()
+      }
+    }
+    var events: IOEvents = []
+    if !connection.output.isEmpty && connection.heldReplyStart == nil { events.insert(.writable) }
+    if connection.state == .ready && !connection.inputEnded { events.insert(.readable) }
+    watch(connection, for: events)
+  }
+
+  func watch(_ connection: Connection, for events: IOEvents) {
+    guard events != connection.watchedEvents else { return }
+    connection.watchedEvents = events
+    do {
+      try clients.modify(connection.fd, events: events)
+    } catch {
+      Log.warning("\(error)")
+      close(connection)
+    }
+  }
+
+  // MARK: Subscribers
+
+  func subscribe(_ connection: Connection) {
+    guard !connection.isSubscribed else { return }
+    connection.subscription = .live
+    connection.subscriberSlot = subscribers.count
+    subscribers.append(connection)
+    status?.figuresChanged()
+  }
+
+  func unsubscribe(_ connection: Connection) {
+    guard connection.isSubscribed else { return }
+    let slot = connection.subscriberSlot
+    subscribers.swapAt(slot, subscribers.count - 1)
+    subscribers[slot].subscriberSlot = slot
+    subscribers.removeLast()
+    connection.subscription = .none
+    status?.figuresChanged()
+  }
+}
