@@ -180,9 +180,13 @@ class Lab:
                 pass
             self.pid = None
         if self.proc is not None:
-            if self.proc.poll() is None:
+            # unshare reaps its child, PID 1, and then exits; killing it first would leave
+            # PID 1 a zombie for the host's init to reap.
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
                 self.proc.kill()
-            self.proc.wait()
+                self.proc.wait()
             self.proc = None
         if self.cgroup is not None:
             _remove_cgroup_tree(self.cgroup)

@@ -61,4 +61,4 @@ done
 export container=sectiond-lab
 # The target systemd starts has no dependencies: nothing runs until a test starts it.
 printf '[Unit]\nDescription=sectiond test lab\n' >/run/systemd/system/lab.target
-exec /lib/systemd/systemd --system --unit=lab.target --log-target=console
+exec /lib/systemd/systemd --system --unit=lab.target
