@@ -10,24 +10,30 @@ and IPC namespace, for testing sectiond as installed (units, sockets, users, jou
         lab.main_pid("sectiond.service")     # the service's MainPID (lab PID namespace)
 
 How it is built (tests/lib/lab-init.sh runs as the namespace's PID 1, then execs systemd):
-- /run, /tmp and /var/tmp are fresh tmpfs mounts, and /etc, /usr and /var are overlays
-  whose upper layers live in that /run, all before systemd starts: installs, useradd,
-  systemd-sysusers, dpkg and the journal write only into the lab, which vanishes with it.
-  The project tree (/work/...) stays visible, so built binaries install from inside.
+- /run, /tmp and /var/tmp are fresh tmpfs mounts, and /etc, /usr, /var, /home, /root,
+  /opt and /srv are overlays whose upper layers live in that /run, all before systemd
+  starts: installs, useradd, systemd-sysusers, dpkg and the journal write only into the
+  lab, which vanishes with it. The project tree (/work/...) stays visible, so built
+  binaries install from inside, and files written through host_path() land in the lab.
+- /dev is the lab's own (a tmpfs with the harmless nodes bound in, a private devpts, and
+  /dev/console and /dev/kmsg as plain files): the host's devtmpfs is shared across mount
+  namespaces, and systemd's status lines and journald's messages stay out of the host's
+  console and kernel log. /sys and /proc/sys are read-only.
 - The lab's systemd gets its own cgroup2 subtree (sectiond-lab.PID.N under the host's
   cgroup2 hierarchy) seen as / through a cgroup namespace, so it never touches the host's
   cgroups; the subtree is removed on teardown (and stale ones of dead runs at start).
-- Only lab.target (no dependencies) is started: never sysinit.target or basic.target,
-  whose systemd-tmpfiles --remove would empty a /tmp. Units that would touch the host
-  kernel (modprobe@, debugfs/tracefs/configfs/fusectl mounts) are masked; /proc/sys is
-  read-only; /dev/kmsg and /dev/console are bound to files in the lab, so systemd's and
-  journald's own messages stay out of the host's kernel log (systemd's are console()).
+- systemd starts only lab.target (no dependencies). The installed socket units pull in
+  sysinit.target; every unit the early targets want is masked except the journal,
+  sysusers and tmpfiles (which act on the lab's private layers), as are units that load
+  kernel modules, set the clock or mount kernel file systems; container= tells systemd
+  it is not a machine to set up. /tmp is private anyway, for systemd-tmpfiles --remove.
 - Teardown is SIGKILL to the lab's PID 1 (SIGTERM would make systemd re-execute), which
   ends every process in the namespace. It happens on every path: stop() from __exit__,
   atexit, SIGTERM turned into SystemExit, and if this Python process dies outright the
   kernel does it (PR_SET_PDEATHSIG on unshare, and unshare --kill-child on PID 1).
   Start the Lab from the main thread: the death signal follows the thread that forked.
 - Commands run inside through `nsenter -t PID -m -p`; as another user through setpriv.
+  A lab process is visible from the host too: host_path(f"/proc/{lab.main_pid()}/fd").
 - A user manager (`systemd --user`, for per-user units) comes from user_manager(name): the
   real user@UID.service, after dbus.socket (user-runtime-dir@ needs logind over D-Bus).
 
