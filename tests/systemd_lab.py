@@ -28,7 +28,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lab import Lab, LabUnavailable, skip_line  # noqa: E402
+from lab import Lab, LabError, LabUnavailable, skip_line  # noqa: E402
 from sdlib import Client, Results, config_json, require_binary  # noqa: E402
 
 CONFIG = "/etc/sectiond/sections.json"
@@ -270,6 +270,15 @@ PARTS = {"activation": test_activation, "reload": test_reload, "watchdog": test_
          "stop": test_stop, "permissions": test_permissions, "journal": test_journal}
 
 
+def set_up(lab):
+    """The project installed as a user would, a config, two users, and only the sockets."""
+    lab.install()
+    set_config(lab, ["alpha", "beta", "gamma"])
+    lab.add_user(OUTSIDER)
+    lab.add_user(MEMBER, groups=["sectiond"])
+    lab.systemctl("start", "sectiond.socket", "sectiond-readonly.socket")
+
+
 def main(argv):
     parts = argv or list(PARTS)
     unknown = [p for p in parts if p not in PARTS]
@@ -281,11 +290,11 @@ def main(argv):
     try:
         with Lab() as lab:
             started = time.monotonic()
-            lab.install()
-            set_config(lab, ["alpha", "beta", "gamma"])
-            lab.add_user(OUTSIDER)
-            lab.add_user(MEMBER, groups=["sectiond"])
-            lab.systemctl("start", "sectiond.socket", "sectiond-readonly.socket")
+            try:
+                set_up(lab)
+            except LabError as e:
+                r.check(False, "set-up: install, config, users, sockets", str(e))
+                return r.finish()
             print(f"lab up, project installed in {time.monotonic() - started:.1f} s "
                   f"(binaries from {os.environ.get('BUILD_DIR', '.build/debug')})", flush=True)
             for part in parts:
