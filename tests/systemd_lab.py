@@ -16,7 +16,11 @@ unchanged, into the lab's /usr/local; only the sockets are started.
   journal      the start-up line is in `journalctl -u sectiond` with priority notice (5),
                a refused reload with priority err (3)
 
-usage: systemd_lab.py [PART ...]   (all parts, in the order above, by default)
+  isolation    the lab itself (own lab): its sysinit.target leaves the host's /tmp alone,
+               users, homes, /etc and /dev writes stay in it, user_manager() works, and
+               teardown leaves no process or cgroup behind
+
+usage: systemd_lab.py [PART ...]   (all parts by default, isolation first)
 Prints PASS/FAIL lines, then `N passed, N failed`; when the lab cannot start on this
 machine, one SKIP line saying why (SYSTEMD_LAB_REQUIRED=1 makes that a failure).
 """
@@ -25,6 +29,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -266,6 +271,49 @@ def test_journal(lab, r):
     r.check(not raw, "journal: no raw <N> prefixes left in messages", f"{len(raw)} raw")
 
 
+def process_gone(pid):
+    """No such process, or only a zombie left for its parent to reap."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_isolation(r):
+    """The lab itself: what it does stays in it, and nothing of it outlives it. Runs its
+    own lab, which starts sysinit.target on purpose (systemd-tmpfiles --remove empties
+    /tmp) and a user manager, then checks the host after teardown."""
+    user = "labcheck"
+    marker = tempfile.NamedTemporaryFile(prefix="sectiond-lab-marker.", dir="/tmp")
+    dev_before = set(os.listdir("/dev"))
+    with Lab() as lab:
+        lab.write_file("/tmp/sectiond-lab-marker", "removed at boot\n")
+        lab.systemctl("start", "sysinit.target")
+        lab.add_user(user)
+        lab.write_file("/etc/sectiond-lab-marker", "lab only\n")
+        lab_marker = os.path.exists(lab.host_path("/tmp/sectiond-lab-marker"))
+        lab.user_manager(user)
+        manager = lab.run(["systemctl", "--user", "is-system-running"], user=user).stdout.strip()
+        pid, cgroup = lab.pid, lab.cgroup
+    r.check(os.path.exists(marker.name) and not lab_marker,
+            "isolation: the lab's sysinit.target empties its own /tmp, not the host's",
+            f"host marker kept: {os.path.exists(marker.name)}, lab marker kept: {lab_marker}")
+    marker.close()
+    with open("/etc/passwd") as f:
+        host_users = [line.split(":")[0] for line in f]
+    r.check(user not in host_users and not os.path.exists(f"/home/{user}")
+            and not os.path.exists("/etc/sectiond-lab-marker"),
+            "isolation: users, homes and /etc writes stay in the lab")
+    new_dev = sorted(set(os.listdir("/dev")) - dev_before)
+    r.check(not new_dev, "isolation: nothing made in the host's /dev", str(new_dev))
+    r.check(manager == "running", "isolation: user_manager() starts a working systemd --user",
+            manager)
+    r.check(process_gone(pid) and not os.path.exists(cgroup),
+            "isolation: teardown ends every lab process and removes its cgroup",
+            f"PID 1 {pid} gone: {process_gone(pid)}, {cgroup} gone: {not os.path.exists(cgroup)}")
+
+
 PARTS = {"activation": test_activation, "reload": test_reload, "watchdog": test_watchdog,
          "stop": test_stop, "permissions": test_permissions, "journal": test_journal}
 
@@ -280,14 +328,19 @@ def set_up(lab):
 
 
 def main(argv):
-    parts = argv or list(PARTS)
-    unknown = [p for p in parts if p not in PARTS]
+    parts = argv or ["isolation", *PARTS]
+    unknown = [p for p in parts if p != "isolation" and p not in PARTS]
     if unknown:
-        print(f"unknown part {unknown[0]}; parts: {' '.join(PARTS)}", file=sys.stderr)
+        print(f"unknown part {unknown[0]}; parts: isolation {' '.join(PARTS)}", file=sys.stderr)
         return 2
     require_binary()
     r = Results()
     try:
+        if "isolation" in parts:
+            test_isolation(r)
+        parts = [p for p in parts if p != "isolation"]
+        if not parts:
+            return r.finish()
         with Lab() as lab:
             started = time.monotonic()
             try:
