@@ -51,6 +51,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -154,7 +155,8 @@ class Lab:
         except OSError as e:
             raise LabUnavailable(f"cannot create a cgroup for the lab at {self.cgroup}: {e.strerror}")
         atexit.register(self.stop)
-        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL):
             signal.signal(signal.SIGTERM, _sigterm_exits)
         procs = os.path.join(self.cgroup, "cgroup.procs")
 

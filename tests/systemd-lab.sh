@@ -20,6 +20,21 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 source tests/lib/bounded.sh
+
+# What the lab needs (command:Debian package); installed only when missing and as root
+# (without root the driver skips anyway). dbus is for the user manager (logind).
+missing=()
+for pair in unshare:util-linux nsenter:util-linux setpriv:util-linux useradd:passwd \
+  /lib/systemd/systemd:systemd journalctl:systemd dbus-daemon:dbus python3:python3; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+done
+if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  echo "installing: ${missing[*]}"
+  apt-get update -qq >/dev/null &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    echo "warning: could not install ${missing[*]}"
+fi
 if [ -z "${SYSTEMD_LAB_BUILD_DIR:-}" ]; then
   if ! run_bounded 900 "release build" swift build -c release --static-swift-stdlib >/tmp/sectiond-lab-build.log 2>&1; then
     tail -20 /tmp/sectiond-lab-build.log
