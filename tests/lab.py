@@ -133,7 +133,7 @@ def _sigterm_exits(signum, frame):
 
 class Lab:
     """One systemd lab. Small API: start/stop (or `with`), run, systemctl, show, install,
-    host_path/socket_path, journal, main_pid, add_user, user_manager."""
+    host_path/socket_path, write_file/copy_in, journal, main_pid, add_user, user_manager."""
 
     def __init__(self, start_timeout=30.0):
         self.start_timeout = start_timeout
@@ -322,6 +322,14 @@ class Lab:
         with open(target, "w") as f:
             f.write(text)
         os.chmod(target, mode)
+
+    def copy_in(self, host_file, path):
+        """Copies a host file into the lab (the lab's /tmp, /run, ... are not the host's:
+        a .deb built in the host's /tmp must be copied in before apt-get can see it)."""
+        target = self.host_path(path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copy2(host_file, target)
+        return path
 
     def add_user(self, name, groups=()):
         """useradd in the lab's private passwd; returns the new uid."""
