@@ -49,7 +49,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -265,7 +264,7 @@ class Lab:
         status when check is set."""
         command = ["nsenter", "-t", str(self.pid), "-m", "-p", f"--wd={cwd}"]
         environment = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                       "LANG": "C.UTF-8"}
+                       "LANG": "C.UTF-8", "HOME": "/root"}
         if user is not None:
             command += ["setpriv", f"--reuid={user}", f"--regid={self._primary_group(user)}",
                         "--init-groups", "--"]
