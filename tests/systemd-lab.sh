@@ -2,7 +2,8 @@
 # Tests of sectiond as installed under a real systemd as PID 1 of a private namespace
 # (tests/lab.py builds the lab; tests/systemd_lab.py has the checks): socket activation,
 # synchronous reload, watchdog restart, stop, socket permissions, journal priorities,
-# all against the hardened units exactly as scripts/install.sh installs them.
+# all against the hardened units exactly as scripts/install.sh installs them; and the
+# lab itself (nothing leaks to the host, nothing outlives it). About 10 s.
 #
 # The installed binaries are the release build that `make install` ships (swift build
 # -c release --static-swift-stdlib, about 20 s from cold here, seconds when up to date;
