@@ -37,8 +37,10 @@ if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
     echo "warning: could not install ${missing[*]}"
 fi
 if [ -z "${SYSTEMD_LAB_BUILD_DIR:-}" ]; then
-  if ! run_bounded 900 "release build" swift build -c release --static-swift-stdlib >/tmp/sectiond-lab-build.log 2>&1; then
-    tail -20 /tmp/sectiond-lab-build.log
+  build_log="$(mktemp)"
+  trap 'rm -f "$build_log"' EXIT
+  if ! run_bounded 900 "release build" swift build -c release --static-swift-stdlib >"$build_log" 2>&1; then
+    tail -20 "$build_log"
     echo "FAIL release build (swift build -c release --static-swift-stdlib)"
     echo "0 passed, 1 failed"
     exit 1
