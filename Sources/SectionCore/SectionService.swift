@@ -129,6 +129,10 @@ public final class SectionService {
     showing index: Int? = nil, reply: inout [UInt8], showingMode: Bool = false,
     _ body: (inout SectionModel, inout [Change]) -> Void
   ) -> Outcome {
+    guard model.hasRoomForAChange else {
+      reply.append(contentsOf: ProtocolError.revisionsExhausted.line)
+      return .replied
+    }
     let firstUnsaved = saved == nil
     if firstUnsaved { saved = model }
     changes.removeAll(keepingCapacity: true)
