@@ -145,6 +145,24 @@ import Testing
     #expect(sections.first?["open"] as? Bool == true)
   }
 
+  /// In exclusive mode opening 2 closes 0: what is printed for several sections is their state
+  /// after the last change, as LIST shows it then.
+  @Test func severalChangesPrintTheStateAfterTheLast() throws {
+    #expect(try ctl("mode", "exclusive").status == 0)
+    let text = try ctl("open", "0", "2")
+    #expect(text.status == 0, "\(text.stderr)")
+    #expect(
+      text.lines.map { Array($0.split(separator: " ").prefix(3)) } == [
+        ["0", "first", "closed"], ["2", "third", "open"],
+      ])
+    #expect(try openStates() == [false, false, true])
+
+    let json = try ctl("--json", "open", "1", "0").json()
+    #expect(sections(json).map { $0["id"] as? String } == ["second", "first"])
+    #expect(sections(json).map { $0["open"] as? Bool } == [false, true])
+    #expect(json["revision"] as? Int == Int(try daemon.connect().request("LIST").last!.dropFirst(3)))
+  }
+
   @Test func openAllAndCloseAll() throws {
     let all = try ctl("open", "--all", "--json")
     #expect(all.status == 0)
