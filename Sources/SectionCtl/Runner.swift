@@ -67,7 +67,8 @@ struct Runner {
 
   private func socketPath() -> String {
     SocketLocation.resolve(
-      explicit: invocation.socket, readonly: invocation.readonly, environment: environment)
+      explicit: invocation.socket, readonly: invocation.readonly,
+      explicitReadonly: invocation.readonlySocket, environment: environment)
   }
 
   private func connect() throws(ClientError) -> Client {
