@@ -4,7 +4,8 @@
 public struct SectionModel: Equatable, Sendable {
   public private(set) var sections: [Section]
   public private(set) var mode: Mode
-  /// Grows by one for every section that opens or closes and every mode change.
+  /// Grows by one for every section that opens or closes and every mode change; never past
+  /// `maxRevision`.
   public private(set) var revision: UInt64
   /// The highest revision there can be: the state file's reader takes whole numbers up to
   /// Int64.max, and a file the daemon could not read back would lose the state.
@@ -17,23 +18,27 @@ public struct SectionModel: Equatable, Sendable {
   /// The sections of `config` in the states `saved` remembers for them (by id). Sections the
   /// saved state does not know start as configured (see `arrange`); when the config opens one
   /// of them on top of a saved state, that opening is a change and takes one revision, so it
-  /// counts as more recent than anything saved. Exclusive mode keeps only the most recent.
+  /// counts as more recent than anything saved, unless the revision is at its limit, when
+  /// they stay closed. Exclusive mode keeps only the most recent.
   public init(config: Config, saved: SavedState? = nil) {
     sections = config.sections
     mode = saved?.mode ?? config.mode
     revision = saved?.revision ?? 0
-    let opening = saved == nil ? 0 : revision + 1
+    let room = SectionModel.hasRoom(at: revision, sections: config.sections.count)
+    let opening: UInt64? = saved == nil ? 0 : room ? revision + 1 : nil
     let (arranged, opened) = SectionModel.arrange(
       config, mode: mode, at: opening, known: { saved?.sections[$0] })
     openedAt = arranged
-    if opened && saved != nil { revision = opening }
+    if opened, saved != nil, let opening { revision = opening }
   }
 
   /// Whether any one request's changes stay within `maxRevision`. A request takes at most one
   /// revision per section (OPEN ALL, CLOSE ALL, a switch to exclusive) and a reload one, so room
   /// for one more than the section count always suffices.
-  public var hasRoomForAChange: Bool {
-    revision < SectionModel.maxRevision - UInt64(sections.count)
+  public var hasRoomForAChange: Bool { SectionModel.hasRoom(at: revision, sections: sections.count) }
+
+  private static func hasRoom(at revision: UInt64, sections count: Int) -> Bool {
+    revision < maxRevision - UInt64(count)
   }
 
   public func isOpen(_ index: Int) -> Bool { openedAt[index] != nil }
@@ -55,11 +60,11 @@ public struct SectionModel: Equatable, Sendable {
   }
 
   /// The open state of `config`'s sections: what `known` says for the ids it knows; for the
-  /// rest, the config's `open`, as opened at revision `opening`. In exclusive mode a configured
-  /// section never displaces one that is known open: it opens only when none is, and then only
-  /// the first such in list order. Also says whether any configured section opened.
+  /// rest, the config's `open`, as opened at revision `opening` (closed when that is nil). In
+  /// exclusive mode a configured section never displaces one that is known open: it opens only
+  /// when none is, and then only the first such in list order. Also says whether any opened.
   private static func arrange(
-    _ config: Config, mode: Mode, at opening: UInt64, known: (String) -> UInt64??
+    _ config: Config, mode: Mode, at opening: UInt64?, known: (String) -> UInt64??
   ) -> (openedAt: [UInt64?], opened: Bool) {
     var openedAt: [UInt64?] = []
     var configured: [Int] = []
@@ -71,6 +76,7 @@ public struct SectionModel: Equatable, Sendable {
         if section.initiallyOpen { configured.append(index) }
       }
     }
+    if opening == nil { configured = [] }
     if mode == .exclusive {
       if let keep = mostRecent(in: openedAt) {
         for index in openedAt.indices where index != keep { openedAt[index] = nil }

@@ -301,4 +301,15 @@ import Testing
       config: abc(), saved: SavedState(revision: last + 1, mode: .multi, sections: [:]))
     #expect(!after.hasRoomForAChange)
   }
+
+  /// A start with a config that opens a new section is a change too: at the limit the section
+  /// stays closed rather than take the revision past it.
+  @Test func atTheLimitAConfiguredSectionStaysClosedAtStart() {
+    let top = SavedState(revision: SectionModel.maxRevision, mode: .multi, sections: ["a": nil])
+    let model = SectionModel(config: abc(open: ["b"]), saved: top)
+    #expect(model.revision == SectionModel.maxRevision)
+    #expect(model.openIndices == [])
+    let below = SavedState(revision: SectionModel.maxRevision - 4, mode: .multi, sections: ["a": nil])
+    #expect(SectionModel(config: abc(open: ["b"]), saved: below).openIndices == [1])
+  }
 }
