@@ -71,7 +71,9 @@ import Testing
     #expect(
       refusal(#"{"format":"1","revision":1,"mode":"multi","sections":{}}"#)
         == "unknown format; expected \"format\": 1")
-    #expect(refusal(#"{"format":1,"mode":"multi","sections":{}}"#) == "\"revision\" must be a whole number from 0 to 9223372036854775807")
+    #expect(
+      refusal(#"{"format":1,"mode":"multi","sections":{}}"#)
+        == "\"revision\" must be a whole number from 0 to 9223372036854775807")
     #expect(
       refusal(#"{"format":1,"revision":-1,"mode":"multi","sections":{}}"#)
         == "\"revision\" must be a whole number from 0 to 9223372036854775807")
