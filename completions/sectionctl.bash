@@ -1,21 +1,31 @@
 # bash completion for sectionctl(1): commands, options, modes, and section ids asked from the
 # running daemon (the read-only socket first, so users outside the daemon's group get them too).
 
+# Arguments: the --socket and --readonly-socket options typed so far (at most one of each).
 _sectionctl_ids() {
+  local -a control=() readonly=(--readonly)
+  while (($#)); do
+    case $1 in
+    --socket) control=(--socket "$2") ;;
+    --readonly-socket) readonly=(--readonly-socket "$2") ;;
+    esac
+    shift 2
+  done
+  [[ ${readonly[0]} == --readonly ]] && readonly+=("${control[@]}")
   # The raw protocol lines are stable, unlike the table meant for people.
-  { sectionctl "$@" --readonly send LIST || sectionctl "$@" send LIST; } 2>/dev/null |
+  { sectionctl "${readonly[@]}" send LIST || sectionctl "${control[@]}" send LIST; } 2>/dev/null |
     awk '$1 == "section" { print $3 }'
 }
 
 _sectionctl() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   local commands="list view items open close toggle mode status reload ping watch send help"
-  local options="--socket --readonly --json --help --version"
+  local options="--socket --readonly --readonly-socket --json --help --version"
   local command="" i
   local -a socket=()
 
   case $prev in
-  --socket)
+  --socket | --readonly-socket)
     COMPREPLY=($(compgen -f -- "$cur"))
     return
     ;;
@@ -24,8 +34,8 @@ _sectionctl() {
 
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
-    --socket)
-      socket=(--socket "${COMP_WORDS[i + 1]}")
+    --socket | --readonly-socket)
+      socket+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]}")
       ((i++))
       ;;
     --count) ((i++)) ;;

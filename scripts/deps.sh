@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(libsystemd-dev pkg-config)
 if [ "${1:-}" = "--test" ]; then
-  packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace)
+  packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh)
 fi
 missing=()
 for package in "${packages[@]}"; do

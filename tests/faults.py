@@ -216,9 +216,9 @@ def test_sync(results):
         daemon.proc.wait(timeout=20)
         with open(trace_path) as f:
             steps = save_steps(f.read())
-        # The start-up PING's reply comes first; the first save renames (there is no state
-        # file to swap with yet), the later ones exchange.
-        expected = "O" + "FRDO" + "FXDO" * 2
+        # The daemon saves the state it starts with before it answers the start-up PING; that
+        # first save renames (there is no state file to swap with yet), the later ones exchange.
+        expected = "FRD" + "O" + "FXDO" * 3
         results.check(replies == ["OK 1", "OK 2", "OK 3"] and steps.endswith(expected),
                       "--sync: fsync file, swap into place, fsync directory, then OK (strace)",
                       f"replies {replies}, steps {steps!r}, expected to end with {expected!r}")

@@ -17,16 +17,16 @@ public enum FileSystem {
     public var isWritableByOthers: Bool { mode & (S_IWGRP | S_IWOTH) != 0 }
   }
 
-  /// `lstat`: never follows a symbolic link. Nil when nothing is there.
-  public static func status(_ path: String) throws -> Status? {
+  /// `lstat`: never follows a symbolic link (with `followingLinks`, `stat`). Nil when nothing is there.
+  public static func status(_ path: String, followingLinks: Bool = false) throws -> Status? {
     var info = stat()
-    if lstat(path, &info) == 0 {
+    if (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 {
       return Status(
         mode: info.st_mode, owner: info.st_uid, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
     let error = Errno.current
     if error == .noEntry { return nil }
-    throw PosixError("lstat", path, errno: error)
+    throw PosixError(followingLinks ? "stat" : "lstat", path, errno: error)
   }
 
   public static func exists(_ path: String) -> Bool {

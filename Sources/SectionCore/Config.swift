@@ -135,7 +135,8 @@ extension Config {
         || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
     }
     if !allowed {
-      throw ConfigError("\(place): id \"\(id)\" may contain only letters, digits, '-', '_' and '.'")
+      throw ConfigError(
+        "\(place): id \"\(id)\" may contain only the ASCII letters a-z and A-Z, digits, '-', '_' and '.'")
     }
   }
 

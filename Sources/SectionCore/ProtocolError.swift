@@ -26,4 +26,8 @@ public struct ProtocolError: Error, Equatable, Sendable {
   public static let tooLong = ProtocolError(
     .tooLong, "request longer than \(LineFramer.maximumLineLength) bytes")
   public static let tooManyClients = ProtocolError(.busy, "too many clients")
+  public static let revisionsExhausted = ProtocolError(
+    .internal,
+    "the revision is at its limit (\(SectionModel.maxRevision)); the change was not applied. "
+      + "Stop sectiond and remove its state file to start again from revision 0")
 }

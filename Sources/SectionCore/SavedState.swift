@@ -93,7 +93,7 @@ public struct SavedState: Equatable, Sendable {
       throw ConfigError("unknown format; expected \"format\": \(SavedState.format)")
     }
     guard case .integer(let revision) = document["revision"] ?? .null, revision >= 0 else {
-      throw ConfigError("\"revision\" is missing or negative")
+      throw ConfigError("\"revision\" must be a whole number from 0 to \(SectionModel.maxRevision)")
     }
     guard case .string(let modeName) = document["mode"] ?? .null, let mode = Mode(rawValue: modeName) else {
       throw ConfigError("\"mode\" is missing or unknown")

@@ -4,25 +4,41 @@
 public struct SectionModel: Equatable, Sendable {
   public private(set) var sections: [Section]
   public private(set) var mode: Mode
-  /// Grows by one for every section that opens or closes and every mode change.
+  /// Grows by one for every section that opens or closes and every mode change; never past
+  /// `maxRevision`.
   public private(set) var revision: UInt64
+  /// The highest revision there can be: the state file's reader takes whole numbers up to
+  /// Int64.max, and a file the daemon could not read back would lose the state.
+  public static let maxRevision = UInt64(Int64.max)
+
   /// For each section, the revision at which it was opened, or nil while it is closed.
   /// The highest is the most recently opened, which survives a switch to exclusive mode.
   public private(set) var openedAt: [UInt64?]
 
-  /// The sections of `config` in the states `saved` remembers for them (by id); sections the
-  /// saved state does not know start as configured. Exclusive mode keeps only the most recent.
+  /// The sections of `config` in the states `saved` remembers for them (by id). Sections the
+  /// saved state does not know start as configured (see `arrange`); when the config opens one
+  /// of them on top of a saved state, that opening is a change and takes one revision, so it
+  /// counts as more recent than anything saved, unless the revision is at its limit, when
+  /// they stay closed. Exclusive mode keeps only the most recent.
   public init(config: Config, saved: SavedState? = nil) {
     sections = config.sections
     mode = saved?.mode ?? config.mode
     revision = saved?.revision ?? 0
-    openedAt = config.sections.map { section in
-      if let saved, let known = saved.sections[section.id] { return known }
-      return section.initiallyOpen ? 0 : nil
-    }
-    if mode == .exclusive, let keep = mostRecentlyOpened {
-      for index in openedAt.indices where index != keep { openedAt[index] = nil }
-    }
+    let room = SectionModel.hasRoom(at: revision, sections: config.sections.count)
+    let opening: UInt64? = saved == nil ? 0 : room ? revision + 1 : nil
+    let (arranged, opened) = SectionModel.arrange(
+      config, mode: mode, at: opening, known: { saved?.sections[$0] })
+    openedAt = arranged
+    if opened, saved != nil, let opening { revision = opening }
+  }
+
+  /// Whether any one request's changes stay within `maxRevision`. A request takes at most one
+  /// revision per section (OPEN ALL, CLOSE ALL, a switch to exclusive) and a reload one, so room
+  /// for one more than the section count always suffices.
+  public var hasRoomForAChange: Bool { SectionModel.hasRoom(at: revision, sections: sections.count) }
+
+  private static func hasRoom(at revision: UInt64, sections count: Int) -> Bool {
+    revision < maxRevision - UInt64(count)
   }
 
   public func isOpen(_ index: Int) -> Bool { openedAt[index] != nil }
@@ -34,8 +50,42 @@ public struct SectionModel: Equatable, Sendable {
     sections.firstIndex { $0.id.utf8.elementsEqual(id) }
   }
 
-  private var mostRecentlyOpened: Int? {
+  /// The open section opened last; among sections opened together (by one reload, or all
+  /// configured open at revision 0), the first in list order.
+  private var mostRecentlyOpened: Int? { SectionModel.mostRecent(in: openedAt) }
+
+  private static func mostRecent(in openedAt: [UInt64?]) -> Int? {
+    // `max(by:)` keeps the first of equal elements, which gives the list-order tie-break.
     openedAt.indices.filter { openedAt[$0] != nil }.max { openedAt[$0]! < openedAt[$1]! }
+  }
+
+  /// The open state of `config`'s sections: what `known` says for the ids it knows; for the
+  /// rest, the config's `open`, as opened at revision `opening` (closed when that is nil). In
+  /// exclusive mode a configured section never displaces one that is known open: it opens only
+  /// when none is, and then only the first such in list order. Also says whether any opened.
+  private static func arrange(
+    _ config: Config, mode: Mode, at opening: UInt64?, known: (String) -> UInt64??
+  ) -> (openedAt: [UInt64?], opened: Bool) {
+    var openedAt: [UInt64?] = []
+    var configured: [Int] = []
+    for (index, section) in config.sections.enumerated() {
+      if let state = known(section.id) {
+        openedAt.append(state)
+      } else {
+        openedAt.append(nil)
+        if section.initiallyOpen { configured.append(index) }
+      }
+    }
+    if opening == nil { configured = [] }
+    if mode == .exclusive {
+      if let keep = mostRecent(in: openedAt) {
+        for index in openedAt.indices where index != keep { openedAt[index] = nil }
+        configured = []
+      }
+      configured = Array(configured.prefix(1))
+    }
+    for index in configured { openedAt[index] = opening }
+    return (openedAt, !configured.isEmpty)
   }
 
   // MARK: Changes. Each appends what happened to `changes`; doing nothing appends nothing.
@@ -84,18 +134,12 @@ public struct SectionModel: Equatable, Sendable {
   }
 
   /// Replaces the sections with those of a reloaded config, keeping each surviving section's
-  /// state by id. Counts as one change when the list of sections differs at all.
+  /// state by id; new sections start as configured (see `arrange`), opened by this reload.
+  /// Counts as one change when the list of sections differs at all.
   public mutating func reload(_ config: Config, changes: inout [Change]) {
     let previous = Dictionary(uniqueKeysWithValues: zip(sections.map(\.id), openedAt))
-    var newOpenedAt = config.sections.map { section in
-      previous[section.id] ?? (section.initiallyOpen ? revision : nil)
-    }
-    if mode == .exclusive {
-      let open = newOpenedAt.indices.filter { newOpenedAt[$0] != nil }
-      if let keep = open.max(by: { newOpenedAt[$0]! < newOpenedAt[$1]! }) {
-        for index in open where index != keep { newOpenedAt[index] = nil }
-      }
-    }
+    let (newOpenedAt, _) = SectionModel.arrange(
+      config, mode: mode, at: revision + 1, known: { previous[$0] })
     guard config.sections != sections || newOpenedAt != openedAt else { return }
     sections = config.sections
     openedAt = newOpenedAt

@@ -138,6 +138,11 @@ public final class SectionService {
     _ body: (inout SectionModel, inout [Change]) -> Void
   ) -> Outcome {
     let othersUnsaved = saved != nil
+    guard model.hasRoomForAChange else {
+      if othersUnsaved { return .deferred }
+      reply.append(contentsOf: ProtocolError.revisionsExhausted.line)
+      return .replied
+    }
     if !othersUnsaved { saved = model }
     changes.removeAll(keepingCapacity: true)
     body(&model, &changes)

@@ -18,8 +18,12 @@ enum ArgumentParser {
         positionals.append(argument)
       }
     }
+    if options.socket != nil && options.readonlySocket != nil {
+      throw .usage("--socket and --readonly-socket each name the socket to talk to; give one")
+    }
     return Invocation(
-      command: try command(positionals, options), socket: options.socket, readonly: options.readonly,
+      command: try command(positionals, options), socket: options.socket,
+      readonly: options.readonly || options.readonlySocket != nil, readonlySocket: options.readonlySocket,
       json: options.json)
   }
 
@@ -32,6 +36,7 @@ enum ArgumentParser {
     var all = false
     var view = false
     var socket: String?
+    var readonlySocket: String?
     var count: Int?
 
     mutating func take(_ argument: String, from remaining: inout ArraySlice<String>) throws(ClientError) {
@@ -56,6 +61,7 @@ enum ArgumentParser {
       case "--all": all = try flag()
       case "--view": view = try flag()
       case "--socket": socket = try value()
+      case "--readonly-socket": readonlySocket = try value()
       case "--count":
         let text = try value()
         guard let number = Int(text), number > 0 else {

@@ -1,3 +1,4 @@
+import Glibc
 import Posix
 
 /// Everything that can stop sectionctl, each with the message a person reads and the exit status a script reads.
@@ -6,6 +7,8 @@ enum ClientError: Error, Equatable {
   case usage(String)
   /// `connect` to the socket failed.
   case cannotConnect(path: String, errno: Errno)
+  /// Something other than a socket is at the path (`kind`: "a regular file", "a directory", ...).
+  case notASocket(path: String, kind: String)
   /// The daemon closed the connection before the reply was complete.
   case connectionLost(path: String)
   /// The daemon answered `ERR <code> <message>`.
@@ -16,7 +19,7 @@ enum ClientError: Error, Equatable {
   var exitStatus: ExitStatus {
     switch self {
     case .usage: .usage
-    case .cannotConnect, .connectionLost: .unavailable
+    case .cannotConnect, .notASocket, .connectionLost: .unavailable
     case .daemon, .malformedReply: .daemonError
     }
   }
@@ -28,6 +31,9 @@ enum ClientError: Error, Equatable {
       return "\(text)\nTry 'sectionctl --help' for more information."
     case .cannotConnect(let path, let errno):
       return ClientError.connectMessage(path: path, errno: errno)
+    case .notASocket(let path, let kind):
+      return
+        "cannot connect to \(path): it is \(kind), not a socket; check --socket, --readonly-socket or SECTIOND_SOCKET"
     case .connectionLost(let path):
       return
         "sectiond closed the connection on \(path) before answering; it may have stopped or be restarting"
@@ -37,6 +43,30 @@ enum ClientError: Error, Equatable {
       return
         "the daemon sent a line sectionctl cannot read: \"\(line)\"; is it sectiond speaking protocol 1? "
         + "('sectionctl send VERSION' shows what it speaks)"
+    }
+  }
+
+  /// What `connect` failing with `errno` means at `path`. Connecting to anything that is not a
+  /// socket is refused just like connecting to a socket nobody listens on, so the refusal names
+  /// what is really there (through symbolic links, as `connect` follows them).
+  static func connectFailure(path: String, errno: Errno) -> ClientError {
+    if errno == .connectionRefused, let status = try? FileSystem.status(path, followingLinks: true),
+      !status.isSocket
+    {
+      return .notASocket(path: path, kind: kind(of: status.mode))
+    }
+    return .cannotConnect(path: path, errno: errno)
+  }
+
+  /// The file type in `mode`, as a person names it.
+  static func kind(of mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFREG: "a regular file"
+    case S_IFDIR: "a directory"
+    case S_IFIFO: "a FIFO"
+    case S_IFCHR: "a character device"
+    case S_IFBLK: "a block device"
+    default: "something"
     }
   }
 

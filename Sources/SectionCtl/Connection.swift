@@ -14,7 +14,7 @@ final class Connection {
     do {
       fd = try UnixSocket.connect(path: path)
     } catch let error as PosixError {
-      throw .cannotConnect(path: path, errno: error.errno)
+      throw ClientError.connectFailure(path: path, errno: error.errno)
     } catch {
       throw .cannotConnect(path: path, errno: Errno(0))
     }

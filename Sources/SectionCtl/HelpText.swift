@@ -21,6 +21,8 @@ enum HelpText {
                        (/tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR)
         --readonly     use the read-only socket (\(SocketLocation.readonlyName) beside the control socket):
                        reading and watching only
+        --readonly-socket PATH
+                       use the read-only socket at PATH (implies --readonly; not with --socket)
         --json         print JSON for scripts (for watch, one object per line)
         -h, --help     show this help, or a command's help
         --version      show sectionctl's version

@@ -3,8 +3,10 @@ struct Invocation: Equatable, Sendable {
   var command: Command
   /// `--socket PATH`; nil means the default (see `SocketLocation`).
   var socket: String? = nil
-  /// `--readonly`: talk to the read-only socket beside the control socket.
+  /// `--readonly`: talk to the read-only socket, beside the control socket unless `readonlySocket`.
   var readonly = false
+  /// `--readonly-socket PATH`: the read-only socket, wherever it is (implies `readonly`).
+  var readonlySocket: String? = nil
   /// `--json`: machine-readable output.
   var json = false
 }

@@ -67,7 +67,8 @@ struct Runner {
 
   private func socketPath() -> String {
     SocketLocation.resolve(
-      explicit: invocation.socket, readonly: invocation.readonly, environment: environment)
+      explicit: invocation.socket, readonly: invocation.readonly,
+      explicitReadonly: invocation.readonlySocket, environment: environment)
   }
 
   private func connect() throws(ClientError) -> Client {
@@ -78,26 +79,29 @@ struct Runner {
     if invocation.json { output.print(json) } else { output.print(text) }
   }
 
-  /// Sends every change at once; each one the daemon refuses is reported, the rest still happen.
+  /// Sends every change at once, then LIST, in one round trip; each change the daemon refuses is
+  /// reported, the rest still happen. The sections shown are read from that LIST, as they are
+  /// after the last change: in exclusive mode a later OPEN closes a section an earlier one opened.
   private func change(_ requests: [String]) throws(ClientError) -> ExitStatus {
-    let replies = try connect().request(requests)
-    var changed: [ListedSection] = []
-    var revision: UInt64?
+    let replies = try connect().request(requests + ["LIST"])
+    var changed: [Int] = []
+    var succeeded = false
     var status = ExitStatus.success
-    for reply in replies {
+    for reply in replies.dropLast() {
       do {
-        let reply = try reply.succeeded()
-        changed += reply.sections
-        revision = reply.revision ?? revision
+        changed += try reply.succeeded().sections.map(\.index)
+        succeeded = true
       } catch {
         output.diagnose(error.message)
         status = error.exitStatus
       }
     }
-    if revision != nil || status == .success {
+    if succeeded {
+      let list = try replies[replies.count - 1].succeeded()
+      let final = changed.compactMap { index in list.sections.first { $0.index == index } }
       show(
-        text: TextRenderer.changed(changed, style: style),
-        json: JSONRenderer.sections(changed, revision: revision))
+        text: TextRenderer.changed(final, style: style),
+        json: JSONRenderer.sections(final, revision: list.revision))
     }
     return status
   }

@@ -4,9 +4,12 @@ enum SocketLocation {
   static let readonlyName = "readonly.sock"
 
   /// `--socket`, else `$SECTIOND_SOCKET`, else the system socket for root, else the user's runtime
-  /// directory (`/tmp/sectiond-UID` without one, as the daemon does); with `readonly`, `readonly.sock`
-  /// in the same directory.
-  static func resolve(explicit: String?, readonly: Bool, environment: Environment) -> String {
+  /// directory (`/tmp/sectiond-UID` without one, as the daemon does); with `readonly`, the
+  /// `--readonly-socket` given, else `readonly.sock` in the same directory.
+  static func resolve(
+    explicit: String?, readonly: Bool, explicitReadonly: String? = nil, environment: Environment
+  ) -> String {
+    if readonly, let explicitReadonly { return explicitReadonly }
     let control: String
     if let explicit {
       control = explicit

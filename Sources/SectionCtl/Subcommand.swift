@@ -63,13 +63,13 @@ enum Subcommand: String, CaseIterable, Sendable {
         REF     a section's index or id; several are \(self == .open ? "opened" : "closed") in the order given
       Options:
         --all   \(self == .open ? "open every section (multi mode only)" : "close every section")
-      Prints the sections after the change. With --json: {\"revision\", \"sections\": [...]}.
+      Prints the sections named, as they are after the last change. With --json: {\"revision\", \"sections\": [...]}.
       """
     case .toggle:
       """
       Arguments:
         REF   a section's index or id; several are toggled in the order given
-      Prints the sections after the change. With --json: {\"revision\", \"sections\": [...]}.
+      Prints the sections named, as they are after the last change. With --json: {\"revision\", \"sections\": [...]}.
       """
     case .mode:
       """

@@ -56,6 +56,17 @@ public enum Daemon {
         "cannot load the state file \(store!.path): \(error)", errno: (error as? PosixError)?.errno)
     }
     let service = SectionService(model: SectionModel(config: config, saved: saved))
+    if let store, saved != SavedState(service.model) {
+      // What this start decided (the config's sections, those it opened) is saved before anyone
+      // sees it, so that the next start knows it as a reload would, whatever the config says then.
+      do {
+        try store.save(service)
+      } catch {
+        Log.warning(
+          "cannot save the state file \(store.path) at start-up (\(error)); changes are refused until it can be written"
+        )
+      }
+    }
 
     let loop = try EventLoop()
     let limits = ClientLimits(total: options.maxClients, readOnly: options.maxReadOnlyClients)

@@ -28,7 +28,8 @@ public struct DaemonOptions: Equatable {
       --config FILE            sections to serve (default \(defaultConfigPath) if it exists,
                                else a built-in demo set)
       --socket PATH            control socket (default $SECTIOND_SOCKET, /run/sectiond/control.sock
-                               for root, else $XDG_RUNTIME_DIR/sectiond/control.sock)
+                               for root, else $XDG_RUNTIME_DIR/sectiond/control.sock, or
+                               /tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR)
       --readonly-socket PATH   read-only socket, mode 0666 (default readonly.sock beside the control socket)
       --state FILE             state file (default $STATE_DIRECTORY/state.json under systemd,
                                /var/lib/sectiond/state.json for root, else $XDG_STATE_HOME/sectiond/state.json)

@@ -37,8 +37,32 @@ import Testing
     try daemon.start()
     #expect(
       try daemon.connect().request("LIST") == [
-        "section 0 c open 0 C", "section 1 d open 0 D", "section 2 b open 0 B", "OK 2",
-      ])
+        "section 0 c open 0 C", "section 1 d open 0 D", "section 2 b open 0 B", "OK 3",
+      ],
+      "d, opened by the config at start-up, is a change: one revision")
+  }
+
+  /// A state file at the top of the revision range loads, refuses the changes that would pass
+  /// it, and is still readable after a restart: nothing is lost.
+  @Test func stateAtTheTopOfTheRevisionRangeIsKept() throws {
+    let directory = TemporaryDirectory()
+    let last = Int64.max - 4
+    _ = directory.write(
+      "state.json", #"{"format":1,"revision":\#(last),"mode":"multi","sections":{"first":\#(last)}}"#)
+    let daemon = try TestDaemon(directory: directory)
+    let client = try daemon.connect()
+    #expect(try client.request("TOGGLE second").last == "OK \(last + 1)")
+    // Unchecked, these four would take the revision to Int64.max + 1, which the reader refuses.
+    for _ in 0..<4 {
+      let refused = try client.request("TOGGLE third").last ?? ""
+      #expect(refused.hasPrefix("ERR INTERNAL the revision is at its limit"), "\(refused)")
+    }
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    #expect(
+      try daemon.connect().request("SUBSCRIBE") == ["state \(last + 1) multi first,second", "OK \(last + 1)"])
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+    #expect(!names.contains { $0.hasPrefix("state.json.corrupt-") })
   }
 
   @Test func corruptStateFileIsSetAsideAndTheDaemonStartsFromTheConfig() throws {

@@ -19,6 +19,9 @@ struct FaultTests {
     #expect(try client.request("TOGGLE 1") == ["section 1 second open 8 Second", "OK 1"])
     #expect(try subscriber.readEvent() == "!opened 1 1 second")
 
+    // A save rewrites the spare beside the state file in place, which takes no new space: a
+    // full file system only refuses the save that must create the spare afresh.
+    try FileSystem.remove(tmpfs.file("state.json.tmp"))
     let filler = try tmpfs.fill()
     try expectChangesRefused(client, reason: "No space left on device")
     try expectStateStillAtRevisionOne(daemon, client, statePath: tmpfs.file("state.json"))

@@ -112,6 +112,7 @@ struct PermissionTests {
 
     let temporary = daemon.statePath + ".tmp"
     try FileSystem.remove(daemon.statePath)
+    try FileSystem.remove(temporary)  // the spare the start-up save and TOGGLE 0 left
     #expect(symlink(victimOfState, daemon.statePath) == 0)
     #expect(symlink(victimOfTemporary, temporary) == 0)
     #expect(try client.request("TOGGLE 1").last == "OK 2")

@@ -145,6 +145,24 @@ import Testing
     #expect(sections.first?["open"] as? Bool == true)
   }
 
+  /// In exclusive mode opening 2 closes 0: what is printed for several sections is their state
+  /// after the last change, as LIST shows it then.
+  @Test func severalChangesPrintTheStateAfterTheLast() throws {
+    #expect(try ctl("mode", "exclusive").status == 0)
+    let text = try ctl("open", "0", "2")
+    #expect(text.status == 0, "\(text.stderr)")
+    #expect(
+      text.lines.map { Array($0.split(separator: " ").prefix(3)) } == [
+        ["0", "first", "closed"], ["2", "third", "open"],
+      ])
+    #expect(try openStates() == [false, false, true])
+
+    let json = try ctl("--json", "open", "1", "0").json()
+    #expect(sections(json).map { $0["id"] as? String } == ["second", "first"])
+    #expect(sections(json).map { $0["open"] as? Bool } == [false, true])
+    #expect(json["revision"] as? Int == Int(try daemon.connect().request("LIST").last!.dropFirst(3)))
+  }
+
   @Test func openAllAndCloseAll() throws {
     let all = try ctl("open", "--all", "--json")
     #expect(all.status == 0)
@@ -256,6 +274,15 @@ import Testing
     #expect(refused.status == 3)
     #expect(refused.stderr.hasPrefix("sectionctl: no daemon is listening on \(stale)"))
 
+    // Anything else at the path is refused like a stale socket: the message says what it is.
+    for (path, kind) in [(directory.write("file", "x"), "a regular file"), (directory.path, "a directory")] {
+      let run = try SectionctlRun.run(["--socket", path, "ping"])
+      #expect(run.status == 3)
+      #expect(
+        run.stderr.hasPrefix("sectionctl: cannot connect to \(path): it is \(kind), not a socket"),
+        "\(run.stderr)")
+    }
+
     let watch = try SectionctlRun.run(["--socket", missing, "watch"])
     #expect(watch.status == 3, "watch gives up at once when there was never a daemon")
   }
@@ -276,6 +303,20 @@ import Testing
     #expect(change.status == 1)
     #expect(change.stderr.hasPrefix("sectionctl: "))
     #expect(try openStates() == [false, false, false])
+  }
+
+  @Test func readonlySocketAnywhere() throws {
+    let directory = TemporaryDirectory()
+    let elsewhere = directory.file("ro.sock")
+    let other = try TestDaemon(arguments: ["--readonly-socket", elsewhere])
+    let list = try SectionctlRun.run(["--readonly-socket", elsewhere, "--json", "list"])
+    #expect(list.status == 0, "\(list.stderr)")
+    #expect(sections(try list.json()).count == 3)
+    let change = try SectionctlRun.run(["--readonly-socket", elsewhere, "open", "0"])
+    #expect(change.status == 1, "the read-only socket refuses changes")
+    #expect(change.stderr.contains("control socket"), "\(change.stderr)")
+    let both = try SectionctlRun.run(["--socket", other.socketPath, "--readonly-socket", elsewhere, "list"])
+    #expect(both.status == 2)
   }
 
   // MARK: help

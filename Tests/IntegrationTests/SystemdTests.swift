@@ -40,7 +40,7 @@ import Testing
     try notify.waitFor("STOPPING=1")
   }
 
-  @Test func watchdogPingsAtHalfTheInterval() throws {
+  @Test func watchdogPingsEveryThirdOfTheInterval() throws {
     let directory = TemporaryDirectory()
     let notify = try NotifyRecorder(directory: directory)
     let daemon = try TestDaemon(

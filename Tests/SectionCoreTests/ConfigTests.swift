@@ -196,13 +196,14 @@ import Testing
         == true)
     #expect(
       refusal(section: #""title": "T", "id": "a b""#)
-        == "/etc/s.json: section 0 (\"T\"): id \"a b\" may contain only letters, digits, '-', '_' and '.'")
+        == "/etc/s.json: section 0 (\"T\"): id \"a b\" may contain only the ASCII letters a-z and A-Z, digits, '-', '_' and '.'"
+    )
     #expect(
       refusal(section: #""title": "T", "id": "a,b""#)?.hasSuffix(
-        "may contain only letters, digits, '-', '_' and '.'") == true)
+        "may contain only the ASCII letters a-z and A-Z, digits, '-', '_' and '.'") == true)
     #expect(
       refusal(section: #""title": "T", "id": "é""#)?.hasSuffix(
-        "may contain only letters, digits, '-', '_' and '.'") == true)
+        "may contain only the ASCII letters a-z and A-Z, digits, '-', '_' and '.'") == true)
   }
 
   @Test func derivedIDsObeyTheSameRules() {

@@ -71,13 +71,15 @@ import Testing
     #expect(
       refusal(#"{"format":"1","revision":1,"mode":"multi","sections":{}}"#)
         == "unknown format; expected \"format\": 1")
-    #expect(refusal(#"{"format":1,"mode":"multi","sections":{}}"#) == "\"revision\" is missing or negative")
+    #expect(
+      refusal(#"{"format":1,"mode":"multi","sections":{}}"#)
+        == "\"revision\" must be a whole number from 0 to 9223372036854775807")
     #expect(
       refusal(#"{"format":1,"revision":-1,"mode":"multi","sections":{}}"#)
-        == "\"revision\" is missing or negative")
+        == "\"revision\" must be a whole number from 0 to 9223372036854775807")
     #expect(
       refusal(#"{"format":1,"revision":1.5,"mode":"multi","sections":{}}"#)
-        == "\"revision\" is missing or negative")
+        == "\"revision\" must be a whole number from 0 to 9223372036854775807")
     #expect(refusal(#"{"format":1,"revision":1,"sections":{}}"#) == "\"mode\" is missing or unknown")
     #expect(
       refusal(#"{"format":1,"revision":1,"mode":"Multi","sections":{}}"#) == "\"mode\" is missing or unknown")
@@ -102,5 +104,26 @@ import Testing
     for length in 0..<(whole.count - 1) {
       #expect(throws: ConfigError.self) { try SavedState.decode(whole[..<length]) }
     }
+  }
+}
+
+/// The writer never produces a revision the reader refuses: the model stops at `maxRevision`.
+@Suite struct SavedStateRevisionLimitTests {
+  @Test func roundTripAtTheTopOfTheRange() throws {
+    let top = SectionModel.maxRevision
+    let model = SectionModel(
+      config: abc(), saved: SavedState(revision: top, mode: .exclusive, sections: ["b": top]))
+    let decoded = try SavedState.decode(SavedState.encode(model))
+    #expect(decoded == SavedState(model))
+    #expect(SectionModel(config: abc(), saved: decoded) == model)
+  }
+
+  @Test func aRevisionPastTheTopIsRefusedSayingWhy() {
+    let message = SectionCoreTests.refusal { () throws(ConfigError) in
+      _ = try SavedState.decode(
+        Array(#"{"format":1,"revision":9223372036854775808,"mode":"multi","sections":{}}"#.utf8))
+    }
+    #expect(
+      message?.contains("whole number from 0 to 9223372036854775807") == true, "\(message ?? "accepted")")
   }
 }

@@ -275,6 +275,26 @@ final class Harness {
     #expect(harness.send("TOGGLE 0") == ("section 0 a open 2 A\nOK 42\n", .changed))
     #expect(harness.events == "!opened 42 0 a\n")
   }
+
+  /// Near the top of the range every change, reload included, is refused and nothing moves, so
+  /// the state file never holds a revision its reader would refuse.
+  @Test func changesPastTheRevisionLimitAreRefused() {
+    let top = SectionModel.maxRevision - 4
+    let harness = Harness(abc(), saved: SavedState(revision: top, mode: .multi, sections: [:]))
+    #expect(harness.send("TOGGLE 0").1 == .changed)
+    _ = harness.commit()
+    let before = harness.service.model
+    for request in ["TOGGLE 0", "OPEN 1", "CLOSE ALL", "MODE exclusive"] {
+      let (reply, outcome) = harness.send(request)
+      #expect(reply.hasPrefix("ERR INTERNAL the revision is at its limit"), "\(request): \(reply)")
+      #expect(outcome == .replied)
+    }
+    var reply = OutputQueue()
+    #expect(harness.service.reload(abc(open: ["c"]), reply: &reply) == .replied)
+    #expect(String(decoding: reply.unsentBytes, as: UTF8.self).hasPrefix("ERR INTERNAL"))
+    #expect(harness.service.model == before)
+    #expect(harness.events == "")
+  }
 }
 
 @Suite struct SectionServiceReadOnlyTests {
@@ -442,7 +462,7 @@ final class Harness {
     _ = harness.service.reload(next, reply: &reply)
     #expect(harness.send("ITEMS 0") == ("", .deferred))
     #expect(
-      harness.stateFile() == #"{"format":1,"revision":1,"mode":"multi","sections":{"c":null,"d":0,"a":null}}"#
+      harness.stateFile() == #"{"format":1,"revision":1,"mode":"multi","sections":{"c":null,"d":1,"a":null}}"#
     )
     harness.service.rollback()
     #expect(harness.events == "")

@@ -56,6 +56,14 @@ import Testing
     #expect(try parse("--json", "--readonly", "--socket", "/tmp/s.sock") == expected)
   }
 
+  @Test func readonlySocketNamesTheSocketAndImpliesReadonly() throws {
+    let expected = Invocation(command: .list, readonly: true, readonlySocket: "/x/ro.sock")
+    #expect(try parse("--readonly-socket", "/x/ro.sock") == expected)
+    #expect(try parse("list", "--readonly-socket=/x/ro.sock", "--readonly") == expected)
+    #expect(usageError("--readonly-socket")?.contains("needs a value") == true)
+    #expect(usageError("--socket", "/c.sock", "--readonly-socket", "/r.sock")?.contains("give one") == true)
+  }
+
   @Test func doubleDashEndsOptions() throws {
     #expect(try parse("send", "--", "--not-an-option").command == .send(["--not-an-option"]))
   }

@@ -1,13 +1,16 @@
+import Glibc
 import Posix
 import Testing
 
 @testable import SectionCtl
 
 @Suite struct EnvironmentTests {
-  private func resolve(_ environment: Environment, _ explicit: String? = nil, readonly: Bool = false)
-    -> String
-  {
-    SocketLocation.resolve(explicit: explicit, readonly: readonly, environment: environment)
+  private func resolve(
+    _ environment: Environment, _ explicit: String? = nil, readonly: Bool = false,
+    explicitReadonly: String? = nil
+  ) -> String {
+    SocketLocation.resolve(
+      explicit: explicit, readonly: readonly, explicitReadonly: explicitReadonly, environment: environment)
   }
 
   @Test func socketFollowsTheDaemonsDefaults() throws {
@@ -30,6 +33,14 @@ import Testing
     #expect(
       resolve(Fixtures.environment(), "/tmp/x/control.sock", readonly: true) == "/tmp/x/readonly.sock")
     #expect(resolve(Fixtures.environment(), "control.sock", readonly: true) == "readonly.sock")
+  }
+
+  @Test func aNamedReadonlySocketIsUsedWherever() {
+    let user = Fixtures.environment(["XDG_RUNTIME_DIR": "/run/user/1000"])
+    #expect(resolve(user, readonly: true, explicitReadonly: "/srv/ro.sock") == "/srv/ro.sock")
+    #expect(
+      resolve(user, readonly: false, explicitReadonly: "/srv/ro.sock")
+        == "/run/user/1000/sectiond/control.sock")
   }
 
   @Test func withoutARuntimeDirectoryTheDaemonsTemporaryDirectory() {
@@ -65,6 +76,10 @@ import Testing
     #expect(ClientError.cannotConnect(path: "/s", errno: .nameTooLong).message.contains("shorter"))
     #expect(ClientError.cannotConnect(path: "/s", errno: .noEntry).exitStatus == .unavailable)
     #expect(ClientError.connectionLost(path: "/s").exitStatus == .unavailable)
+    let file = ClientError.notASocket(path: "/s", kind: ClientError.kind(of: S_IFREG | 0o644))
+    #expect(file.message.hasPrefix("cannot connect to /s: it is a regular file, not a socket"))
+    #expect(file.exitStatus == .unavailable)
+    #expect(ClientError.kind(of: S_IFDIR | 0o755) == "a directory")
     #expect(
       ClientError.daemon(code: "MODE", message: "not in exclusive mode").message == "not in exclusive mode")
     #expect(ClientError.daemon(code: "MODE", message: "").message == "the daemon answered MODE")
