@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 int cshim_accept_nonblocking(int fd) {
@@ -21,4 +22,8 @@ int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
 
 int cshim_rename_exchange(const char *from, const char *to) {
   return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
+}
+
+int cshim_memfd(const char *name) {
+  return memfd_create(name, MFD_CLOEXEC);
 }

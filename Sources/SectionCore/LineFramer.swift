@@ -18,7 +18,8 @@ public struct LineFramer: Sendable {
   /// Inside an over-long line whose end has not arrived yet.
   public private(set) var discarding = false
 
-  public init() {}
+  /// `discarding`: carried over from another process (see `HandoverState`).
+  public init(discarding: Bool = false) { self.discarding = discarding }
 
   /// Takes the next frame from the front of `input`, or nil when `input` holds no complete line
   /// (what is left in `input` then is a partial line to keep for the next read). At end of input

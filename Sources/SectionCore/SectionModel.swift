@@ -146,4 +146,11 @@ public struct SectionModel: Equatable, Sendable {
     revision += 1
     changes.append(.reloaded(revision: revision))
   }
+
+  /// The sections changed while no process served them (the config was edited across a
+  /// planned restart): one change, as a reload that finds other sections is.
+  public mutating func markReloaded(changes: inout [Change]) {
+    revision += 1
+    changes.append(.reloaded(revision: revision))
+  }
 }

@@ -189,6 +189,20 @@ public final class SectionService {
     return outcome
   }
 
+  /// The sections differ from those the previous process served (see `HandoverState`): one
+  /// change, so that subscribers carried across the restart get `!reload` as a reload sends.
+  public func announceReload() -> Outcome {
+    var discarded = OutputQueue()
+    return change(reply: &discarded) { $0.markReloaded(changes: &$1) }
+  }
+
+  /// `!restart`: the daemon restarted after a crash; a request sent before this line that has
+  /// no reply yet was lost, and the `!state` that follows is the state now.
+  public func appendRestartEvents(to output: inout OutputQueue) {
+    output.append("!restart\n")
+    appendStateEvent(to: &output)
+  }
+
   /// Replies to RELOAD when the config could not be loaded.
   public func refuseReload(_ reason: String, reply: inout OutputQueue) {
     reply.append(contentsOf: ProtocolError(.config, reason).line)

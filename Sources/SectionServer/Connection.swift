@@ -26,19 +26,12 @@ final class Connection {
     case closed
   }
 
-  /// Whether the connection receives events.
-  enum Subscription: Equatable {
-    case none
-    case live
-    /// Events were dropped because the client read too slowly: it is owed a `!state` snapshot,
-    /// which goes out before anything else that is queued after the drop.
-    case owedSnapshot
-  }
-
   let fd: FileDescriptor
   let access: SectionService.Access
   var state = State.ready
   var subscription = Subscription.none
+  /// Its socket's inode and its name in systemd's file descriptor store, while it is kept there.
+  var stored: (inode: UInt64, name: String)?
   /// What the server's epoll set watches this socket for.
   var watchedEvents: IOEvents = .readable
 

@@ -70,11 +70,18 @@ public enum Daemon {
 
     let loop = try EventLoop()
     let limits = ClientLimits(total: options.maxClients, readOnly: options.maxReadOnlyClients)
-    let server = try Server(loop: loop, service: service, store: store, limits: limits) {
+    // One descriptor of the store is for the handover record; none without a service manager.
+    let connectionStore =
+      options.fdStore > 1 && Notifier.isActive ? ConnectionStore(capacity: options.fdStore - 1) : nil
+    let server = try Server(
+      loop: loop, service: service, store: store, limits: limits, connectionStore: connectionStore
+    ) {
       try loadConfig(options)
     }
-    let sockets = try Sockets.open(options)
+    let inherited = try SocketActivation.inherited()
+    let sockets = try Sockets.open(options, inherited: inherited)
     for socket in sockets { try server.serve(socket.fd, access: socket.access, file: socket.file) }
+    server.restore(inherited.filter { $0.kind != .listeningSocket })
 
     let signals = try [SIGTERM, SIGINT].map { try loop.onSignal($0) { server.shutdown() } }
     let hangUp = try loop.onSignal(SIGHUP) { server.reloadFromSignal() }

@@ -12,6 +12,9 @@ public struct DaemonOptions: Equatable {
   public var maxClients = 1024
   /// At most this many of the clients on the read-only socket; nil: all but a sixteenth.
   public var maxReadOnlyClients: Int?
+  /// FileDescriptorStoreMax= of the unit: how many descriptors systemd keeps for the daemon
+  /// across restarts. 0: connections are not kept.
+  public var fdStore = 0
   public var checkConfigOnly = false
   public var allowInsecure = false
   public var syncState = false
@@ -38,6 +41,9 @@ public struct DaemonOptions: Equatable {
       --max-clients N          most connections at once (default 1024)
       --max-readonly-clients N most of them on the read-only socket (default: all but a
                                sixteenth of --max-clients, which stay free for the control socket)
+      --fd-store N             under systemd, keep up to N-1 connections in the file descriptor
+                               store so that they survive restarts and crashes; N must be the
+                               unit's FileDescriptorStoreMax= (default 0: none)
       --check-config           validate the config and exit
       --allow-insecure         start as root even if the config or state file is writable by others
       --verbose                log debug lines (clients connecting, client errors)
@@ -89,6 +95,7 @@ public struct DaemonOptions: Equatable {
       case "--sync": options.syncState = true
       case "--max-clients": options.maxClients = try count(for: argument)
       case "--max-readonly-clients": options.maxReadOnlyClients = try count(for: argument)
+      case "--fd-store": options.fdStore = try count(for: argument)
       case "--check-config": options.checkConfigOnly = true
       case "--allow-insecure": options.allowInsecure = true
       case "--verbose", "-v": options.verbose = true

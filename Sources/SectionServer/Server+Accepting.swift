@@ -49,21 +49,29 @@ extension Server {
 
   private func add(_ fd: FileDescriptor, access: SectionService.Access) {
     let connection = Connection(fd: fd, access: access)
-    do {
-      try clients.add(fd, events: connection.watchedEvents)
-    } catch {
-      Log.warning("\(error)")
-      fd.close()
-      return
-    }
-    connections[fd.rawValue] = connection
-    if access == .readOnly { readOnlyCount += 1 }
+    guard register(connection) else { return }
+    connectionStore?.keep(connection)
     if Log.threshold >= .debug, let peer = UnixSocket.peerCredentials(fd) {
       Log.debug(
         "client connected on the \(access == .control ? "control" : "read-only") socket: uid \(peer.uid), pid \(peer.pid)"
       )
     }
+  }
+
+  /// Watches a new connection's socket and counts it; false (and the socket closed) when it
+  /// cannot be watched.
+  func register(_ connection: Connection) -> Bool {
+    do {
+      try clients.add(connection.fd, events: connection.watchedEvents)
+    } catch {
+      Log.warning("\(error)")
+      connection.fd.close()
+      return false
+    }
+    connections[connection.fd.rawValue] = connection
+    if connection.access == .readOnly { readOnlyCount += 1 }
     status?.figuresChanged()
+    return true
   }
 
   /// Out of file descriptors: stop accepting instead of spinning on a listener that stays

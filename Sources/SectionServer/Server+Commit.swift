@@ -135,6 +135,7 @@ extension Server {
     connection.subscription = .live
     connection.subscriberSlot = subscribers.count
     subscribers.append(connection)
+    connectionStore?.update(connection)
     status?.figuresChanged()
   }
 
@@ -145,6 +146,7 @@ extension Server {
     subscribers[slot].subscriberSlot = slot
     subscribers.removeLast()
     connection.subscription = .none
+    connectionStore?.update(connection)
     status?.figuresChanged()
   }
 }

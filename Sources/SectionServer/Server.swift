@@ -20,6 +20,9 @@ final class Server {
   let service: SectionService
   let store: StateStore?
   let limits: ClientLimits
+  /// Keeps connections in systemd's file descriptor store; nil outside systemd or without
+  /// `--fd-store`.
+  let connectionStore: ConnectionStore?
   /// Re-reads and validates the config, for RELOAD and SIGHUP.
   let loadConfig: () throws -> Config
 
@@ -57,12 +60,13 @@ final class Server {
 
   init(
     loop: EventLoop, service: SectionService, store: StateStore?, limits: ClientLimits,
-    loadConfig: @escaping () throws -> Config
+    connectionStore: ConnectionStore?, loadConfig: @escaping () throws -> Config
   ) throws {
     self.loop = loop
     self.service = service
     self.store = store
     self.limits = limits
+    self.connectionStore = connectionStore
     self.loadConfig = loadConfig
     clients = try Epoll()
     clientsSource = try loop.watch(clients.fd, events: .readable) { [unowned self] _ in self.pollClients() }
@@ -241,6 +245,7 @@ final class Server {
   func close(_ connection: Connection) {
     guard !connection.isClosed else { return }
     unsubscribe(connection)
+    connectionStore?.forget(connection)
     connection.state = .closed
     connections[connection.fd.rawValue] = nil
     if connection.access == .readOnly { readOnlyCount -= 1 }
@@ -249,19 +254,25 @@ final class Server {
     status?.figuresChanged()
   }
 
-  /// SIGTERM/SIGINT: stop accepting, save, say goodbye to subscribers, write what can be written.
+  /// SIGTERM/SIGINT: stop accepting, save, and hand the connections over to the next process
+  /// (`handOver()`) or, outside systemd's store, say goodbye to subscribers, write what can
+  /// be written and close.
   func shutdown() {
     Notifier.stopping()
-    Log.notice("stopping: \(statusLine)")
     for listener in listeners { listener.close() }
     listeners.removeAll()
     if service.hasUnsavedChanges { save() }
-    for subscriber in subscribers {
-      SectionService.appendGoodbyeEvent(reason: "shutdown", to: &subscriber.output)
-    }
-    for connection in Array(connections.values) {
-      _ = connection.flush()
-      close(connection)
+    if connectionStore != nil {
+      handOver()
+    } else {
+      Log.notice("stopping: \(statusLine)")
+      for subscriber in subscribers {
+        SectionService.appendGoodbyeEvent(reason: "shutdown", to: &subscriber.output)
+      }
+      for connection in Array(connections.values) {
+        _ = connection.flush()
+        close(connection)
+      }
     }
     loop.exit(code: 0)
   }

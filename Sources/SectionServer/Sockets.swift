@@ -12,9 +12,10 @@ enum Sockets {
     let file: SocketFile?
   }
 
-  static func open(_ options: DaemonOptions) throws -> [Opened] {
-    let inherited = try SocketActivation.inheritedSockets()
-    if !inherited.isEmpty { return try adopt(inherited) }
+  /// The listening sockets among `inherited` (what systemd passed), else sockets bound here.
+  static func open(_ options: DaemonOptions, inherited: [SocketActivation.Inherited]) throws -> [Opened] {
+    let listening = inherited.filter { $0.kind == .listeningSocket }
+    if !listening.isEmpty { return try adopt(listening) }
     var sockets = [try bind(options.socketPath, access: .control, permissions: 0o660)]
     if let path = options.readOnlySocketPath {
       do {
@@ -30,7 +31,7 @@ enum Sockets {
 
   /// Sockets from systemd, by FileDescriptorName=: `control` and `readonly`. A single socket
   /// without a name (systemd-socket-activate without --fdname) is the control socket.
-  private static func adopt(_ inherited: [SocketActivation.InheritedSocket]) throws -> [Opened] {
+  private static func adopt(_ inherited: [SocketActivation.Inherited]) throws -> [Opened] {
     let sockets = try inherited.map { socket throws -> Opened in
       switch socket.name {
       case "control": return Opened(fd: socket.fd, access: .control, file: nil)

@@ -12,4 +12,7 @@ int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 
 /// renameat2(RENAME_EXCHANGE): swaps two names atomically. Returns 0 or -1 with errno set.
 int cshim_rename_exchange(const char *from, const char *to);
+
+/// memfd_create(2) with MFD_CLOEXEC: an anonymous file in memory. Returns a descriptor or -1.
+int cshim_memfd(const char *name);
 #endif

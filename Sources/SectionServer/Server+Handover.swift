@@ -1,0 +1,124 @@
+import Posix
+import SectionCore
+import Systemd
+
+/// Connections that outlive the process (issue 10): on a stop or restart the connections are
+/// left in systemd's file descriptor store with a record of what each had read and not
+/// answered and had rendered and not sent; the next process takes them back, sends what was
+/// unsent and answers what was unanswered. After a crash there is no record: subscribers are
+/// resynchronised (`!restart`, `!state`), other connections closed, since a request of theirs
+/// may have been lost.
+extension Server {
+  /// Leaves every stored connection to the next process, with a record of each. Called once
+  /// listening has stopped and the last changes are saved, so that every record is complete.
+  func handOver() {
+    var records: [HandoverState.Connection] = []
+    for connection in Array(connections.values) {
+      guard connection.flush() else {
+        close(connection)
+        continue
+      }
+      guard let stored = connection.stored else {
+        // Over FileDescriptorStoreMax: it cannot be kept.
+        SectionService.appendGoodbyeEvent(reason: "restart", to: &connection.output)
+        _ = connection.flush()
+        close(connection)
+        continue
+      }
+      records.append(
+        HandoverState.Connection(
+          inode: stored.inode, access: connection.access, subscription: connection.subscription,
+          discarding: connection.framer.discarding, inputEnded: connection.inputEnded,
+          quitting: connection.state == .quitting, pending: connection.pending,
+          output: connection.output.unsentBytes))
+    }
+    let handover = HandoverState(
+      fingerprint: HandoverState.fingerprint(of: service.model.sections), connections: records)
+    do {
+      let memory = try FileDescriptor.memory(named: "sectiond-handover", holding: handover.encode())
+      defer { memory.close() }
+      try FileDescriptorStore.store([memory], name: ConnectionStore.handoverName)
+      Log.notice("stopping, \(records.count) connections left to the next process: \(statusLine)")
+    } catch {
+      Log.error(
+        "stopping; cannot leave a record of the connections (\(error)): the next process treats them as after a crash"
+      )
+    }
+  }
+
+  /// Takes back what the previous process left in the store: `inherited` are the descriptors
+  /// systemd passed that are not listening sockets.
+  func restore(_ inherited: [SocketActivation.Inherited]) {
+    var handover: HandoverState?
+    for descriptor in inherited where descriptor.name == ConnectionStore.handoverName {
+      do {
+        handover = try HandoverState.decode(
+          descriptor.fd.readAllFromStart(subject: "handover", limit: 1 << 30))
+      } catch {
+        Log.warning("the previous process's record of its connections is unreadable (\(error))")
+      }
+    }
+    let records = Dictionary(
+      (handover?.connections ?? []).map { ($0.inode, $0) }, uniquingKeysWith: { first, _ in first })
+    var resumed = 0
+    var resynchronised = 0
+    var closed = 0
+    for descriptor in inherited {
+      let described = ConnectionStore.parse(descriptor.name)
+      guard let connectionStore, let described, descriptor.kind == .connectedSocket,
+        let inode = descriptor.fd.identity()?.inode
+      else {
+        FileDescriptorStore.remove(name: descriptor.name)
+        descriptor.fd.close()
+        if descriptor.name != ConnectionStore.handoverName { closed += 1 }
+        continue
+      }
+      let connection = Connection(fd: descriptor.fd, access: described.access)
+      if let record = records[inode], record.access == described.access {
+        resume(connection, from: record)
+        resumed += 1
+      } else if described.subscribed {
+        subscribe(connection)
+        service.appendRestartEvents(to: &connection.output)
+        resynchronised += 1
+      } else {
+        FileDescriptorStore.remove(name: descriptor.name)
+        descriptor.fd.close()
+        closed += 1
+        continue
+      }
+      guard register(connection) else {
+        FileDescriptorStore.remove(name: descriptor.name)
+        continue
+      }
+      connectionStore.adopt(connection, inode: inode, name: descriptor.name)
+      queueFlush(connection)
+      runnable.append(connection)
+    }
+    if let handover, handover.fingerprint != HandoverState.fingerprint(of: service.model.sections),
+      service.announceReload() == .changed
+    {
+      save()
+    }
+    if !runnable.isEmpty { resume?.trigger() }
+    if resumed + resynchronised + closed > 0 {
+      Log.notice(
+        "took over \(resumed) connections from the previous process"
+          + (handover == nil ? " (it crashed)" : "")
+          + ", resynchronised \(resynchronised) subscribers, closed \(closed)")
+    }
+  }
+
+  /// A connection exactly as the previous process left it.
+  private func resume(_ connection: Connection, from record: HandoverState.Connection) {
+    connection.framer = LineFramer(discarding: record.discarding)
+    connection.pending = record.pending
+    connection.output.append(contentsOf: record.output)
+    connection.inputEnded = record.inputEnded
+    if record.quitting { connection.state = .quitting }
+    if record.subscription != .none {
+      subscribe(connection)
+      connection.subscription = record.subscription
+    }
+  }
+}
