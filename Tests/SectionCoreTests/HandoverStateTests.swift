@@ -1,0 +1,44 @@
+import Testing
+
+@testable import SectionCore
+
+@Suite struct HandoverStateTests {
+  let state = HandoverState(
+    fingerprint: HandoverState.fingerprint(of: abc().sections),
+    connections: [
+      .init(inode: 7, access: .control, subscription: .none, pending: Array("PING\nLI".utf8)),
+      .init(
+        inode: UInt64.max, access: .readOnly, subscription: .owedSnapshot, discarding: true, inputEnded: true,
+        quitting: true, output: Array("OK\n!opened 3 0 a\n".utf8)),
+      .init(inode: 0, access: .readOnly, subscription: .live),
+    ])
+
+  @Test func roundTrip() throws {
+    #expect(try HandoverState.decode(state.encode()) == state)
+    #expect(try HandoverState.decode(HandoverState(fingerprint: 0, connections: []).encode()).connections.isEmpty)
+  }
+
+  @Test(arguments: [1, 20, 40, 100])
+  func aTruncatedRecordIsRefused(cut: Int) {
+    let bytes = state.encode()
+    #expect(throws: ConfigError.self) { try HandoverState.decode(Array(bytes.dropLast(cut))) }
+  }
+
+  @Test func anythingElseIsRefused() {
+    #expect(throws: ConfigError.self) { try HandoverState.decode(Array("{\"format\":1}".utf8)) }
+    #expect(throws: ConfigError.self) { try HandoverState.decode(state.encode() + [0]) }
+  }
+
+  @Test func theFingerprintSeesTitlesItemsAndOrder() {
+    let sections = abc().sections
+    let base = HandoverState.fingerprint(of: sections)
+    #expect(HandoverState.fingerprint(of: sections) == base)
+    #expect(HandoverState.fingerprint(of: sections.reversed()) != base)
+    var renamed = sections
+    renamed[0] = Section(id: "a", title: "Other", items: sections[0].items)
+    #expect(HandoverState.fingerprint(of: renamed) != base)
+    var moved = sections
+    moved[0] = Section(id: "a", title: "A", items: ["a1a2"])
+    #expect(HandoverState.fingerprint(of: moved) != base)
+  }
+}
