@@ -2,7 +2,10 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <errno.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 int cshim_accept_nonblocking(int fd) {
   return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -21,4 +24,18 @@ int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
 
 int cshim_rename_exchange(const char *from, const char *to) {
   return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
+}
+
+int cshim_signalfd(const sigset_t *mask) {
+  return signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int cshim_read_signal(int fd) {
+  struct signalfd_siginfo info;
+  ssize_t count = read(fd, &info, sizeof(info));
+  if (count == (ssize_t)sizeof(info))
+    return (int)info.ssi_signo;
+  if (count < 0 && errno == EAGAIN)
+    return 0;
+  return -1;
 }
