@@ -44,7 +44,7 @@ import Testing
         "  ▾ B  (1 b, 1 item)",
         "      b-0",
         "",
-        " /s  multi  rev 1  connected  |  ↑↓ move  ⏎ toggle  ? keys  q quit",
+        " multi  rev 1  connected  |  ? keys  q quit  |  /s",
       ])
   }
 
@@ -134,11 +134,11 @@ import Testing
     let model = ScreenModel(rows: 3, columns: 200)
     var status = StatusBar(socket: "/r", link: .disconnected, readonly: true)
     #expect(
-      model.statusLine(state, status: status, unicode: false).text.contains(
+      model.statusLine(state, status: status).text.contains(
         "exclusive  rev 1  disconnected, retrying"))
     status.link = .connected
     status.message = "read-only: no"
-    let line = model.statusLine(state, status: status, unicode: false).text
-    #expect(line.contains("viewer (read-only)") && line.hasSuffix("read-only: no"))
+    let line = model.statusLine(state, status: status).text
+    #expect(line.contains("viewer (read-only)  |  read-only: no  |  /r"))
   }
 }

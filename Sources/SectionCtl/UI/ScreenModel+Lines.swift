@@ -18,7 +18,7 @@ extension ScreenModel {
     }
     lines = Array(lines.prefix(listHeight))
     lines += Array(repeating: ScreenLine([]), count: listHeight - lines.count)
-    lines.append(statusLine(state, status: status, unicode: style.unicode))
+    lines.append(statusLine(state, status: status))
     let ellipsis = style.unicode ? "…" : "~"
     return lines.map { $0.fitted(width: size.columns, ellipsis: ellipsis) }
   }
@@ -43,8 +43,9 @@ extension ScreenModel {
     }
   }
 
-  /// Socket, mode, revision and link on the left; the last message, or key hints, on the right.
-  func statusLine(_ state: LiveState, status: StatusBar, unicode: Bool) -> ScreenLine {
+  /// Mode, revision and link; the last message, or key hints; the socket last, as the least
+  /// likely to be missed when a narrow terminal cuts the line.
+  func statusLine(_ state: LiveState, status: StatusBar) -> ScreenLine {
     let link =
       switch status.link {
       case .connected: status.readonly ? "viewer (read-only)" : "connected"
@@ -52,11 +53,12 @@ extension ScreenModel {
       case .disconnected: "disconnected, retrying"
       }
     let mode = state.mode?.rawValue ?? "-"
-    let hints = unicode ? "↑↓ move  ⏎ toggle  ? keys  q quit" : "j/k move  Enter toggle  ? keys  q quit"
+    let hints = "? keys  q quit"
     return ScreenLine(
       [
         .init(
-          text: " \(status.socket)  \(mode)  rev \(state.revision)  \(link)  |  \(status.message ?? hints)")
+          text: " \(mode)  rev \(state.revision)  \(link)  |  \(status.message ?? hints)  |  \(status.socket)"
+        )
       ],
       highlighted: true)
   }

@@ -3,20 +3,19 @@ import SectionCore
 /// What the ui does with each key, each reply and each event.
 extension TerminalUI {
   func handle(_ key: Key) {
-    guard let action = UIAction(key) else { return }
+    let action = UIAction(key)
+    if action == nil && !showsHelp { return }
     status.message = nil
     // After the action: it lays out with the old cursor, then moves it.
     defer { changed() }
     if action == .quit {
       running = false
-      return
-    }
-    if showsHelp {
-      // Any key closes the key list; it does nothing else.
+    } else if showsHelp {
+      // Any other key closes the key list, and does nothing else.
       showsHelp = false
-      return
+    } else if let action {
+      perform(action)
     }
-    perform(action)
   }
 
   private func perform(_ action: UIAction) {
@@ -54,7 +53,7 @@ extension TerminalUI {
   /// Sends a change to the daemon; the change itself shows when its event comes back, a refusal in the status line.
   private func request(_ line: String) {
     guard !status.readonly else {
-      status.message = "read-only: this socket can only watch; '\(line)' needs the control socket"
+      status.message = TerminalUI.readOnly(line)
       return
     }
     guard let connection else {
@@ -97,10 +96,15 @@ extension TerminalUI {
     guard case .error(let code, let message) = reply.status else { return }
     if code == "READONLY" {
       status.readonly = true
-      status.message = "read-only: this socket can only watch; '\(line)' needs the control socket"
+      status.message = TerminalUI.readOnly(line)
     } else {
       status.message = message.isEmpty ? "\(line): \(code)" : message
     }
+  }
+
+  /// The refusal a viewer shows for a change.
+  private static func readOnly(_ line: String) -> String {
+    "read-only: \(line) needs the control socket"
   }
 
   /// Asks the daemon for what the state needs: a section's items, or the whole view again.
