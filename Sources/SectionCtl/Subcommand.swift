@@ -36,7 +36,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .reload: "make the daemon re-read its config file"
     case .ping: "check that the daemon answers, and how fast"
     case .watch: "print every change as it happens, until interrupted"
-    case .ui: "the accordion full screen, live and shared: move, open and close with keys or mouse"
+    case .ui: "the accordion full screen, live and shared, with keys and mouse"
     case .send: "send raw protocol lines and print the raw replies"
     case .help: "help on sectionctl or on one command"
     }
@@ -107,14 +107,14 @@ enum Subcommand: String, CaseIterable, Sendable {
       """
     case .ui:
       """
-      Draws the accordion as 'view' does, with a cursor and a status line (socket, mode,
-      revision, connection), and keeps it live: a change made by anyone shows at once.
+      Draws the accordion as 'view' does, with a cursor and a status line (mode, revision,
+      connection, socket), and keeps it live: a change made by anyone shows at once.
       Keys:
-        Up Down  k j     move the cursor          Enter Space  open or close its section
-        o  c             open / close it          O  C         open all / close all
-        m                switch mode              g  G         first / last row
-        PgUp PgDn        a page up / down         r            ask the daemon to reload
-        ?                show the keys            q Esc Ctrl-C quit
+        Up Down  k j     move the cursor          Enter Space   open or close its section
+        o  c             open / close it          O  C          open all / close all
+        m                switch mode              g  G          first / last row
+        PgUp PgDn        a page up / down         r             ask the daemon to reload
+        ?                show the keys            q Esc Ctrl-C  quit
       Mouse: a click on a header opens or closes it; the wheel scrolls.
       With --readonly it is a viewer: keys that would change state are refused.
       If the daemon restarts, the screen stays and ui reconnects by itself.
