@@ -19,6 +19,7 @@ import os
 import pty
 import re
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -137,27 +138,32 @@ class Load:
         self.client.close()
 
 
-def config():
-    sections = [{"id": f"s{n:02}", "title": f"Section {n:02}", "items": [f"item {n}-{i}" for i in range(5)]}
-                for n in range(40)]
+def config(count, open_all):
+    sections = [{"id": f"s{n:02}", "title": f"Section {n:02}", "items": [f"item {n}-{i}" for i in range(5)],
+                 "open": open_all} for n in range(count)]
     return json.dumps({"mode": "multi", "sections": sections})
 
 
-def measure(ctl, seconds=5.0, rate=1000):
-    results = {}
-    with sdlib.Daemon(config=config(), state=False) as daemon:
+def measure(ctl, seconds=5.0, rate=1000, sections=40, open_all=False):
+    results = {"sections": sections, "rows": sections * (6 if open_all else 1)}
+    with sdlib.Daemon(config=config(sections, open_all), state=False) as daemon:
         daemon.start()
         ui = PtyUI(ctl, daemon.socket)
         try:
             status_row = re.compile(rb"\x1b\[%d;1H" % ROWS)
-            if ui.wait_for(re.compile(rb"connected"), 0, timeout=5) is None:
+            if ui.wait_for(re.compile(rb"connected"), 0, timeout=10) is None:
                 raise RuntimeError("the ui did not connect")
             time.sleep(0.5)
             idle_cpu = cpu_seconds(ui.proc.pid)
             time.sleep(2)
             results["idle_cpu_percent"] = 100 * (cpu_seconds(ui.proc.pid) - idle_cpu) / 2
+            # A SIGWINCH makes the ui draw the whole screen once: the size of a frame without the diff.
+            redrawn = time.monotonic()
+            os.kill(ui.proc.pid, signal.SIGWINCH)
+            time.sleep(0.3)
+            results["full_frame_bytes"] = len(ui.output_since(redrawn))
 
-            load = Load(daemon.socket, rate, "s05")
+            load = Load(daemon.socket, rate, "s01")
             load.start()
             time.sleep(0.5)
             start = time.monotonic()
@@ -188,13 +194,13 @@ def measure(ctl, seconds=5.0, rate=1000):
                 "bytes_per_frame": round(len(output) / max(frames, 1)),
                 "cpu_percent": round(100 * cpu / elapsed, 1),
             })
-            # Every change reached the screen: the last drawing of Section 05 has its final state.
+            # Every change reached the screen: the last drawing of Section 01 has its final state.
             time.sleep(0.2)
             with daemon.connect() as client:
-                s05_open = "section 5 s05 open 5 Section 05" in client.request("LIST")
-            header = re.compile(r"(▾|▸)(?:\x1b\[[0-9;]*m)* (?:\x1b\[[0-9;]*m)*Section 05")
+                s01_open = "section 1 s01 open 5 Section 01" in client.request("LIST")
+            header = re.compile(r"(▾|▸)(?:\x1b\[[0-9;]*m)* (?:\x1b\[[0-9;]*m)*Section 01")
             drawn = header.findall(ui.output_since(start).decode(errors="replace"))
-            results["final_state_drawn"] = bool(drawn) and drawn[-1] == ("▾" if s05_open else "▸")
+            results["final_state_drawn"] = bool(drawn) and drawn[-1] == ("▾" if s01_open else "▸")
         finally:
             ui.close()
     return results
@@ -204,9 +210,12 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--rate", type=int, default=1000)
+    parser.add_argument("--sections", type=int, default=40)
+    parser.add_argument("--open", action="store_true", help="every section open (5 items each)")
     args = parser.parse_args(argv)
     sdlib.require_binary()
-    print(json.dumps(measure(os.path.join(sdlib.build_dir(), "sectionctl"), args.seconds, args.rate), indent=2))
+    figures = measure(os.path.join(sdlib.build_dir(), "sectionctl"), args.seconds, args.rate, args.sections, args.open)
+    print(json.dumps(figures, indent=2))
     return 0
 
 
