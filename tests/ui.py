@@ -67,6 +67,10 @@ class Pane:
         lines = lines[:self.height] + [""] * max(0, self.height - len(lines))
         return [line.rstrip() for line in lines]
 
+    def escapes(self):
+        """The screen with its colour and attribute sequences."""
+        return self.run("capture-pane", "-p", "-e", "-t", "t")
+
     def keys(self, *keys):
         self.run("send-keys", "-t", "t", *keys)
 
@@ -139,10 +143,10 @@ class UITest:
         self.panes.append(pane)
         return pane
 
-    def start_ui(self, pane, *options):
+    def start_ui(self, pane, *options, prefix=""):
         pane.type_line("clear")
         command = [self.ctl, "--socket", self.daemon.socket, *options, "ui"]
-        pane.type_line(" ".join(shlex.quote(part) for part in command) + "; echo EXIT=$?")
+        pane.type_line(prefix + " ".join(shlex.quote(part) for part in command) + "; echo EXIT=$?")
         return pane.wait(lambda s: "connected" in status_line(s) or "read-only" in status_line(s))
 
     def check(self, ok, name, detail):
@@ -193,6 +197,7 @@ class UITest:
                           lambda s: s[0].startswith("› ▾ Fruit") and s[1].strip() == "apple"
                           and s[3].strip() == "plum")
         self.check(self.open_ids() == ["fruit"], "the daemon has it open", str(self.open_ids()))
+        self.check("\x1b[32m▾" in pane.escapes(), "colour: the open marker is green", pane.escapes())
 
     def another_clients_change_appears(self, pane):
         started = time.monotonic()
@@ -279,7 +284,7 @@ class UITest:
 
     def viewer(self):
         pane = self.pane("viewer")
-        ok, screen = self.start_ui(pane, "--readonly")
+        ok, screen = self.start_ui(pane, "--readonly", prefix="NO_COLOR=1 ")
         self.check(ok and "read-only" in status_line(screen), "--readonly: a viewer", show(screen))
         before = self.open_ids()
         pane.keys("Enter")
@@ -289,6 +294,9 @@ class UITest:
         self.check(self.open_ids() == before, "nothing changed in the daemon", str(self.open_ids()))
         self.request("OPEN fruit")
         self.check_screen(pane, "the viewer shows changes made elsewhere", lambda s: s[0].startswith("› ▾ Fruit"))
+        escapes = pane.escapes()
+        self.check("\x1b[7m" in escapes and not re.search(r"\x1b\[[0-9;]*3[0-7]m", escapes) and "\x1b[1m" not in escapes,
+                   "NO_COLOR: no colour, the cursor and status line still in reverse video", repr(escapes))
         self.request("CLOSE fruit")
         pane.literal("q")
         pane.wait(lambda s: any("EXIT=" in line for line in s))

@@ -29,13 +29,7 @@ final class LiveConnection {
   /// Connects (a local socket connects at once, so this does not wait) and makes the socket non-blocking.
   init(path: String) throws(ClientError) {
     self.path = path
-    do {
-      fd = try UnixSocket.connect(path: path)
-    } catch let error as PosixError {
-      throw .cannotConnect(path: path, errno: error.errno)
-    } catch {
-      throw .cannotConnect(path: path, errno: Errno(0))
-    }
+    fd = try Connection.socket(path: path)
     do {
       try fd.setNonBlocking()
     } catch {
