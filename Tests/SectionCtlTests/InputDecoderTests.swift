@@ -75,6 +75,5 @@ import Testing
     #expect(UIAction(.mouse(.press(button: 2), row: 4, column: 9)) == nil)
     #expect(UIAction(.mouse(.wheelDown, row: 0, column: 0)) == .scroll(UIAction.wheelRows))
     #expect(UIAction(.character("x")) == nil)
-    #expect(UIAction.switchMode.changesState && !UIAction.first.changesState)
   }
 }

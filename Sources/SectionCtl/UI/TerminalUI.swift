@@ -187,6 +187,8 @@ final class TerminalUI {
   private func reconnect() {
     reconnectAt = nil
     guard let connection = try? LiveConnection(path: path) else { return scheduleReconnect() }
+    // What was said about the old connection (`!bye shutdown`) no longer holds.
+    status.message = nil
     start(connection)
   }
 }

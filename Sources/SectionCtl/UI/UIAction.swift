@@ -42,12 +42,4 @@ enum UIAction: Equatable, Sendable {
     default: return nil
     }
   }
-
-  /// True for actions that ask the daemon to change something: a viewer refuses them.
-  var changesState: Bool {
-    switch self {
-    case .toggle, .open, .close, .openAll, .closeAll, .switchMode, .reload: true
-    default: false
-    }
-  }
 }
