@@ -53,7 +53,10 @@ import Testing
     #expect(decoder.isWaiting)
     #expect(decoder.flush() == [.escape])
     #expect(!decoder.isWaiting)
-    #expect(decoder.feed(Array("\u{1B}q".utf8)) == [.escape, .character("q")])
+    // Alt+q arrives as ESC q: not a quit.
+    #expect(decoder.feed(Array("\u{1B}qj".utf8)) == [.character("j")])
+    #expect(decoder.feed([0x1B, 0x1B]) == [.escape])
+    #expect(decoder.flush() == [.escape])
   }
 
   @Test func invalidUTF8IsSkipped() {

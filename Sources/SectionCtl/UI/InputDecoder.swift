@@ -65,8 +65,11 @@ struct InputDecoder {
     case UInt8(ascii: "O"):
       guard bytes.count >= 3 else { return nil }
       return (cursorKey(final: bytes[start + 2]), 3)
+    case 0x20...0x7E:
+      // Alt+key, which the ui does not use: skipped, so that Alt+q does not quit by its ESC.
+      return (nil, 2)
     default:
-      // ESC then another key (Alt+key, or Esc typed just before): the Esc key alone.
+      // ESC before another control byte (Esc pressed twice): the Esc key.
       return (.escape, 1)
     }
   }
