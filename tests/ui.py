@@ -22,15 +22,16 @@ import ui_load  # noqa: E402
 WIDE_TITLE = "日本語のとても長いタイトル 🍎 with e\u0301 and more words than fit"
 
 
-def config():
-    sections = [
+def config(extra_first=(), without=()):
+    sections = [{"id": section, "title": section.capitalize(), "items": ["new item"]} for section in extra_first]
+    sections += [
         {"id": "fruit", "title": "Fruit", "items": ["apple", "pear", "plum"]},
         {"id": "veg", "title": "Vegetables", "items": ["leek"]},
         {"id": "wide", "title": WIDE_TITLE, "items": ["漢字の項目", "plain item"]},
     ]
     sections += [{"id": f"s{n:02}", "title": f"Section {n:02}", "items": [f"item {n}-a", f"item {n}-b"]}
                  for n in range(3, 30)]
-    return json.dumps({"mode": "multi", "sections": sections})
+    return json.dumps({"mode": "multi", "sections": [s for s in sections if s["id"] not in without]})
 
 
 def cells(text):
@@ -282,6 +283,34 @@ class UITest:
                           and cursor_line(s).startswith("› ▸ 日本語") and "(2 wide, 2 it" in cursor_line(s))
         pane.literal("g")
 
+    def reloads(self, pane):
+        """Sections appear and disappear above the cursor (a config reload): it stays on its own."""
+        pane.literal("j")
+        self.check_screen(pane, "cursor on Vegetables", lambda s: cursor_line(s).startswith("› ▸ Vegetables"))
+        self.rewrite_config(config(extra_first=("added", "another")))
+        pane.literal("r")
+        # The list scrolls so that the cursor keeps its line: Added and Another are above the screen.
+        self.check_screen(pane, "r reloads: new sections above, the cursor stays on Vegetables, on its line",
+                          lambda s: s[0].startswith("  ▸ Fruit  (2 fruit") and s[1].startswith("› ▸ Vegetables  (3 veg")
+                          and "reloaded" in status_line(s))
+        pane.literal("gj")
+        self.check_screen(pane, "the new sections are there", lambda s: s[0].startswith("  ▸ Added")
+                          and s[1].startswith("› ▸ Another"))
+        pane.literal("jj")
+        self.rewrite_config(config(without=("veg",)))
+        self.request("RELOAD")
+        self.check_screen(pane, "its section deleted, the cursor moves to the nearest one",
+                          lambda s: s[0].startswith("  ▸ Fruit") and s[1].startswith("› ▸ 日本語"))
+        self.rewrite_config(config())
+        self.request("RELOAD")
+        self.check_screen(pane, "the config back: Vegetables reappears above the cursor",
+                          lambda s: s[0].startswith("  ▸ Vegetables  (1 veg") and s[1].startswith("› ▸ 日本語"))
+        pane.literal("g")
+
+    def rewrite_config(self, text):
+        with open(os.path.join(self.daemon.dir, "sections.json"), "w") as f:
+            f.write(text)
+
     def viewer(self):
         pane = self.pane("viewer")
         ok, screen = self.start_ui(pane, "--readonly", prefix="NO_COLOR=1 ")
@@ -365,6 +394,7 @@ class UITest:
             self.scrolling(pane)
             self.modes(pane)
             self.resize_and_cut(pane)
+            self.reloads(pane)
             self.viewer()
             self.daemon_restart(pane)
             pane.literal("q")

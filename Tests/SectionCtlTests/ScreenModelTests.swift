@@ -72,11 +72,26 @@ import Testing
     #expect(model.layout(last).cursor == 0)
   }
 
+  @Test func theNearestSectionIsTheNextOneStillThereThenThePrevious() {
+    let before = Self.state([
+      ("a", false, 1), ("b", false, 1), ("c", false, 1), ("d", false, 1), ("e", false, 1),
+    ])
+    var model = ScreenModel(rows: 10, columns: 40)
+    model.moveCursor(to: 2, in: model.layout(before), state: before)
+    // c goes, and so do a and d: the next one left is e, now at index 1.
+    let after = Self.state([("b", false, 1), ("e", false, 1), ("f", false, 1)])
+    #expect(model.layout(after).cursor == 1)
+    #expect(model.anchor?.id == "e")
+    var lastOne = ScreenModel(rows: 10, columns: 40)
+    lastOne.moveCursor(to: 4, in: lastOne.layout(before), state: before)
+    #expect(lastOne.layout(Self.state([("a", false, 1), ("c", false, 1), ("f", false, 1)])).cursor == 1)
+  }
+
   @Test func anItemCursorFallsBackToItsHeaderWhenTheSectionCloses() {
     var state = Self.state([("a", true, 2), ("b", false, 1)])
     var model = ScreenModel(rows: 10, columns: 40)
     model.moveCursor(to: 2, in: model.layout(state), state: state)
-    #expect(model.anchor == .init(id: "a", position: 1, index: 0))
+    #expect(model.anchor == .init(id: "a", position: 1, index: 0, neighbours: ["b"]))
     _ = state.apply(.closed(revision: 2, index: 0, id: "a"))
     #expect(model.layout(state).cursor == 0)
   }

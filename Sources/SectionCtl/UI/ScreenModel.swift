@@ -24,9 +24,12 @@ struct ScreenModel {
     var id: String
     /// The item's position, nil on the header.
     var position: Int?
-    /// The section's index when last seen: if the section goes away, the cursor goes to the
-    /// section now at that place (the next one), or to the last.
+    /// The section's index when last seen.
     var index: Int
+    /// The ids of the sections after it and, if it was the last, before it, when last seen: if
+    /// its section goes away, the cursor goes to the nearest of these that is still there, or
+    /// else to the section now at `index`.
+    var neighbours: [String] = []
   }
 
   /// The rows of the list and the cursor's row among them, for one state.
@@ -58,7 +61,9 @@ struct ScreenModel {
       return Layout(rows: rows, cursor: nil)
     }
     let anchor = self.anchor ?? Anchor(id: state.sections[0].id, position: nil, index: 0)
-    let section = state.index(of: anchor.id) ?? min(anchor.index, state.sections.count - 1)
+    let section =
+      state.index(of: anchor.id) ?? anchor.neighbours.lazy.compactMap(state.index(of:)).first
+      ?? min(anchor.index, state.sections.count - 1)
     let wanted: Row =
       if section == state.index(of: anchor.id), let position = anchor.position,
         position < state.items[anchor.id, default: []].count, state.sections[section].isOpen
@@ -116,8 +121,16 @@ struct ScreenModel {
     guard rows.indices.contains(row) else { return }
     let target = rows[row]
     let position: Int? = if case .item(_, let position) = target { position } else { nil }
-    anchor = Anchor(id: state.sections[target.section].id, position: position, index: target.section)
+    let index = target.section
+    // Enough neighbours to survive a reload that removes several sections at once.
+    let after = state.sections[(index + 1)...].prefix(ScreenModel.neighbourCount).map(\.id)
+    let before = state.sections[..<index].suffix(ScreenModel.neighbourCount).reversed().map(\.id)
+    anchor = Anchor(
+      id: state.sections[index].id, position: position, index: index, neighbours: after + before)
   }
+
+  /// How many sections on each side the cursor remembers, for when its own goes away.
+  private static let neighbourCount = 8
 
   /// A first row that keeps the screen full: no empty lines below the list when it is long enough.
   private static func clamp(_ top: Int, count: Int, height: Int) -> Int {

@@ -109,7 +109,10 @@ final class TerminalUI {
   }
 
   private func draw(_ now: UInt64) {
-    let lines = screen.lines(state, layout: layout(), status: status, style: style, showsHelp: showsHelp)
+    // Laid out first: layout() moves the scroll, and `screen.lines(..., layout: layout())`
+    // would read `screen` before the argument changed it.
+    let layout = layout()
+    let lines = screen.lines(state, layout: layout, status: status, style: style, showsHelp: showsHelp)
     if !terminal.write(renderer.frame(lines, columns: screen.size.columns)) { running = false }
     lastFrame = now
     dirty = false
