@@ -2,6 +2,8 @@ import CShim
 import Glibc
 
 /// The signals a full-screen client reacts to instead of dying: each must restore the terminal first.
+/// The raw values are Linux's numbers, the same on x86-64 and arm64 (an enum needs literals,
+/// not Glibc's SIGHUP...).
 public enum Signal: Int32, Sendable {
   case hangUp = 1  // SIGHUP
   case interrupt = 2  // SIGINT
