@@ -47,17 +47,20 @@ def cells(text):
 class Pane:
     """A tmux server of its own, with one window running an interactive bash at a fixed size."""
 
-    def __init__(self, name, width, height):
+    def __init__(self, name, width, height, command=None):
+        """A pane with an interactive bash, or running `command` (a list) as its only process."""
         self.base = ["tmux", "-L", name, "-f", "/dev/null"]
         env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", PS1="ui-test$ ")
         env.pop("NO_COLOR", None)
         env.pop("TMUX", None)
         subprocess.run(self.base + ["kill-server"], capture_output=True)
-        subprocess.run(self.base + ["new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height),
-                                    "bash --norc --noprofile"], check=True, env=env)
+        shell = "exec " + " ".join(shlex.quote(part) for part in command) if command else "bash --norc --noprofile"
+        subprocess.run(self.base + ["new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), shell],
+                       check=True, env=env)
         self.run("set-option", "-g", "status", "off")
-        # bash sets its own prompt when interactive; this one marks "the shell is back".
-        self.type_line("PS1='ui-test$ '")
+        if not command:
+            # bash sets its own prompt when interactive; this one marks "the shell is back".
+            self.type_line("PS1='ui-test$ '")
         self.height = height
 
     def run(self, *args):
@@ -139,8 +142,8 @@ class UITest:
         self.ctl = os.path.join(sdlib.build_dir(), "sectionctl")
         self.panes = []
 
-    def pane(self, name, width=80, height=12):
-        pane = Pane(f"sdui-{os.getpid()}-{name}", width, height)
+    def pane(self, name, width=80, height=12, command=None):
+        pane = Pane(f"sdui-{os.getpid()}-{name}", width, height, command)
         self.panes.append(pane)
         return pane
 
@@ -343,6 +346,38 @@ class UITest:
                           lambda s: any(line.startswith("  ▾ Vegetables") for line in s))
         self.request("CLOSE veg")
 
+    def falls_behind(self):
+        """A ui that stops reading (SIGSTOP) while 20,001 changes happen (400 KB of events: more
+        than the socket buffer and the daemon's 64 KiB) gets a !state snapshot once it reads
+        again; the screen ends right. The ui is the pane's own process: under an interactive
+        shell, job control would take the terminal from a stopped ui and not give it back."""
+        pane = self.pane("behind", command=[self.ctl, "--socket", self.daemon.socket, "ui"])
+        ok, screen = pane.wait(lambda s: "connected" in status_line(s))
+        if not self.check(ok, "a ui as the pane's process", show(screen)):
+            return
+        pid = int(pane.run("display-message", "-p", "-t", "t", "#{pane_pid}"))
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            with self.daemon.connect() as client:
+                for count in [1000] * 20 + [1]:
+                    client.send("TOGGLE fruit\n" * count)
+                    for _ in range(count):
+                        client.read_reply()
+                revision = client.request("LIST")[-1].split()[1]
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        self.check_screen(pane, "after falling behind (a !state snapshot) the screen shows the final state",
+                          lambda s: s[0].startswith("› ▾ Fruit") and f"rev {revision} " in status_line(s), timeout=8)
+        self.request("CLOSE fruit")
+        pane.literal("q")
+        gone = False
+        for _ in range(100):
+            gone = not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+            if gone:
+                break
+            time.sleep(0.05)
+        self.check(gone, "and it still quits on q", "")
+
     def restored(self, pane, how, name):
         ok, screen = pane.wait(lambda s: any(line.startswith("EXIT=") for line in s))
         exit_line = next((line for line in screen if line.startswith("EXIT=")), "none")
@@ -397,6 +432,7 @@ class UITest:
             self.reloads(pane)
             self.viewer()
             self.daemon_restart(pane)
+            self.falls_behind()
             pane.literal("q")
             self.restored(pane, "q", "after all that, q")
             self.quitting(pane)
