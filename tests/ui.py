@@ -187,6 +187,11 @@ class UITest:
         self.check_screen(pane, "TERM=dumb: exit 2 with the same advice",
                           lambda s: any("EXIT=2" in line for line in s)
                           and any("'dumb'" in line for line in s))
+        pane.type_line(f"clear; {self.ctl} --socket {self.daemon.dir}/none.sock ui; echo EXIT=$?")
+        ok = self.check_screen(pane, "no daemon: exit 3 naming the socket, before the terminal is touched",
+                               lambda s: any("EXIT=3" in line for line in s)
+                               and any("no daemon is listening" in line for line in s))
+        self.check(ok and pane.flags() == ("0", "1", "0"), "and the terminal as it was", str(pane.flags()))
 
     def first_screen_and_toggle(self, pane):
         ok, screen = self.start_ui(pane)
