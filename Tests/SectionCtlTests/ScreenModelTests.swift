@@ -133,6 +133,15 @@ import Testing
     #expect((model.top..<model.top + model.listHeight).contains(15))
   }
 
+  @Test func aTinyTerminalGetsAsManyLinesAsItHas() {
+    let state = Self.state([("a", false, 1), ("b", false, 1)])
+    var model = ScreenModel(rows: 1, columns: 3)
+    let lines = text(model, state, layout: model.layout(state))
+    #expect(lines == [" m…"])
+    model.size = (2, 3)
+    #expect(text(model, state, layout: model.layout(state)) == ["› …", " m…"])
+  }
+
   @Test func titlesAreCutToTheWidth() {
     var state = LiveState()
     _ = state.synced(
