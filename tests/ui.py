@@ -343,6 +343,7 @@ class UITest:
         self.check_screen(pane, "daemon gone: the screen stays, the status says disconnected and retrying",
                           lambda s: "disconnected, retrying" in status_line(s) and s[0].startswith("› ▸ Fruit"))
         self.daemon = sdlib.Daemon(config=config(), directory=self.daemon.dir).start()
+        self.daemon.own_dir = True  # the first daemon's directory: removed at the end as before
         self.check_screen(pane, "daemon back: the ui reconnects by itself",
                           lambda s: status_line(s).split("  ")[-2:-1] == ["connected"]
                           or "  connected  |" in status_line(s), timeout=8)
