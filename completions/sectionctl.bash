@@ -19,7 +19,7 @@ _sectionctl_ids() {
 
 _sectionctl() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="list view items open close toggle mode status reload ping watch send help"
+  local commands="list view items open close toggle mode status reload ping watch ui send help"
   local options="--socket --readonly --readonly-socket --json --help --version"
   local command="" i
   local -a socket=()

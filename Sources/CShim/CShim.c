@@ -1,9 +1,12 @@
 #include "CShim.h"
 #include <fcntl.h>
 #include <stddef.h>
+#include <errno.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 int cshim_accept_nonblocking(int fd) {
   return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -26,4 +29,18 @@ int cshim_rename_exchange(const char *from, const char *to) {
 
 int cshim_memfd(const char *name) {
   return memfd_create(name, MFD_CLOEXEC);
+}
+
+int cshim_signalfd(const sigset_t *mask) {
+  return signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int cshim_read_signal(int fd) {
+  struct signalfd_siginfo info;
+  ssize_t count = read(fd, &info, sizeof(info));
+  if (count == (ssize_t)sizeof(info))
+    return (int)info.ssi_signo;
+  if (count < 0 && errno == EAGAIN)
+    return 0;
+  return -1;
 }

@@ -95,6 +95,7 @@ enum ArgumentParser {
     case .status: try none(arguments, subcommand); return .status
     case .reload: try none(arguments, subcommand); return .reload
     case .ping: try none(arguments, subcommand); return .ping
+    case .ui: try none(arguments, subcommand); return .ui
     case .watch:
       try none(arguments, subcommand)
       return .watch(count: options.count, view: options.view)
@@ -148,6 +149,7 @@ enum ArgumentParser {
     }
     if options.count != nil && subcommand != .watch { throw .usage("--count works only with watch") }
     if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
+    if options.json && subcommand == .ui { throw .usage("--json does not apply to ui, which is for people") }
     if options.json && subcommand == .send {
       throw .usage("--json does not apply to send, which prints the daemon's lines as they are")
     }

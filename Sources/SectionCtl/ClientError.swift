@@ -15,10 +15,12 @@ enum ClientError: Error, Equatable {
   case daemon(code: String, message: String)
   /// The daemon sent a line that protocol 1 does not allow.
   case malformedReply(String)
+  /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
+  case terminal(String)
 
   var exitStatus: ExitStatus {
     switch self {
-    case .usage: .usage
+    case .usage, .terminal: .usage
     case .cannotConnect, .notASocket, .connectionLost: .unavailable
     case .daemon, .malformedReply: .daemonError
     }
@@ -29,6 +31,8 @@ enum ClientError: Error, Equatable {
     switch self {
     case .usage(let text):
       return "\(text)\nTry 'sectionctl --help' for more information."
+    case .terminal(let text):
+      return text
     case .cannotConnect(let path, let errno):
       return ClientError.connectMessage(path: path, errno: errno)
     case .notASocket(let path, let kind):

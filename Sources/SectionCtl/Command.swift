@@ -15,6 +15,8 @@ enum Command: Equatable, Sendable {
   case reload
   case ping
   case watch(count: Int?, view: Bool)
+  /// The full-screen, live accordion.
+  case ui
   case send([String])
   /// Help on sectionctl, or on one subcommand.
   case help(Subcommand?)

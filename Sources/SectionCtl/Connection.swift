@@ -11,8 +11,13 @@ final class Connection {
 
   init(path: String) throws(ClientError) {
     self.path = path
+    fd = try Connection.socket(path: path)
+  }
+
+  /// A blocking socket connected to `path`; a failure says why, for `ClientError`'s advice.
+  static func socket(path: String) throws(ClientError) -> FileDescriptor {
     do {
-      fd = try UnixSocket.connect(path: path)
+      return try UnixSocket.connect(path: path)
     } catch let error as PosixError {
       throw ClientError.connectFailure(path: path, errno: error.errno)
     } catch {

@@ -59,6 +59,10 @@ struct Runner {
         path: socketPath(), json: invocation.json, view: view, count: count,
         style: style, clearsScreen: environment.outputIsTerminal && !invocation.json, output: output)
       return try watcher.run()
+    case .ui:
+      return try TerminalUI(
+        path: socketPath(), readonly: invocation.readonly, style: style, environment: environment
+      ).run()
     case .send(let lines):
       return try send(lines)
     }

@@ -1,6 +1,6 @@
 /// sectionctl's subcommands, with the help text of each in one table so `--help` and the parser agree.
 enum Subcommand: String, CaseIterable, Sendable {
-  case list, view, items, open, close, toggle, mode, status, reload, ping, watch, send, help
+  case list, view, items, open, close, toggle, mode, status, reload, ping, watch, ui, send, help
 
   /// The synopsis lines, without the leading `sectionctl `.
   var usage: [String] {
@@ -16,6 +16,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .reload: ["reload [--json]"]
     case .ping: ["ping [--json]"]
     case .watch: ["watch [--json] [--view] [--count N]"]
+    case .ui: ["ui"]
     case .send: ["send LINE..."]
     case .help: ["help [COMMAND]"]
     }
@@ -35,6 +36,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .reload: "make the daemon re-read its config file"
     case .ping: "check that the daemon answers, and how fast"
     case .watch: "print every change as it happens, until interrupted"
+    case .ui: "the accordion full screen, live and shared, with keys and mouse"
     case .send: "send raw protocol lines and print the raw replies"
     case .help: "help on sectionctl or on one command"
     }
@@ -103,6 +105,21 @@ enum Subcommand: String, CaseIterable, Sendable {
         --view      redraw the accordion (as 'sectionctl view') on every change
       With --json: one object per line, {\"event\": \"state\"|\"opened\"|\"closed\"|\"mode\"|\"reload\", \"revision\", ...}.
       """
+    case .ui:
+      """
+      Draws the accordion as 'view' does, with a cursor and a status line (mode, revision,
+      connection, socket), and keeps it live: a change made by anyone shows at once.
+      Keys:
+        Up Down  k j     move the cursor          Enter Space   open or close its section
+        o  c             open / close it          O  C          open all / close all
+        m                switch mode              g  G          first / last row
+        PgUp PgDn        a page up / down         r             ask the daemon to reload
+        ?                show the keys            q Esc Ctrl-C  quit
+      Mouse: a click on a header opens or closes it; the wheel scrolls.
+      With --readonly it is a viewer: keys that would change state are refused.
+      If the daemon restarts, the screen stays and ui reconnects by itself.
+      Needs a terminal (exits 2 otherwise: use view or watch); NO_COLOR turns colour off.
+      """
     case .send:
       """
       Arguments:
@@ -130,6 +147,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .reload: "sectionctl reload"
     case .ping: "sectionctl ping || echo 'sectiond is down'"
     case .watch: "sectionctl watch | while read -r event rev rest; do echo \"$event at $rev\"; done"
+    case .ui: "sectionctl --readonly ui"
     case .send: "sectionctl send 'OPEN 1' LIST"
     case .help: "sectionctl help watch"
     }

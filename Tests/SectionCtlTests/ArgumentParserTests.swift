@@ -32,6 +32,13 @@ import Testing
     #expect(try parse("ping").command == .ping)
     #expect(try parse("mode").command == .mode(nil))
     #expect(try parse("watch").command == .watch(count: nil, view: false))
+    #expect(try parse("--readonly", "ui") == Invocation(command: .ui, readonly: true))
+  }
+
+  @Test func uiTakesNoArgumentsAndNoJSON() {
+    #expect(usageError("ui", "fruit")?.contains("ui takes no arguments") == true)
+    #expect(usageError("--json", "ui")?.contains("--json does not apply to ui") == true)
+    #expect(usageError("ui", "--count", "3")?.contains("--count works only with watch") == true)
   }
 
   @Test func commandsWithArguments() throws {

@@ -1,5 +1,6 @@
 #ifndef SECTIOND_CSHIM_H
 #define SECTIOND_CSHIM_H
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/types.h>
 
@@ -15,4 +16,11 @@ int cshim_rename_exchange(const char *from, const char *to);
 
 /// memfd_create(2) with MFD_CLOEXEC: an anonymous file in memory. Returns a descriptor or -1.
 int cshim_memfd(const char *name);
+
+/// signalfd(2), non-blocking and close-on-exec, for the signals in `mask` (which the caller has
+/// blocked); <sys/signalfd.h> is not part of Swift's Glibc module. Returns the descriptor or -1.
+int cshim_signalfd(const sigset_t *mask);
+
+/// Reads one pending signal from a signalfd: its number, 0 when none is pending, -1 with errno set.
+int cshim_read_signal(int fd);
 #endif

@@ -1,0 +1,104 @@
+import Posix
+
+/// A non-blocking connection to the daemon for the ui's poll loop: requests are queued and
+/// written as the socket takes them, and whatever has arrived is read and sorted into
+/// replies (each paired with the request it answers, as protocol 1 answers in order) and events.
+final class LiveConnection {
+  /// What a request was for, so its reply can be handled when it comes.
+  enum Request: Equatable, Sendable {
+    case subscribe
+    case view
+    case items(String)
+    /// A change a person asked for (TOGGLE, OPEN ALL, MODE, RELOAD...): only a refusal matters.
+    case change(String)
+  }
+
+  enum Incoming: Equatable, Sendable {
+    case reply(Request, Reply)
+    case event(Event)
+  }
+
+  let path: String
+  let fd: FileDescriptor
+  private var input: [UInt8] = []
+  private var output: [UInt8] = []
+  private var awaiting: [Request] = []
+  private var awaitingStart = 0
+  private var data: [DataLine] = []
+
+  /// Connects (a local socket connects at once, so this does not wait) and makes the socket non-blocking.
+  init(path: String) throws(ClientError) {
+    self.path = path
+    fd = try Connection.socket(path: path)
+    do {
+      try fd.setNonBlocking()
+    } catch {
+      fd.close()
+      throw .connectionLost(path: path)
+    }
+  }
+
+  deinit { fd.close() }
+
+  /// Queues a request; `flush()` sends it.
+  func send(_ line: String, as request: Request) {
+    output += Array((line + "\n").utf8)
+    awaiting.append(request)
+  }
+
+  /// True while queued bytes wait for the socket to take them: poll for writable then.
+  var wantsToWrite: Bool { !output.isEmpty }
+
+  /// Writes what the socket takes now.
+  func flush() throws(ClientError) {
+    while !output.isEmpty {
+      let result = try? output.withUnsafeBytes { try fd.write($0) }
+      switch result {
+      case .done(let written): output.removeFirst(written)
+      case .wouldBlock: return
+      case nil: throw .connectionLost(path: path)
+      }
+    }
+  }
+
+  /// Reads what has arrived and returns the complete replies and events in it, in order; nil
+  /// once the daemon has closed the connection (a reset counts as a close).
+  func receive() throws(ClientError) -> [Incoming]? {
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    let result = try? chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+    switch result {
+    case .done(let count) where count > 0: input += chunk[..<count]
+    case .wouldBlock: return []
+    default: return nil
+    }
+    var incoming: [Incoming] = []
+    var start = 0
+    while let newline = input[start...].firstIndex(of: 0x0A) {
+      let line = String(decoding: input[start..<newline], as: UTF8.self)
+      start = newline + 1
+      if let item = try take(line) { incoming.append(item) }
+    }
+    input.removeFirst(start)
+    return incoming
+  }
+
+  /// A data line waits for its status line; a status line completes the oldest request's reply.
+  private func take(_ line: String) throws(ClientError) -> Incoming? {
+    switch try ProtocolLine.parse(line) {
+    case .event(let event): return .event(event)
+    case .data(let dataLine):
+      data.append(dataLine)
+      return nil
+    case .status(let status):
+      guard awaitingStart < awaiting.count else { throw .malformedReply(line) }
+      let request = awaiting[awaitingStart]
+      awaitingStart += 1
+      if awaitingStart == awaiting.count {
+        awaiting = []
+        awaitingStart = 0
+      }
+      defer { data = [] }
+      return .reply(request, Reply(data: data, status: status))
+    }
+  }
+}

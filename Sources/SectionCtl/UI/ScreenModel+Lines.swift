@@ -1,0 +1,88 @@
+import SectionCore
+
+/// What each line of the screen says: the accordion as `sectionctl view` draws it, with the
+/// cursor's row highlighted and marked, then the status line.
+extension ScreenModel {
+  /// Every line of the screen, top to bottom, cut to its width; on a one-line terminal, only the status line.
+  func lines(
+    _ state: LiveState, layout: Layout, status: StatusBar, style: Style, showsHelp: Bool
+  ) -> [ScreenLine] {
+    var lines: [ScreenLine] =
+      showsHelp
+      ? ScreenModel.help(unicode: style.unicode).map { ScreenLine([.init(text: $0)]) }
+      : (top..<min(top + listHeight, layout.rows.count)).map {
+        line(layout.rows[$0], state: state, style: style, isCursor: $0 == layout.cursor)
+      }
+    if lines.isEmpty && !showsHelp && status.link != .syncing {
+      lines.append(ScreenLine([.init(text: "  (no sections)", look: .dim)]))
+    }
+    lines = Array(lines.prefix(listHeight))
+    lines += Array(repeating: ScreenLine([]), count: listHeight - lines.count)
+    lines.append(statusLine(state, status: status))
+    let ellipsis = style.unicode ? "…" : "~"
+    return lines.suffix(max(size.rows, 1)).map { $0.fitted(width: size.columns, ellipsis: ellipsis) }
+  }
+
+  /// A header (marker, title, index, id, item count) or an indented item, after a two-cell
+  /// gutter that points at the cursor's row.
+  func line(_ row: Row, state: LiveState, style: Style, isCursor: Bool) -> ScreenLine {
+    let gutter = ScreenLine.Span(text: isCursor ? (style.unicode ? "› " : "> ") : "  ")
+    let section = state.sections[row.section]
+    switch row {
+    case .header(let index):
+      let count = section.itemCount == 1 ? "1 item" : "\(section.itemCount) items"
+      return ScreenLine(
+        [
+          gutter, .init(text: style.marker(open: section.isOpen), look: section.isOpen ? .green : .plain),
+          .init(text: " "), .init(text: section.title, look: .bold),
+          .init(text: "  (\(index) \(section.id), \(count))", look: .dim),
+        ], highlighted: isCursor)
+    case .item(_, let position):
+      let text = state.items[section.id].flatMap { $0.indices.contains(position) ? $0[position] : nil } ?? ""
+      return ScreenLine([gutter, .init(text: "    " + text)], highlighted: isCursor)
+    }
+  }
+
+  /// Mode, revision and link; the last message, or key hints; the socket last, as the least
+  /// likely to be missed when a narrow terminal cuts the line.
+  func statusLine(_ state: LiveState, status: StatusBar) -> ScreenLine {
+    let link =
+      switch status.link {
+      case .connected: status.readonly ? "viewer (read-only)" : "connected"
+      case .syncing: "connecting"
+      case .disconnected: "disconnected, retrying"
+      }
+    let mode = state.mode?.rawValue ?? "-"
+    let hints = "? keys  q quit"
+    return ScreenLine(
+      [
+        .init(
+          text: " \(mode)  rev \(state.revision)  \(link)  |  \(status.message ?? hints)  |  \(status.socket)"
+        )
+      ],
+      highlighted: true)
+  }
+
+  /// The key list `?` shows in place of the accordion.
+  static func help(unicode: Bool) -> [String] {
+    let keys = [
+      ("\(unicode ? "↑ ↓" : "Up Down")  k j", "move the cursor"),
+      ("Enter  Space", "open or close the cursor's section"),
+      ("o  c", "open / close it"),
+      ("O  C", "open all (multi mode only) / close all"),
+      ("m", "switch mode: multi / exclusive"),
+      ("g  G", "first / last row"),
+      ("PgUp  PgDn", "a page up / down"),
+      ("r", "ask the daemon to reload its config"),
+      ("?", "these keys"),
+      ("q  Esc  Ctrl-C", "quit"),
+    ]
+    let width = keys.map { DisplayWidth.of($0.0) }.max()! + 3
+    return ["sectionctl ui: keys", ""]
+      + keys.map { "  " + $0 + String(repeating: " ", count: width - DisplayWidth.of($0)) + $1 }
+      + [
+        "", "Mouse: click a header to open or close it; the wheel scrolls.",
+        "Any other key closes this page.",
+      ]
+  }
+}

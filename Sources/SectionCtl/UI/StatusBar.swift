@@ -1,0 +1,18 @@
+/// What the status line reports besides the state: where the ui is connected, how, and the
+/// answer to the last thing a person asked for.
+struct StatusBar: Equatable, Sendable {
+  enum Link: Equatable, Sendable {
+    case connected
+    /// A SUBSCRIBE or VIEW is on its way; the screen shows what was known.
+    case syncing
+    /// The daemon went away; the ui tries again by itself.
+    case disconnected
+  }
+
+  var socket: String
+  var link: Link = .syncing
+  /// The read-only socket: a viewer, whose keys cannot change state.
+  var readonly: Bool
+  /// A refusal, an error or a confirmation; cleared by the next key.
+  var message: String?
+}

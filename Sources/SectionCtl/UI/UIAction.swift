@@ -1,0 +1,45 @@
+/// What a key or a mouse report asks the ui to do: the key map, in one place.
+enum UIAction: Equatable, Sendable {
+  /// The cursor down (positive) or up by rows, or by pages.
+  case move(rows: Int)
+  case page(Int)
+  case first, last
+  /// The cursor's section (on an item: the item's section).
+  case toggle, open, close
+  case openAll, closeAll
+  case switchMode
+  case reload
+  case help
+  case quit
+  /// The mouse wheel: the list, by rows.
+  case scroll(Int)
+  /// A left click on a screen line (0 at the top).
+  case click(line: Int)
+
+  /// Rows one wheel notch scrolls.
+  static let wheelRows = 3
+
+  init?(_ key: Key) {
+    switch key {
+    case .up, .character("k"): self = .move(rows: -1)
+    case .down, .character("j"): self = .move(rows: 1)
+    case .pageUp: self = .page(-1)
+    case .pageDown: self = .page(1)
+    case .home, .character("g"): self = .first
+    case .end, .character("G"): self = .last
+    case .enter, .character(" "): self = .toggle
+    case .character("o"): self = .open
+    case .character("c"): self = .close
+    case .character("O"): self = .openAll
+    case .character("C"): self = .closeAll
+    case .character("m"): self = .switchMode
+    case .character("r"): self = .reload
+    case .character("?"): self = .help
+    case .character("q"), .escape, .interrupt: self = .quit
+    case .mouse(.wheelUp, _, _): self = .scroll(-UIAction.wheelRows)
+    case .mouse(.wheelDown, _, _): self = .scroll(UIAction.wheelRows)
+    case .mouse(.press(button: 0), let row, _): self = .click(line: row)
+    default: return nil
+    }
+  }
+}

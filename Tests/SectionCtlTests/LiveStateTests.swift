@@ -1,0 +1,99 @@
+import SectionCore
+import Testing
+
+@testable import SectionCtl
+
+@Suite struct LiveStateTests {
+  private static let listed = [
+    ListedSection(index: 0, id: "a", isOpen: false, itemCount: 2, title: "A"),
+    ListedSection(index: 1, id: "b", isOpen: true, itemCount: 1, title: "B"),
+  ]
+
+  private func synced(revision: UInt64 = 5) -> LiveState {
+    var state = LiveState()
+    state.awaitView(afresh: true)
+    state.subscribed(StateSnapshot(revision: 4, mode: .multi, openIDs: ["b"]))
+    _ = state.synced(
+      Self.listed, items: [ListedItem(sectionIndex: 1, position: 0, text: "b0")], revision: revision)
+    return state
+  }
+
+  @Test func aViewSetsSectionsItemsAndRevision() {
+    let state = synced()
+    #expect(state.sections.map(\.isOpen) == [false, true])
+    #expect(state.items == ["b": ["b0"]])
+    #expect(state.revision == 5)
+    #expect(state.mode == .multi)
+  }
+
+  @Test func openingAskForItemsOnceAndClosingKeepsThem() {
+    var state = synced()
+    #expect(state.apply(.opened(revision: 6, index: 0, id: "a")) == [.items("a")])
+    #expect(state.apply(.closed(revision: 7, index: 0, id: "a")) == [])
+    #expect(state.apply(.opened(revision: 8, index: 0, id: "a")) == [])
+    state.received(items: ["a0", "a1"], of: "a")
+    #expect(state.apply(.closed(revision: 9, index: 0, id: "a")) == [])
+    #expect(state.apply(.opened(revision: 10, index: 0, id: "a")) == [])
+    #expect(state.sections[0].isOpen)
+    #expect(state.revision == 10)
+  }
+
+  @Test func eventsTheViewAlreadyReflectsAreSkipped() {
+    var state = synced()
+    #expect(state.apply(.closed(revision: 5, index: 1, id: "b")) == [])
+    #expect(state.sections[1].isOpen)
+  }
+
+  @Test func eventsWaitWhileAViewIsOnItsWay() {
+    var state = synced()
+    state.awaitView()
+    #expect(state.apply(.opened(revision: 6, index: 0, id: "a")) == [])
+    #expect(state.apply(.opened(revision: 7, index: 0, id: "c")) == [])
+    #expect(!state.sections[0].isOpen)
+    // The view reflects revision 6 but not 7, whose section it does not know yet either.
+    let needs = state.synced(
+      Self.listed.map {
+        ListedSection(index: $0.index, id: $0.id, isOpen: true, itemCount: $0.itemCount, title: $0.title)
+      },
+      items: [], revision: 6)
+    #expect(needs == [.resync])
+  }
+
+  @Test func modeFollowsItsOwnRevisions() {
+    var state = synced()
+    state.awaitView()
+    _ = state.apply(.mode(revision: 6, mode: .exclusive))
+    _ = state.synced(Self.listed, items: [], revision: 6)
+    #expect(state.mode == .exclusive)
+    _ = state.apply(.mode(revision: 6, mode: .multi))
+    #expect(state.mode == .exclusive)
+  }
+
+  @Test func aSnapshotReplacesOpenSections() {
+    var state = synced()
+    #expect(
+      state.apply(.state(StateSnapshot(revision: 9, mode: .exclusive, openIDs: ["a"]))) == [.items("a")])
+    #expect(state.sections.map(\.isOpen) == [true, false])
+    #expect(state.mode == .exclusive)
+    #expect(state.apply(.state(StateSnapshot(revision: 10, mode: .exclusive, openIDs: ["zz"]))) == [.resync])
+  }
+
+  @Test func reloadsAndUnknownEventsResyncUnlessAlreadySeen() {
+    var state = synced()
+    #expect(state.apply(.reload(revision: 6)) == [.resync])
+    #expect(state.apply(.other("inserted 7 1 new")) == [.resync])
+    #expect(state.apply(.other("deleted 5 1 b")) == [])
+    #expect(state.apply(.other("future")) == [.resync])
+    #expect(state.apply(.bye(reason: "shutdown")) == [])
+  }
+
+  @Test func aNewConnectionTakesWhateverRevisionTheDaemonHas() {
+    var state = synced(revision: 50)
+    state.awaitView(afresh: true)
+    state.subscribed(StateSnapshot(revision: 0, mode: .exclusive, openIDs: []))
+    _ = state.synced(Self.listed, items: [], revision: 0)
+    #expect(state.revision == 0)
+    #expect(state.mode == .exclusive)
+    #expect(state.apply(.opened(revision: 1, index: 0, id: "a")) == [.items("a")])
+  }
+}

@@ -1,0 +1,168 @@
+import SectionCore
+import Testing
+
+@testable import SectionCtl
+
+@Suite struct ScreenModelTests {
+  /// A state synced from a VIEW of `sections` (id, open, item count); open sections' items are "id-n".
+  static func state(_ sections: [(String, Bool, Int)], mode: Mode = .multi) -> LiveState {
+    var state = LiveState()
+    state.subscribed(StateSnapshot(revision: 1, mode: mode, openIDs: []))
+    let listed = sections.enumerated().map { index, section in
+      ListedSection(
+        index: index, id: section.0, isOpen: section.1, itemCount: section.2, title: section.0.uppercased())
+    }
+    let items = sections.enumerated().flatMap { index, section in
+      section.1
+        ? (0..<section.2).map { ListedItem(sectionIndex: index, position: $0, text: "\(section.0)-\($0)") }
+        : []
+    }
+    _ = state.synced(listed, items: items, revision: 1)
+    return state
+  }
+
+  private let unicode = Style(color: false, unicode: true)
+
+  private func text(_ model: ScreenModel, _ state: LiveState, layout: ScreenModel.Layout) -> [String] {
+    let status = StatusBar(socket: "/s", link: .connected, readonly: false)
+    return model.lines(state, layout: layout, status: status, style: unicode, showsHelp: false).map(\.text)
+  }
+
+  @Test func rowsAreHeadersWithTheItemsOfOpenSections() {
+    let state = Self.state([("a", false, 2), ("b", true, 2), ("c", false, 1)])
+    #expect(ScreenModel.rows(state) == [.header(0), .header(1), .item(1, 0), .item(1, 1), .header(2)])
+  }
+
+  @Test func theScreenIsTheAccordionWithACursorAndAStatusLine() {
+    let state = Self.state([("a", false, 2), ("b", true, 1)])
+    var model = ScreenModel(rows: 5, columns: 80)
+    let layout = model.layout(state)
+    #expect(layout.cursor == 0)
+    #expect(
+      text(model, state, layout: layout) == [
+        "› ▸ A  (0 a, 2 items)",
+        "  ▾ B  (1 b, 1 item)",
+        "      b-0",
+        "",
+        " multi  rev 1  connected  |  ? keys  q quit  |  /s",
+      ])
+  }
+
+  @Test func theCursorStaysOnItsSectionWhenSectionsAboveOpen() {
+    var state = Self.state([("a", false, 3), ("b", false, 1), ("c", false, 1)])
+    var model = ScreenModel(rows: 10, columns: 40)
+    model.moveCursor(to: 2, in: model.layout(state), state: state)
+    #expect(model.anchor?.id == "c")
+    _ = state.apply(.opened(revision: 2, index: 0, id: "a"))
+    state.received(items: ["x", "y", "z"], of: "a")
+    let layout = model.layout(state)
+    #expect(layout.rows[layout.cursor!] == .header(2))
+    #expect(layout.cursor == 5)
+  }
+
+  @Test func theCursorMovesToTheNearestSectionWhenItsSectionGoes() {
+    let before = Self.state([("a", false, 1), ("b", false, 1), ("c", false, 1)])
+    var model = ScreenModel(rows: 10, columns: 40)
+    model.moveCursor(to: 1, in: model.layout(before), state: before)
+    let after = Self.state([("a", false, 1), ("c", false, 1)])
+    let layout = model.layout(after)
+    #expect(layout.cursor == 1)
+    #expect(model.anchor?.id == "c")
+    let last = Self.state([("a", false, 1)])
+    #expect(model.layout(last).cursor == 0)
+  }
+
+  @Test func theNearestSectionIsTheNextOneStillThereThenThePrevious() {
+    let before = Self.state([
+      ("a", false, 1), ("b", false, 1), ("c", false, 1), ("d", false, 1), ("e", false, 1),
+    ])
+    var model = ScreenModel(rows: 10, columns: 40)
+    model.moveCursor(to: 2, in: model.layout(before), state: before)
+    // c goes, and so do a and d: the next one left is e, now at index 1.
+    let after = Self.state([("b", false, 1), ("e", false, 1), ("f", false, 1)])
+    #expect(model.layout(after).cursor == 1)
+    #expect(model.anchor?.id == "e")
+    var lastOne = ScreenModel(rows: 10, columns: 40)
+    lastOne.moveCursor(to: 4, in: lastOne.layout(before), state: before)
+    #expect(lastOne.layout(Self.state([("a", false, 1), ("c", false, 1), ("f", false, 1)])).cursor == 1)
+  }
+
+  @Test func anItemCursorFallsBackToItsHeaderWhenTheSectionCloses() {
+    var state = Self.state([("a", true, 2), ("b", false, 1)])
+    var model = ScreenModel(rows: 10, columns: 40)
+    model.moveCursor(to: 2, in: model.layout(state), state: state)
+    #expect(model.anchor == .init(id: "a", position: 1, index: 0, neighbours: ["b"]))
+    _ = state.apply(.closed(revision: 2, index: 0, id: "a"))
+    #expect(model.layout(state).cursor == 0)
+  }
+
+  @Test func longListsScrollToKeepTheCursorVisible() {
+    let state = Self.state((0..<20).map { ("s\($0)", false, 1) })
+    var model = ScreenModel(rows: 6, columns: 40)
+    var layout = model.layout(state)
+    model.moveCursor(to: 7, in: layout, state: state)
+    layout = model.layout(state)
+    #expect(model.top == 3)
+    #expect(text(model, state, layout: layout)[4].hasPrefix("› ▸ S7"))
+    model.moveCursor(to: 19, in: layout, state: state)
+    #expect(model.top == 15)
+    layout = model.layout(state)
+    model.moveCursor(to: 0, in: layout, state: state)
+    #expect(model.top == 0)
+  }
+
+  @Test func theWheelScrollsAndPullsTheCursorAlong() {
+    let state = Self.state((0..<20).map { ("s\($0)", false, 1) })
+    var model = ScreenModel(rows: 6, columns: 40)
+    model.scroll(by: 3, in: model.layout(state), state: state)
+    #expect(model.top == 3)
+    #expect(model.anchor?.id == "s3")
+    model.scroll(by: 100, in: model.layout(state), state: state)
+    #expect(model.top == 15)
+    #expect(model.row(atScreenLine: 0, in: model.layout(state)) == 15)
+    #expect(model.row(atScreenLine: 5, in: model.layout(state)) == nil)
+  }
+
+  @Test func aSmallerWindowKeepsTheCursorOnScreen() {
+    let state = Self.state((0..<20).map { ("s\($0)", false, 1) })
+    var model = ScreenModel(rows: 20, columns: 40)
+    model.moveCursor(to: 15, in: model.layout(state), state: state)
+    model.size = (5, 40)
+    let layout = model.layout(state)
+    #expect(layout.cursor == 15)
+    #expect((model.top..<model.top + model.listHeight).contains(15))
+  }
+
+  @Test func aTinyTerminalGetsAsManyLinesAsItHas() {
+    let state = Self.state([("a", false, 1), ("b", false, 1)])
+    var model = ScreenModel(rows: 1, columns: 3)
+    let lines = text(model, state, layout: model.layout(state))
+    #expect(lines == [" m…"])
+    model.size = (2, 3)
+    #expect(text(model, state, layout: model.layout(state)) == ["› …", " m…"])
+  }
+
+  @Test func titlesAreCutToTheWidth() {
+    var state = LiveState()
+    _ = state.synced(
+      [ListedSection(index: 0, id: "w", isOpen: false, itemCount: 1, title: "日本語のとても長いタイトル")],
+      items: [], revision: 0)
+    var model = ScreenModel(rows: 3, columns: 16)
+    let lines = text(model, state, layout: model.layout(state))
+    #expect(lines[0] == "› ▸ 日本語のと…")
+    #expect(lines.allSatisfy { DisplayWidth.of($0) <= 16 })
+  }
+
+  @Test func theStatusLineShowsTheLinkAndMessages() {
+    let state = Self.state([("a", false, 1)], mode: .exclusive)
+    let model = ScreenModel(rows: 3, columns: 200)
+    var status = StatusBar(socket: "/r", link: .disconnected, readonly: true)
+    #expect(
+      model.statusLine(state, status: status).text.contains(
+        "exclusive  rev 1  disconnected, retrying"))
+    status.link = .connected
+    status.message = "read-only: no"
+    let line = model.statusLine(state, status: status).text
+    #expect(line.contains("viewer (read-only)  |  read-only: no  |  /r"))
+  }
+}
