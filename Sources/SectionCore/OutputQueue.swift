@@ -9,25 +9,29 @@ public struct OutputQueue {
   /// Blocks at least this large are shared rather than copied.
   public static let sharingThreshold = 32 << 10
 
+  // The members the request path uses are inlinable: called from the server's module through
+  // a class property, an opaque call made the caller retain and release both arrays around
+  // it (callgrind: about 40 instructions a request).
+
   /// Shared blocks, oldest first, waiting to be sent before `tail`; the first may be partly sent.
-  private var blocks: [ArraySlice<UInt8>] = []
+  @usableFromInline var blocks: [ArraySlice<UInt8>] = []
   /// Bytes of this connection's own, sent after the blocks; `tail[sentOfTail...]` is unsent.
   public internal(set) var tail: [UInt8] = []
-  private var sentOfTail = 0
+  @usableFromInline var sentOfTail = 0
   /// Unsent bytes in `blocks`.
-  private var blockedCount = 0
+  @usableFromInline var blockedCount = 0
 
   public init() {}
 
   /// Bytes not sent yet.
-  public var count: Int { blockedCount + tail.count - sentOfTail }
-  public var isEmpty: Bool { count == 0 }
+  @inlinable public var count: Int { blockedCount + tail.count - sentOfTail }
+  @inlinable public var isEmpty: Bool { count == 0 }
 
   /// Bytes of this connection's own that are not sent yet: what it costs beyond shared blocks.
   public var ownedCount: Int { tail.count - sentOfTail }
 
   /// Where the tail ends now: the mark to take back a reply with `removeTail(from:)`.
-  public var tailMark: Int { tail.count }
+  @inlinable public var tailMark: Int { tail.count }
 
   // MARK: Appending
 

@@ -63,7 +63,7 @@ public final class SectionService {
           contentsOf: ProtocolError(.readOnly, "\(name) changes state; use the control socket").line)
         return .replied
       }
-      if request.readsState && hasUnsavedChanges { return .deferred }
+      if hasUnsavedChanges && request.readsState { return .deferred }
       do {
         return try execute(request, reply: &reply)
       } catch {

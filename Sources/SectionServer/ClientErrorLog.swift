@@ -1,8 +1,8 @@
 import Posix
 
 /// Client errors (ERR replies, peers gone before their replies were read), logged one line
-/// each at debug level, so with `--verbose` only, and at most `perSecond` a second: a client
-/// sending garbage as fast as it can must not flood the journal.
+/// each at debug level (the server keeps one only with `--verbose`), and at most `perSecond`
+/// a second: a client sending garbage as fast as it can must not flood the journal.
 struct ClientErrorLog {
   static let perSecond = 10
 
@@ -20,7 +20,6 @@ struct ClientErrorLog {
   }
 
   mutating func note(_ message: @autoclosure () -> String) {
-    guard Log.threshold >= .debug else { return }
     let now = monotonicMicroseconds() / 1_000_000
     if now != second {
       if suppressed > 0 { Log.debug("\(suppressed) more client errors in the last second, not logged") }

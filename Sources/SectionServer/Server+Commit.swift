@@ -84,7 +84,7 @@ extension Server {
   func write(_ connection: Connection) {
     guard !connection.isClosed else { return }
     guard connection.flush() else {
-      clientErrors.note("a client left before reading \(connection.output.count) bytes of replies")
+      clientErrors?.note("a client left before reading \(connection.output.count) bytes of replies")
       close(connection)
       return
     }

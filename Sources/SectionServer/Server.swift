@@ -56,7 +56,8 @@ final class Server {
   var reloadRequested = false
   var acceptRetry: EventSource?
   var acceptPaused = false
-  var clientErrors = ClientErrorLog()
+  /// Logs client errors with --verbose; nil otherwise, so that the request path pays nothing.
+  var clientErrors = Log.threshold >= .debug ? ClientErrorLog() : nil
 
   init(
     loop: EventLoop, service: SectionService, store: StateStore?, limits: ClientLimits,
@@ -140,7 +141,7 @@ final class Server {
       connection.pending.removeAll()
       handle(readBuffer[0..<(carried + count)], on: connection)
     case .failure(let error):
-      clientErrors.note("client read failed: \(error)")
+      clientErrors?.note("client read failed: \(error)")
       close(connection)
     }
   }
@@ -150,28 +151,26 @@ final class Server {
   private func handle(_ input: ArraySlice<UInt8>, on connection: Connection) {
     var input = input
     while connection.acceptsRequests() {
-      let unhandled = input
       guard let frame = connection.framer.next(&input, endOfInput: connection.inputEnded) else { break }
-      if connection.subscription == .owedSnapshot && !sendOwedSnapshot(connection) {
-        input = unhandled
-        waitForOthersSave(connection)
-        break
-      }
       guard case .line(let line) = frame else {
+        if connection.subscription == .owedSnapshot { _ = sendOwedSnapshot(connection) }
         connection.output.append(contentsOf: ProtocolError.tooLong.line)
-        clientErrors.note("answered a client ERR TOOLONG")
+        clientErrors?.note("answered a client ERR TOOLONG")
         continue
+      }
+      if connection.subscription == .owedSnapshot && !sendOwedSnapshot(connection) {
+        waitForOthersSave(connection, handingBack: line, before: &input)
+        break
       }
       let start = connection.output.tailMark
       guard let outcome = service.handle(line, access: connection.access, reply: &connection.output) else {
         continue
       }
       if outcome == .deferred {
-        input = unhandled
-        waitForOthersSave(connection)
+        waitForOthersSave(connection, handingBack: line, before: &input)
         break
       }
-      clientErrors.noteReply(connection.output.tail, from: start)
+      clientErrors?.noteReply(connection.output.tail, from: start)
       apply(outcome, on: connection, replyStart: start)
     }
     if !input.isEmpty { connection.pending = Array(input) }
@@ -197,8 +196,16 @@ final class Server {
     }
   }
 
-  /// The request waits until the changes of this iteration are saved (or refused).
-  private func waitForOthersSave(_ connection: Connection) {
+  /// The request `line` waits until the changes of this iteration are saved (or refused): it
+  /// goes back in front of the rest of the input. Rebuilt from the line, not kept as a slice
+  /// of the input from before it: that copy cost a retain on every pipelined request.
+  private func waitForOthersSave(
+    _ connection: Connection, handingBack line: ArraySlice<UInt8>, before input: inout ArraySlice<UInt8>
+  ) {
+    var unhandled = Array(line)
+    unhandled.append(0x0A)
+    unhandled.append(contentsOf: input)
+    input = unhandled[...]
     connection.state = .awaitingOthersSave
     waitingForOthers.append(connection)
   }
