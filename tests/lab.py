@@ -10,7 +10,7 @@ and IPC namespace, for testing sectiond as installed (units, sockets, users, jou
         lab.main_pid("sectiond.service")     # the service's MainPID (lab PID namespace)
 
 How it is built (tests/lib/lab-init.sh runs as the namespace's PID 1, then execs systemd):
-- /run, /tmp and /var/tmp are fresh tmpfs mounts, and /etc, /usr and /var are overlays
+- /run, /tmp, /var/tmp and /home are fresh tmpfs mounts, and /etc, /usr and /var are overlays
   whose upper layers live in that /run, all before systemd starts: installs, useradd,
   systemd-sysusers, dpkg and the journal write only into the lab, which vanishes with it.
   The project tree (/work/...) stays visible, so built binaries install from inside.

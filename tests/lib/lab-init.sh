@@ -14,6 +14,8 @@ done
 # After the /var overlay, which would hide it.
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=1777 tmpfs /var/tmp
+# Lab users' homes (useradd --create-home, ~/.config, ~/.local/state) stay in the lab.
+mount -t tmpfs -o mode=0755 tmpfs /home
 # The lab's cgroup subtree, seen as the root through the cgroup namespace.
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 # Host-wide kernel settings stay out of reach (systemd raises fs.nr_open, for one).
