@@ -17,7 +17,14 @@
 # systemd-sysusers/systemd-tmpfiles (run inside the stage); the example config
 # is valid JSON and accepted by `sectiond --check-config`; a real config is
 # never overwritten; the man pages render without groff warnings; PREFIX=/usr
-# puts the units in /lib/systemd/system.
+# puts the units in /lib/systemd/system and the user units in
+# /usr/lib/systemd/user. The user units (a user's own daemon): sockets in %t
+# (0600), state in ~/.local/state/sectiond (made by the socket, the only
+# writable path), Type=notify, watchdog, PrivateUsers=yes;
+# `systemd-analyze --user verify` prints nothing on them as installed (in a
+# private mount namespace where the stage's $PREFIX is mounted over $PREFIX);
+# `systemd-analyze --user security --offline=yes` rates them at most 1.6.
+# tests/user-service.sh runs them under a real user manager.
 #
 # Prints one line per check, then "N passed, N failed"; exits 1 on any failure.
 set -uo pipefail
@@ -97,6 +104,9 @@ expect_files=(
   "$PREFIX/lib/systemd/system/sectiond.service"
   "$PREFIX/lib/systemd/system/sectiond.socket"
   "$PREFIX/lib/systemd/system/sectiond-readonly.socket"
+  "$PREFIX/lib/systemd/user/sectiond.service"
+  "$PREFIX/lib/systemd/user/sectiond.socket"
+  "$PREFIX/lib/systemd/user/sectiond-readonly.socket"
   "$PREFIX/lib/sysusers.d/sectiond.conf" "$PREFIX/lib/tmpfiles.d/sectiond.conf"
   /etc/sectiond/sections.json.example
 )
@@ -247,6 +257,75 @@ else
 $(grep '✗' <<<"$out")"
 fi
 
+# --- user units ----------------------------------------------------------------
+userunitdir="$dest$PREFIX/lib/systemd/user"
+usvc="$userunitdir/sectiond.service"
+uctl="$userunitdir/sectiond.socket"
+uro="$userunitdir/sectiond-readonly.socket"
+state_dir='%h/.local/state/sectiond'
+expect "user sectiond.socket ListenStream" "$(value ListenStream "$uctl")" '%t/sectiond/control.sock'
+expect "user sectiond.socket FileDescriptorName" "$(value FileDescriptorName "$uctl")" control
+expect "user sectiond.socket SocketMode" "$(value SocketMode "$uctl")" 0600
+expect "user sectiond.socket DirectoryMode" "$(value DirectoryMode "$uctl")" 0700
+expect "user sectiond.socket ExecStartPre" "$(value ExecStartPre "$uctl")" "mkdir -p -m 0700 $state_dir"
+expect "user sectiond-readonly.socket ListenStream" "$(value ListenStream "$uro")" '%t/sectiond/readonly.sock'
+expect "user sectiond-readonly.socket FileDescriptorName" "$(value FileDescriptorName "$uro")" readonly
+expect "user sectiond-readonly.socket SocketMode" "$(value SocketMode "$uro")" 0600
+expect "user sectiond-readonly.socket Service" "$(value Service "$uro")" sectiond.service
+expect "user sectiond.service Type" "$(value Type "$usvc")" notify
+expect "user sectiond.service WatchdogSec" "$(value WatchdogSec "$usvc")" 20s
+expect "user sectiond.service PrivateUsers" "$(value PrivateUsers "$usvc")" yes
+expect "user sectiond.service ProtectSystem" "$(value ProtectSystem "$usvc")" strict
+expect "user sectiond.service ReadWritePaths" "$(value ReadWritePaths "$usvc")" "$state_dir"
+expect "user sectiond.service ExecStart" "$(value ExecStart "$usvc")" \
+  "$PREFIX/bin/sectiond --socket %t/sectiond/control.sock --readonly-socket %t/sectiond/readonly.sock --state $state_dir/state.json"
+expect "user sectiond.service ExecReload" "$(value ExecReload "$usvc")" "$PREFIX/bin/sectionctl reload"
+# systemd 252 puts a user unit's StateDirectory= (and ConfigurationDirectory=, which
+# would also be writable) in ~/.config; see the unit's comments.
+if grep -Eq '^[[:space:]]*(StateDirectory|ConfigurationDirectory)[[:space:]]*=' "$usvc"; then
+  fail "user sectiond.service has no StateDirectory=/ConfigurationDirectory= (252 puts them in ~/.config)"
+else
+  pass "user sectiond.service has no StateDirectory=/ConfigurationDirectory= (252 puts them in ~/.config)"
+fi
+
+# `systemd-analyze --user verify` has no --root, so the stage's $PREFIX is mounted over
+# $PREFIX in a private mount namespace (unshare -m) where the user search path
+# ($PREFIX/lib/systemd/user) and the binaries are the installed ones.
+user_analyze() {
+  local runtime
+  runtime="$(mktemp -d "$stage/runtime.XXXXXX")"
+  XDG_RUNTIME_DIR="$runtime" unshare --mount --propagation private sh -c \
+    'mount --bind "$1" "$2" && shift 2 && exec systemd-analyze --user "$@"' \
+    sh "$dest$PREFIX" "$PREFIX" "$@" 2>&1
+}
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+  out="$(user_analyze verify --man=no "${units[@]}")"
+  rc=$?
+  if [ $rc -eq 0 ] && [ -z "$out" ]; then
+    pass "systemd-analyze --user verify --man=no prints nothing (${units[*]})"
+  else
+    fail "systemd-analyze --user verify --man=no prints nothing (rc=$rc)" "$out"
+  fi
+  mv "$dest$PREFIX/bin/sectiond" "$stage/sectiond.hidden"
+  out="$(user_analyze verify --man=no "${units[@]}")"
+  mv "$stage/sectiond.hidden" "$dest$PREFIX/bin/sectiond"
+  if grep -q 'sectiond.*not executable' <<<"$out"; then
+    pass "--user verify really checks the staged binaries (a hidden sectiond is reported)"
+  else
+    fail "--user verify really checks the staged binaries" "output with sectiond hidden: '$out'"
+  fi
+  out="$(user_analyze security --offline=yes --threshold=10 sectiond.service)"
+  exposure="$(sed -n 's/.*Overall exposure level for sectiond\.service: \([0-9.]*\).*/\1/p' <<<"$out")"
+  if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 1.6) }'; then
+    pass "user sectiond.service exposure $exposure <= 1.6"
+  else
+    fail "user sectiond.service exposure <= 1.6" "found: '${exposure:-no exposure line}'; failing items:
+$(grep '✗' <<<"$out")"
+  fi
+else
+  fail "systemd-analyze --user verify" "needs root and unshare (util-linux) for a private mount namespace"
+fi
+
 # --- sysusers.d and tmpfiles.d -----------------------------------------------
 # Both tools run with --root inside the stage, so they read the installed
 # snippets from $PREFIX/lib/{sysusers,tmpfiles}.d and touch nothing outside.
@@ -330,12 +409,13 @@ fi
 dest2="$stage/usr-root"
 if out="$(DESTDIR="$dest2" PREFIX=/usr BUILD_DIR="$BUILD_DIR" scripts/install.sh --no-build 2>&1)" &&
   [ -f "$dest2/lib/systemd/system/sectiond.service" ] &&
+  [ -f "$dest2/usr/lib/systemd/user/sectiond.service" ] &&
   [ -f "$dest2/usr/lib/sysusers.d/sectiond.conf" ] &&
   [ -f "$dest2/usr/lib/tmpfiles.d/sectiond.conf" ] &&
   [ "$(value ExecStart "$dest2/lib/systemd/system/sectiond.service" | cut -d' ' -f1)" = /usr/bin/sectiond ]; then
-  pass "PREFIX=/usr: units in /lib/systemd/system, ExecStart=/usr/bin/sectiond"
+  pass "PREFIX=/usr: units in /lib/systemd/system and /usr/lib/systemd/user, ExecStart=/usr/bin/sectiond"
 else
-  fail "PREFIX=/usr: units in /lib/systemd/system, ExecStart=/usr/bin/sectiond" "$out"
+  fail "PREFIX=/usr: units in /lib/systemd/system and /usr/lib/systemd/user, ExecStart=/usr/bin/sectiond" "$out"
 fi
 
 finish
