@@ -15,7 +15,8 @@
 # libgcc-s1) and on systemd-sysusers for the postinst. Everything else is
 # scripts/install.sh --prefix /usr, moved where Debian wants it: the example
 # config to /usr/share/doc/sectiond/examples/ (no file in /etc, so no
-# conffile), zsh completion to vendor-completions, man pages gzipped. The
+# conffile) with the recipes of examples/, zsh completion to
+# vendor-completions, man pages gzipped. The
 # maintainer scripts (packaging/deb/) are what debhelper would generate.
 # Needs dpkg-dev and binutils (scripts/deps.sh --deb); prints the package's path.
 set -euo pipefail
@@ -65,6 +66,11 @@ export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/
 # --- Debian's layout -----------------------------------------------------------
 mkdir -p "$doc/examples"
 mv "$stage/etc/sectiond/sections.json.example" "$doc/examples/sections.json"
+# The status-bar and shell recipes (README, "Status bars and shells"); none executable
+# under /usr/share/doc, as policy asks.
+cp -r examples/waybar examples/i3blocks.conf examples/tmux.conf examples/sectiond-loop.sh "$doc/examples/"
+chmod -R u=rwX,go=rX "$doc/examples"
+chmod 0644 "$doc/examples/sectiond-loop.sh"
 # /etc/sectiond stays, empty: the service's ConfigurationDirectory=, where the
 # admin puts sections.json; owning it lets dpkg remove it on purge.
 mkdir -p "$stage/usr/share/zsh/vendor-completions"

@@ -110,9 +110,10 @@ def check_contents(results, deb, scratch):
               "usr/share/man/man8/sectiond.8.gz", "usr/share/man/man1/sectionctl.1.gz",
               "usr/share/bash-completion/completions/sectionctl",
               "usr/share/zsh/vendor-completions/_sectionctl",
-              "usr/share/doc/sectiond/examples/sections.json", "usr/share/doc/sectiond/copyright"]
+              "usr/share/doc/sectiond/examples/sections.json", "usr/share/doc/sectiond/copyright",
+              "usr/share/doc/sectiond/examples/waybar/config.jsonc", "usr/share/doc/sectiond/examples/tmux.conf"]
     absent = [f for f in wanted if not os.path.isfile(os.path.join(unpacked, f))]
-    results.check(not absent, f"the package holds units, snippets, man pages, completions, example "
+    results.check(not absent, f"the package holds units, snippets, man pages, completions, examples "
                   f"({len(wanted)} files)", ", ".join(absent) and "missing: " + ", ".join(absent))
     in_etc = [os.path.join(d, f) for d, _, files in os.walk(os.path.join(unpacked, "etc")) for f in files]
     conffiles = sh(["sh", "-c", f"dpkg-deb --ctrl-tarfile {deb} | tar -t"]).stdout
