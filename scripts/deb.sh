@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Build the Debian package sectiond_VERSION_ARCH.deb from the staged install.
 #
-#   scripts/deb.sh [--no-build] [--output DIR]
+#   scripts/deb.sh [--no-build]
 #
 # Environment:
+#   DEB_DIR    where the package goes (default build/)
 #   VERSION    the package version (default: what the built sectiond --version says);
 #              tests bump it to try an upgrade without rebuilding the binaries
 #   BUILD_DIR  the release binaries with --no-build (default .build/release)
@@ -26,17 +27,13 @@ usage() {
 }
 
 build=1
-out=build
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --no-build) build=0 ;;
-    --output) out="${2:?--output needs a directory}"; shift ;;
-    --output=*) out="${1#*=}" ;;
-    -h | --help) usage; exit 0 ;;
-    *) echo "deb.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-  shift
-done
+case "$*" in
+  "") ;;
+  --no-build) build=0 ;;
+  -h | --help) usage; exit 0 ;;
+  *) echo "deb.sh: unknown arguments '$*' (see --help)" >&2; exit 2 ;;
+esac
+out="${DEB_DIR:-build}"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

@@ -65,7 +65,7 @@ def ensure_tools(results):
 def build(results, out):
     """The package from a release build, and the same binaries as the next version."""
     started = time.monotonic()
-    first = sh(["scripts/deb.sh", "--output", out], timeout=900)
+    first = sh(["scripts/deb.sh"], timeout=900, env={**os.environ, "DEB_DIR": out})
     seconds = time.monotonic() - started
     if not results.check(first.returncode == 0, "scripts/deb.sh builds the package",
                          f"{seconds:.0f} s" if first.returncode == 0 else first.stderr.strip()):
@@ -73,8 +73,7 @@ def build(results, out):
     deb = first.stdout.strip().splitlines()[-1]
     version = deb.rsplit("/", 1)[-1].split("_")[1]
     bumped = version + "+1"
-    second = sh(["scripts/deb.sh", "--no-build", "--output", out],
-                env={**os.environ, "VERSION": bumped})
+    second = sh(["scripts/deb.sh", "--no-build"], env={**os.environ, "DEB_DIR": out, "VERSION": bumped})
     if not results.check(second.returncode == 0, f"VERSION={bumped} scripts/deb.sh --no-build",
                          second.stderr.strip()):
         return None

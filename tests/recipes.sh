@@ -20,44 +20,14 @@ set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-BUILD_DIR="${BUILD_DIR:-.build/debug}"
-case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$root/$BUILD_DIR" ;; esac
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
-fail() {
-  failed=$((failed + 1))
-  printf 'FAIL %s\n' "$1"
-  [ $# -ge 2 ] && [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     | /'
-  return 0
-}
+source tests/lib/checks.sh
 check() { # check NAME DETAIL COMMAND...: PASS when COMMAND succeeds
   local name=$1 detail=$2
   shift 2
   if "$@"; then pass "$name"; else fail "$name" "$detail"; fi
 }
-finish() {
-  printf '%d passed, %d failed\n' "$passed" "$failed"
-  [ "$failed" -eq 0 ]
-  exit
-}
 
-# --- packages ----------------------------------------------------------------
-missing=()
-for pair in jq:jq tmux:tmux setsid:util-linux; do
-  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}"
-  if apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    --no-install-recommends "${missing[@]}" >/dev/null; then
-    pass "installed packages: ${missing[*]}"
-  else
-    fail "installing packages: ${missing[*]}"
-    finish
-  fi
-fi
+install_missing jq:jq tmux:tmux setsid:util-linux
 if [ ! -x "$BUILD_DIR/sectiond" ] || [ ! -x "$BUILD_DIR/sectionctl" ]; then
   fail "binaries present in $BUILD_DIR" "build them first (swift build), or set BUILD_DIR"
   finish

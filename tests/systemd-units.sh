@@ -32,44 +32,11 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-BUILD_DIR="${BUILD_DIR:-.build/debug}"
-case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$root/$BUILD_DIR" ;; esac
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
-fail() {
-  failed=$((failed + 1))
-  printf 'FAIL %s\n' "$1"
-  [ $# -ge 2 ] && [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     | /'
-  return 0
-}
-finish() {
-  printf '%d passed, %d failed\n' "$passed" "$failed"
-  [ "$failed" -eq 0 ]
-  exit
-}
+source tests/lib/checks.sh
 
 # --- packages ----------------------------------------------------------------
-# command -> Debian package; apt-get update runs once, only if something is missing.
-missing=()
-for pair in systemd-analyze:systemd systemd-sysusers:systemd systemd-tmpfiles:systemd \
-  groff:groff-base man:man-db jq:jq install:coreutils; do
-  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
-  echo "installing: ${missing[*]}"
-  if [ "$(id -u)" = 0 ]; then sudo=(); else sudo=(sudo); fi
-  if "${sudo[@]}" apt-get update -qq >/dev/null &&
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-      "${missing[@]}" >/dev/null; then
-    pass "installed packages: ${missing[*]}"
-  else
-    fail "installing packages: ${missing[*]}"
-    finish
-  fi
-fi
+install_missing systemd-analyze:systemd systemd-sysusers:systemd systemd-tmpfiles:systemd \
+  groff:groff-base man:man-db jq:jq install:coreutils unshare:util-linux
 
 # --- binaries and staging ----------------------------------------------------
 if [ -x "$BUILD_DIR/sectiond" ] && [ -x "$BUILD_DIR/sectionctl" ]; then
@@ -223,23 +190,29 @@ mkdir -p "$dest/usr/lib/systemd"
 if [ "$dest/usr/lib/systemd/system" != "$unitdir" ]; then
   cp -a "$host_units" "$dest/usr/lib/systemd/system"
 fi
+# judge_verify WHAT BINARY COMMAND...: the verify COMMAND prints nothing on the units as
+# installed, and it must be able to fail: with BINARY hidden it complains.
+judge_verify() {
+  local what=$1 binary=$2 out rc
+  shift 2
+  out="$("$@")"
+  rc=$?
+  if [ $rc -eq 0 ] && [ -z "$out" ]; then
+    pass "$what prints nothing (${units[*]})"
+  else
+    fail "$what prints nothing (rc=$rc)" "$out"
+  fi
+  mv "$dest$PREFIX/bin/$binary" "$stage/$binary.hidden"
+  out="$("$@")"
+  mv "$stage/$binary.hidden" "$dest$PREFIX/bin/$binary"
+  if grep -q "$binary.*not executable" <<<"$out"; then
+    pass "$what really checks the staged binaries (a hidden $binary is reported)"
+  else
+    fail "$what really checks the staged binaries" "output with $binary hidden: '$out'"
+  fi
+}
 verify() { systemd-analyze verify --man=no --root="$dest" "${units[@]}" 2>&1; }
-out="$(verify)"
-rc=$?
-if [ $rc -eq 0 ] && [ -z "$out" ]; then
-  pass "systemd-analyze verify --man=no prints nothing (${units[*]})"
-else
-  fail "systemd-analyze verify --man=no prints nothing (rc=$rc)" "$out"
-fi
-# The check above must be able to fail: hide sectionctl and expect a complaint.
-mv "$dest$PREFIX/bin/sectionctl" "$stage/sectionctl.hidden"
-out="$(verify)"
-mv "$stage/sectionctl.hidden" "$dest$PREFIX/bin/sectionctl"
-if grep -q 'sectionctl.*not executable' <<<"$out"; then
-  pass "verify --root really checks the staged binaries (a hidden sectionctl is reported)"
-else
-  fail "verify --root really checks the staged binaries" "output with sectionctl hidden: '$out'"
-fi
+judge_verify "systemd-analyze verify --man=no --root" sectionctl verify
 
 # --- systemd-analyze security ------------------------------------------------
 out="$(systemd-analyze security --offline=yes --threshold=10 --root="$dest" sectiond.service 2>&1)"
@@ -249,13 +222,19 @@ if [ $rc -eq 0 ]; then
 else
   fail "systemd-analyze security --offline=yes --threshold=10 sectiond.service (rc=$rc)" "$(tail -n 5 <<<"$out")"
 fi
-exposure="$(sed -n 's/.*Overall exposure level for sectiond\.service: \([0-9.]*\).*/\1/p' <<<"$out")"
-if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 1.0) }'; then
-  pass "exposure $exposure <= 1.0"
-else
-  fail "exposure <= 1.0" "found: '${exposure:-no exposure line}'; failing items:
-$(grep '✗' <<<"$out")"
-fi
+# judge_exposure WHAT LIMIT OUTPUT: the overall exposure `systemd-analyze security`
+# printed in OUTPUT is at most LIMIT.
+judge_exposure() {
+  local exposure
+  exposure="$(sed -n 's/.*Overall exposure level for sectiond\.service: \([0-9.]*\).*/\1/p' <<<"$3")"
+  if [ -n "$exposure" ] && awk -v e="$exposure" -v limit="$2" 'BEGIN { exit !(e <= limit) }'; then
+    pass "$1 exposure $exposure <= $2"
+  else
+    fail "$1 exposure <= $2" "found: '${exposure:-no exposure line}'; failing items:
+$(grep '✗' <<<"$3")"
+  fi
+}
+judge_exposure sectiond.service 1.0 "$out"
 
 # --- user units ----------------------------------------------------------------
 userunitdir="$dest$PREFIX/lib/systemd/user"
@@ -299,29 +278,8 @@ user_analyze() {
     sh "$dest$PREFIX" "$PREFIX" "$@" 2>&1
 }
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
-  out="$(user_analyze verify --man=no "${units[@]}")"
-  rc=$?
-  if [ $rc -eq 0 ] && [ -z "$out" ]; then
-    pass "systemd-analyze --user verify --man=no prints nothing (${units[*]})"
-  else
-    fail "systemd-analyze --user verify --man=no prints nothing (rc=$rc)" "$out"
-  fi
-  mv "$dest$PREFIX/bin/sectiond" "$stage/sectiond.hidden"
-  out="$(user_analyze verify --man=no "${units[@]}")"
-  mv "$stage/sectiond.hidden" "$dest$PREFIX/bin/sectiond"
-  if grep -q 'sectiond.*not executable' <<<"$out"; then
-    pass "--user verify really checks the staged binaries (a hidden sectiond is reported)"
-  else
-    fail "--user verify really checks the staged binaries" "output with sectiond hidden: '$out'"
-  fi
-  out="$(user_analyze security --offline=yes --threshold=10 sectiond.service)"
-  exposure="$(sed -n 's/.*Overall exposure level for sectiond\.service: \([0-9.]*\).*/\1/p' <<<"$out")"
-  if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 1.6) }'; then
-    pass "user sectiond.service exposure $exposure <= 1.6"
-  else
-    fail "user sectiond.service exposure <= 1.6" "found: '${exposure:-no exposure line}'; failing items:
-$(grep '✗' <<<"$out")"
-  fi
+  judge_verify "systemd-analyze --user verify --man=no" sectiond user_analyze verify --man=no "${units[@]}"
+  judge_exposure "user sectiond.service" 1.6 "$(user_analyze security --offline=yes --threshold=10 sectiond.service)"
 else
   fail "systemd-analyze --user verify" "needs root and unshare (util-linux) for a private mount namespace"
 fi
