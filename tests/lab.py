@@ -10,24 +10,30 @@ and IPC namespace, for testing sectiond as installed (units, sockets, users, jou
         lab.main_pid("sectiond.service")     # the service's MainPID (lab PID namespace)
 
 How it is built (tests/lib/lab-init.sh runs as the namespace's PID 1, then execs systemd):
-- /run, /tmp, /var/tmp and /home are fresh tmpfs mounts, and /etc, /usr and /var are overlays
-  whose upper layers live in that /run, all before systemd starts: installs, useradd,
-  systemd-sysusers, dpkg and the journal write only into the lab, which vanishes with it.
-  The project tree (/work/...) stays visible, so built binaries install from inside.
+- /run, /tmp and /var/tmp are fresh tmpfs mounts, and /etc, /usr, /var, /home, /root,
+  /opt and /srv are overlays whose upper layers live in that /run, all before systemd
+  starts: installs, useradd, systemd-sysusers, dpkg and the journal write only into the
+  lab, which vanishes with it. The project tree (/work/...) stays visible, so built
+  binaries install from inside, and files written through host_path() land in the lab.
+- /dev is the lab's own (a tmpfs with the harmless nodes bound in, a private devpts, and
+  /dev/console and /dev/kmsg as plain files): the host's devtmpfs is shared across mount
+  namespaces, and systemd's status lines and journald's messages stay out of the host's
+  console and kernel log. /sys and /proc/sys are read-only.
 - The lab's systemd gets its own cgroup2 subtree (sectiond-lab.PID.N under the host's
   cgroup2 hierarchy) seen as / through a cgroup namespace, so it never touches the host's
   cgroups; the subtree is removed on teardown (and stale ones of dead runs at start).
-- Only lab.target (no dependencies) is started: never sysinit.target or basic.target,
-  whose systemd-tmpfiles --remove would empty a /tmp. Units that would touch the host
-  kernel (modprobe@, debugfs/tracefs/configfs/fusectl mounts) are masked; /proc/sys is
-  read-only; /dev/kmsg and /dev/console are bound to files in the lab, so systemd's and
-  journald's own messages stay out of the host's kernel log (systemd's are console()).
+- systemd starts only lab.target (no dependencies). The installed socket units pull in
+  sysinit.target; every unit the early targets want is masked except the journal,
+  sysusers and tmpfiles (which act on the lab's private layers), as are units that load
+  kernel modules, set the clock or mount kernel file systems; container= tells systemd
+  it is not a machine to set up. /tmp is private anyway, for systemd-tmpfiles --remove.
 - Teardown is SIGKILL to the lab's PID 1 (SIGTERM would make systemd re-execute), which
   ends every process in the namespace. It happens on every path: stop() from __exit__,
   atexit, SIGTERM turned into SystemExit, and if this Python process dies outright the
   kernel does it (PR_SET_PDEATHSIG on unshare, and unshare --kill-child on PID 1).
   Start the Lab from the main thread: the death signal follows the thread that forked.
 - Commands run inside through `nsenter -t PID -m -p`; as another user through setpriv.
+  A lab process is visible from the host too: host_path(f"/proc/{lab.main_pid()}/fd").
 - A user manager (`systemd --user`, for per-user units) comes from user_manager(name): the
   real user@UID.service, after dbus.socket (user-runtime-dir@ needs logind over D-Bus).
 
@@ -43,8 +49,8 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -126,7 +132,7 @@ def _sigterm_exits(signum, frame):
 
 class Lab:
     """One systemd lab. Small API: start/stop (or `with`), run, systemctl, show, install,
-    host_path/socket_path, journal, main_pid, add_user, user_manager."""
+    host_path/socket_path, write_file/copy_in, journal, main_pid, add_user, user_manager."""
 
     def __init__(self, start_timeout=30.0):
         self.start_timeout = start_timeout
@@ -148,7 +154,8 @@ class Lab:
         except OSError as e:
             raise LabUnavailable(f"cannot create a cgroup for the lab at {self.cgroup}: {e.strerror}")
         atexit.register(self.stop)
-        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL):
             signal.signal(signal.SIGTERM, _sigterm_exits)
         procs = os.path.join(self.cgroup, "cgroup.procs")
 
@@ -180,9 +187,13 @@ class Lab:
                 pass
             self.pid = None
         if self.proc is not None:
-            if self.proc.poll() is None:
+            # unshare reaps its child, PID 1, and then exits; killing it first would leave
+            # PID 1 a zombie for the host's init to reap.
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
                 self.proc.kill()
-            self.proc.wait()
+                self.proc.wait()
             self.proc = None
         if self.cgroup is not None:
             _remove_cgroup_tree(self.cgroup)
@@ -253,7 +264,7 @@ class Lab:
         status when check is set."""
         command = ["nsenter", "-t", str(self.pid), "-m", "-p", f"--wd={cwd}"]
         environment = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                       "LANG": "C.UTF-8"}
+                       "LANG": "C.UTF-8", "HOME": "/root"}
         if user is not None:
             command += ["setpriv", f"--reuid={user}", f"--regid={self._primary_group(user)}",
                         "--init-groups", "--"]
@@ -310,6 +321,14 @@ class Lab:
         with open(target, "w") as f:
             f.write(text)
         os.chmod(target, mode)
+
+    def copy_in(self, host_file, path):
+        """Copies a host file into the lab (the lab's /tmp, /run, ... are not the host's:
+        a .deb built in the host's /tmp must be copied in before apt-get can see it)."""
+        target = self.host_path(path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copy2(host_file, target)
+        return path
 
     def add_user(self, name, groups=()):
         """useradd in the lab's private passwd; returns the new uid."""

@@ -4,29 +4,48 @@
 # makes every file system systemd or an installer writes private, then becomes systemd.
 set -eu
 mount --make-rprivate /
-# /run first: the overlays' upper layers live in it.
+# /run first: the overlays' upper layers and the lab's /dev live in it.
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/lab
-for d in etc usr var; do
+# Everything an installer, useradd --create-home, dpkg or the journal writes.
+for d in etc usr var home root opt srv; do
+  [ -d "/$d" ] || continue
   mkdir -p "/run/lab/$d/upper" "/run/lab/$d/work"
   mount -t overlay overlay -o "lowerdir=/$d,upperdir=/run/lab/$d/upper,workdir=/run/lab/$d/work" "/$d"
 done
 # After the /var overlay, which would hide it.
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=1777 tmpfs /var/tmp
-# Lab users' homes (useradd --create-home, ~/.config, ~/.local/state) stay in the lab.
-mount -t tmpfs -o mode=0755 tmpfs /home
-# The lab's cgroup subtree, seen as the root through the cgroup namespace.
+# A /dev of its own (the host's devtmpfs is shared even across mount namespaces, and
+# systemd makes /dev/log, /dev/mqueue, ... in it): the harmless nodes bound in, a private
+# devpts and /dev/shm, and /dev/console and /dev/kmsg as plain files, so that systemd's
+# status lines and journald's own messages stay out of the host's console and kernel log.
+dev=/run/lab/dev
+mkdir -p "$dev"
+mount -t tmpfs -o mode=0755,nosuid tmpfs "$dev"
+for node in null zero full random urandom tty; do
+  : >"$dev/$node"
+  mount --bind "/dev/$node" "$dev/$node"
+done
+mkdir -p "$dev/pts" "$dev/shm"
+mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$dev/pts"
+ln -s pts/ptmx "$dev/ptmx"
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$dev/shm"
+ln -s /proc/self/fd "$dev/fd"
+ln -s /proc/self/fd/0 "$dev/stdin"
+ln -s /proc/self/fd/1 "$dev/stdout"
+ln -s /proc/self/fd/2 "$dev/stderr"
+: >"$dev/console"
+: >"$dev/kmsg"
+mount --move "$dev" /dev
+# /sys read-only (as in any container), then the lab's cgroup subtree, seen as the
+# root through the cgroup namespace, on top.
+mount --bind /sys /sys
+mount -o remount,bind,ro,nosuid,nodev,noexec /sys
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 # Host-wide kernel settings stay out of reach (systemd raises fs.nr_open, for one).
 mount --bind /proc/sys /proc/sys
 mount -o remount,bind,ro /proc/sys
-# systemd's and journald's own messages go to files in the lab, not the host's console
-# and kernel log.
-: >/run/lab/console
-: >/run/lab/kmsg
-mount --bind /run/lab/console /dev/console
-mount --bind /run/lab/kmsg /dev/kmsg
 mkdir -p /run/systemd/system /run/systemd/journald.conf.d
 printf '[Journal]\nReadKMsg=no\nForwardToKMsg=no\nForwardToConsole=no\n' \
   >/run/systemd/journald.conf.d/lab.conf
@@ -63,4 +82,4 @@ done
 export container=sectiond-lab
 # The target systemd starts has no dependencies: nothing runs until a test starts it.
 printf '[Unit]\nDescription=sectiond test lab\n' >/run/systemd/system/lab.target
-exec /lib/systemd/systemd --system --unit=lab.target --log-target=console
+exec /lib/systemd/systemd --system --unit=lab.target
