@@ -143,10 +143,12 @@ def check_lintian(results, deb):
 # ---------------------------------------------------------------- files before and after
 
 def snapshot(lab):
-    """What the lab holds beyond the host: every entry in the upper layers of the /etc, /usr
-    and /var overlays (a character device 0:0 there is a deleted file), and all of /run."""
+    """What the lab holds beyond the host: every entry in the upper layers of the /etc, /usr,
+    /var, /root, /opt and /srv overlays (a character device 0:0 there is a deleted file),
+    and all of /run. Not /home: the test user's own files (their enabled units, their
+    daemon's state) are theirs, and dpkg never touches them."""
     entries = {}
-    for top in ("etc", "usr", "var"):
+    for top in ("etc", "usr", "var", "root", "opt", "srv"):
         upper = lab.host_path(f"/run/lab/{top}/upper")
         for directory, dirs, files in os.walk(upper):
             for name in dirs + files:
