@@ -11,14 +11,14 @@
 #   SWIFT_BUILD_FLAGS  passed to scripts/install.sh's release build
 #
 # The binaries are the release build with the Swift runtime linked in statically
-# (scripts/install.sh builds them), stripped as dh_strip would; the package
-# depends on what dpkg-shlibdeps finds they link (libc6, libsystemd0, libstdc++6,
-# libgcc-s1) and on systemd-sysusers for the postinst. Everything else is
-# scripts/install.sh --prefix /usr, moved where Debian wants it: the example
-# config to /usr/share/doc/sectiond/examples/ (no file in /etc, so no
-# conffile) with the recipes of examples/, zsh completion to
-# vendor-completions, man pages gzipped. The
-# maintainer scripts (packaging/deb/) are what debhelper would generate.
+# (scripts/install.sh builds them; Package.swift links them with -z now), stripped
+# as dh_strip would; the package depends on what dpkg-shlibdeps finds they link
+# (libc6, libsystemd0, libstdc++6, libgcc-s1) and on systemd-sysusers for the
+# postinst. Everything else is scripts/install.sh --prefix /usr, moved where
+# Debian wants it: the example config to /usr/share/doc/sectiond/examples/ (no
+# file in /etc, so no conffile) with the recipes of examples/, zsh completion to
+# vendor-completions, man pages gzipped. The maintainer scripts (packaging/deb/)
+# are what debhelper would generate.
 # Needs dpkg-dev and binutils (scripts/deps.sh --deb); prints the package's path.
 set -euo pipefail
 

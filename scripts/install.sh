@@ -88,14 +88,11 @@ say() { printf '%s\n' "$*"; }
 # --- build -------------------------------------------------------------------
 if [ "$build" = 1 ]; then
   # --static-swift-stdlib: the binaries must run without the Swift toolchain.
-  # -z now: full RELRO (the GOT read-only once loaded; Debian's hardening=+bindnow);
-  # measured idle RSS 6.26-6.46 MiB without it, 6.42-6.48 MiB with it.
-  build_flags=(-c release --static-swift-stdlib -Xlinker -z -Xlinker now)
   # shellcheck disable=SC2086
-  say "building: swift build ${build_flags[*]} ${SWIFT_BUILD_FLAGS:-}"
+  say "building: swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-}"
   # Builds every product (sectiond and sectionctl), not the tests.
   # shellcheck disable=SC2086
-  swift build "${build_flags[@]}" ${SWIFT_BUILD_FLAGS:-}
+  swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-}
   if [ -z "${BUILD_DIR:-}" ]; then
     # shellcheck disable=SC2086
     BUILD_DIR="$(swift build -c release ${SWIFT_BUILD_FLAGS:-} --show-bin-path)"
@@ -106,7 +103,7 @@ BUILD_DIR="${BUILD_DIR:-.build/release}"
 for b in sectiond sectionctl; do
   if [ ! -x "$BUILD_DIR/$b" ]; then
     echo "install.sh: $BUILD_DIR/$b is missing or not executable;" \
-      "build first (swift build -c release --static-swift-stdlib -Xlinker -z -Xlinker now) or set BUILD_DIR" >&2
+      "build first (swift build -c release --static-swift-stdlib) or set BUILD_DIR" >&2
     exit 1
   fi
 done
