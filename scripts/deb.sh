@@ -7,7 +7,8 @@
 #   DEB_DIR    where the package goes (default build/)
 #   VERSION    the package version (default: what the built sectiond --version says);
 #              tests bump it to try an upgrade without rebuilding the binaries
-#   BUILD_DIR  the release binaries with --no-build (default .build/release)
+#   BUILD_DIR  the release binaries with --no-build (default .build/release);
+#              ignored without it (the binaries are then the build it runs)
 #   SWIFT_BUILD_FLAGS  passed to scripts/install.sh's release build
 #
 # The binaries are the release build with the Swift runtime linked in statically
@@ -49,11 +50,19 @@ trap 'rm -rf "$work"' EXIT
 stage="$work/root"
 doc="$stage/usr/share/doc/sectiond"
 
-install_args=(--prefix /usr --destdir "$stage")
-[ "$build" = 1 ] || install_args+=(--no-build)
-BUILD_DIR="${BUILD_DIR:-$([ "$build" = 1 ] || echo .build/release)}" \
-  scripts/install.sh "${install_args[@]}" >"$work/install.log" ||
-  { cat "$work/install.log" >&2; exit 1; }
+# Building, install.sh takes the binaries from the build it ran, whatever BUILD_DIR a
+# caller exported (scripts/test.sh exports the debug one).
+if [ "$build" = 1 ]; then
+  BUILD_DIR="" scripts/install.sh --prefix /usr --destdir "$stage" >"$work/install.log"
+else
+  BUILD_DIR="${BUILD_DIR:-.build/release}" scripts/install.sh --no-build --prefix /usr \
+    --destdir "$stage" >"$work/install.log"
+fi || { cat "$work/install.log" >&2; exit 1; }
+if ldd "$stage/usr/bin/sectiond" | grep -q libswiftCore; then
+  echo "deb.sh: ${BUILD_DIR:-the build}/sectiond links the Swift runtime dynamically (a debug" \
+    "build?); the package needs the release build: scripts/deb.sh, or BUILD_DIR=.build/release" >&2
+  exit 1
+fi
 
 version="${VERSION:-$("$stage/usr/bin/sectiond" --version | awk '{print $2}')}"
 arch="$(dpkg --print-architecture)"

@@ -64,8 +64,11 @@ def ensure_tools(results):
 
 def build(results, out):
     """The package from a release build, and the same binaries as the next version."""
+    # The release build deb.sh runs (and reuses for the second package), never the
+    # $BUILD_DIR scripts/test.sh exports for the other suites (the debug build).
+    env = {key: value for key, value in os.environ.items() if key != "BUILD_DIR"}
     started = time.monotonic()
-    first = sh(["scripts/deb.sh"], timeout=900, env={**os.environ, "DEB_DIR": out})
+    first = sh(["scripts/deb.sh"], timeout=900, env={**env, "DEB_DIR": out})
     seconds = time.monotonic() - started
     if not results.check(first.returncode == 0, "scripts/deb.sh builds the package",
                          f"{seconds:.0f} s" if first.returncode == 0 else first.stderr.strip()):
@@ -73,7 +76,7 @@ def build(results, out):
     deb = first.stdout.strip().splitlines()[-1]
     version = deb.rsplit("/", 1)[-1].split("_")[1]
     bumped = version + "+1"
-    second = sh(["scripts/deb.sh", "--no-build"], env={**os.environ, "DEB_DIR": out, "VERSION": bumped})
+    second = sh(["scripts/deb.sh", "--no-build"], env={**env, "DEB_DIR": out, "VERSION": bumped})
     if not results.check(second.returncode == 0, f"VERSION={bumped} scripts/deb.sh --no-build",
                          second.stderr.strip()):
         return None
@@ -187,7 +190,7 @@ def apt(lab, *args):
 
 def failure(result):
     """A failed command's last words, for a FAIL line; nothing when it succeeded."""
-    return "" if result.returncode == 0 else (result.stderr or result.stdout).strip()[-800:]
+    return "" if result.returncode == 0 else (result.stdout + result.stderr).strip()[-800:]
 
 
 def active(lab, unit):
