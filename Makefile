@@ -2,7 +2,7 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: build run test bench install format
+.PHONY: build run test bench install deb format
 
 build:
 	scripts/deps.sh
@@ -21,6 +21,11 @@ bench:
 install:
 	scripts/deps.sh
 	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install.sh
+
+# build/sectiond_VERSION_ARCH.deb (release build, static Swift runtime); VERSION=... overrides.
+deb:
+	scripts/deps.sh --deb
+	scripts/deb.sh
 
 format:
 	swift format -i -r Sources Tests Package.swift

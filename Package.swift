@@ -24,6 +24,12 @@ let compactDaemon: [LinkerSetting] = [
     ], .when(configuration: .release))
 ]
 
+/// Both release binaries link with -z now (full RELRO: the GOT is read-only once loaded,
+/// Debian's hardening=+bindnow, lintian's hardening-no-bindnow). Measured idle RSS of the
+/// daemon: 6.26-6.46 MiB without it, 6.42-6.48 MiB with it.
+let bindNow: LinkerSetting = .unsafeFlags(
+  ["-Xlinker", "-z", "-Xlinker", "now"], .when(configuration: .release))
+
 let package = Package(
   name: "sectiond",
   products: [
@@ -49,8 +55,8 @@ let package = Package(
     .target(name: "SectionCtl", dependencies: ["Posix", "SectionCore"]),
     .executableTarget(
       name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
-      linkerSettings: compactDaemon),
-    .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"]),
+      linkerSettings: compactDaemon + [bindNow]),
+    .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"], linkerSettings: [bindNow]),
     .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore"]),
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl"]),
     .testTarget(name: "IntegrationTests", dependencies: ["Posix"]),

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian packages sectiond needs to build (and, with --test, to run its tests),
-# only those that are missing, so a second run costs nothing.
+# Installs the Debian packages sectiond needs to build (with --test, to run its tests; with
+# --deb, to build the Debian package), only those that are missing, so a second run costs nothing.
 set -euo pipefail
 packages=(libsystemd-dev pkg-config)
-if [ "${1:-}" = "--test" ]; then
-  packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh)
-fi
+for option in "$@"; do
+  case "$option" in
+    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh) ;;
+    --deb) packages+=(dpkg-dev binutils) ;;
+    *) echo "deps.sh: unknown option '$option' (--test, --deb)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

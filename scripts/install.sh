@@ -12,23 +12,27 @@
 #               `swift build -c release --show-bin-path` says, or .build/release
 #               with --no-build
 #   SWIFT_BUILD_FLAGS  extra flags for `swift build` (e.g. --scratch-path DIR)
-#   BINDIR, UNITDIR, SYSUSERSDIR, TMPFILESDIR, MANDIR, DATADIR, SYSCONFDIR
-#               override single directories (defaults below)
+#   BINDIR, UNITDIR, USERUNITDIR, SYSUSERSDIR, TMPFILESDIR, MANDIR, DATADIR,
+#   SYSCONFDIR  override single directories (defaults below)
 #
 # Layout for PREFIX=/usr/local (the default):
 #   /usr/local/bin/{sectiond,sectionctl}
 #   /usr/local/lib/systemd/system/{sectiond.service,sectiond.socket,sectiond-readonly.socket}
+#   /usr/local/lib/systemd/user/{the same three, for a user's own daemon}
 #   /usr/local/lib/sysusers.d/sectiond.conf, /usr/local/lib/tmpfiles.d/sectiond.conf
 #   /usr/local/share/man/man{1,8}/..., /usr/local/share/bash-completion/completions/sectionctl,
 #   /usr/local/share/zsh/site-functions/_sectionctl
 #   /etc/sectiond/sections.json.example (a real sections.json is never touched)
-# With PREFIX=/usr the units go to /lib/systemd/system (Debian's
-# systemdsystemunitdir) and the snippets to /usr/lib/{sysusers,tmpfiles}.d.
+# With PREFIX=/usr the units go to /lib/systemd/system and /usr/lib/systemd/user
+# (Debian's systemdsystemunitdir and systemduserunitdir) and the snippets to
+# /usr/lib/{sysusers,tmpfiles}.d.
 #
 # Installing into the live system (no DESTDIR) as root also creates the
 # sectiond user and /run/sectiond (systemd-sysusers, systemd-tmpfiles) and
 # reloads systemd if it is running; enable with
 #   systemctl enable --now sectiond.socket sectiond-readonly.socket
+# or, for one user's own daemon (no root needed to run it):
+#   systemctl --user enable --now sectiond.socket
 set -euo pipefail
 
 usage() {
@@ -75,6 +79,7 @@ if [ "$PREFIX" = /usr ]; then
 else
   UNITDIR="${UNITDIR:-$PREFIX/lib/systemd/system}"
 fi
+USERUNITDIR="${USERUNITDIR:-$PREFIX/lib/systemd/user}"
 SYSUSERSDIR="${SYSUSERSDIR:-$PREFIX/lib/sysusers.d}"
 TMPFILESDIR="${TMPFILESDIR:-$PREFIX/lib/tmpfiles.d}"
 
@@ -129,6 +134,7 @@ inst 0755 "$BUILD_DIR/sectionctl" "$BINDIR/sectionctl"
 
 for u in sectiond.service sectiond.socket sectiond-readonly.socket; do
   subst "systemd/$u" "$UNITDIR/$u"
+  subst "systemd/user/$u" "$USERUNITDIR/$u"
 done
 inst 0644 systemd/sysusers.d/sectiond.conf "$SYSUSERSDIR/sectiond.conf"
 inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"
@@ -185,4 +191,5 @@ if [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
     *) say "warning: systemd does not look for units in $UNITDIR; link them into /etc/systemd/system" ;;
   esac
   say "enable with: systemctl enable --now sectiond.socket sectiond-readonly.socket"
+  say "or, as a user, for your own daemon: systemctl --user enable --now sectiond.socket"
 fi

@@ -17,7 +17,14 @@
 # systemd-sysusers/systemd-tmpfiles (run inside the stage); the example config
 # is valid JSON and accepted by `sectiond --check-config`; a real config is
 # never overwritten; the man pages render without groff warnings; PREFIX=/usr
-# puts the units in /lib/systemd/system.
+# puts the units in /lib/systemd/system and the user units in
+# /usr/lib/systemd/user. The user units (a user's own daemon): sockets in %t
+# (0600), state in ~/.local/state/sectiond (made by the socket, the only
+# writable path), Type=notify, watchdog, PrivateUsers=yes;
+# `systemd-analyze --user verify` prints nothing on them as installed (in a
+# private mount namespace where the stage's $PREFIX is mounted over $PREFIX);
+# `systemd-analyze --user security --offline=yes` rates them at most 1.6.
+# tests/user-service.sh runs them under a real user manager.
 #
 # Prints one line per check, then "N passed, N failed"; exits 1 on any failure.
 set -uo pipefail
@@ -25,44 +32,11 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-BUILD_DIR="${BUILD_DIR:-.build/debug}"
-case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$root/$BUILD_DIR" ;; esac
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
-fail() {
-  failed=$((failed + 1))
-  printf 'FAIL %s\n' "$1"
-  [ $# -ge 2 ] && [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     | /'
-  return 0
-}
-finish() {
-  printf '%d passed, %d failed\n' "$passed" "$failed"
-  [ "$failed" -eq 0 ]
-  exit
-}
+source tests/lib/checks.sh
 
 # --- packages ----------------------------------------------------------------
-# command -> Debian package; apt-get update runs once, only if something is missing.
-missing=()
-for pair in systemd-analyze:systemd systemd-sysusers:systemd systemd-tmpfiles:systemd \
-  groff:groff-base man:man-db jq:jq install:coreutils; do
-  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
-  echo "installing: ${missing[*]}"
-  if [ "$(id -u)" = 0 ]; then sudo=(); else sudo=(sudo); fi
-  if "${sudo[@]}" apt-get update -qq >/dev/null &&
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-      "${missing[@]}" >/dev/null; then
-    pass "installed packages: ${missing[*]}"
-  else
-    fail "installing packages: ${missing[*]}"
-    finish
-  fi
-fi
+install_missing systemd-analyze:systemd systemd-sysusers:systemd systemd-tmpfiles:systemd \
+  groff:groff-base man:man-db jq:jq install:coreutils unshare:util-linux
 
 # --- binaries and staging ----------------------------------------------------
 if [ -x "$BUILD_DIR/sectiond" ] && [ -x "$BUILD_DIR/sectionctl" ]; then
@@ -97,6 +71,9 @@ expect_files=(
   "$PREFIX/lib/systemd/system/sectiond.service"
   "$PREFIX/lib/systemd/system/sectiond.socket"
   "$PREFIX/lib/systemd/system/sectiond-readonly.socket"
+  "$PREFIX/lib/systemd/user/sectiond.service"
+  "$PREFIX/lib/systemd/user/sectiond.socket"
+  "$PREFIX/lib/systemd/user/sectiond-readonly.socket"
   "$PREFIX/lib/sysusers.d/sectiond.conf" "$PREFIX/lib/tmpfiles.d/sectiond.conf"
   /etc/sectiond/sections.json.example
 )
@@ -213,23 +190,29 @@ mkdir -p "$dest/usr/lib/systemd"
 if [ "$dest/usr/lib/systemd/system" != "$unitdir" ]; then
   cp -a "$host_units" "$dest/usr/lib/systemd/system"
 fi
+# judge_verify WHAT BINARY COMMAND...: the verify COMMAND prints nothing on the units as
+# installed, and it must be able to fail: with BINARY hidden it complains.
+judge_verify() {
+  local what=$1 binary=$2 out rc
+  shift 2
+  out="$("$@")"
+  rc=$?
+  if [ $rc -eq 0 ] && [ -z "$out" ]; then
+    pass "$what prints nothing (${units[*]})"
+  else
+    fail "$what prints nothing (rc=$rc)" "$out"
+  fi
+  mv "$dest$PREFIX/bin/$binary" "$stage/$binary.hidden"
+  out="$("$@")"
+  mv "$stage/$binary.hidden" "$dest$PREFIX/bin/$binary"
+  if grep -q "$binary.*not executable" <<<"$out"; then
+    pass "$what really checks the staged binaries (a hidden $binary is reported)"
+  else
+    fail "$what really checks the staged binaries" "output with $binary hidden: '$out'"
+  fi
+}
 verify() { systemd-analyze verify --man=no --root="$dest" "${units[@]}" 2>&1; }
-out="$(verify)"
-rc=$?
-if [ $rc -eq 0 ] && [ -z "$out" ]; then
-  pass "systemd-analyze verify --man=no prints nothing (${units[*]})"
-else
-  fail "systemd-analyze verify --man=no prints nothing (rc=$rc)" "$out"
-fi
-# The check above must be able to fail: hide sectionctl and expect a complaint.
-mv "$dest$PREFIX/bin/sectionctl" "$stage/sectionctl.hidden"
-out="$(verify)"
-mv "$stage/sectionctl.hidden" "$dest$PREFIX/bin/sectionctl"
-if grep -q 'sectionctl.*not executable' <<<"$out"; then
-  pass "verify --root really checks the staged binaries (a hidden sectionctl is reported)"
-else
-  fail "verify --root really checks the staged binaries" "output with sectionctl hidden: '$out'"
-fi
+judge_verify "systemd-analyze verify --man=no --root" sectionctl verify
 
 # --- systemd-analyze security ------------------------------------------------
 out="$(systemd-analyze security --offline=yes --threshold=10 --root="$dest" sectiond.service 2>&1)"
@@ -239,12 +222,66 @@ if [ $rc -eq 0 ]; then
 else
   fail "systemd-analyze security --offline=yes --threshold=10 sectiond.service (rc=$rc)" "$(tail -n 5 <<<"$out")"
 fi
-exposure="$(sed -n 's/.*Overall exposure level for sectiond\.service: \([0-9.]*\).*/\1/p' <<<"$out")"
-if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 1.0) }'; then
-  pass "exposure $exposure <= 1.0"
+# judge_exposure WHAT LIMIT OUTPUT: the overall exposure `systemd-analyze security`
+# printed in OUTPUT is at most LIMIT.
+judge_exposure() {
+  local exposure
+  exposure="$(sed -n 's/.*Overall exposure level for sectiond\.service: \([0-9.]*\).*/\1/p' <<<"$3")"
+  if [ -n "$exposure" ] && awk -v e="$exposure" -v limit="$2" 'BEGIN { exit !(e <= limit) }'; then
+    pass "$1 exposure $exposure <= $2"
+  else
+    fail "$1 exposure <= $2" "found: '${exposure:-no exposure line}'; failing items:
+$(grep '✗' <<<"$3")"
+  fi
+}
+judge_exposure sectiond.service 1.0 "$out"
+
+# --- user units ----------------------------------------------------------------
+userunitdir="$dest$PREFIX/lib/systemd/user"
+usvc="$userunitdir/sectiond.service"
+uctl="$userunitdir/sectiond.socket"
+uro="$userunitdir/sectiond-readonly.socket"
+state_dir='%h/.local/state/sectiond'
+expect "user sectiond.socket ListenStream" "$(value ListenStream "$uctl")" '%t/sectiond/control.sock'
+expect "user sectiond.socket FileDescriptorName" "$(value FileDescriptorName "$uctl")" control
+expect "user sectiond.socket SocketMode" "$(value SocketMode "$uctl")" 0600
+expect "user sectiond.socket DirectoryMode" "$(value DirectoryMode "$uctl")" 0700
+expect "user sectiond.socket ExecStartPre" "$(value ExecStartPre "$uctl")" "mkdir -p -m 0700 $state_dir"
+expect "user sectiond-readonly.socket ListenStream" "$(value ListenStream "$uro")" '%t/sectiond/readonly.sock'
+expect "user sectiond-readonly.socket FileDescriptorName" "$(value FileDescriptorName "$uro")" readonly
+expect "user sectiond-readonly.socket SocketMode" "$(value SocketMode "$uro")" 0600
+expect "user sectiond-readonly.socket Service" "$(value Service "$uro")" sectiond.service
+expect "user sectiond.service Type" "$(value Type "$usvc")" notify
+expect "user sectiond.service WatchdogSec" "$(value WatchdogSec "$usvc")" 20s
+expect "user sectiond.service PrivateUsers" "$(value PrivateUsers "$usvc")" yes
+expect "user sectiond.service ProtectSystem" "$(value ProtectSystem "$usvc")" strict
+expect "user sectiond.service ReadWritePaths" "$(value ReadWritePaths "$usvc")" "$state_dir"
+expect "user sectiond.service ExecStart" "$(value ExecStart "$usvc")" \
+  "$PREFIX/bin/sectiond --socket %t/sectiond/control.sock --readonly-socket %t/sectiond/readonly.sock --state $state_dir/state.json"
+expect "user sectiond.service ExecReload" "$(value ExecReload "$usvc")" "$PREFIX/bin/sectionctl reload"
+# systemd 252 puts a user unit's StateDirectory= (and ConfigurationDirectory=, which
+# would also be writable) in ~/.config; see the unit's comments.
+if grep -Eq '^[[:space:]]*(StateDirectory|ConfigurationDirectory)[[:space:]]*=' "$usvc"; then
+  fail "user sectiond.service has no StateDirectory=/ConfigurationDirectory= (252 puts them in ~/.config)"
 else
-  fail "exposure <= 1.0" "found: '${exposure:-no exposure line}'; failing items:
-$(grep '✗' <<<"$out")"
+  pass "user sectiond.service has no StateDirectory=/ConfigurationDirectory= (252 puts them in ~/.config)"
+fi
+
+# `systemd-analyze --user verify` has no --root, so the stage's $PREFIX is mounted over
+# $PREFIX in a private mount namespace (unshare -m) where the user search path
+# ($PREFIX/lib/systemd/user) and the binaries are the installed ones.
+user_analyze() {
+  local runtime
+  runtime="$(mktemp -d "$stage/runtime.XXXXXX")"
+  XDG_RUNTIME_DIR="$runtime" unshare --mount --propagation private sh -c \
+    'mount --bind "$1" "$2" && shift 2 && exec systemd-analyze --user "$@"' \
+    sh "$dest$PREFIX" "$PREFIX" "$@" 2>&1
+}
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+  judge_verify "systemd-analyze --user verify --man=no" sectiond user_analyze verify --man=no "${units[@]}"
+  judge_exposure "user sectiond.service" 1.6 "$(user_analyze security --offline=yes --threshold=10 sectiond.service)"
+else
+  fail "systemd-analyze --user verify" "needs root and unshare (util-linux) for a private mount namespace"
 fi
 
 # --- sysusers.d and tmpfiles.d -----------------------------------------------
@@ -330,12 +367,13 @@ fi
 dest2="$stage/usr-root"
 if out="$(DESTDIR="$dest2" PREFIX=/usr BUILD_DIR="$BUILD_DIR" scripts/install.sh --no-build 2>&1)" &&
   [ -f "$dest2/lib/systemd/system/sectiond.service" ] &&
+  [ -f "$dest2/usr/lib/systemd/user/sectiond.service" ] &&
   [ -f "$dest2/usr/lib/sysusers.d/sectiond.conf" ] &&
   [ -f "$dest2/usr/lib/tmpfiles.d/sectiond.conf" ] &&
   [ "$(value ExecStart "$dest2/lib/systemd/system/sectiond.service" | cut -d' ' -f1)" = /usr/bin/sectiond ]; then
-  pass "PREFIX=/usr: units in /lib/systemd/system, ExecStart=/usr/bin/sectiond"
+  pass "PREFIX=/usr: units in /lib/systemd/system and /usr/lib/systemd/user, ExecStart=/usr/bin/sectiond"
 else
-  fail "PREFIX=/usr: units in /lib/systemd/system, ExecStart=/usr/bin/sectiond" "$out"
+  fail "PREFIX=/usr: units in /lib/systemd/system and /usr/lib/systemd/user, ExecStart=/usr/bin/sectiond" "$out"
 fi
 
 finish

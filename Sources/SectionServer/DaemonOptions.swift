@@ -20,16 +20,15 @@ public struct DaemonOptions: Equatable {
   public var syncState = false
   public var verbose = false
 
-  public static let defaultConfigPath = "/etc/sectiond/sections.json"
-
   public static let usage = """
     usage: sectiond [options]
 
     Serves the open/closed state of a list of sections on a Unix socket (protocol 1).
 
     options:
-      --config FILE            sections to serve (default \(defaultConfigPath) if it exists,
-                               else a built-in demo set)
+      --config FILE            sections to serve (default, if it exists: $CONFIGURATION_DIRECTORY/
+                               sections.json under systemd, /etc/sectiond/sections.json for root,
+                               else $XDG_CONFIG_HOME/sectiond/sections.json; else a built-in demo set)
       --socket PATH            control socket (default $SECTIOND_SOCKET, /run/sectiond/control.sock
                                for root, else $XDG_RUNTIME_DIR/sectiond/control.sock, or
                                /tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR)
@@ -110,8 +109,11 @@ public struct DaemonOptions: Equatable {
     if noState && options.statePath != nil {
       throw UsageError(description: "--state and --no-state contradict each other; give one")
     }
-    if options.configPath == nil && FileSystem.exists(defaultConfigPath) {
-      options.configPath = defaultConfigPath
+    if options.configPath == nil {
+      let directory = defaultDirectory(
+        systemd: "CONFIGURATION_DIRECTORY", root: "/etc", xdg: "XDG_CONFIG_HOME", under: ".config",
+        environment: environment)
+      if FileSystem.exists("\(directory)/sections.json") { options.configPath = "\(directory)/sections.json" }
     }
 
     let runtimeDirectory =
@@ -123,16 +125,25 @@ public struct DaemonOptions: Equatable {
       options.readOnlySocketPath = "\(directoryName(of: options.socketPath))/readonly.sock"
     }
     if !noState && options.statePath == nil {
-      if let directories = environment("STATE_DIRECTORY"), let first = directories.split(separator: ":").first
-      {
-        options.statePath = "\(first)/state.json"
-      } else if isRoot {
-        options.statePath = "/var/lib/sectiond/state.json"
-      } else {
-        let base = environment("XDG_STATE_HOME") ?? "\(environment("HOME") ?? "/tmp")/.local/state"
-        options.statePath = "\(base)/sectiond/state.json"
-      }
+      let directory = defaultDirectory(
+        systemd: "STATE_DIRECTORY", root: "/var/lib", xdg: "XDG_STATE_HOME", under: ".local/state",
+        environment: environment)
+      options.statePath = "\(directory)/state.json"
     }
     return .run(options)
+  }
+
+  /// sectiond's directory of one kind, found the same way for the config and the state: the first
+  /// of the directories systemd names in `systemd` (ConfigurationDirectory=, StateDirectory=; for a
+  /// user unit these are under the user's home), else `root/sectiond` for root, else
+  /// `sectiond` under the XDG base directory `xdg` (default `~/under`), so that each user has their own.
+  private static func defaultDirectory(
+    systemd: String, root: String, xdg: String, under: String, environment: (String) -> String?
+  ) -> String {
+    if let directories = environment(systemd), let first = directories.split(separator: ":").first {
+      return String(first)
+    }
+    if ProcessInfo.userID == 0 { return "\(root)/sectiond" }
+    return "\(environment(xdg) ?? "\(environment("HOME") ?? "/tmp")/\(under)")/sectiond"
   }
 }

@@ -29,6 +29,42 @@ import Testing
     #expect(refused.standardError.contains("item 0 is empty"))
   }
 
+  /// The default config is found like the state file: systemd's ConfigurationDirectory= when set
+  /// (the units), /etc/sectiond for root, else the user's $XDG_CONFIG_HOME (default ~/.config).
+  @Test func defaultConfigFollowsConfigurationDirectoryThenXDG() throws {
+    let directory = TemporaryDirectory()
+    #expect(chmod(directory.path, 0o755) == 0)  // readable by nobody below
+    for subdirectory in ["etc", "config/sectiond", "home/.config/sectiond"] {
+      try FileManager.default.createDirectory(
+        atPath: directory.file(subdirectory), withIntermediateDirectories: true)
+    }
+    let bad = #"{"sections":[{"title":"Mine","items":[""]}]}"#
+    let fromSystemd = directory.write("etc/sections.json", bad)
+    let fromXDG = directory.write("config/sectiond/sections.json", bad)
+    let fromHome = directory.write("home/.config/sectiond/sections.json", bad)
+
+    let systemd = try runCommand(
+      Built.sectiond, ["--check-config"], environment: ["CONFIGURATION_DIRECTORY": directory.file("etc")])
+    #expect(systemd.status == 1)
+    #expect(systemd.standardError.contains(fromSystemd))
+
+    func asNobody(_ environment: [String: String]) throws -> CommandResult {
+      try runCommand(
+        "/usr/bin/setpriv",
+        ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Built.sectiond, "--check-config"],
+        environment: environment)
+    }
+    let xdg = try asNobody(["HOME": directory.file("home"), "XDG_CONFIG_HOME": directory.file("config")])
+    #expect(xdg.status == 1)
+    #expect(xdg.standardError.contains(fromXDG))
+    let home = try asNobody(["HOME": directory.file("home")])
+    #expect(home.status == 1)
+    #expect(home.standardError.contains(fromHome))
+    let none = try asNobody(["HOME": "/nonexistent"])
+    #expect(none.status == 0)
+    #expect(none.standardOutput.contains("built-in demo config"))
+  }
+
   @Test func usageErrorsExitWithTwo() throws {
     let result = try runCommand(Built.sectiond, ["--frobnicate"])
     #expect(result.status == 2)

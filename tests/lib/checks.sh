@@ -1,0 +1,43 @@
+# Sourced by the shell suites that print one line per check (systemd-units.sh, recipes.sh):
+# pass/fail count and print, finish prints "N passed, N failed" and exits 1 on a failure,
+# install_missing installs the Debian packages of the commands a suite needs. Sourced from
+# the repository's root; makes BUILD_DIR (default .build/debug) an absolute path.
+
+BUILD_DIR="${BUILD_DIR:-.build/debug}"
+case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$PWD/$BUILD_DIR" ;; esac
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
+fail() { # fail NAME [DETAIL]: DETAIL is printed indented under the FAIL line
+  failed=$((failed + 1))
+  printf 'FAIL %s\n' "$1"
+  [ $# -ge 2 ] && [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     | /'
+  return 0
+}
+finish() {
+  printf '%d passed, %d failed\n' "$passed" "$failed"
+  [ "$failed" -eq 0 ]
+  exit
+}
+
+# install_missing COMMAND:PACKAGE...: apt-get installs the packages of the commands not on
+# PATH (one apt-get update, only if something is missing); a failure ends the suite.
+install_missing() {
+  local pair missing=() sudo=()
+  for pair in "$@"; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  echo "installing: ${missing[*]}"
+  [ "$(id -u)" = 0 ] || sudo=(sudo)
+  if "${sudo[@]}" apt-get update -qq >/dev/null &&
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null; then
+    pass "installed packages: ${missing[*]}"
+  else
+    fail "installing packages: ${missing[*]}"
+    finish
+  fi
+}
