@@ -132,9 +132,10 @@ subst() { # subst SRC DEST
 inst 0755 "$BUILD_DIR/sectiond" "$BINDIR/sectiond"
 inst 0755 "$BUILD_DIR/sectionctl" "$BINDIR/sectionctl"
 
-for u in sectiond.service sectiond.socket sectiond-readonly.socket; do
-  subst "systemd/$u" "$UNITDIR/$u"
-  subst "systemd/user/$u" "$USERUNITDIR/$u"
+# sectiond.service.in names the binaries by @BINDIR@; the socket units are installed as they are.
+for u in sectiond.service.in sectiond.socket sectiond-readonly.socket; do
+  subst "systemd/$u" "$UNITDIR/${u%.in}"
+  subst "systemd/user/$u" "$USERUNITDIR/${u%.in}"
 done
 inst 0644 systemd/sysusers.d/sectiond.conf "$SYSUSERSDIR/sectiond.conf"
 inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"

@@ -257,7 +257,22 @@ expect "user sectiond.service PrivateUsers" "$(value PrivateUsers "$usvc")" yes
 expect "user sectiond.service ProtectSystem" "$(value ProtectSystem "$usvc")" strict
 expect "user sectiond.service ReadWritePaths" "$(value ReadWritePaths "$usvc")" "$state_dir"
 expect "user sectiond.service ExecStart" "$(value ExecStart "$usvc")" \
-  "$PREFIX/bin/sectiond --socket %t/sectiond/control.sock --readonly-socket %t/sectiond/readonly.sock --state $state_dir/state.json"
+  "$PREFIX/bin/sectiond --socket %t/sectiond/control.sock --readonly-socket %t/sectiond/readonly.sock --state $state_dir/state.json --fd-store 1025"
+# Clients survive restarts only if the daemon stores no more than the unit keeps, and the
+# unit keeps every client plus the handover record: --fd-store = FileDescriptorStoreMax= >
+# --max-clients (default 1024).
+for unit in "$svc" "$usvc"; do
+  start="$(value ExecStart "$unit")"
+  stored="$(sed -n 's/.*--fd-store[ =]\([0-9]*\).*/\1/p' <<<"$start")"
+  clients="$(sed -n 's/.*--max-clients[ =]\([0-9]*\).*/\1/p' <<<"$start")"
+  store_max="$(value FileDescriptorStoreMax "$unit")"
+  if [ -n "$stored" ] && [ "$stored" = "$store_max" ] && [ "$stored" -gt "${clients:-1024}" ]; then
+    pass "$(basename "$(dirname "$unit")")/sectiond.service: --fd-store $stored = FileDescriptorStoreMax=, above --max-clients ${clients:-1024}"
+  else
+    fail "$(basename "$(dirname "$unit")")/sectiond.service: --fd-store = FileDescriptorStoreMax= > --max-clients" \
+      "--fd-store '$stored', FileDescriptorStoreMax='$store_max', --max-clients '${clients:-1024}'"
+  fi
+done
 expect "user sectiond.service ExecReload" "$(value ExecReload "$usvc")" "$PREFIX/bin/sectionctl reload"
 # systemd 252 puts a user unit's StateDirectory= (and ConfigurationDirectory=, which
 # would also be writable) in ~/.config; see the unit's comments.
