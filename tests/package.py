@@ -10,6 +10,7 @@ lab (tests/lab.py), whose overlays keep dpkg, apt, users and units off this mach
             enabled and listening with the units' modes; `sectionctl status` starts the
             daemon through the socket; a lab user's own daemon from the packaged user units
   upgrade   `apt-get install` of the +1 package restarts the daemon and keeps its state
+            and a subscriber connected through the restart
   remove    `apt-get remove` stops the sockets and the daemon and keeps the state
   purge     `apt-get purge` removes the state and leaves no file that was not there before
             the install (the overlays' upper layers and /run, compared before and after)
@@ -28,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lab import Lab, LabUnavailable  # noqa: E402
-from sdlib import ROOT, Results  # noqa: E402
+from sdlib import ROOT, Client, Results  # noqa: E402
 
 APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
 # Bookkeeping that installing and purging any package leaves, and not the package's files:
@@ -255,14 +256,24 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
     lab.run(["systemctl", "--user", "disable", "--now", "sectiond.socket", "sectiond-readonly.socket",
              "sectiond.service"], user="alice", check=False)
 
-    # --- upgrade
+    # --- upgrade, with a subscriber connected (issue 10: clients stay connected)
     pid = lab.main_pid()
+    subscriber = Client(lab.socket_path("readonly.sock"), timeout=30)
+    snapshot = subscriber.request("SUBSCRIBE")[0]
     got = apt(lab, "install", "/var/tmp/" + os.path.basename(upgrade))
     installed = lab.run(["dpkg-query", "-W", "-f=${Version}", "sectiond"], check=False).stdout
     results.check(got.returncode == 0 and installed == bumped, f"upgrade to {bumped} with apt-get install",
                   failure(got) or f"installed: {installed}")
     new_pid = lab.main_pid()
     results.check(new_pid not in (0, pid), "the upgrade restarted the daemon", f"MainPID {pid} -> {new_pid}")
+    try:
+        answered = subscriber.request("PING")
+    except (OSError, ConnectionError) as error:
+        answered = [f"{type(error).__name__}: {error}"]
+    subscriber.close()
+    results.check(answered == ["OK"] and not subscriber.events,
+                  "a subscriber stays connected across the upgrade, with no gap and no resync",
+                  f"subscribed with '{snapshot}', then {subscriber.events} and {answered}")
     kept = status_json(lab)
     fields = ("revision", "mode", "open_ids")
     results.check(kept is not None and saved is not None
