@@ -92,7 +92,7 @@ struct Client {
     let before = service.model
     let start = output.count
     var reply = OutputQueue()
-    guard var outcome = service.handle(line, access: access, reply: &reply) else {
+    guard var outcome = service.handle(line, access: access, batch: &batch, reply: &reply) else {
       check(reply.isEmpty, "a blank line was answered")
       check(line.allSatisfy { $0 == 0x20 || $0 == 0x09 } || line.isEmpty, "a request got no reply")
       return

@@ -22,7 +22,7 @@ public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     // The service starts from it and serves a change.
     let service = SectionService(model: model)
     var reply = OutputQueue()
-    if service.handle(Array("TOGGLE first".utf8)[...], access: .control, reply: &reply) == .changed {
+    if service.handle(Array("TOGGLE first".utf8)[...], access: .control, batch: &batch, reply: &reply) == .changed {
       _ = service.commit()
     }
   }

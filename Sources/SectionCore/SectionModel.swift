@@ -2,27 +2,36 @@
 ///
 /// A value type, so that keeping the last saved state for a rollback is a plain copy.
 public struct SectionModel: Equatable, Sendable {
-  public private(set) var sections: [Section]
-  public private(set) var mode: Mode
-  /// Grows by one for every section that opens or closes and every mode change.
-  public private(set) var revision: UInt64
+  public internal(set) var sections: [Section]
+  public internal(set) var mode: Mode
+  /// Grows by one for every section that opens or closes, every mode change and every edit.
+  public internal(set) var revision: UInt64
   /// For each section, the revision at which it was opened, or nil while it is closed.
   /// The highest is the most recently opened, which survives a switch to exclusive mode.
-  public private(set) var openedAt: [UInt64?]
+  public internal(set) var openedAt: [UInt64?]
+  /// Ids of config sections that clients deleted, so that a reload does not bring them back.
+  public internal(set) var deletedConfigIDs: Set<String> = []
+  /// Items of all sections together, checked against `EditLimits.items`.
+  public internal(set) var itemCount = 0
 
-  /// The sections of `config` in the states `saved` remembers for them (by id); sections the
-  /// saved state does not know start as configured. Exclusive mode keeps only the most recent.
+  /// The sections of `config` (merged with clients' edits that `saved` holds, see `merged`) in
+  /// the states `saved` remembers for them (by id); sections the saved state does not know
+  /// start as configured. Exclusive mode keeps only the most recent.
   public init(config: Config, saved: SavedState? = nil) {
     sections = config.sections
+    if let saved, let list = saved.list {
+      (sections, deletedConfigIDs) = SectionModel.merged(list, deleted: saved.deleted, with: config.sections)
+    }
     mode = saved?.mode ?? config.mode
     revision = saved?.revision ?? 0
-    openedAt = config.sections.map { section in
+    openedAt = sections.map { section in
       if let saved, let known = saved.sections[section.id] { return known }
       return section.initiallyOpen ? 0 : nil
     }
     if mode == .exclusive, let keep = mostRecentlyOpened {
       for index in openedAt.indices where index != keep { openedAt[index] = nil }
     }
+    itemCount = SectionModel.countItems(sections)
   }
 
   public func isOpen(_ index: Int) -> Bool { openedAt[index] != nil }
@@ -83,11 +92,14 @@ public struct SectionModel: Equatable, Sendable {
     changes.append(.mode(revision: revision, newMode))
   }
 
-  /// Replaces the sections with those of a reloaded config, keeping each surviving section's
-  /// state by id. Counts as one change when the list of sections differs at all.
+  /// Replaces the sections with those of a reloaded config, merged with clients' edits (see
+  /// `merged`), keeping each surviving section's state by id. Counts as one change when the
+  /// list of sections differs at all.
   public mutating func reload(_ config: Config, changes: inout [Change]) {
     let previous = Dictionary(uniqueKeysWithValues: zip(sections.map(\.id), openedAt))
-    var newOpenedAt = config.sections.map { section in
+    let (merged, deleted) = SectionModel.merged(sections, deleted: deletedConfigIDs, with: config.sections)
+    deletedConfigIDs = deleted
+    var newOpenedAt = merged.map { section in
       previous[section.id] ?? (section.initiallyOpen ? revision : nil)
     }
     if mode == .exclusive {
@@ -96,9 +108,10 @@ public struct SectionModel: Equatable, Sendable {
         for index in open where index != keep { newOpenedAt[index] = nil }
       }
     }
-    guard config.sections != sections || newOpenedAt != openedAt else { return }
-    sections = config.sections
+    guard merged != sections || newOpenedAt != openedAt else { return }
+    sections = merged
     openedAt = newOpenedAt
+    itemCount = SectionModel.countItems(sections)
     revision += 1
     changes.append(.reloaded(revision: revision))
   }

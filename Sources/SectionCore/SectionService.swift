@@ -34,22 +34,34 @@ public final class SectionService {
   private var saved: SectionModel?
   /// Events of unsaved changes, rendered once for all subscribers.
   public private(set) var pendingEvents: [UInt8] = []
+  /// Journal lines of the unsaved changes (see `Journal`), for the server to append.
+  public private(set) var journal: [UInt8] = []
+  /// Whether the unsaved changes must be saved as a whole state file (a reload: the journal
+  /// records edits, not configs).
+  public private(set) var needsSnapshot = false
+  public let limits: EditLimits
   private var changes: [Change] = []
   private var rendered: RenderedSections
-  private var stateEncoder: SavedState.Encoder
   private var listCache: [UInt8] = []
   private var viewCache: [UInt8] = []
 
-  public init(model: SectionModel) {
+  public init(model: SectionModel, limits: EditLimits = EditLimits()) {
     self.model = model
+    self.limits = limits
     rendered = RenderedSections(model.sections)
-    stateEncoder = SavedState.Encoder(model.sections)
   }
 
   public var hasUnsavedChanges: Bool { saved != nil }
 
-  /// Executes one request line. Returns nil for a blank line, which gets no reply.
-  public func handle(_ line: ArraySlice<UInt8>, access: Access, reply: inout OutputQueue) -> Outcome? {
+  /// Executes one request line. Returns nil for a blank line, and for the lines of a batch
+  /// before its END, which get no reply. `batch` is the connection's open BATCH, if any.
+  public func handle(
+    _ line: ArraySlice<UInt8>, access: Access, batch: inout Batch?, reply: inout OutputQueue
+  ) -> Outcome? {
+    if batch != nil, !RequestParser.isEnd(line) {
+      batch!.add(line, limit: limits.batchLines)
+      return nil
+    }
     switch RequestParser.parse(line) {
     case nil: return nil
     case .failure(let error)?:
@@ -64,11 +76,24 @@ public final class SectionService {
         return .replied
       }
       if request.readsState && hasUnsavedChanges { return .deferred }
-      do {
-        return try execute(request, reply: &reply)
+      do throws(ProtocolError) {
+        switch request {
+        case .batch:
+          batch = Batch()
+          return nil
+        case .end:
+          guard let lines = batch else { throw ProtocolError(.syntax, "END without BATCH") }
+          let outcome = try apply(lines, reply: &reply)
+          if outcome != .deferred { batch = nil }
+          return outcome
+        default:
+          return try execute(request, reply: &reply)
+        }
       } catch {
-        // NOSECTION and MODE depend on the state as much as a LIST does.
+        // NOSECTION and MODE depend on the state as much as a LIST does (a batch that
+        // waits stays open, to be tried again whole).
         if hasUnsavedChanges { return .deferred }
+        batch = nil
         reply.append(contentsOf: error.line)
         return .replied
       }
@@ -88,29 +113,25 @@ public final class SectionService {
       if viewCache.isEmpty { renderList(into: &viewCache, withItems: true) }
       reply.append(shared: viewCache[...])
     case .items(let ref):
-      reply.append(shared: rendered.items(try resolve(ref)))
+      let index = try model.resolve(ref)
+      reply.append(shared: rendered.items(index, of: model.sections[index].items))
       appendStatus(to: &reply.tail)
-    case .open(.all):
-      guard model.mode == .multi else {
-        throw ProtocolError(
-          .mode, "OPEN ALL needs multi mode; in exclusive mode one section is open at a time")
+    case .open(.section(let ref)), .close(.section(let ref)), .toggle(let ref):
+      let index = try model.resolve(ref)
+      return try change(showing: index, reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
+        try model.perform(request, limits: limits, changes: &changes)
       }
-      return change(reply: &reply) { $0.openAll(changes: &$1) }
-    case .close(.all):
-      return change(reply: &reply) { $0.closeAll(changes: &$1) }
-    case .open(.section(let ref)):
-      let index = try resolve(ref)
-      return change(showing: index, reply: &reply) { $0.open(index, changes: &$1) }
-    case .close(.section(let ref)):
-      let index = try resolve(ref)
-      return change(showing: index, reply: &reply) { $0.close(index, changes: &$1) }
-    case .toggle(let ref):
-      let index = try resolve(ref)
-      return change(showing: index, reply: &reply) { $0.toggle(index, changes: &$1) }
     case .mode(nil):
       appendModeReply(to: &reply.tail)
-    case .mode(let mode?):
-      return change(reply: &reply, showingMode: true) { $0.setMode(mode, changes: &$1) }
+    case .mode(.some):
+      return try change(reply: &reply, showingMode: true) { [limits] (model, changes) throws(ProtocolError) in
+        try model.perform(request, limits: limits, changes: &changes)
+      }
+    case .open(.all), .close(.all), .insert, .delete, .move, .rename, .itemInsert, .itemDelete, .itemMove,
+      .itemSet:
+      return try change(reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
+        try model.perform(request, limits: limits, changes: &changes)
+      }
     case .subscribe:
       reply.append("state ")
       appendSnapshot(to: &reply.tail)
@@ -126,21 +147,64 @@ public final class SectionService {
       return .quit
     case .reload:
       return .reload
+    case .batch, .end:
+      preconditionFailure("handled with the connection's batch")
     }
     return .replied
+  }
+
+  /// Applies a batch's lines as one change: every line is parsed first, then they are applied
+  /// in order; the first that fails undoes the others, and is the reply.
+  private func apply(_ batch: Batch, reply: inout OutputQueue) throws(ProtocolError) -> Outcome {
+    if let problem = batch.problem { throw problem }
+    var requests: [(Request, Int)] = []
+    requests.reserveCapacity(batch.count)
+    try batch.forEachLine { (line, number) throws(ProtocolError) in
+      switch RequestParser.parse(line) {
+      case .failure(let error)?: throw Batch.atLine(number, error)
+      case .success(let request)? where request.isBatchable: requests.append((request, number))
+      case .success?:
+        var words = Words(line)
+        let name = String(decoding: words.next() ?? [], as: UTF8.self).uppercased()
+        throw Batch.atLine(number, ProtocolError(.syntax, "\(name) cannot be in a batch; only changes can"))
+      case nil: break
+      }
+    }
+    let before = model
+    do throws(ProtocolError) {
+      return try change(reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
+        for (request, number) in requests {
+          do throws(ProtocolError) {
+            try model.perform(request, limits: limits, changes: &changes)
+          } catch {
+            throw Batch.atLine(number, error)
+          }
+        }
+      }
+    } catch {
+      model = before
+      throw error
+    }
   }
 
   /// Applies a change to the model, renders its events and reply; `.changed` when anything moved.
   /// A change that moves nothing while others wait for the save is `.deferred`: its reply
   /// would show their unsaved state.
+  /// A change that fails has changed nothing (edits check before they change, batches are
+  /// undone by `apply`).
   private func change(
     showing index: Int? = nil, reply: inout OutputQueue, showingMode: Bool = false,
-    _ body: (inout SectionModel, inout [Change]) -> Void
-  ) -> Outcome {
+    _ body: (inout SectionModel, inout [Change]) throws(ProtocolError) -> Void
+  ) throws(ProtocolError) -> Outcome {
     let othersUnsaved = saved != nil
     if !othersUnsaved { saved = model }
     changes.removeAll(keepingCapacity: true)
-    body(&model, &changes)
+    do {
+      try body(&model, &changes)
+    } catch {
+      if !othersUnsaved { saved = nil }
+      throw error
+    }
     if changes.isEmpty {
       if othersUnsaved { return .deferred }
       saved = nil
@@ -153,15 +217,23 @@ public final class SectionService {
     return .changed
   }
 
+  /// Renders the events and journal lines of `changes`, keeping the rendered pieces in step
+  /// one change at a time (a batch's events name indices as they were at each step).
   private func recordChanges() {
     listCache.removeAll(keepingCapacity: true)
     viewCache.removeAll(keepingCapacity: true)
-    for change in changes { appendEvent(change, to: &pendingEvents) }
+    for change in changes {
+      rendered.apply(change)
+      appendEvent(change, to: &pendingEvents)
+      if case .reloaded = change { needsSnapshot = true } else { Journal.append(change, to: &journal) }
+    }
   }
 
   /// The unsaved changes are now in the state file: hand their events over for broadcast.
   public func commit() -> [UInt8] {
     saved = nil
+    journal.removeAll(keepingCapacity: true)
+    needsSnapshot = false
     defer { pendingEvents.removeAll(keepingCapacity: true) }
     return pendingEvents
   }
@@ -172,6 +244,8 @@ public final class SectionService {
     model = saved
     self.saved = nil
     pendingEvents.removeAll(keepingCapacity: true)
+    journal.removeAll(keepingCapacity: true)
+    needsSnapshot = false
     listCache.removeAll(keepingCapacity: true)
     viewCache.removeAll(keepingCapacity: true)
     rebuildRendered()
@@ -179,7 +253,9 @@ public final class SectionService {
 
   /// Replaces the sections with a freshly loaded config and replies `OK <rev>`.
   public func reload(_ config: Config, reply: inout OutputQueue) -> Outcome {
-    let outcome = change(reply: &reply) { $0.reload(config, changes: &$1) }
+    // A reload cannot fail once the config is read; only RELOAD's reading of the state
+    // (which `readsState` defers) could make it wait.
+    let outcome = (try? change(reply: &reply) { $0.reload(config, changes: &$1) }) ?? .replied
     rebuildRendered()
     return outcome
   }
@@ -189,9 +265,9 @@ public final class SectionService {
     reply.append(contentsOf: ProtocolError(.config, reason).line)
   }
 
-  /// Renders the state file of the current model into `buffer`, for the server to save.
+  /// Renders the whole state file of the current model into `buffer`, for the server to save.
   public func encodeState(into buffer: inout [UInt8]) {
-    stateEncoder.encode(model, into: &buffer)
+    SavedState.encode(model, into: &buffer)
   }
 
   /// `<rev> <mode> <open ids>` plus LF: the body of both the SUBSCRIBE reply and `!state`.
@@ -226,29 +302,13 @@ public final class SectionService {
   /// The sections changed (reload, or a rollback of one): render their fixed parts again.
   private func rebuildRendered() {
     rendered = RenderedSections(model.sections)
-    stateEncoder = SavedState.Encoder(model.sections)
-  }
-
-  private func resolve(_ ref: SectionRef) throws(ProtocolError) -> Int {
-    let count = model.sections.count
-    switch ref {
-    case .index(let index) where index < count: return index
-    case .id(let id): if let index = model.index(ofID: id) { return index }
-    default: break
-    }
-    let name: String
-    switch ref {
-    case .index(let index): name = index == Int.max ? "(too large)" : String(index)
-    case .id(let id): name = String(decoding: id, as: UTF8.self)
-    }
-    throw ProtocolError(.noSection, "no section \"\(name)\": there are \(count) (0-\(count - 1))")
   }
 
   private func renderList(into buffer: inout [UInt8], withItems: Bool) {
     for index in model.sections.indices {
       let open = model.isOpen(index)
       rendered.appendSectionLine(index, open: open, to: &buffer)
-      if withItems && open { rendered.appendItems(index, to: &buffer) }
+      if withItems && open { buffer.append(contentsOf: rendered.items(index, of: model.sections[index].items)) }
     }
     appendStatus(to: &buffer)
   }
@@ -286,6 +346,40 @@ public final class SectionService {
       buffer.append("!reload ")
       buffer.appendDecimal(revision)
       buffer.append("\n")
+    case .inserted(let revision, let index, let section):
+      appendEvent("!inserted ", revision, index, section.id, to: &buffer)
+    case .deleted(let revision, let index, let id):
+      appendEvent("!deleted ", revision, index, id, to: &buffer)
+    case .moved(let revision, let from, let to, let id):
+      buffer.append("!moved ")
+      buffer.appendDecimal(revision)
+      buffer.append(" ")
+      buffer.appendDecimal(from)
+      appendEvent(" ", nil, to, id, to: &buffer)
+    case .renamed(let revision, let index, let id, _):
+      appendEvent("!renamed ", revision, index, id, to: &buffer)
+    case .items(let revision, let index, let id, _, let count):
+      appendEvent("!items ", revision, index, id, to: &buffer, count: count)
     }
+  }
+
+  /// `<name><rev> <index> <id>[ <count>]` and LF: the events of edits.
+  private func appendEvent(
+    _ name: StaticString, _ revision: UInt64?, _ index: Int, _ id: String, to buffer: inout [UInt8],
+    count: Int? = nil
+  ) {
+    buffer.append(name)
+    if let revision {
+      buffer.appendDecimal(revision)
+      buffer.append(" ")
+    }
+    buffer.appendDecimal(index)
+    buffer.append(" ")
+    buffer.append(utf8: id)
+    if let count {
+      buffer.append(" ")
+      buffer.appendDecimal(count)
+    }
+    buffer.append("\n")
   }
 }

@@ -55,7 +55,7 @@ public enum Daemon {
       throw StartFailure(
         "cannot load the state file \(store!.path): \(error)", errno: (error as? PosixError)?.errno)
     }
-    let service = SectionService(model: SectionModel(config: config, saved: saved))
+    let service = SectionService(model: SectionModel(config: config, saved: saved), limits: options.editLimits)
 
     let loop = try EventLoop()
     let limits = ClientLimits(total: options.maxClients, readOnly: options.maxReadOnlyClients)
@@ -72,7 +72,7 @@ public enum Daemon {
       $0.file?.path ?? "inherited \($0.access == .control ? "control" : "readonly") socket"
     }
     Log.notice(
-      "serving \(config.sections.count) sections on \(names.joined(separator: " and "))"
+      "serving \(service.model.sections.count) sections on \(names.joined(separator: " and "))"
         + (store.map { ", state in \($0.path)" } ?? ", state in memory only")
         + (watchdog ? ", watchdog on" : ""))
     Notifier.ready(status: server.statusLine)

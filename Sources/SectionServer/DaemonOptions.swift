@@ -16,6 +16,8 @@ public struct DaemonOptions: Equatable {
   public var allowInsecure = false
   public var syncState = false
   public var verbose = false
+  /// How far clients may grow the list with runtime edits.
+  public var editLimits = EditLimits()
 
   public static let defaultConfigPath = "/etc/sectiond/sections.json"
 
@@ -37,6 +39,10 @@ public struct DaemonOptions: Equatable {
       --max-clients N          most connections at once (default 1024)
       --max-readonly-clients N most of them on the read-only socket (default: all but a
                                sixteenth of --max-clients, which stay free for the control socket)
+      --max-sections N         most sections clients may grow the list to (default 10000)
+      --max-section-items N    most items in one section (default 10000)
+      --max-items N            most items in all sections together (default 1000000)
+      --max-batch-lines N      most lines in one BATCH (default 10000)
       --check-config           validate the config and exit
       --allow-insecure         start as root even if the config or state file is writable by others
       --verbose                log debug lines (clients connecting, client errors)
@@ -88,6 +94,10 @@ public struct DaemonOptions: Equatable {
       case "--sync": options.syncState = true
       case "--max-clients": options.maxClients = try count(for: argument)
       case "--max-readonly-clients": options.maxReadOnlyClients = try count(for: argument)
+      case "--max-sections": options.editLimits.sections = try count(for: argument)
+      case "--max-section-items": options.editLimits.itemsPerSection = try count(for: argument)
+      case "--max-items": options.editLimits.items = try count(for: argument)
+      case "--max-batch-lines": options.editLimits.batchLines = try count(for: argument)
       case "--check-config": options.checkConfigOnly = true
       case "--allow-insecure": options.allowInsecure = true
       case "--verbose", "-v": options.verbose = true

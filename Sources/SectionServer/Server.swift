@@ -154,12 +154,19 @@ final class Server {
         break
       }
       guard case .line(let line) = frame else {
+        if connection.batch != nil {
+          connection.batch!.addTooLong()
+          continue
+        }
         connection.output.append(contentsOf: ProtocolError.tooLong.line)
         clientErrors.note("answered a client ERR TOOLONG")
         continue
       }
       let start = connection.output.tailMark
-      guard let outcome = service.handle(line, access: connection.access, reply: &connection.output) else {
+      guard
+        let outcome = service.handle(
+          line, access: connection.access, batch: &connection.batch, reply: &connection.output)
+      else {
         continue
       }
       if outcome == .deferred {

@@ -5,9 +5,11 @@ import Testing
 /// A service over a config, and a way to send it one line and read the reply as text.
 final class Harness {
   let service: SectionService
+  /// The BATCH this client has open, as the server keeps it per connection.
+  var batch: Batch?
 
-  init(_ config: Config = abc(), saved: SavedState? = nil) {
-    service = SectionService(model: SectionModel(config: config, saved: saved))
+  init(_ config: Config = abc(), saved: SavedState? = nil, limits: EditLimits = EditLimits()) {
+    service = SectionService(model: SectionModel(config: config, saved: saved), limits: limits)
   }
 
   /// The reply to `line` and what the server must do next.
@@ -17,7 +19,7 @@ final class Harness {
 
   func send(_ line: [UInt8], access: SectionService.Access = .control) -> (String, SectionService.Outcome?) {
     var reply = OutputQueue()
-    let outcome = service.handle(ArraySlice(line), access: access, reply: &reply)
+    let outcome = service.handle(ArraySlice(line), access: access, batch: &batch, reply: &reply)
     return (String(decoding: reply.unsentBytes, as: UTF8.self), outcome)
   }
 
@@ -30,11 +32,12 @@ final class Harness {
 
   func commit() -> String { String(decoding: service.commit(), as: UTF8.self) }
 
-  /// What the server would save now, without the final LF.
+  /// The first line of what the server would save now as a whole state file (revision, mode
+  /// and open sections), closed as a JSON object.
   func stateFile() -> String {
     var bytes: [UInt8] = []
     service.encodeState(into: &bytes)
-    return String(decoding: bytes.dropLast(), as: UTF8.self)
+    return String(decoding: bytes.prefix { $0 != 0x0A }.dropLast(), as: UTF8.self) + "}"
   }
 }
 
@@ -259,8 +262,9 @@ final class Harness {
     let service = SectionService(model: SectionModel(config: abc()))
     let buffer = Array("PING\ntoggle\tb\nLIST\n".utf8)
     var reply = OutputQueue()
-    #expect(service.handle(buffer[5..<13], access: .control, reply: &reply) == .changed)
-    #expect(service.handle(buffer[5..<13], access: .readOnly, reply: &reply) == .replied)
+    var batch: Batch?
+    #expect(service.handle(buffer[5..<13], access: .control, batch: &batch, reply: &reply) == .changed)
+    #expect(service.handle(buffer[5..<13], access: .readOnly, batch: &batch, reply: &reply) == .replied)
     #expect(
       String(decoding: reply.unsentBytes, as: UTF8.self)
         == "section 1 b open 1 B\nOK 1\nERR READONLY TOGGLE changes state; use the control socket\n")
@@ -421,7 +425,7 @@ final class Harness {
     #expect(harness.send("TOGGLE d") == ("section 1 d closed 1 D\nOK 4\n", .changed))
     #expect(harness.events == "!closed 4 1 d\n")
     #expect(
-      harness.stateFile() == #"{"format":1,"revision":4,"mode":"multi","sections":{"c":null,"d":null,"a":1}}"#
+      harness.stateFile() == #"{"format":2,"revision":4,"mode":"multi","sections":{"c":null,"d":null,"a":1}}"#
     )
   }
 
@@ -442,7 +446,7 @@ final class Harness {
     _ = harness.service.reload(next, reply: &reply)
     #expect(harness.send("ITEMS 0") == ("", .deferred))
     #expect(
-      harness.stateFile() == #"{"format":1,"revision":1,"mode":"multi","sections":{"c":null,"d":0,"a":null}}"#
+      harness.stateFile() == #"{"format":2,"revision":1,"mode":"multi","sections":{"c":null,"d":0,"a":null}}"#
     )
     harness.service.rollback()
     #expect(harness.events == "")
@@ -450,7 +454,7 @@ final class Harness {
     #expect(harness.reply("ITEMS 0") == "item 0 0 a1\nitem 0 1 a2\nOK 0\n")
     #expect(
       harness.stateFile()
-        == #"{"format":1,"revision":0,"mode":"multi","sections":{"a":null,"b":null,"c":null}}"#)
+        == #"{"format":2,"revision":0,"mode":"multi","sections":{"a":null,"b":null,"c":null}}"#)
   }
 
   @Test func refusedReload() {
