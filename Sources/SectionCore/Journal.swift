@@ -120,7 +120,9 @@ public enum Journal {
     case "insert":
       change = string(words.next()).flatMap { id in
         string(words.rest()).map { title in
-          .inserted(revision: revision, index: index, section: Section(id: id, title: title, items: [], origin: .client))
+          .inserted(
+            revision: revision, index: index,
+            section: Section(id: id, title: title, items: [], origin: .client))
         }
       }
     case "delete": change = string(words.next()).map { .deleted(revision: revision, index: index, id: $0) }
@@ -131,7 +133,9 @@ public enum Journal {
       guard let id = string(words.next()), let title = string(words.rest()) else { return nil }
       change = .renamed(revision: revision, index: index, id: id, title: title)
     case "items":
-      guard let id = string(words.next()), let count = number(), let edit = itemEdit(&words) else { return nil }
+      guard let id = string(words.next()), let count = number(), let edit = itemEdit(&words) else {
+        return nil
+      }
       change = .items(revision: revision, index: index, id: id, edit: edit, count: count)
     default: change = nil
     }
@@ -139,7 +143,9 @@ public enum Journal {
   }
 
   private static func itemEdit(_ words: inout Words) -> ItemEdit? {
-    guard let action = words.next(), let first = words.next().flatMap(RequestParser.number) else { return nil }
+    guard let action = words.next(), let first = words.next().flatMap(RequestParser.number) else {
+      return nil
+    }
     switch String(decoding: action, as: UTF8.self) {
     case "insert": return words.rest().map { .insert(at: first, text: String(decoding: $0, as: UTF8.self)) }
     case "delete": return .delete(at: first)
@@ -178,7 +184,8 @@ extension SavedState {
 
 extension SectionModel {
   /// The model a state file describes, exactly, without a config: for replaying the journal.
-  init(restoring sections: [Section], openedAt: [UInt64?], mode: Mode, revision: UInt64, deleted: Set<String>) {
+  init(restoring sections: [Section], openedAt: [UInt64?], mode: Mode, revision: UInt64, deleted: Set<String>)
+  {
     self.sections = sections
     self.openedAt = openedAt
     self.mode = mode

@@ -22,7 +22,8 @@ public struct SavedState: Equatable, Sendable {
   public var deleted: Set<String>
 
   public init(
-    revision: UInt64, mode: Mode, sections: [String: UInt64?], list: [Section]? = nil, deleted: Set<String> = []
+    revision: UInt64, mode: Mode, sections: [String: UInt64?], list: [Section]? = nil,
+    deleted: Set<String> = []
   ) {
     self.revision = revision
     self.mode = mode
@@ -39,8 +40,16 @@ public struct SavedState: Equatable, Sendable {
     deleted = model.deletedConfigIDs
   }
 
-  /// The file's bytes. Sections are written in list order so diffs of the file stay readable.
-  /// It is written whole only when the journal is compacted (see `Journal`).
+  /// The file's bytes.
+  public static func encode(_ model: SectionModel) -> [UInt8] {
+    var bytes: [UInt8] = []
+    encode(model, into: &bytes)
+    return bytes
+  }
+
+  /// Renders the file into `buffer`, replacing its contents. Sections are written in list order
+  /// so diffs of the file stay readable. It is written whole only when the journal is
+  /// compacted (see `Journal`).
   public static func encode(_ model: SectionModel, into buffer: inout [UInt8]) {
     buffer.removeAll(keepingCapacity: true)
     buffer.append("{\"format\":")
@@ -122,7 +131,8 @@ public struct SavedState: Equatable, Sendable {
     var list: [Section] = []
     var seen = Set<String>()
     for (index, entry) in entries.enumerated() {
-      guard case .string(let id) = entry["id"] ?? .null, Section.idProblem(id) == nil, seen.insert(id).inserted,
+      guard case .string(let id) = entry["id"] ?? .null, Section.idProblem(id) == nil,
+        seen.insert(id).inserted,
         case .string(let title) = entry["title"] ?? .null, Section.textProblem(title) == nil,
         case .array(let values) = entry["items"] ?? .null,
         case .string(let originName) = entry["origin"] ?? .null,

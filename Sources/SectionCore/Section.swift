@@ -4,7 +4,8 @@ public struct Section: Equatable, Sendable {
   public enum Origin: String, Equatable, Sendable {
     /// From the config, unchanged by clients: a reload updates or removes it.
     case config
-    /// From the config, but a client renamed it or changed its items: a reload keeps it as is.
+    /// From the config, but a client renamed or moved it or changed its items: a reload keeps
+    /// it as it is.
     case edited
     /// Inserted by a client: a reload never touches it.
     case client

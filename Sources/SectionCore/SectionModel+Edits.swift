@@ -27,7 +27,9 @@ extension SectionModel {
   ) throws(ProtocolError) {
     guard index <= sections.count else {
       throw ProtocolError(
-        .range, "index \(index) is past the end: there are \(sections.count) sections; use 0-\(sections.count) or end")
+        .range,
+        "index \(index) is past the end: there are \(sections.count) sections; use 0-\(sections.count) or end"
+      )
     }
     guard sections.count < limits.sections else {
       throw ProtocolError(.limit, "sections: at most \(limits.sections) (sectiond --max-sections)")
@@ -64,6 +66,7 @@ extension SectionModel {
     let section = sections.remove(at: from)
     sections.insert(section, at: to)
     openedAt.insert(openedAt.remove(at: from), at: to)
+    markEdited(to)
     revision += 1
     changes.append(.moved(revision: revision, from: from, to: to, id: section.id))
   }
@@ -86,7 +89,8 @@ extension SectionModel {
       guard position < end else {
         let valid = end == 0 ? "it has none" : "use 0-\(end - 1)\(end > count ? " or end" : "")"
         throw ProtocolError(
-          .noItem, "no item \(position) in section \"\(sections[index].id)\": it has \(count) items; \(valid)")
+          .noItem, "no item \(position) in section \"\(sections[index].id)\": it has \(count) items; \(valid)"
+        )
       }
     }
     switch edit {
@@ -120,7 +124,9 @@ extension SectionModel {
     markEdited(index)
     revision += 1
     changes.append(
-      .items(revision: revision, index: index, id: sections[index].id, edit: edit, count: sections[index].items.count))
+      .items(
+        revision: revision, index: index, id: sections[index].id, edit: edit,
+        count: sections[index].items.count))
   }
 
   private func checkText(_ text: String, _ what: String) throws(ProtocolError) {
@@ -136,43 +142,40 @@ extension SectionModel {
   /// The list a config reload (or a start with a changed config) leads to, from the list as it
   /// is, the ids of config sections clients deleted, and the config's sections. Clients' edits
   /// win, and nothing a client did is dropped:
-  /// - a section a client inserted, or a config section it renamed or changed the items of,
-  ///   stays as it is, where it is;
-  /// - a config section no client changed takes the config's title and items, or goes when
-  ///   the config no longer lists it;
-  /// - a config section that is new is inserted after the section that precedes it in the
-  ///   config (at the start when none does), unless a client deleted it before;
-  /// - the order clients gave the list stays.
+  /// - the config's sections no client touched come as the config has them, in its order;
+  ///   those it no longer lists go;
+  /// - a config section a client deleted stays deleted while the config lists it;
+  /// - a section a client inserted, and a config section a client renamed, moved or changed
+  ///   the items of, stays as it is, after the section it follows now (at the start when none
+  ///   does), even when the config no longer lists it.
+  /// With no edits, the result is the config's list, as it was before runtime edits.
   /// Returns the new list and the deleted ids the config still lists.
   static func merged(
     _ current: [Section], deleted: Set<String>, with config: [Section]
   ) -> ([Section], Set<String>) {
-    let configured = Dictionary(config.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-    var kept: [Section] = []
-    for section in current {
-      if section.origin != .config {
-        kept.append(section)
-      } else if let update = configured[section.id] {
-        kept.append(update)
-      }
-    }
-    let present = Set(kept.map(\.id))
-    var newAfter: [String: [Section]] = [:]
+    let configIDs = Set(config.map(\.id))
+    let pinnedIDs = Set(current.lazy.filter { $0.origin != .config }.map(\.id))
+    let base = config.filter { !pinnedIDs.contains($0.id) && !deleted.contains($0.id) }
+    // Each pinned section goes after the nearest section before it that stays.
+    let staying = pinnedIDs.union(base.map(\.id))
+    var followers: [String: [Section]] = [:]
     var atStart: [Section] = []
     var anchor: String?
-    for section in config {
-      if present.contains(section.id) {
-        anchor = section.id
-      } else if !deleted.contains(section.id) {
-        if let anchor { newAfter[anchor, default: []].append(section) } else { atStart.append(section) }
+    for section in current {
+      if section.origin != .config {
+        if let anchor { followers[anchor, default: []].append(section) } else { atStart.append(section) }
       }
+      if staying.contains(section.id) { anchor = section.id }
     }
-    var result = atStart
-    for section in kept {
+    var result: [Section] = []
+    result.reserveCapacity(base.count + pinnedIDs.count)
+    func emit(_ section: Section) {
       result.append(section)
-      result.append(contentsOf: newAfter[section.id] ?? [])
+      for follower in followers[section.id] ?? [] { emit(follower) }
     }
-    return (result, deleted.filter { configured[$0] != nil })
+    for section in atStart { emit(section) }
+    for section in base { emit(section) }
+    return (result, deleted.filter { configIDs.contains($0) })
   }
 
   static func countItems(_ sections: [Section]) -> Int { sections.reduce(0) { $0 + $1.items.count } }
@@ -197,7 +200,8 @@ extension SectionModel {
     case .deleted(_, let at, _): delete(try index(at), changes: &produced)
     case .moved(_, let from, let to, _): try move(try index(from), to: to, changes: &produced)
     case .renamed(_, let at, _, let title): try rename(try index(at), to: title, changes: &produced)
-    case .items(_, let at, _, let edit, _): try editItems(try index(at), edit, limits: .none, changes: &produced)
+    case .items(_, let at, _, let edit, _):
+      try editItems(try index(at), edit, limits: .none, changes: &produced)
     }
     guard produced == [change] else {
       throw ProtocolError(.internal, "change at revision \(change.revision) does not repeat")

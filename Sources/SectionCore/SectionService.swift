@@ -308,7 +308,9 @@ public final class SectionService {
     for index in model.sections.indices {
       let open = model.isOpen(index)
       rendered.appendSectionLine(index, open: open, to: &buffer)
-      if withItems && open { buffer.append(contentsOf: rendered.items(index, of: model.sections[index].items)) }
+      if withItems && open {
+        buffer.append(contentsOf: rendered.items(index, of: model.sections[index].items))
+      }
     }
     appendStatus(to: &buffer)
   }

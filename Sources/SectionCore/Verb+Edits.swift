@@ -94,7 +94,8 @@ struct EditArguments {
     if asciiCaseInsensitiveEquals(word, "end") { return .end }
     guard let value = RequestParser.number(word) else {
       throw ProtocolError(
-        .syntax, "\(what) \"\(String(decoding: word, as: UTF8.self))\" is not a number or end: usage: \(usage)")
+        .syntax,
+        "\(what) \"\(String(decoding: word, as: UTF8.self))\" is not a number or end: usage: \(usage)")
     }
     return .at(value)
   }
@@ -106,7 +107,8 @@ struct EditArguments {
 
   mutating func finish() throws(ProtocolError) {
     if let extra = words.next() {
-      throw ProtocolError(.syntax, "unexpected \"\(String(decoding: extra, as: UTF8.self))\": usage: \(usage)")
+      throw ProtocolError(
+        .syntax, "unexpected \"\(String(decoding: extra, as: UTF8.self))\": usage: \(usage)")
     }
   }
 }

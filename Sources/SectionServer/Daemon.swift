@@ -55,7 +55,8 @@ public enum Daemon {
       throw StartFailure(
         "cannot load the state file \(store!.path): \(error)", errno: (error as? PosixError)?.errno)
     }
-    let service = SectionService(model: SectionModel(config: config, saved: saved), limits: options.editLimits)
+    let service = SectionService(
+      model: SectionModel(config: config, saved: saved), limits: options.editLimits)
 
     let loop = try EventLoop()
     let limits = ClientLimits(total: options.maxClients, readOnly: options.maxReadOnlyClients)

@@ -54,7 +54,8 @@ final class StateStore {
       return nil
     }
     do {
-      return try saved.replaying(try Journal.decode(try FileSystem.readFile(journalPath, limit: StateStore.readLimit)))
+      return try saved.replaying(
+        try Journal.decode(try FileSystem.readFile(journalPath, limit: StateStore.readLimit)))
     } catch let error as PosixError where error.errno == .noEntry {
       return saved
     } catch let error as PosixError where error.errno != Errno(EFBIG) {

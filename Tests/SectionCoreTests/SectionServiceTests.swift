@@ -251,7 +251,14 @@ final class Harness {
       help UNSUBSCRIBE - stop receiving events
       help HELP - this list
       help QUIT - close the connection
-      help RELOAD - re-read the config file (control socket only)
+      help RELOAD - re-read the config file, keeping clients' edits (control socket only)
+      help INSERT <index|end> <id> <title> - insert a new closed section with no items (control socket only)
+      help DELETE <index|id> - delete a section (control socket only)
+      help MOVE <index|id> <index> - move a section to an index (control socket only)
+      help RENAME <index|id> <title> - give a section a new title; the id stays (control socket only)
+      help ITEM INSERT <index|id> <pos|end> <text> | ITEM DELETE <index|id> <pos> | ITEM MOVE <index|id> <from> <to> | ITEM SET <index|id> <pos> <text> - insert, delete, move or replace one item of a section (control socket only)
+      help BATCH - collect the lines up to END and apply them as one change: all or none
+      help END - end a BATCH
       OK
 
       """
