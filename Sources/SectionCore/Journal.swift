@@ -37,18 +37,18 @@ public enum Journal {
       head("insert", revision, index)
       word(section.id)
       word(section.title)
-    case .deleted(let revision, let index, let id):
+    case .deleted(let revision, let index, let section):
       head("delete", revision, index)
-      word(id)
+      word(section.id)
     case .moved(let revision, let from, let to, let id):
       head("move", revision, from)
       word(String(to))
       word(id)
-    case .renamed(let revision, let index, let id, let title):
+    case .renamed(let revision, let index, let id, let title, _):
       head("rename", revision, index)
       word(id)
       word(title)
-    case .items(let revision, let index, let id, let edit, let count):
+    case .items(let revision, let index, let id, let edit, let count, _):
       head("items", revision, index)
       word(id)
       word(String(count))
@@ -62,6 +62,13 @@ public enum Journal {
     buffer.append("\n")
   }
 
+  /// The line of `change`, LF included.
+  static func line(_ change: Change) -> [UInt8] {
+    var line: [UInt8] = []
+    append(change, to: &line)
+    return line
+  }
+
   /// Appends the line that ends a group commit.
   public static func appendCommit(revision: UInt64, to buffer: inout [UInt8]) {
     buffer.append("commit ")
@@ -70,7 +77,8 @@ public enum Journal {
   }
 
   /// The complete groups in `bytes`, each with the revision it committed. An incomplete last
-  /// group (a crash while appending it) is left out; any other damage is an error.
+  /// group (a crash while appending it) is left out; any other damage is an error. What only
+  /// undoing needs is not in the journal: the changes read back have it empty.
   public static func decode(_ bytes: [UInt8]) throws(ConfigError) -> [(revision: UInt64, changes: [Change])] {
     var groups: [(revision: UInt64, changes: [Change])] = []
     var group: [Change] = []
@@ -125,18 +133,21 @@ public enum Journal {
             section: Section(id: id, title: title, items: [], origin: .client))
         }
       }
-    case "delete": change = string(words.next()).map { .deleted(revision: revision, index: index, id: $0) }
+    case "delete":
+      change = string(words.next()).map {
+        .deleted(revision: revision, index: index, section: Section(id: $0, title: $0, items: []))
+      }
     case "move":
       guard let to = number(), let id = string(words.next()) else { return nil }
       change = .moved(revision: revision, from: index, to: to, id: id)
     case "rename":
       guard let id = string(words.next()), let title = string(words.rest()) else { return nil }
-      change = .renamed(revision: revision, index: index, id: id, title: title)
+      change = .renamed(revision: revision, index: index, id: id, title: title, previous: "")
     case "items":
       guard let id = string(words.next()), let count = number(), let edit = itemEdit(&words) else {
         return nil
       }
-      change = .items(revision: revision, index: index, id: id, edit: edit, count: count)
+      change = .items(revision: revision, index: index, id: id, edit: edit, count: count, previous: nil)
     default: change = nil
     }
     return change.map(Line.change)
@@ -165,10 +176,10 @@ extension SavedState {
     guard let list else { throw ConfigError("a journal needs a state file of format 2") }
     var model = SectionModel(
       restoring: list, openedAt: list.map { sections[$0.id] ?? nil }, mode: mode, revision: revision,
-      deleted: deleted)
+      deleted: deleted, edited: edited)
     for group in newer {
       for change in group.changes {
-        do {
+        do throws(ProtocolError) {
           try model.replay(change)
         } catch {
           throw ConfigError("journal: \(error.message)")
@@ -184,13 +195,16 @@ extension SavedState {
 
 extension SectionModel {
   /// The model a state file describes, exactly, without a config: for replaying the journal.
-  init(restoring sections: [Section], openedAt: [UInt64?], mode: Mode, revision: UInt64, deleted: Set<String>)
-  {
+  init(
+    restoring sections: [Section], openedAt: [UInt64?], mode: Mode, revision: UInt64, deleted: Set<String>,
+    edited: Set<String>
+  ) {
     self.sections = sections
     self.openedAt = openedAt
     self.mode = mode
     self.revision = revision
     deletedConfigIDs = deleted
+    editedConfigIDs = edited
     itemCount = SectionModel.countItems(sections)
   }
 }

@@ -45,9 +45,9 @@ final class RenderedSections {
     case .inserted(_, let index, let section): pieces.insert(Piece(section), at: index)
     case .deleted(_, let index, _): pieces.remove(at: index)
     case .moved(_, let from, let to, _): pieces.insert(pieces.remove(at: from), at: to)
-    case .renamed(_, let index, let id, let title):
+    case .renamed(_, let index, let id, let title, _):
       pieces[index] = Piece(id: id, title: title, itemCount: pieces[index].itemCount)
-    case .items(_, let index, let id, _, let count):
+    case .items(_, let index, let id, _, let count, _):
       pieces[index] = Piece(id: id, title: pieces[index].title, itemCount: count)
     }
   }

@@ -4,11 +4,11 @@
 /// {"format":2,"revision":7,"mode":"multi","sections":{"first":3,"news":null},
 ///  "list":[{"id":"first","title":"First","items":["a"],"origin":"config"},
 ///          {"id":"news","title":"News","items":[],"origin":"client"}],
-///  "deleted":["second"]}
+///  "deleted":["second"],"edited":["first"]}
 /// ```
 /// Each known section maps to the revision at which it was opened, or null when closed.
-/// `list` is the list as clients shaped it and `deleted` the config sections they deleted
-/// (see `SectionModel.merged`). Format 1 files, written before runtime edits, have neither:
+/// `list` is the list as clients shaped it, `deleted` the config sections they deleted and
+/// `edited` those they changed (see `SectionModel.merged`). Format 1 files, written before runtime edits, have neither:
 /// their list is the config's.
 public struct SavedState: Equatable, Sendable {
   public static let format: Int64 = 2
@@ -20,16 +20,18 @@ public struct SavedState: Equatable, Sendable {
   /// The sections themselves; nil in a format 1 file.
   public var list: [Section]?
   public var deleted: Set<String>
+  public var edited: Set<String>
 
   public init(
     revision: UInt64, mode: Mode, sections: [String: UInt64?], list: [Section]? = nil,
-    deleted: Set<String> = []
+    deleted: Set<String> = [], edited: Set<String> = []
   ) {
     self.revision = revision
     self.mode = mode
     self.sections = sections
     self.list = list
     self.deleted = deleted
+    self.edited = edited
   }
 
   public init(_ model: SectionModel) {
@@ -38,6 +40,7 @@ public struct SavedState: Equatable, Sendable {
     sections = Dictionary(uniqueKeysWithValues: zip(model.sections.map(\.id), model.openedAt))
     list = model.sections
     deleted = model.deletedConfigIDs
+    edited = model.editedConfigIDs
   }
 
   /// The file's bytes.
@@ -80,12 +83,20 @@ public struct SavedState: Equatable, Sendable {
       buffer.append(utf8: section.origin.rawValue)
       buffer.append("\"}")
     }
-    buffer.append("],\n\"deleted\":[")
-    for (index, id) in model.deletedConfigIDs.sorted().enumerated() {
+    buffer.append("],\n\"deleted\":")
+    appendIDs(model.deletedConfigIDs, to: &buffer)
+    buffer.append(",\"edited\":")
+    appendIDs(model.editedConfigIDs, to: &buffer)
+    buffer.append("}\n")
+  }
+
+  private static func appendIDs(_ ids: Set<String>, to buffer: inout [UInt8]) {
+    buffer.append("[")
+    for (index, id) in ids.sorted().enumerated() {
       if index > 0 { buffer.append(",") }
       JSON.appendString(id, to: &buffer)
     }
-    buffer.append("]}\n")
+    buffer.append("]")
   }
 
   /// Reads a state file's bytes; anything unexpected is an error, so a damaged file is set aside
@@ -121,7 +132,8 @@ public struct SavedState: Equatable, Sendable {
     var state = SavedState(revision: UInt64(revision), mode: mode, sections: sections)
     if format > 1 {
       state.list = try decodeList(document["list"])
-      state.deleted = try decodeDeleted(document["deleted"])
+      state.deleted = try decodeIDs(document["deleted"], "deleted")
+      state.edited = try decodeIDs(document["edited"], "edited")
     }
     return state
   }
@@ -150,13 +162,13 @@ public struct SavedState: Equatable, Sendable {
     return list
   }
 
-  private static func decodeDeleted(_ value: JSON?) throws(ConfigError) -> Set<String> {
-    guard case .array(let entries) = value ?? .null else { throw ConfigError("\"deleted\" is missing") }
-    var deleted = Set<String>()
+  private static func decodeIDs(_ value: JSON?, _ name: String) throws(ConfigError) -> Set<String> {
+    guard case .array(let entries) = value ?? .null else { throw ConfigError("\"\(name)\" is missing") }
+    var ids = Set<String>()
     for entry in entries {
-      guard case .string(let id) = entry else { throw ConfigError("\"deleted\" holds a non-string") }
-      deleted.insert(id)
+      guard case .string(let id) = entry else { throw ConfigError("\"\(name)\" holds a non-string") }
+      ids.insert(id)
     }
-    return deleted
+    return ids
   }
 }

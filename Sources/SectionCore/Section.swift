@@ -1,12 +1,10 @@
 /// One section of the list: its id, title and items. Its open/closed state lives in `SectionModel`.
 public struct Section: Equatable, Sendable {
-  /// Where a section's content comes from, which decides what a config reload may do to it.
+  /// Where a section comes from, which decides what a config reload may do to it.
   public enum Origin: String, Equatable, Sendable {
-    /// From the config, unchanged by clients: a reload updates or removes it.
+    /// From the config: a reload updates or removes it, unless a client edited it
+    /// (`SectionModel.editedConfigIDs`).
     case config
-    /// From the config, but a client renamed or moved it or changed its items: a reload keeps
-    /// it as it is.
-    case edited
     /// Inserted by a client: a reload never touches it.
     case client
   }
@@ -17,7 +15,7 @@ public struct Section: Equatable, Sendable {
   public internal(set) var items: [String]
   /// The state to start in when no saved state knows this section.
   public let initiallyOpen: Bool
-  public internal(set) var origin: Origin
+  public let origin: Origin
 
   public init(
     id: String, title: String, items: [String], initiallyOpen: Bool = false, origin: Origin = .config

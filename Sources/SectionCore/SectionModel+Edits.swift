@@ -51,9 +51,12 @@ extension SectionModel {
     let section = sections.remove(at: index)
     openedAt.remove(at: index)
     itemCount -= section.items.count
-    if section.origin != .client { deletedConfigIDs.insert(section.id) }
+    if section.origin == .config {
+      deletedConfigIDs.insert(section.id)
+      editedConfigIDs.remove(section.id)
+    }
     revision += 1
-    changes.append(.deleted(revision: revision, index: index, id: section.id))
+    changes.append(.deleted(revision: revision, index: index, section: section))
   }
 
   /// Moves the section at `from` to `to` (an index of the list as it is).
@@ -73,11 +76,13 @@ extension SectionModel {
 
   public mutating func rename(_ index: Int, to title: String, changes: inout [Change]) throws(ProtocolError) {
     try checkText(title, "title")
-    guard sections[index].title != title else { return }
+    let previous = sections[index].title
+    guard previous != title else { return }
     sections[index].title = title
     markEdited(index)
     revision += 1
-    changes.append(.renamed(revision: revision, index: index, id: sections[index].id, title: title))
+    changes.append(
+      .renamed(revision: revision, index: index, id: sections[index].id, title: title, previous: previous))
   }
 
   /// Changes one item of the section at `index`.
@@ -85,6 +90,7 @@ extension SectionModel {
     _ index: Int, _ edit: ItemEdit, limits: EditLimits, changes: inout [Change]
   ) throws(ProtocolError) {
     let count = sections[index].items.count
+    var previous: String?
     func check(_ position: Int, below end: Int) throws(ProtocolError) {
       guard position < end else {
         let valid = end == 0 ? "it has none" : "use 0-\(end - 1)\(end > count ? " or end" : "")"
@@ -108,7 +114,7 @@ extension SectionModel {
       itemCount += 1
     case .delete(let position):
       try check(position, below: count)
-      sections[index].items.remove(at: position)
+      previous = sections[index].items.remove(at: position)
       itemCount -= 1
     case .move(let from, let to):
       try check(from, below: count)
@@ -119,6 +125,7 @@ extension SectionModel {
       try check(position, below: count)
       try checkText(text, "item")
       guard sections[index].items[position] != text else { return }
+      previous = sections[index].items[position]
       sections[index].items[position] = text
     }
     markEdited(index)
@@ -126,7 +133,7 @@ extension SectionModel {
     changes.append(
       .items(
         revision: revision, index: index, id: sections[index].id, edit: edit,
-        count: sections[index].items.count))
+        count: sections[index].items.count, previous: previous))
   }
 
   private func checkText(_ text: String, _ what: String) throws(ProtocolError) {
@@ -134,7 +141,7 @@ extension SectionModel {
   }
 
   private mutating func markEdited(_ index: Int) {
-    if sections[index].origin == .config { sections[index].origin = .edited }
+    if sections[index].origin == .config { editedConfigIDs.insert(sections[index].id) }
   }
 
   // MARK: The config and clients' edits
@@ -149,12 +156,13 @@ extension SectionModel {
   ///   the items of, stays as it is, after the section it follows now (at the start when none
   ///   does), even when the config no longer lists it.
   /// With no edits, the result is the config's list, as it was before runtime edits.
-  /// Returns the new list and the deleted ids the config still lists.
+  /// Returns the new list, and the deleted and edited ids the config still lists.
   static func merged(
-    _ current: [Section], deleted: Set<String>, with config: [Section]
-  ) -> ([Section], Set<String>) {
+    _ current: [Section], deleted: Set<String>, edited: Set<String>, with config: [Section]
+  ) -> ([Section], Set<String>, Set<String>) {
     let configIDs = Set(config.map(\.id))
-    let pinnedIDs = Set(current.lazy.filter { $0.origin != .config }.map(\.id))
+    func pinned(_ section: Section) -> Bool { section.origin == .client || edited.contains(section.id) }
+    let pinnedIDs = Set(current.lazy.filter(pinned).map(\.id))
     let base = config.filter { !pinnedIDs.contains($0.id) && !deleted.contains($0.id) }
     // Each pinned section goes after the nearest section before it that stays.
     let staying = pinnedIDs.union(base.map(\.id))
@@ -162,7 +170,7 @@ extension SectionModel {
     var atStart: [Section] = []
     var anchor: String?
     for section in current {
-      if section.origin != .config {
+      if pinned(section) {
         if let anchor { followers[anchor, default: []].append(section) } else { atStart.append(section) }
       }
       if staying.contains(section.id) { anchor = section.id }
@@ -175,14 +183,15 @@ extension SectionModel {
     }
     for section in atStart { emit(section) }
     for section in base { emit(section) }
-    return (result, deleted.filter { configIDs.contains($0) })
+    return (result, deleted.filter { configIDs.contains($0) }, edited.filter { pinnedIDs.contains($0) })
   }
 
   static func countItems(_ sections: [Section]) -> Int { sections.reduce(0) { $0 + $1.items.count } }
 
   // MARK: Replay
 
-  /// Repeats a change read back from the journal, checking that it leads where it did then.
+  /// Repeats a change read back from the journal, checking that it leads where it did then
+  /// (the same journal line; what undoing needs is not in the journal).
   /// Throws when it does not apply (a journal of another list, or a damaged one).
   public mutating func replay(_ change: Change) throws(ProtocolError) {
     var produced: [Change] = []
@@ -199,11 +208,11 @@ extension SectionModel {
       try insert(id: section.id, title: section.title, at: at, limits: .none, changes: &produced)
     case .deleted(_, let at, _): delete(try index(at), changes: &produced)
     case .moved(_, let from, let to, _): try move(try index(from), to: to, changes: &produced)
-    case .renamed(_, let at, _, let title): try rename(try index(at), to: title, changes: &produced)
-    case .items(_, let at, _, let edit, _):
+    case .renamed(_, let at, _, let title, _): try rename(try index(at), to: title, changes: &produced)
+    case .items(_, let at, _, let edit, _, _):
       try editItems(try index(at), edit, limits: .none, changes: &produced)
     }
-    guard produced == [change] else {
+    guard produced.count == 1, Journal.line(produced[0]) == Journal.line(change) else {
       throw ProtocolError(.internal, "change at revision \(change.revision) does not repeat")
     }
   }

@@ -11,6 +11,9 @@ public struct SectionModel: Equatable, Sendable {
   public internal(set) var openedAt: [UInt64?]
   /// Ids of config sections that clients deleted, so that a reload does not bring them back.
   public internal(set) var deletedConfigIDs: Set<String> = []
+  /// Ids of config sections that clients renamed, moved or changed the items of: a reload
+  /// leaves them as they are.
+  public internal(set) var editedConfigIDs: Set<String> = []
   /// Items of all sections together, checked against `EditLimits.items`.
   public internal(set) var itemCount = 0
 
@@ -20,7 +23,9 @@ public struct SectionModel: Equatable, Sendable {
   public init(config: Config, saved: SavedState? = nil) {
     sections = config.sections
     if let saved, let list = saved.list {
-      (sections, deletedConfigIDs) = SectionModel.merged(list, deleted: saved.deleted, with: config.sections)
+      editedConfigIDs = saved.edited
+      (sections, deletedConfigIDs, editedConfigIDs) = SectionModel.merged(
+        list, deleted: saved.deleted, edited: saved.edited, with: config.sections)
     }
     mode = saved?.mode ?? config.mode
     revision = saved?.revision ?? 0
@@ -39,8 +44,10 @@ public struct SectionModel: Equatable, Sendable {
   public var openIndices: [Int] { openedAt.indices.filter { openedAt[$0] != nil } }
 
   /// The index of the section with id `id`.
+  /// A scan of the list; lengths are compared first, so most sections cost one comparison.
   public func index(ofID id: some Collection<UInt8>) -> Int? {
-    sections.firstIndex { $0.id.utf8.elementsEqual(id) }
+    let count = id.count
+    return sections.firstIndex { $0.id.utf8.count == count && $0.id.utf8.elementsEqual(id) }
   }
 
   private var mostRecentlyOpened: Int? {
@@ -97,8 +104,10 @@ public struct SectionModel: Equatable, Sendable {
   /// list of sections differs at all.
   public mutating func reload(_ config: Config, changes: inout [Change]) {
     let previous = Dictionary(uniqueKeysWithValues: zip(sections.map(\.id), openedAt))
-    let (merged, deleted) = SectionModel.merged(sections, deleted: deletedConfigIDs, with: config.sections)
+    let (merged, deleted, edited) = SectionModel.merged(
+      sections, deleted: deletedConfigIDs, edited: editedConfigIDs, with: config.sections)
     deletedConfigIDs = deleted
+    editedConfigIDs = edited
     var newOpenedAt = merged.map { section in
       previous[section.id] ?? (section.initiallyOpen ? revision : nil)
     }

@@ -30,8 +30,10 @@ public final class SectionService {
   }
 
   public private(set) var model: SectionModel
-  /// The model as last saved, while there are unsaved changes.
-  private var saved: SectionModel?
+  /// How to get back to the model as last saved, while there are unsaved changes.
+  private var saved: Saved?
+  /// The unsaved changes, oldest first, to undo them with `saved`'s checkpoint.
+  private var unsaved: [Change] = []
   /// Events of unsaved changes, rendered once for all subscribers.
   public private(set) var pendingEvents: [UInt8] = []
   /// Journal lines of the unsaved changes (see `Journal`), for the server to append.
@@ -49,6 +51,13 @@ public final class SectionService {
     self.model = model
     self.limits = limits
     rendered = RenderedSections(model.sections)
+  }
+
+  /// The model as last saved: a checkpoint, and the changes since undone one by one; or, once a
+  /// reload replaced the sections, a copy (reloads are rare, and their cost is the list's anyway).
+  private enum Saved {
+    case checkpoint(SectionModel.Checkpoint)
+    case copy(SectionModel)
   }
 
   public var hasUnsavedChanges: Bool { saved != nil }
@@ -170,20 +179,17 @@ public final class SectionService {
       case nil: break
       }
     }
-    let before = model
-    do throws(ProtocolError) {
-      return try change(reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
-        for (request, number) in requests {
-          do throws(ProtocolError) {
-            try model.perform(request, limits: limits, changes: &changes)
-          } catch {
-            throw Batch.atLine(number, error)
-          }
+    return try change(reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
+      let before = model.checkpoint
+      for (request, number) in requests {
+        do throws(ProtocolError) {
+          try model.perform(request, limits: limits, changes: &changes)
+        } catch {
+          model.restore(before, undoing: changes)
+          changes.removeAll()
+          throw Batch.atLine(number, error)
         }
       }
-    } catch {
-      model = before
-      throw error
     }
   }
 
@@ -197,7 +203,7 @@ public final class SectionService {
     _ body: (inout SectionModel, inout [Change]) throws(ProtocolError) -> Void
   ) throws(ProtocolError) -> Outcome {
     let othersUnsaved = saved != nil
-    if !othersUnsaved { saved = model }
+    if !othersUnsaved { saved = .checkpoint(model.checkpoint) }
     changes.removeAll(keepingCapacity: true)
     do {
       try body(&model, &changes)
@@ -222,6 +228,7 @@ public final class SectionService {
   private func recordChanges() {
     listCache.removeAll(keepingCapacity: true)
     viewCache.removeAll(keepingCapacity: true)
+    unsaved.append(contentsOf: changes)
     for change in changes {
       rendered.apply(change)
       appendEvent(change, to: &pendingEvents)
@@ -232,6 +239,7 @@ public final class SectionService {
   /// The unsaved changes are now in the state file: hand their events over for broadcast.
   public func commit() -> [UInt8] {
     saved = nil
+    unsaved.removeAll(keepingCapacity: true)
     journal.removeAll(keepingCapacity: true)
     needsSnapshot = false
     defer { pendingEvents.removeAll(keepingCapacity: true) }
@@ -240,9 +248,13 @@ public final class SectionService {
 
   /// The unsaved changes could not be saved: forget them and their events.
   public func rollback() {
-    guard let saved else { return }
-    model = saved
-    self.saved = nil
+    switch saved {
+    case nil: return
+    case .checkpoint(let checkpoint)?: model.restore(checkpoint, undoing: unsaved)
+    case .copy(let copy)?: model = copy
+    }
+    saved = nil
+    unsaved.removeAll(keepingCapacity: true)
     pendingEvents.removeAll(keepingCapacity: true)
     journal.removeAll(keepingCapacity: true)
     needsSnapshot = false
@@ -251,13 +263,25 @@ public final class SectionService {
     rebuildRendered()
   }
 
-  /// Replaces the sections with a freshly loaded config and replies `OK <rev>`.
+  /// Replaces the sections with a freshly loaded config and replies `OK <rev>`. Reached with
+  /// no unsaved changes of others (RELOAD reads the state, so it waits for them; SIGHUP comes
+  /// between loop turns, after the save).
   public func reload(_ config: Config, reply: inout OutputQueue) -> Outcome {
-    // A reload cannot fail once the config is read; only RELOAD's reading of the state
-    // (which `readsState` defers) could make it wait.
-    let outcome = (try? change(reply: &reply) { $0.reload(config, changes: &$1) }) ?? .replied
+    // Undoing a reload needs the sections it replaced: the model as last saved, whole.
+    var lastSaved = model
+    switch saved {
+    case nil: break
+    case .checkpoint(let checkpoint)?: lastSaved.restore(checkpoint, undoing: unsaved)
+    case .copy(let copy)?: lastSaved = copy
+    }
+    changes.removeAll(keepingCapacity: true)
+    model.reload(config, changes: &changes)
+    appendStatus(to: &reply.tail)
+    guard !changes.isEmpty else { return .replied }
+    saved = .copy(lastSaved)
     rebuildRendered()
-    return outcome
+    recordChanges()
+    return .changed
   }
 
   /// Replies to RELOAD when the config could not be loaded.
@@ -350,17 +374,17 @@ public final class SectionService {
       buffer.append("\n")
     case .inserted(let revision, let index, let section):
       appendEvent("!inserted ", revision, index, section.id, to: &buffer)
-    case .deleted(let revision, let index, let id):
-      appendEvent("!deleted ", revision, index, id, to: &buffer)
+    case .deleted(let revision, let index, let section):
+      appendEvent("!deleted ", revision, index, section.id, to: &buffer)
     case .moved(let revision, let from, let to, let id):
       buffer.append("!moved ")
       buffer.appendDecimal(revision)
       buffer.append(" ")
       buffer.appendDecimal(from)
       appendEvent(" ", nil, to, id, to: &buffer)
-    case .renamed(let revision, let index, let id, _):
+    case .renamed(let revision, let index, let id, _, _):
       appendEvent("!renamed ", revision, index, id, to: &buffer)
-    case .items(let revision, let index, let id, _, let count):
+    case .items(let revision, let index, let id, _, let count, _):
       appendEvent("!items ", revision, index, id, to: &buffer, count: count)
     }
   }

@@ -22,8 +22,8 @@ import Testing
       changes == [
         .inserted(revision: 1, index: 1, section: Section(id: "n", title: "New", items: [], origin: .client)),
         .moved(revision: 2, from: 1, to: 3, id: "n"),
-        .renamed(revision: 3, index: 3, id: "n", title: "Newer"),
-        .deleted(revision: 4, index: 0, id: "a"),
+        .renamed(revision: 3, index: 3, id: "n", title: "Newer", previous: "New"),
+        .deleted(revision: 4, index: 0, section: abc().sections[0]),
       ])
     #expect(model.revision == 4)
   }
@@ -36,10 +36,11 @@ import Testing
     try model.editItems(0, .set(at: 1, text: "one"), limits: limits, changes: &changes)
     try model.editItems(0, .delete(at: 2), limits: limits, changes: &changes)
     #expect(model.sections[0].items == ["a3", "one"])
-    #expect(model.sections[0].origin == .edited)
+    #expect(model.editedConfigIDs == ["a"])
     #expect(model.itemCount == 3)
     #expect(changes.map(\.revision) == [1, 2, 3, 4])
-    #expect(changes.last == .items(revision: 4, index: 0, id: "a", edit: .delete(at: 2), count: 2))
+    #expect(
+      changes.last == .items(revision: 4, index: 0, id: "a", edit: .delete(at: 2), count: 2, previous: "a2"))
   }
 
   @Test func noOpsChangeNothing() throws {
@@ -127,9 +128,10 @@ import Testing
 
   // MARK: The config and clients' edits
 
-  func merged(_ current: [Section], deleted: Set<String> = [], _ config: [Section]) -> ([String], Set<String>)
-  {
-    let (list, stillDeleted) = SectionModel.merged(current, deleted: deleted, with: config)
+  func merged(
+    _ current: [Section], deleted: Set<String> = [], edited: Set<String> = [], _ config: [Section]
+  ) -> ([String], Set<String>) {
+    let (list, stillDeleted, _) = SectionModel.merged(current, deleted: deleted, edited: edited, with: config)
     return (list.map { "\($0.id)\($0.title == $0.id.uppercased() ? "" : ":" + $0.title)" }, stillDeleted)
   }
 
@@ -153,9 +155,10 @@ import Testing
   }
 
   @Test func editedConfigSectionsAreTheClients() {
-    let current = [section("a", .edited, title: "Mine"), section("b")]
-    #expect(merged(current, [section("b"), section("a", title: "Theirs")]).0 == ["a:Mine", "b"])
-    #expect(merged(current, [section("b")]).0 == ["a:Mine", "b"])
+    let current = [section("a", title: "Mine"), section("b")]
+    #expect(merged(current, edited: ["a"], [section("b"), section("a", title: "Theirs")]).0 == ["a:Mine", "b"])
+    #expect(merged(current, edited: ["a"], [section("b")]).0 == ["a:Mine", "b"])
+    #expect(merged(current, [section("b"), section("a", title: "Theirs")]).0 == ["b", "a:Theirs"])
   }
 
   @Test func deletedConfigSectionsStayDeleted() {
@@ -180,6 +183,27 @@ import Testing
     #expect(model.openIndices == [1])
     #expect(model.itemCount == 0)
     #expect(changes.last == .reloaded(revision: 4))
+  }
+
+  @Test func undoingRestoresTheModelExactly() throws {
+    let start = SectionModel(config: abc(.exclusive, open: ["b"]))
+    var model = start
+    let checkpoint = model.checkpoint
+    var changes: [Change] = []
+    try model.insert(id: "n", title: "N", at: 0, limits: limits, changes: &changes)
+    model.open(0, changes: &changes)
+    try model.move(0, to: 3, changes: &changes)
+    try model.rename(1, to: "Aye", changes: &changes)
+    try model.editItems(1, .insert(at: 1, text: "x"), limits: limits, changes: &changes)
+    try model.editItems(1, .move(from: 0, to: 1), limits: limits, changes: &changes)
+    try model.editItems(1, .set(at: 0, text: "y"), limits: limits, changes: &changes)
+    try model.editItems(1, .delete(at: 1), limits: limits, changes: &changes)
+    model.delete(2, changes: &changes)
+    model.setMode(.multi, changes: &changes)
+    model.openAll(changes: &changes)
+    #expect(model != start)
+    model.restore(checkpoint, undoing: changes)
+    #expect(model == start)
   }
 
   @Test func aRestartWithAChangedConfigKeepsClientEdits() throws {

@@ -29,7 +29,7 @@ import Testing
         {"id":"a","title":"A","items":["a1","a2"],"origin":"config"},
         {"id":"b","title":"B","items":["b1"],"origin":"config"},
         {"id":"c","title":"C","items":[],"origin":"config"}],
-        "deleted":[]}
+        "deleted":[],"edited":[]}
 
         """#)
   }
@@ -39,10 +39,11 @@ import Testing
     var changes: [Change] = []
     try model.insert(id: "q", title: "Say \"hi\" \\ ö", at: 0, limits: EditLimits(), changes: &changes)
     try model.editItems(0, .insert(at: 0, text: "x\u{1F600}"), limits: EditLimits(), changes: &changes)
+    try model.rename(1, to: "Aa", changes: &changes)
     model.delete(2, changes: &changes)
     let text = String(decoding: SavedState.encode(model), as: UTF8.self)
     #expect(text.contains(#"{"id":"q","title":"Say \"hi\" \\ ö","items":["x\#u{1F600}"],"origin":"client"}"#))
-    #expect(text.hasSuffix(#""deleted":["b"]}"# + "\n"))
+    #expect(text.hasSuffix(#""deleted":["b"],"edited":["a"]}"# + "\n"))
     let decoded = try SavedState.decode(Array(text.utf8))
     #expect(decoded == SavedState(model))
     #expect(decoded.list?.map(\.id) == ["q", "a", "c"])
