@@ -16,6 +16,10 @@ enum Command: Equatable, Sendable {
   case ping
   case watch(count: Int?, view: Bool)
   case send([String])
+  /// A runtime edit: the request line to send (INSERT, DELETE, MOVE, RENAME or ITEM ...).
+  case edit(String)
+  /// Request lines read from standard input, sent as one BATCH.
+  case batch
   /// Help on sectionctl, or on one subcommand.
   case help(Subcommand?)
   case version
