@@ -200,7 +200,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .mv: "sectionctl mv news 0"
     case .rename: "sectionctl rename news Today's news"
     case .item: "sectionctl item add news Call Bob"
-    case .batch: "printf 'INSERT end todo To do\\nITEM INSERT todo end Buy milk\\n' | sectionctl batch"
+    case .batch: "sectionctl batch < edits.txt"
     }
   }
 }
