@@ -38,7 +38,8 @@ public struct SavedState: Equatable, Sendable {
     revision = model.revision
     mode = model.mode
     sections = Dictionary(uniqueKeysWithValues: zip(model.sections.map(\.id), model.openedAt))
-    list = model.sections
+    // As the file holds them: whether a section starts open is the config's business.
+    list = model.sections.map { Section(id: $0.id, title: $0.title, items: $0.items, origin: $0.origin) }
     deleted = model.deletedConfigIDs
     edited = model.editedConfigIDs
   }
