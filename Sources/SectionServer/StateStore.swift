@@ -20,8 +20,6 @@ final class StateStore {
   let sync: Bool
   var journalPath: String { path + ".journal" }
 
-  /// The journal, open for appending once the first save has created it.
-  private var journal: FileDescriptor?
   private var journalSize = 0
   private var stateSize = 0
   /// Whether the next save must write the whole state.
@@ -40,29 +38,30 @@ final class StateStore {
   /// aside, never overwritten, with a warning, and the daemon starts from the config; so is a
   /// journal that does not replay onto it, and the daemon starts from the state file alone.
   func load() throws -> SavedState? {
-    let saved: SavedState
-    do {
-      let bytes = try FileSystem.readFile(path, limit: StateStore.readLimit)
-      saved = try SavedState.decode(bytes)
+    let state = try read(path, otherwise: "started from the config") { bytes in
       stateSize = bytes.count
-    } catch let error as PosixError where error.errno == .noEntry {
-      return nil
-    } catch let error as PosixError where error.errno != Errno(EFBIG) {
-      throw error
-    } catch {
-      try setAside(path, because: error, then: "started from the config")
-      return nil
+      return try SavedState.decode(bytes)
     }
+    guard let saved = state else { return nil }
+    let replayed = try read(journalPath, otherwise: "started from the state file alone") { bytes in
+      try saved.replaying(try Journal.decode(bytes))
+    }
+    return replayed ?? saved
+  }
+
+  /// `decode` of the bytes of `file`; nil when there is no such file, or when it cannot be
+  /// understood (too large, not a regular file, not decoded): then it is set aside and the
+  /// log says what the daemon does `otherwise`.
+  private func read<T>(_ file: String, otherwise: String, _ decode: ([UInt8]) throws -> T) throws -> T? {
     do {
-      return try saved.replaying(
-        try Journal.decode(try FileSystem.readFile(journalPath, limit: StateStore.readLimit)))
+      return try decode(try FileSystem.readFile(file, limit: StateStore.readLimit))
     } catch let error as PosixError where error.errno == .noEntry {
-      return saved
+      return nil
     } catch let error as PosixError where error.errno != Errno(EFBIG) {
       throw error
     } catch {
-      try setAside(journalPath, because: error, then: "started from the state file alone")
-      return saved
+      try setAside(file, because: error, then: otherwise)
+      return nil
     }
   }
 
@@ -81,7 +80,10 @@ final class StateStore {
     bytes.append(contentsOf: service.journal)
     Journal.appendCommit(revision: service.model.revision, to: &bytes)
     do {
-      guard let journal else { throw PosixError("write", journalPath, errno: Errno(EBADF)) }
+      // Opened for each append, not held: a descriptor open for writing would keep the file
+      // system from being remounted read-only.
+      let journal = try withReserve { try FileDescriptor.open(journalPath, O_WRONLY | O_APPEND | O_NOFOLLOW) }
+      defer { journal.close() }
       try journal.writeAll(bytes, subject: journalPath)
       if sync { try journal.sync(subject: journalPath) }
       journalSize += bytes.count
@@ -93,18 +95,18 @@ final class StateStore {
     }
   }
 
-  /// Writes the whole state file, then empties the journal.
+  /// Writes the whole state file, then empties the journal. The journal is created first, so
+  /// that with `sync` the directory's fsync after the state file covers its name too.
   private func saveWholeState(_ service: SectionService) throws {
-    if journal == nil {
-      journal = try withReserve {
-        try FileDescriptor.open(journalPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK)
-      }
+    let journal = try withReserve {
+      try FileDescriptor.open(journalPath, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK)
     }
+    defer { journal.close() }
     service.encodeState(into: &bytes)
     try withReserve { try FileSystem.replaceAtomically(path, with: bytes, permissions: 0o600, sync: sync) }
     stateSize = bytes.count
     do {
-      try journal?.truncate(to: 0, subject: journalPath)
+      try journal.truncate(to: 0, subject: journalPath)
       journalSize = 0
       wholeStateNeeded = false
     } catch {
@@ -129,13 +131,13 @@ final class StateStore {
   /// The rendered state, kept to reuse its storage.
   private var bytes: [UInt8] = []
 
-  /// Descriptors held back from clients, as many as a save has open at once (the spare file,
-  /// and with `sync` its directory), so that a change is not refused when clients have taken
+  /// Descriptors held back from clients, as many as a save has open at once (the journal, the
+  /// spare file, and with `sync` its directory), so that a change is not refused when clients have taken
   /// all the others (the server pauses accepting only once accept fails).
   private var reserve: [FileDescriptor] = []
 
   private func fillReserve() {
-    while reserve.count < (sync ? 2 : 1), let held = try? FileDescriptor.open("/dev/null", O_RDONLY) {
+    while reserve.count < (sync ? 3 : 2), let held = try? FileDescriptor.open("/dev/null", O_RDONLY) {
       reserve.append(held)
     }
   }

@@ -156,7 +156,8 @@ import Testing
 
   @Test func editedConfigSectionsAreTheClients() {
     let current = [section("a", title: "Mine"), section("b")]
-    #expect(merged(current, edited: ["a"], [section("b"), section("a", title: "Theirs")]).0 == ["a:Mine", "b"])
+    #expect(
+      merged(current, edited: ["a"], [section("b"), section("a", title: "Theirs")]).0 == ["a:Mine", "b"])
     #expect(merged(current, edited: ["a"], [section("b")]).0 == ["a:Mine", "b"])
     #expect(merged(current, [section("b"), section("a", title: "Theirs")]).0 == ["b", "a:Theirs"])
   }
@@ -186,24 +187,17 @@ import Testing
   }
 
   @Test func undoingRestoresTheModelExactly() throws {
-    let start = SectionModel(config: abc(.exclusive, open: ["b"]))
-    var model = start
-    let checkpoint = model.checkpoint
-    var changes: [Change] = []
-    try model.insert(id: "n", title: "N", at: 0, limits: limits, changes: &changes)
-    model.open(0, changes: &changes)
-    try model.move(0, to: 3, changes: &changes)
-    try model.rename(1, to: "Aye", changes: &changes)
-    try model.editItems(1, .insert(at: 1, text: "x"), limits: limits, changes: &changes)
-    try model.editItems(1, .move(from: 0, to: 1), limits: limits, changes: &changes)
-    try model.editItems(1, .set(at: 0, text: "y"), limits: limits, changes: &changes)
-    try model.editItems(1, .delete(at: 1), limits: limits, changes: &changes)
-    model.delete(2, changes: &changes)
-    model.setMode(.multi, changes: &changes)
-    model.openAll(changes: &changes)
-    #expect(model != start)
-    model.restore(checkpoint, undoing: changes)
-    #expect(model == start)
+    for start in [
+      SectionModel(config: abc(.exclusive, open: ["b"])), SectionModel(config: abc(open: ["a", "c"])),
+    ] {
+      var model = start
+      let checkpoint = model.checkpoint
+      var changes = try editEveryWay(&model)
+      if model.mode == .multi { model.openAll(changes: &changes) } else { model.closeAll(changes: &changes) }
+      #expect(model != start)
+      model.restore(checkpoint, undoing: changes)
+      #expect(model == start)
+    }
   }
 
   @Test func aRestartWithAChangedConfigKeepsClientEdits() throws {

@@ -6,20 +6,7 @@ import Testing
   /// A model with every kind of change made to it, the changes, and their journal.
   func edited() throws -> (SectionModel, [Change], [UInt8]) {
     var model = SectionModel(config: abc(.exclusive))
-    var changes: [Change] = []
-    let limits = EditLimits()
-    model.open(1, changes: &changes)
-    try model.insert(id: "n", title: "Latest  news", at: 0, limits: limits, changes: &changes)
-    model.open(0, changes: &changes)
-    try model.move(0, to: 3, changes: &changes)
-    try model.rename(0, to: "Aye aye", changes: &changes)
-    try model.editItems(3, .insert(at: 0, text: "hello world"), limits: limits, changes: &changes)
-    try model.editItems(3, .insert(at: 1, text: "ö x"), limits: limits, changes: &changes)
-    try model.editItems(3, .move(from: 1, to: 0), limits: limits, changes: &changes)
-    try model.editItems(3, .set(at: 0, text: "set"), limits: limits, changes: &changes)
-    try model.editItems(3, .delete(at: 1), limits: limits, changes: &changes)
-    model.delete(1, changes: &changes)
-    model.setMode(.multi, changes: &changes)
+    let changes = try editEveryWay(&model)
     var journal: [UInt8] = []
     for change in changes { Journal.append(change, to: &journal) }
     Journal.appendCommit(revision: model.revision, to: &journal)
