@@ -5,6 +5,10 @@
 /// lines) is kept and answered at `END`, so that the client, which sends the whole batch
 /// before it reads, gets one reply for it.
 public struct Batch: Sendable {
+  /// The most a batch's lines may hold in all: what a connection may make the daemon keep for
+  /// it is bounded, like its output (10,000 lines of 100 bytes fit).
+  public static let byteLimit = 1 << 20
+
   private var bytes: [UInt8] = []
   /// For each kept line: its end in `bytes` and its number in the batch (1 is the line after BATCH).
   private var lines: [(end: Int, number: Int)] = []
@@ -23,6 +27,11 @@ public struct Batch: Sendable {
     guard lines.count < limit else {
       problem = Batch.atLine(
         seen, ProtocolError(.limit, "batch lines: at most \(limit) (sectiond --max-batch-lines)"))
+      return
+    }
+    guard bytes.count + line.count <= Batch.byteLimit else {
+      problem = Batch.atLine(
+        seen, ProtocolError(.limit, "batch size: at most \(Batch.byteLimit) bytes of lines"))
       return
     }
     bytes.append(contentsOf: line)

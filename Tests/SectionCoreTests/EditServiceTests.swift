@@ -111,6 +111,11 @@ import Testing
     harness.batch?.addTooLong()
     _ = harness.send("INSERT end x T")
     #expect(harness.send("END").0 == "ERR TOOLONG line 1: request longer than 4096 bytes\n")
+    let large = Harness()
+    _ = large.send("BATCH")
+    let long = "ITEM INSERT a end " + String(repeating: "x", count: 4000)
+    for _ in 0..<(Batch.byteLimit / long.utf8.count + 1) { _ = large.send(long) }
+    #expect(large.send("END").0 == "ERR LIMIT line 261: batch size: at most 1048576 bytes of lines\n")
     #expect(harness.reply("LIST") == Harness().reply("LIST"))
   }
 
