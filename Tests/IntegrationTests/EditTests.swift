@@ -111,6 +111,31 @@ import Testing
     #expect(try daemon.connect().request("LIST").first == "section 0 first open 10 First")
   }
 
+  @Test func theJournalIsCompactedOnceItOutgrowsTheStateFile() throws {
+    let daemon = try TestDaemon()
+    let client = try daemon.connect()
+    #expect(try client.request("INSERT end big Big") == ["OK 1"])
+    let text = String(repeating: "x", count: 3900)
+    let journal = daemon.statePath + ".journal"
+    func size(_ path: String) throws -> Int {
+      try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? -1
+    }
+    // Each edit journals about 4 KB; past 1 MiB (and twice the state file) the whole state
+    // is written, with every item, and the journal starts again.
+    for round in 0..<8 {
+      try client.send(String(repeating: "ITEM INSERT big end \(text)\n", count: 50))
+      for number in 0..<50 { #expect(try client.readReply() == ["OK \(round * 50 + number + 2)"]) }
+    }
+    // 1.6 MB journaled in all: the state file holds the first 1 MiB or so (about 267 items),
+    // the journal the rest (about 130 items, half a megabyte).
+    #expect(try size(daemon.statePath) > 1_000_000)
+    #expect(try (300_000..<700_000).contains(size(journal)))
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    #expect(try daemon.connect().request("LIST").last == "OK 401")
+    #expect(try daemon.connect().request("ITEMS big").count == 401)
+  }
+
   @Test func aReloadKeepsWhatClientsDid() throws {
     let directory = TemporaryDirectory()
     let daemon = try TestDaemon(
