@@ -1,6 +1,7 @@
 /// Which sections are open, the mode, and the revision: the state sectiond exists to share.
 ///
-/// A value type, so that keeping the last saved state for a rollback is a plain copy.
+/// A value type: a copy (what a reload's rollback keeps) is independent of the model. Other
+/// rollbacks undo the changes one by one (`restore`), which costs what they changed.
 public struct SectionModel: Equatable, Sendable {
   public internal(set) var sections: [Section]
   public internal(set) var mode: Mode
@@ -23,7 +24,6 @@ public struct SectionModel: Equatable, Sendable {
   public init(config: Config, saved: SavedState? = nil) {
     sections = config.sections
     if let saved, let list = saved.list {
-      editedConfigIDs = saved.edited
       (sections, deletedConfigIDs, editedConfigIDs) = SectionModel.merged(
         list, deleted: saved.deleted, edited: saved.edited, with: config.sections)
     }
