@@ -26,7 +26,9 @@ extension SectionModel {
 
   /// Goes back to `checkpoint` by undoing `changes`, every change made since it, newest last.
   /// A reload cannot be undone this way (the caller keeps a copy of the model for it).
-  public mutating func restore(_ checkpoint: Checkpoint, undoing changes: some BidirectionalCollection<Change>) {
+  public mutating func restore(
+    _ checkpoint: Checkpoint, undoing changes: some BidirectionalCollection<Change>
+  ) {
     for change in changes.reversed() { undo(change) }
     mode = checkpoint.mode
     revision = checkpoint.revision
@@ -49,7 +51,8 @@ extension SectionModel {
       switch edit {
       case .insert(let position, _): sections[index].items.remove(at: position)
       case .delete(let position): sections[index].items.insert(previous!, at: position)
-      case .move(let from, let to): sections[index].items.insert(sections[index].items.remove(at: to), at: from)
+      case .move(let from, let to):
+        sections[index].items.insert(sections[index].items.remove(at: to), at: from)
       case .set(let position, _): sections[index].items[position] = previous!
       }
     }
