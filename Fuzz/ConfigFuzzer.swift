@@ -38,12 +38,16 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   // Served: LIST shows every section, ITEMS every item, and RELOAD from the demo config takes it.
   let service = SectionService(model: SectionModel(config: config))
   var reply = OutputQueue()
-  check(service.handle(Array("LIST".utf8)[...], access: .control, reply: &reply) == .replied, "LIST")
+  var batch: Batch?
+  check(
+    service.handle(Array("LIST".utf8)[...], access: .control, batch: &batch, reply: &reply) == .replied,
+    "LIST")
   check(reply.unsentBytes.split(separator: 0x0A).count == config.sections.count + 1, "LIST lines")
   for section in config.sections {
     reply = OutputQueue()
     let line = Array("ITEMS \(section.id)".utf8)[...]
-    check(service.handle(line, access: .control, reply: &reply) == .replied, "ITEMS \(section.id)")
+    check(
+      service.handle(line, access: .control, batch: &batch, reply: &reply) == .replied, "ITEMS \(section.id)")
     check(reply.unsentBytes.split(separator: 0x0A).count == section.items.count + 1, "ITEMS lines")
   }
   let demo = SectionService(model: SectionModel(config: .demo))

@@ -5,7 +5,8 @@
 // rollback after every change, RELOAD answered with a config or a refusal), three times: as one
 // read, as two reads split at a position taken from the first two bytes, and as reads of
 // (first byte + 1) bytes each (at most about 64 reads). All three must give the same output,
-// on both sockets.
+// on both sockets. Runtime edits and batches go the same way; what is committed must replay
+// from the journal onto the last whole state to the same state.
 // Invariants are checked with `check` (Check.swift), so a broken one is a crash libFuzzer reports.
 //
 // Built outside SwiftPM by tests/fuzz.sh, together with Sources/SectionCore as one module.
@@ -45,6 +46,11 @@ struct Client {
   var quitting = false
   var saves = 0
   var reloads = 0
+  /// The connection's open BATCH, as the server keeps it.
+  var batch: Batch?
+  /// The last whole state saved, and the journal written since, as the server's store keeps them.
+  var snapshot = SavedState(Client.demo)
+  var journal: [UInt8] = []
 
   init(access: SectionService.Access, seed: UInt8) {
     self.access = access
@@ -72,7 +78,11 @@ struct Client {
     while !quitting, let frame = framer.next(&input, endOfInput: endOfInput) {
       switch frame {
       case .tooLong:
-        output.append(contentsOf: ProtocolError.tooLong.line)
+        if batch != nil {
+          batch!.addTooLong()
+        } else {
+          output.append(contentsOf: ProtocolError.tooLong.line)
+        }
       case .line(let line):
         check(line.count <= LineFramer.maximumLineLength, "a line over the limit got through")
         check(!line.contains(0x0A), "a line holds an LF")
@@ -92,9 +102,12 @@ struct Client {
     let before = service.model
     let start = output.count
     var reply = OutputQueue()
-    guard var outcome = service.handle(line, access: access, reply: &reply) else {
-      check(reply.isEmpty, "a blank line was answered")
-      check(line.allSatisfy { $0 == 0x20 || $0 == 0x09 } || line.isEmpty, "a request got no reply")
+    let inBatch = batch != nil
+    guard var outcome = service.handle(line, access: access, batch: &batch, reply: &reply) else {
+      check(reply.isEmpty, "a blank line, BATCH or a line of a batch was answered")
+      check(service.model == before, "a line without a reply changed the model")
+      let blank = line.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+      check(blank || inBatch || batch != nil, "a request got no reply")
       return
     }
     if outcome == .reload {
@@ -147,7 +160,14 @@ struct Client {
       output.append(contentsOf: ProtocolError(.internal, "state not saved: fuzz").line)
       return
     }
+    if service.needsSnapshot {
+      journal = []
+    } else {
+      journal += service.journal
+      Journal.appendCommit(revision: service.model.revision, to: &journal)
+    }
     let events = service.commit()
+    if journal.isEmpty { snapshot = SavedState(service.model) }
     check(!events.isEmpty, "a change without events")
     check(!service.hasUnsavedChanges && service.pendingEvents.isEmpty, "commit kept changes")
     // Events carry consecutive revisions, from the one after `before` to the current one.
@@ -164,18 +184,35 @@ struct Client {
     if subscribed { output.append(contentsOf: events) }
   }
 
-  /// What is committed survives a restart: the state file reads back as the same model.
+  /// What is committed survives a restart: the state file reads back as the same model, and
+  /// so does the last whole state with the journal replayed.
   private func checkRestart() {
     let saved = SavedState.encode(service.model)
     guard let decoded = try? SavedState.decode(saved) else { fatalError("state file does not decode") }
     check(decoded == SavedState(service.model), "state file decodes to another state")
     let served = Config(mode: .multi, sections: service.model.sections)
-    check(SectionModel(config: served, saved: decoded) == service.model, "restart gives another model")
+    let restarted = SectionModel(config: served, saved: decoded)
+    // Whether a section starts open is the config's business, not the state file's.
+    func content(_ model: SectionModel) -> [[String]] {
+      model.sections.map { [$0.id, $0.title, $0.origin.rawValue] + $0.items }
+    }
+    check(
+      content(restarted) == content(service.model) && restarted.openedAt == service.model.openedAt
+        && restarted.revision == service.model.revision && restarted.mode == service.model.mode,
+      "restart gives another model")
+    do {
+      let replayed = try snapshot.replaying(try Journal.decode(journal))
+      check(replayed == SavedState(service.model), "the journal replays to another state")
+    } catch {
+      fatalError("the journal does not replay: \(error)")
+    }
   }
 
   private func checkModel() {
     let model = service.model
     check(model.openedAt.count == model.sections.count, "openedAt and sections differ in length")
+    check(model.itemCount == model.sections.reduce(0) { $0 + $1.items.count }, "itemCount is off")
+    check(Set(model.sections.map(\.id)).count == model.sections.count, "two sections share an id")
     if model.mode == .exclusive { check(model.openIndices.count <= 1, "exclusive with two open") }
     for opened in model.openedAt { if let opened { check(opened <= model.revision, "opened in the future") } }
     if access == .readOnly { check(model == Client.demo, "read-only socket changed state") }

@@ -19,7 +19,7 @@ _sectionctl_ids() {
 
 _sectionctl() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="list view items open close toggle mode status reload ping watch ui send help"
+  local commands="list view items open close toggle mode status reload ping watch ui send help add rm mv rename item batch"
   local options="--socket --readonly --readonly-socket --json --help --version"
   local command="" i
   local -a socket=()
@@ -29,7 +29,7 @@ _sectionctl() {
     COMPREPLY=($(compgen -f -- "$cur"))
     return
     ;;
-  --count) return ;;
+  --count | --at) return ;;
   esac
 
   for ((i = 1; i < COMP_CWORD; i++)); do
@@ -38,7 +38,7 @@ _sectionctl() {
       socket+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]}")
       ((i++))
       ;;
-    --count) ((i++)) ;;
+    --count | --at) ((i++)) ;;
     -*) ;;
     *) [[ -z $command ]] && command=${COMP_WORDS[i]} ;;
     esac
@@ -48,6 +48,7 @@ _sectionctl() {
     case $command in
     open | close) options+=" --all" ;;
     watch) options+=" --count --view" ;;
+    add | item) options+=" --at" ;;
     esac
     COMPREPLY=($(compgen -W "$options" -- "$cur"))
     return
@@ -56,7 +57,18 @@ _sectionctl() {
   case $command in
   "" ) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
   help) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
-  items | open | close | toggle) COMPREPLY=($(compgen -W "$(_sectionctl_ids "${socket[@]}")" -- "$cur")) ;;
+  items | open | close | toggle | rm | mv | rename)
+    # Only the first argument of rm, mv and rename is a section.
+    [[ $command == @(rm|mv|rename) && ${COMP_WORDS[COMP_CWORD - 1]} != "$command" ]] && return
+    COMPREPLY=($(compgen -W "$(_sectionctl_ids "${socket[@]}")" -- "$cur"))
+    ;;
+  item)
+    if [[ $prev == item ]]; then
+      COMPREPLY=($(compgen -W "add rm mv set" -- "$cur"))
+    elif [[ $prev == @(add|rm|mv|set) && ${COMP_WORDS[COMP_CWORD - 2]} == item ]]; then
+      COMPREPLY=($(compgen -W "$(_sectionctl_ids "${socket[@]}")" -- "$cur"))
+    fi
+    ;;
   mode) COMPREPLY=($(compgen -W "exclusive multi" -- "$cur")) ;;
   esac
 }

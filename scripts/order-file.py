@@ -37,6 +37,10 @@ REQUESTS = [
     b"PING", b"VERSION", b"HELP", b"LIST", b"VIEW", b"ITEMS 0", b"OPEN 0", b"OPEN 1",
     b"TOGGLE 0", b"CLOSE ALL", b"OPEN ALL", b"MODE", b"MODE exclusive", b"OPEN 2",
     b"MODE multi", b"TOGGLE first", b"NOSUCHVERB", b"OPEN 99", b"RELOAD", b"LIST",
+    # Runtime edits; a batch is one request line here (its lines get no reply of their own).
+    b"INSERT 0 news News", b"ITEM INSERT news end hello", b"ITEM SET news 0 hi", b"ITEM MOVE 0 0 0",
+    b"RENAME news Latest", b"MOVE news 2", b"ITEMS news", b"ITEM DELETE news 0", b"DELETE news",
+    b"BATCH\nINSERT end b B\nITEM INSERT b end x\nDELETE b\nEND", b"LIST",
 ]
 
 

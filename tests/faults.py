@@ -4,6 +4,11 @@
   kill       SIGKILL at random moments during a burst of changes from several clients,
              50 rounds: after each restart the state file parses and holds every change
              that was acknowledged with OK.
+  edits      runtime edits (INSERT, DELETE, MOVE, ITEM, BATCH) from one client while two
+             others subscribe, SIGKILL at a random moment, 20 rounds: after each restart the
+             list holds every acknowledged edit (the one in flight may or may not be there),
+             and each subscriber's picture, built from its events alone, is the list as it
+             was at the last revision it saw.
   fds        out of file descriptors (prlimit --nofile=64, 100 clients), with and without
              --sync: the daemon keeps serving the clients it has (changes included), does
              not spin while it cannot accept, and accepts again once descriptors are free.
@@ -13,7 +18,7 @@
              newline, one pipelining 100,000 requests without reading: a normal client's
              latency and the daemon's RSS stay bounded.
 
-usage: faults.py [kill|sync|fds|bad ...] [--rounds N]   (all parts by default)
+usage: faults.py [kill|edits|sync|fds|bad ...] [--rounds N]   (all parts by default)
 Prints PASS/FAIL lines with the figures, then `N passed, N failed`.
 """
 
@@ -80,7 +85,7 @@ def check_saved_against_acks(saved, writers):
     """Every acknowledged change must be in the file; returns a list of problems."""
     problems = []
     top = max(w.acked[1] for w in writers)
-    if saved.get("format") != 1:
+    if saved.get("format") != 2:
         problems.append(f"format is {saved.get('format')!r}")
     revision = saved.get("revision", -1)
     if revision < top:
@@ -181,15 +186,178 @@ def test_kill(results, rounds):
         daemon.close()
 
 
+# ---------------------------------------------------------------- SIGKILL during runtime edits
+
+class Editor(threading.Thread):
+    """Edits the list as fast as the daemon acknowledges: inserts, items, moves, deletes and
+    batches of them. `history` maps every acknowledged revision to the ids in order."""
+
+    def __init__(self, path, ids, revision, rng, prefix):
+        super().__init__(daemon=True)
+        self.path, self.ids, self.rng, self.prefix = path, list(ids), rng, prefix
+        self.history = {revision: list(ids)}
+        self.in_flight = None  # the ids the edit in flight would lead to
+        self.count = 0
+        self.error = None
+
+    def next_edit(self, number):
+        """A request (or a batch) and the ids it leads to."""
+        ids = list(self.ids)
+        roll = self.rng.random()
+        new = f"{self.prefix}{number}"
+        if roll < 0.35 or len(ids) < 3:
+            at = self.rng.randrange(len(ids) + 1)
+            ids.insert(at, new)
+            return [f"INSERT {at} {new} Edit {number}"], ids
+        if roll < 0.55:
+            return [f"ITEM INSERT {self.rng.randrange(len(ids))} end item {number}"], ids
+        if roll < 0.7:
+            source, target = self.rng.randrange(len(ids)), self.rng.randrange(len(ids))
+            ids.insert(target, ids.pop(source))
+            return [f"MOVE {source} {target}"], ids
+        if roll < 0.85:
+            gone = ids.pop(self.rng.randrange(len(ids)))
+            return [f"DELETE {gone}"], ids
+        ids.insert(0, new)
+        ids.insert(len(ids), new + "b")
+        lines = ["BATCH", f"INSERT 0 {new} First of {number}", f"ITEM INSERT {new} end x",
+                 f"INSERT end {new}b Last of {number}", "END"]
+        return lines, ids
+
+    def run(self):
+        try:
+            client = Client(self.path, timeout=5)
+        except OSError:
+            return
+        try:
+            number = 0
+            while True:
+                number += 1
+                lines, ids = self.next_edit(number)
+                self.in_flight = ids
+                client.send("".join(line + "\n" for line in lines))
+                reply = client.read_reply()
+                if len(reply) != 1 or not reply[0].startswith("OK "):
+                    self.error = f"{lines} answered {reply}"
+                    return
+                self.ids = ids
+                self.history[int(reply[0].split()[1])] = ids
+                self.in_flight = None
+                self.count += 1
+        except (OSError, ConnectionError):
+            pass  # the daemon was killed; in_flight says whether an edit was outstanding
+        finally:
+            client.close()
+
+
+class Follower(threading.Thread):
+    """Subscribes and keeps its own picture of the list (ids in order) from events alone."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path = path
+        self.ids, self.revision, self.error = None, None, None
+
+    def run(self):
+        try:
+            client = Client(self.path, timeout=30)
+            ids = [line.split(" ")[2] for line in client.request("LIST")[:-1]]
+            reply = client.request("SUBSCRIBE")
+            self.revision = int(reply[-1].split()[1])
+            self.ids = ids
+            while True:
+                line = client.readline()
+                if line is None:
+                    return
+                words = line.split(" ")
+                revision = int(words[1]) if len(words) > 1 and words[1].isdigit() else None
+                if words[0] in ("!inserted", "!deleted", "!moved", "!items", "!opened", "!closed"):
+                    if revision != self.revision + 1:
+                        self.error = f"revision {revision} after {self.revision}: {line}"
+                        return
+                    ids = list(self.ids)
+                    if words[0] == "!inserted":
+                        ids.insert(int(words[2]), words[3])
+                    elif words[0] == "!deleted":
+                        if ids[int(words[2])] != words[3]:
+                            self.error = f"{line} but index {words[2]} is {ids[int(words[2])]}"
+                            return
+                        ids.pop(int(words[2]))
+                    elif words[0] == "!moved":
+                        ids.insert(int(words[3]), ids.pop(int(words[2])))
+                        if ids[int(words[3])] != words[4]:
+                            self.error = f"{line} moved {ids[int(words[3])]}"
+                            return
+                    self.ids, self.revision = ids, revision
+                elif words[0] not in ("!bye",):
+                    self.error = f"unexpected line {line!r}"
+                    return
+        except (OSError, ConnectionError, ValueError):
+            pass
+
+
+def test_edits(results, rounds):
+    daemon = Daemon(config=config_json(["a", "b", "c"]))
+    rng = random.Random(os.environ.get("FAULTS_SEED", str(time.time())))
+    bad_rounds, acked_total, followed = [], 0, 0
+    try:
+        daemon.start()
+        for round_number in range(rounds):
+            with daemon.connect() as c:
+                reply = c.request("LIST")
+            ids = [line.split(" ")[2] for line in reply[:-1]]
+            revision = int(reply[-1].split()[1])
+            followers = [Follower(daemon.socket) for _ in range(2)]
+            for f in followers:
+                f.start()
+            deadline = time.monotonic() + 5
+            while any(f.revision is None for f in followers) and time.monotonic() < deadline:
+                time.sleep(0.005)
+            editor = Editor(daemon.socket, ids, revision, rng, f"r{round_number}n")
+            editor.start()
+            time.sleep(rng.uniform(0.01, 0.2))
+            daemon.kill(signal.SIGKILL)
+            editor.join(10)
+            for f in followers:
+                f.join(10)
+            problems = [editor.error] if editor.error else []
+            acked_total += editor.count
+            daemon.start()
+            with daemon.connect() as c:
+                after = [line.split(" ")[2] for line in c.request("LIST")[:-1]]
+            if after != editor.ids and after != editor.in_flight:
+                problems.append(f"after restart the list is {after}, acknowledged {editor.ids}"
+                                f" (in flight {editor.in_flight})")
+            for f in followers:
+                if f.error:
+                    problems.append(f"subscriber: {f.error}")
+                elif f.revision in editor.history:
+                    followed += 1
+                    if f.ids != editor.history[f.revision]:
+                        problems.append(f"a subscriber at revision {f.revision} has {f.ids}, the list was "
+                                        f"{editor.history[f.revision]}")
+                elif f.revision is not None and f.revision < max(editor.history):
+                    problems.append(f"a subscriber stopped at revision {f.revision}, never acknowledged")
+            if problems:
+                bad_rounds.append(f"round {round_number}: " + "; ".join(problems))
+        results.check(not bad_rounds, f"every acknowledged edit survives SIGKILL and every subscriber's "
+                      f"events lead to the list ({rounds} rounds, {acked_total} edits acknowledged, "
+                      f"{followed} subscriber pictures compared)", "; ".join(bad_rounds[:3]))
+    finally:
+        daemon.close()
+
+
 # ---------------------------------------------------------------- --sync: on disk before OK
 
 def save_steps(trace):
     """The daemon's saves and replies in strace's order, one letter each: F fsync of the state
-    file, X exchange, R rename, D fsync of the directory, O a reply sent."""
+    file, J fsync of the journal, X exchange, R rename, D fsync of the directory, O a reply sent."""
     steps = []
     for line in trace.splitlines():
         if re.search(r"fsync\(\d+</[^>]*state\.json\.tmp>\)\s+= 0", line):
             steps.append("F")
+        elif re.search(r"fsync\(\d+</[^>]*state\.json\.journal>\)\s+= 0", line):
+            steps.append("J")
         elif re.search(r"fsync\(\d+</[^>]*>\)\s+= 0", line):
             steps.append("D")
         elif "renameat2(" in line and re.search(r"RENAME_EXCHANGE\)\s+= 0", line):
@@ -217,10 +385,13 @@ def test_sync(results):
         with open(trace_path) as f:
             steps = save_steps(f.read())
         # The daemon saves the state it starts with before it answers the start-up PING; that
-        # first save renames (there is no state file to swap with yet), the later ones exchange.
-        expected = "FRD" + "O" + "FXDO" * 3
+        # first save writes the whole state and renames it into place (there is no state file
+        # to swap with yet) and fsyncs the directory (which also holds the new journal); the
+        # later ones append to the journal and fsync it (J).
+        expected = "FRD" + "O" + "JO" * 3
         results.check(replies == ["OK 1", "OK 2", "OK 3"] and steps.endswith(expected),
-                      "--sync: fsync file, swap into place, fsync directory, then OK (strace)",
+                      "--sync: whole state fsynced, swapped in, directory fsynced; later the journal "
+                      "fsynced after each append; each before its OK (strace)",
                       f"replies {replies}, steps {steps!r}, expected to end with {expected!r}")
     finally:
         daemon.close()
@@ -428,13 +599,14 @@ def main(argv):
         i = argv.index("--rounds")
         rounds = int(argv[i + 1])
         del argv[i:i + 2]
-    parts = argv or ["kill", "sync", "fds", "bad"]
+    parts = argv or ["kill", "edits", "sync", "fds", "bad"]
     results = Results()
     for part in parts:
         print(f"-- {part}", flush=True)
         start = time.monotonic()
         try:
-            {"kill": lambda: test_kill(results, rounds), "sync": lambda: test_sync(results),
+            {"kill": lambda: test_kill(results, rounds), "edits": lambda: test_edits(results, max(rounds // 2, 1)),
+             "sync": lambda: test_sync(results),
              "fds": lambda: test_fds(results),
              "bad": lambda: test_bad_clients(results)}[part]()
         except Exception as error:  # a crash of the driver is a failure, not a pass

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fault tests of a real sectiond (issue 6): SIGKILL during bursts of changes (50 rounds),
+# Fault tests of a real sectiond (issue 6): SIGKILL during bursts of changes (50 rounds) and
+# of runtime edits watched by subscribers (issue 11),
 # descriptor exhaustion under prlimit --nofile=64, and four kinds of bad client. The work
 # is done by tests/faults.py; this wrapper bounds its time.
 #

@@ -169,6 +169,7 @@ class Lab:
             self.proc = subprocess.Popen(
                 ["unshare", "--pid", "--mount", "--mount-proc", "--cgroup", "--uts", "--ipc",
                  "--fork", "--kill-child", "sh", INIT_SCRIPT],
+                env={**os.environ, "LAB_PROJECT": ROOT},
                 stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
                 preexec_fn=in_child, start_new_session=True)
             self.pid = self._wait_for_pid1()

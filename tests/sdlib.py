@@ -55,6 +55,37 @@ def config_json(section_ids, mode="multi"):
     })
 
 
+def replay_journal(saved, journal):
+    """Applies the journal's complete groups newer than the state file to `saved`: the order
+    of ids and which are open (titles and items are left as the file has them)."""
+    ids = [entry["id"] for entry in saved.get("list", [])]
+    sections, revision, mode = dict(saved["sections"]), saved["revision"], saved["mode"]
+    group = []
+    for line in journal.split("\n")[:-1]:  # the part after the last LF is torn
+        words = line.split(" ")
+        if words[0] != "commit":
+            group.append(words)
+            continue
+        if int(words[1]) > saved["revision"]:
+            for kind, rev, *rest in group:
+                revision = int(rev)
+                if kind == "mode":
+                    mode = rest[0]
+                    continue
+                index = int(rest[0])
+                if kind in ("open", "close"):
+                    sections[ids[index]] = revision if kind == "open" else None
+                elif kind == "insert":
+                    ids.insert(index, rest[1])
+                    sections[rest[1]] = None
+                elif kind == "delete":
+                    del sections[ids.pop(index)]
+                elif kind == "move":
+                    ids.insert(int(rest[1]), ids.pop(index))
+        group = []
+    return dict(saved, sections=sections, revision=revision, mode=mode, list=[{"id": i} for i in ids])
+
+
 class Daemon:
     """A sectiond process on sockets in a private temporary directory."""
 
@@ -134,8 +165,18 @@ class Daemon:
         return len(os.listdir(f"/proc/{self.pid}/fd"))
 
     def saved_state(self):
+        """The saved state as the daemon would load it: the state file with the complete
+        groups of its journal (state.json.journal) replayed; a journal group cut short by a
+        crash is ignored, as the daemon ignores it. Keeps "sections" (id -> opened-at or None),
+        "revision", "mode" and, in format 2, "list" (entries with "id") up to date."""
         with open(self.state) as f:
-            return json.load(f)
+            saved = json.load(f)
+        try:
+            with open(self.state + ".journal", "rb") as f:
+                journal = f.read().decode()
+        except FileNotFoundError:
+            return saved
+        return replay_journal(saved, journal)
 
     def close(self):
         self.kill()

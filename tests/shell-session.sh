@@ -43,8 +43,13 @@ sleep 0.3
 check "socat: subscriber sees closed then opened" "!closed 3 1 second
 !opened 4 2 third" "$(grep '^!' "$dir/events")"
 
-check "state file holds the acknowledged changes" '{"format":1,"revision":4,"mode":"exclusive","sections":{"first":null,"second":null,"third":4}}' \
-  "$(cat "$dir/state.json")"
+# The first save writes the whole state; the later ones append to its journal.
+check "state file holds the first change, its journal the others" '{"format":2,"revision":1,"mode":"multi","sections":{"first":null,"second":1,"third":null},
+mode 2 exclusive
+commit 2
+close 3 1
+open 4 2
+commit 4' "$(head -1 "$dir/state.json"; cat "$dir/state.json.journal")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

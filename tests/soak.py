@@ -28,8 +28,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sdlib import Client, Daemon, Results, config_json, require_binary  # noqa: E402
 
 SECTIONS = [f"s{i}" for i in range(8)]
-CHANGING = ("OPEN", "CLOSE", "TOGGLE", "MODE ", "RELOAD")
-ALLOWED_ERRORS = ("ERR MODE", "ERR READONLY", "ERR NOSECTION", "ERR UNKNOWN", "ERR SYNTAX")
+CHANGING = ("OPEN", "CLOSE", "TOGGLE", "MODE ", "RELOAD", "INSERT", "DELETE", "MOVE", "RENAME", "ITEM",
+            "BATCH")
+ALLOWED_ERRORS = ("ERR MODE", "ERR READONLY", "ERR NOSECTION", "ERR UNKNOWN", "ERR SYNTAX", "ERR EXISTS",
+                  "ERR NOITEM", "ERR RANGE")
 
 
 class Stats:
@@ -85,7 +87,19 @@ def random_request(rng):
         return "RELOAD"
     if roll < 0.93:
         return rng.choice(["FROB", "OPEN 99", "ITEMS nosuch", "PING extra", "TOGGLE"])
-    return rng.choice(["LIST", "PING", "toggle " + ref, "list"])
+    # Runtime edits (issue 11): sections t0..t19 come and go, items grow and shrink.
+    temporary = f"t{rng.randrange(20)}"
+    if roll < 0.95:
+        return rng.choice([f"ITEM INSERT {ref} end soak item", f"ITEM DELETE {ref} 0", f"ITEM SET {ref} 0 set",
+                           f"ITEM MOVE {ref} 0 1", f"RENAME {ref} Renamed {rng.randrange(9)}"])
+    if roll < 0.96:
+        return f"MOVE {ref} {rng.randrange(len(SECTIONS))}"
+    if roll < 0.975:
+        return f"INSERT {rng.choice(['end', '0', '3'])} {temporary} Temporary {temporary}"
+    if roll < 0.99:
+        return f"DELETE {temporary}"
+    return (f"BATCH\nINSERT end {temporary} In a batch\nITEM INSERT {temporary} end x\nMOVE {temporary} 0\n"
+            f"DELETE t{rng.randrange(20)}\nEND")
 
 
 async def read_reply(reader):
@@ -164,13 +178,19 @@ async def client_slot(daemon, rng, deadline, stats):
 
 
 class Subscriber:
-    """One SUBSCRIBE session; checks the rev sequence and keeps its own picture of the state."""
+    """One SUBSCRIBE session; checks the rev sequence and keeps its own picture of the state:
+    mode, open ids and the ids in order. The order comes from a LIST sent right after
+    SUBSCRIBE, then from the edit events; after an event that replaces what it knew
+    (`!state`, `!reload`) it LISTs again, as docs/PROTOCOL.md asks of clients."""
 
     def __init__(self, name, slow):
         self.name, self.slow = name, slow
         self.rev = None
         self.mode = None
         self.open = set()
+        self.ids = None  # the ids in order; None until a LIST reply gives them
+        self.listing = None  # the ids of a LIST reply being read
+        self.want_list = False
         self.events = 0
         self.resyncs = 0
         self.problems = []
@@ -184,6 +204,17 @@ class Subscriber:
     def apply(self, line):
         fields = line.split(" ")
         kind = fields[0]
+        if kind == "section":
+            if self.listing is None:
+                self.listing = []
+            self.listing.append(fields[2])
+            return
+        if kind == "OK":
+            # The LIST reply: replies never overtake events, so it shows the revision reached.
+            if int(fields[1]) != self.rev:
+                self.problem(f"LIST at rev {fields[1]} while the events reached {self.rev}")
+            self.ids, self.listing = self.listing or [], None
+            return
         if kind == "!state":
             rev = int(fields[1])
             if rev < self.rev:
@@ -191,8 +222,10 @@ class Subscriber:
             self.rev, self.mode = rev, fields[2]
             self.open = set() if fields[3] == "-" else set(fields[3].split(","))
             self.resyncs += 1
+            self.ids, self.want_list = None, True
             return
-        if kind in ("!opened", "!closed", "!mode", "!reload"):
+        if kind in ("!opened", "!closed", "!mode", "!reload", "!inserted", "!deleted", "!moved", "!renamed",
+                    "!items"):
             rev = int(fields[1])
             if rev != self.rev + 1:
                 self.problem(f"{line!r} after rev {self.rev}")
@@ -204,6 +237,20 @@ class Subscriber:
                 self.open.discard(fields[3])
             elif kind == "!mode":
                 self.mode = fields[2]
+            elif kind == "!reload":
+                self.ids, self.want_list = None, True
+            elif kind == "!deleted":
+                self.open.discard(fields[3])
+                if self.ids is not None:
+                    if self.ids[int(fields[2])] != fields[3]:
+                        self.problem(f"{line!r} but index {fields[2]} is {self.ids[int(fields[2])]}")
+                    del self.ids[int(fields[2])]
+            elif kind == "!inserted" and self.ids is not None:
+                self.ids.insert(int(fields[2]), fields[3])
+            elif kind == "!moved" and self.ids is not None:
+                self.ids.insert(int(fields[3]), self.ids.pop(int(fields[2])))
+                if self.ids[int(fields[3])] != fields[4]:
+                    self.problem(f"{line!r} moved {self.ids[int(fields[3])]}")
             return
         self.problem(f"unexpected line {line!r}")
 
@@ -211,7 +258,7 @@ class Subscriber:
         # A slow reader must be slow at the socket: asyncio reads ahead up to twice `limit`.
         reader, writer = await asyncio.open_unix_connection(path, limit=512 if self.slow else 1 << 20)
         try:
-            writer.write(b"SUBSCRIBE\n")
+            writer.write(b"SUBSCRIBE\nLIST\n")
             reply = await asyncio.wait_for(read_reply(reader), 10)
             state, ok = reply
             fields = state.split(" ")
@@ -234,6 +281,9 @@ class Subscriber:
                 *lines, pending = pending.split(b"\n")
                 for line in lines:
                     self.apply(line.decode(errors="replace"))
+                if self.want_list:
+                    self.want_list = False
+                    writer.write(b"LIST\n")
         finally:
             writer.close()
 
@@ -318,6 +368,7 @@ async def soak(args, results):
             listing = c.request("LIST")
             snapshot = c.request("SUBSCRIBE")
         listed_open = {line.split(" ")[2] for line in listing[:-1] if line.split(" ")[3] == "open"}
+        listed_ids = [line.split(" ")[2] for line in listing[:-1]]
         listed_rev = int(listing[-1].split()[1])
         with daemon.connect() as c:
             mode = c.request("MODE")[0].split(" ")[1]
@@ -334,8 +385,8 @@ async def soak(args, results):
         resyncs = sum(s.resyncs for s in subscribers + churned)
         sequence_problems = [f"{s.name}: {p}" for s in subscribers + churned for p in s.problems
                              if not p.startswith("CancelledError")]
-        disagree = [f"{s.name}: rev {s.rev} {s.mode} {sorted(s.open)}" for s in stayed
-                    if (s.rev, s.mode, s.open) != (listed_rev, mode, listed_open)]
+        disagree = [f"{s.name}: rev {s.rev} {s.mode} {sorted(s.open)} {s.ids}" for s in stayed
+                    if (s.rev, s.mode, s.open, s.ids) != (listed_rev, mode, listed_open, listed_ids)]
 
         results.check(alive and daemon.alive(), "daemon alive after the soak")
         results.check(not stats.errors, "every reply was one the protocol allows", "; ".join(stats.errors[:5]))
@@ -346,7 +397,8 @@ async def soak(args, results):
                       "; ".join(sequence_problems[:5]))
         results.check(slow_resynced > 0, "slow subscribers were resynced by !state snapshots",
                       f"{slow_resynced} of {args.slow} slow subscribers, {resyncs} snapshots in all")
-        results.check(not disagree, "every subscriber's picture matches LIST", "; ".join(disagree[:3]))
+        results.check(not disagree, "every subscriber's picture (open ids, and the order its edit events "
+                      "lead to) matches LIST", "; ".join(disagree[:3]))
         results.check(saved["revision"] == listed_rev and saved["mode"] == mode and saved_open == listed_open,
                       "state file and LIST agree",
                       f"file rev {saved['revision']} {saved['mode']} {sorted(saved_open)}; "

@@ -126,8 +126,8 @@ def test_reload(lab, r):
     set_config(lab, ["alpha", "beta", "gamma", "delta"])
 
 
-def subscribe(lab):
-    client = Client(lab.socket_path(), timeout=10)
+def subscribe(lab, socket_name="control.sock"):
+    client = Client(lab.socket_path(socket_name), timeout=10)
     client.request("SUBSCRIBE")
     return client
 
@@ -162,7 +162,7 @@ def test_watchdog(lab, r):
             "watchdog: running with WatchdogSec=2s and a change made", f"OPEN beta: {opened[-1]}")
     if before is None:
         return
-    subscriber = subscribe(lab)
+    subscriber = subscribe(lab, "readonly.sock")  # after a crash, only these are kept
     pid = int(before["MainPID"])
     started = time.monotonic()
     lab.run(["kill", "-STOP", str(pid)])

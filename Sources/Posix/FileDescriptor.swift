@@ -74,6 +74,11 @@ public struct FileDescriptor: Hashable, Sendable {
   }
 
   /// Closes the descriptor. EINTR from close(2) on Linux still closed it, so it is not retried.
+  /// Cuts the file to `length` bytes (ftruncate).
+  public func truncate(to length: Int, subject: String? = nil) throws {
+    _ = try retrying("ftruncate", subject) { ftruncate(rawValue, off_t(length)) }
+  }
+
   public func close() {
     _ = Glibc.close(rawValue)
   }

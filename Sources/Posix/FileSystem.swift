@@ -37,8 +37,12 @@ public enum FileSystem {
   /// blocking and checked before a byte is read: a FIFO planted at `path` would otherwise hang
   /// the caller in open() until a writer came, and a device could be read forever. Anything
   /// but a regular file throws `NotARegularFile`.
-  public static func readFile(_ path: String, limit: Int = 16 << 20) throws -> [UInt8] {
-    let fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+  /// With `followingLinks: false` a symbolic link at `path` is not read through (ELOOP).
+  public static func readFile(_ path: String, limit: Int = 16 << 20, followingLinks: Bool = true) throws
+    -> [UInt8]
+  {
+    let fd = try FileDescriptor.open(
+      path, O_RDONLY | O_NONBLOCK | O_NOCTTY | (followingLinks ? 0 : O_NOFOLLOW))
     defer { fd.close() }
     var info = stat()
     _ = try retrying("fstat", path) { fstat(fd.rawValue, &info) }

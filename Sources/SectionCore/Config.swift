@@ -114,42 +114,14 @@ extension Config {
     return Section(id: id, title: title, items: items, initiallyOpen: open)
   }
 
-  /// Ids travel in space-separated protocol lines and comma-separated lists, so they are
-  /// restricted to characters that can never split them.
   private static func checkID(_ id: String, derived: Bool, at place: String) throws(ConfigError) {
-    let source = derived ? "the id derived from the title" : "id"
-    if id.isEmpty {
-      throw ConfigError("\(place): \(source) is empty; give the section an \"id\" of letters and digits")
-    }
-    if id.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-      throw ConfigError(
-        "\(place): \(source) \"\(id)\" is all digits, which would read as an index; add a letter")
-    }
-    if id.lowercased() == "all" {
-      throw ConfigError("\(place): \(source) \"all\" is reserved for OPEN ALL and CLOSE ALL; choose another")
-    }
-    let allowed = id.utf8.allSatisfy { byte in
-      (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-        || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-    }
-    if !allowed {
-      throw ConfigError(
-        "\(place): id \"\(id)\" may contain only the ASCII letters a-z and A-Z, digits, '-', '_' and '.'")
+    if let problem = Section.idProblem(id) {
+      throw ConfigError("\(place): \(derived ? "the id derived from the title" : "id") \(problem)")
     }
   }
 
   private static func checkText(_ text: String, what: String, at place: String) throws(ConfigError) {
-    if text.isEmpty { throw ConfigError("\(place): \(what) is empty") }
-    if let bad = text.unicodeScalars.first(where: {
-      $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) || $0 == "\u{2028}"
-        || $0 == "\u{2029}"
-    }) {
-      throw ConfigError(
-        "\(place): \(what) contains control character U+\(String(bad.value, radix: 16, uppercase: true)); titles and items are single lines of plain text"
-      )
-    }
+    if let problem = Section.textProblem(text) { throw ConfigError("\(place): \(what) \(problem)") }
   }
 
   private static func rejectUnknownKeys(

@@ -9,6 +9,14 @@ public struct ProtocolError: Error, Equatable, Sendable {
     case tooLong = "TOOLONG"
     case busy = "BUSY"
     case config = "CONFIG"
+    /// An edit would pass one of the `EditLimits`.
+    case limit = "LIMIT"
+    /// INSERT with an id another section has.
+    case exists = "EXISTS"
+    /// An item position that the section does not have.
+    case noItem = "NOITEM"
+    /// An insertion or move index past the end of the list.
+    case range = "RANGE"
     case `internal` = "INTERNAL"
   }
 

@@ -11,6 +11,12 @@ public enum Target: Equatable, Sendable {
   case section(SectionRef)
 }
 
+/// Where INSERT and ITEM INSERT put the new thing: at an index, or after the last (`end`).
+public enum Position: Equatable, Sendable {
+  case at(Int)
+  case end
+}
+
 /// One parsed request line of protocol 1.
 public enum Request: Equatable, Sendable {
   case ping
@@ -28,6 +34,18 @@ public enum Request: Equatable, Sendable {
   case help
   case quit
   case reload
+  /// Runtime edits. Ids, titles and texts are slices of the request line, checked on use.
+  case insert(Position, id: ArraySlice<UInt8>, title: ArraySlice<UInt8>)
+  case delete(SectionRef)
+  case move(SectionRef, to: Int)
+  case rename(SectionRef, title: ArraySlice<UInt8>)
+  case itemInsert(SectionRef, Position, text: ArraySlice<UInt8>)
+  case itemDelete(SectionRef, Int)
+  case itemMove(SectionRef, from: Int, to: Int)
+  case itemSet(SectionRef, Int, text: ArraySlice<UInt8>)
+  /// Starts collecting lines up to `END`, applied as one change.
+  case batch
+  case end
 
   /// Whether the reply shows the state (RELOAD's too: what it keeps depends on the state), so
   /// that it must wait while changes of other clients are not saved yet.
@@ -42,9 +60,26 @@ public enum Request: Equatable, Sendable {
   /// Whether the request changes state, and so is refused on the read-only socket.
   public var changesState: Bool {
     switch self {
-    case .open, .close, .toggle, .reload: true
+    case .open, .close, .toggle, .reload, .batch, .end: true
     case .mode(let mode): mode != nil
+    default: isEdit
+    }
+  }
+
+  /// Whether the request changes the list itself.
+  public var isEdit: Bool {
+    switch self {
+    case .insert, .delete, .move, .rename, .itemInsert, .itemDelete, .itemMove, .itemSet: true
     default: false
+    }
+  }
+
+  /// Whether the request may stand in a batch: the changes, but not RELOAD or another batch.
+  public var isBatchable: Bool {
+    switch self {
+    case .open, .close, .toggle: true
+    case .mode(let mode): mode != nil
+    default: isEdit
     }
   }
 }

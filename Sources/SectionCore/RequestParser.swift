@@ -14,6 +14,7 @@ public enum RequestParser {
           .unknown,
           "unknown command \"\(String(decoding: verbWord, as: UTF8.self))\"; HELP lists the commands"))
     }
+    if verb.isEdit { return verb.editRequest(&words) }
     let argument = words.next()
     let request = verb.request(argument: argument)
     if case .success = request, let extra = words.next() {
@@ -22,6 +23,13 @@ public enum RequestParser {
           .syntax, "unexpected \"\(String(decoding: extra, as: UTF8.self))\": usage: \(verb.usage)"))
     }
     return request
+  }
+
+  /// Whether `line` is END (the word alone, in any case, spaces around it allowed).
+  static func isEnd(_ line: ArraySlice<UInt8>) -> Bool {
+    var words = Words(line)
+    guard let word = words.next(), asciiCaseInsensitiveEquals(word, "end") else { return false }
+    return words.next() == nil
   }
 
   /// A line may hold any UTF-8 text but no control characters (tab separates words).
@@ -51,6 +59,12 @@ public enum RequestParser {
     }
     return .index(value)
   }
+
+  /// A non-negative number, or nil when the word is anything else; too large reads as Int.max.
+  static func number(_ word: ArraySlice<UInt8>) -> Int? {
+    guard case .index(let value) = sectionRef(word) else { return nil }
+    return value
+  }
 }
 
 /// The words of a line, separated by runs of spaces and tabs; slices, not copies.
@@ -69,6 +83,17 @@ struct Words {
     let start = position
     while position < line.endIndex, !isSeparator(line[position]) { position += 1 }
     return line[start..<position]
+  }
+
+  /// Everything after the next run of separators, without separators at its end: a title or
+  /// an item text, spaces inside kept. Nil when nothing is left.
+  mutating func rest() -> ArraySlice<UInt8>? {
+    while position < line.endIndex, isSeparator(line[position]) { position += 1 }
+    var end = line.endIndex
+    while end > position, isSeparator(line[end - 1]) { end -= 1 }
+    guard position < end else { return nil }
+    defer { position = line.endIndex }
+    return line[position..<end]
   }
 
   private func isSeparator(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }

@@ -1,83 +1,103 @@
 /// What the state file holds: enough to restart exactly where the daemon stopped.
 ///
 /// ```json
-/// {"format":1,"revision":7,"mode":"multi","sections":{"first":3,"second":null}}
+/// {"format":2,"revision":7,"mode":"multi","sections":{"first":3,"news":null},
+///  "list":[{"id":"first","title":"First","items":["a"],"origin":"config"},
+///          {"id":"news","title":"News","items":[],"origin":"client"}],
+///  "deleted":["second"],"edited":["first"]}
 /// ```
 /// Each known section maps to the revision at which it was opened, or null when closed.
+/// `list` is the list as clients shaped it, `deleted` the config sections they deleted and
+/// `edited` those they changed (see `SectionModel.merged`). Format 1 files, written before runtime edits, have neither:
+/// their list is the config's.
 public struct SavedState: Equatable, Sendable {
-  public static let format: Int64 = 1
+  public static let format: Int64 = 2
 
   public var revision: UInt64
   public var mode: Mode
   /// Open sections with the revision they opened at; closed sections with nil.
   public var sections: [String: UInt64?]
+  /// The sections themselves; nil in a format 1 file.
+  public var list: [Section]?
+  public var deleted: Set<String>
+  public var edited: Set<String>
 
-  public init(revision: UInt64, mode: Mode, sections: [String: UInt64?]) {
+  public init(
+    revision: UInt64, mode: Mode, sections: [String: UInt64?], list: [Section]? = nil,
+    deleted: Set<String> = [], edited: Set<String> = []
+  ) {
     self.revision = revision
     self.mode = mode
     self.sections = sections
+    self.list = list
+    self.deleted = deleted
+    self.edited = edited
   }
 
   public init(_ model: SectionModel) {
     revision = model.revision
     mode = model.mode
     sections = Dictionary(uniqueKeysWithValues: zip(model.sections.map(\.id), model.openedAt))
+    // As the file holds them: whether a section starts open is the config's business.
+    list = model.sections.map { Section(id: $0.id, title: $0.title, items: $0.items, origin: $0.origin) }
+    deleted = model.deletedConfigIDs
+    edited = model.editedConfigIDs
   }
 
-  /// The file's bytes. Sections are written in list order so diffs of the file stay readable.
+  /// The file's bytes.
   public static func encode(_ model: SectionModel) -> [UInt8] {
     var bytes: [UInt8] = []
-    Encoder(model.sections).encode(model, into: &bytes)
+    encode(model, into: &bytes)
     return bytes
   }
 
-  /// Renders state files for one list of sections. It runs once per group of changes, on the
-  /// path of every acknowledged change, so each section's `"id":` is rendered once, up front:
-  /// rendering the file piece by piece from Strings measured 35,000 instructions for 50
-  /// sections, a tenth of the daemon's instructions under a stream of TOGGLEs.
-  public struct Encoder: Sendable {
-    /// `"id":` of the first section, then `,"id":` of each next one, back to back.
-    private let keys: [UInt8]
-    private let keyEnds: [Int]
-
-    public init(_ sections: [Section]) {
-      var keys: [UInt8] = []
-      var keyEnds: [Int] = []
-      for (index, section) in sections.enumerated() {
-        // Ids are letters, digits, '-', '_' and '.' (Config checks): nothing needs escaping.
-        keys.append(utf8: "\(index == 0 ? "" : ",")\"\(section.id)\":")
-        keyEnds.append(keys.count)
-      }
-      self.keys = keys
-      self.keyEnds = keyEnds
+  /// Renders the file into `buffer`, replacing its contents. Sections are written in list order
+  /// so diffs of the file stay readable. It is written whole only when the journal is
+  /// compacted (see `Journal`).
+  public static func encode(_ model: SectionModel, into buffer: inout [UInt8]) {
+    buffer.removeAll(keepingCapacity: true)
+    buffer.append("{\"format\":")
+    buffer.appendDecimal(UInt64(SavedState.format))
+    buffer.append(",\"revision\":")
+    buffer.appendDecimal(model.revision)
+    buffer.append(",\"mode\":\"")
+    buffer.append(model.mode.word)
+    buffer.append("\",\"sections\":{")
+    for (index, section) in model.sections.enumerated() {
+      if index > 0 { buffer.append(",") }
+      JSON.appendString(section.id, to: &buffer)
+      buffer.append(":")
+      if let opened = model.openedAt[index] { buffer.appendDecimal(opened) } else { buffer.append("null") }
     }
-
-    /// Renders `model`, whose sections must be those the encoder was made for, into `buffer`
-    /// (replacing its contents).
-    public func encode(_ model: SectionModel, into buffer: inout [UInt8]) {
-      precondition(model.sections.count == keyEnds.count, "state encoder made for other sections")
-      buffer.removeAll(keepingCapacity: true)
-      buffer.append("{\"format\":")
-      buffer.appendDecimal(UInt64(SavedState.format))
-      buffer.append(",\"revision\":")
-      buffer.appendDecimal(model.revision)
-      buffer.append(",\"mode\":\"")
-      buffer.append(model.mode.word)
-      buffer.append("\",\"sections\":{")
-      keys.withUnsafeBufferPointer { keys in
-        var start = 0
-        for (index, end) in keyEnds.enumerated() {
-          buffer.append(contentsOf: UnsafeBufferPointer(rebasing: keys[start..<end]))
-          if let opened = model.openedAt[index] {
-            buffer.appendDecimal(opened)
-          } else {
-            buffer.append("null")
-          }
-          start = end
-        }
+    buffer.append("},\n\"list\":[")
+    for (index, section) in model.sections.enumerated() {
+      buffer.append(index > 0 ? ",\n{\"id\":" : "\n{\"id\":")
+      JSON.appendString(section.id, to: &buffer)
+      buffer.append(",\"title\":")
+      JSON.appendString(section.title, to: &buffer)
+      buffer.append(",\"items\":[")
+      for (position, item) in section.items.enumerated() {
+        if position > 0 { buffer.append(",") }
+        JSON.appendString(item, to: &buffer)
       }
-      buffer.append("}}\n")
+      buffer.append("],\"origin\":\"")
+      buffer.append(utf8: section.origin.rawValue)
+      buffer.append("\"}")
     }
+    buffer.append("],\n\"deleted\":")
+    appendIDs(model.deletedConfigIDs, to: &buffer)
+    buffer.append(",\"edited\":")
+    appendIDs(model.editedConfigIDs, to: &buffer)
+    buffer.append("}\n")
+  }
+
+  private static func appendIDs(_ ids: Set<String>, to buffer: inout [UInt8]) {
+    buffer.append("[")
+    for (index, id) in ids.sorted().enumerated() {
+      if index > 0 { buffer.append(",") }
+      JSON.appendString(id, to: &buffer)
+    }
+    buffer.append("]")
   }
 
   /// Reads a state file's bytes; anything unexpected is an error, so a damaged file is set aside
@@ -89,8 +109,9 @@ public struct SavedState: Equatable, Sendable {
     } catch {
       throw ConfigError("not valid JSON: \(error)")
     }
-    guard case .integer(let format) = document["format"] ?? .null, format == SavedState.format else {
-      throw ConfigError("unknown format; expected \"format\": \(SavedState.format)")
+    guard case .integer(let format) = document["format"] ?? .null, format == 1 || format == SavedState.format
+    else {
+      throw ConfigError("unknown format; expected \"format\": 1 or \(SavedState.format)")
     }
     guard case .integer(let revision) = document["revision"] ?? .null, revision >= 0 else {
       throw ConfigError("\"revision\" must be a whole number from 0 to \(SectionModel.maxRevision)")
@@ -109,6 +130,46 @@ public struct SavedState: Equatable, Sendable {
       default: throw ConfigError("section \"\(id)\" has an invalid value \(value.serialized())")
       }
     }
-    return SavedState(revision: UInt64(revision), mode: mode, sections: sections)
+    var state = SavedState(revision: UInt64(revision), mode: mode, sections: sections)
+    if format > 1 {
+      state.list = try decodeList(document["list"])
+      state.deleted = try decodeIDs(document["deleted"], "deleted")
+      state.edited = try decodeIDs(document["edited"], "edited")
+    }
+    return state
+  }
+
+  private static func decodeList(_ value: JSON?) throws(ConfigError) -> [Section] {
+    guard case .array(let entries) = value ?? .null else { throw ConfigError("\"list\" is missing") }
+    var list: [Section] = []
+    var seen = Set<String>()
+    for (index, entry) in entries.enumerated() {
+      guard case .string(let id) = entry["id"] ?? .null, Section.idProblem(id) == nil,
+        seen.insert(id).inserted,
+        case .string(let title) = entry["title"] ?? .null, Section.textProblem(title) == nil,
+        case .array(let values) = entry["items"] ?? .null,
+        case .string(let originName) = entry["origin"] ?? .null,
+        let origin = Section.Origin(rawValue: originName)
+      else { throw ConfigError("\"list\" entry \(index) is damaged") }
+      var items: [String] = []
+      for value in values {
+        guard case .string(let item) = value, Section.textProblem(item) == nil else {
+          throw ConfigError("\"list\" entry \(index) has a damaged item")
+        }
+        items.append(item)
+      }
+      list.append(Section(id: id, title: title, items: items, origin: origin))
+    }
+    return list
+  }
+
+  private static func decodeIDs(_ value: JSON?, _ name: String) throws(ConfigError) -> Set<String> {
+    guard case .array(let entries) = value ?? .null else { throw ConfigError("\"\(name)\" is missing") }
+    var ids = Set<String>()
+    for entry in entries {
+      guard case .string(let id) = entry else { throw ConfigError("\"\(name)\" holds a non-string") }
+      ids.insert(id)
+    }
+    return ids
   }
 }

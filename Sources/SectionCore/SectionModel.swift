@@ -1,35 +1,48 @@
 /// Which sections are open, the mode, and the revision: the state sectiond exists to share.
 ///
-/// A value type, so that keeping the last saved state for a rollback is a plain copy.
+/// A value type: a copy (what a reload's rollback keeps) is independent of the model. Other
+/// rollbacks undo the changes one by one (`restore`), which costs what they changed.
 public struct SectionModel: Equatable, Sendable {
-  public private(set) var sections: [Section]
-  public private(set) var mode: Mode
-  /// Grows by one for every section that opens or closes and every mode change; never past
-  /// `maxRevision`.
-  public private(set) var revision: UInt64
+  public internal(set) var sections: [Section]
+  public internal(set) var mode: Mode
+  /// Grows by one for every section that opens or closes, every mode change and every edit;
+  /// never past `maxRevision`.
+  public internal(set) var revision: UInt64
   /// The highest revision there can be: the state file's reader takes whole numbers up to
   /// Int64.max, and a file the daemon could not read back would lose the state.
   public static let maxRevision = UInt64(Int64.max)
-
   /// For each section, the revision at which it was opened, or nil while it is closed.
   /// The highest is the most recently opened, which survives a switch to exclusive mode.
-  public private(set) var openedAt: [UInt64?]
+  public internal(set) var openedAt: [UInt64?]
+  /// Ids of config sections that clients deleted, so that a reload does not bring them back.
+  public internal(set) var deletedConfigIDs: Set<String> = []
+  /// Ids of config sections that clients renamed, moved or changed the items of: a reload
+  /// leaves them as they are.
+  public internal(set) var editedConfigIDs: Set<String> = []
+  /// Items of all sections together, checked against `EditLimits.items`.
+  public internal(set) var itemCount = 0
 
-  /// The sections of `config` in the states `saved` remembers for them (by id). Sections the
-  /// saved state does not know start as configured (see `arrange`); when the config opens one
-  /// of them on top of a saved state, that opening is a change and takes one revision, so it
-  /// counts as more recent than anything saved, unless the revision is at its limit, when
-  /// they stay closed. Exclusive mode keeps only the most recent.
+  /// The sections of `config` (merged with clients' edits that `saved` holds, see `merged`) in
+  /// the states `saved` remembers for them (by id). Sections the saved state does not know
+  /// start as configured (see `arrange`); when the config opens one of them on top of a saved
+  /// state, that opening is a change and takes one revision, so it counts as more recent than
+  /// anything saved, unless the revision is at its limit, when they stay closed. Exclusive
+  /// mode keeps only the most recent.
   public init(config: Config, saved: SavedState? = nil) {
     sections = config.sections
+    if let saved, let list = saved.list {
+      (sections, deletedConfigIDs, editedConfigIDs) = SectionModel.merged(
+        list, deleted: saved.deleted, edited: saved.edited, with: config.sections)
+    }
     mode = saved?.mode ?? config.mode
     revision = saved?.revision ?? 0
-    let room = SectionModel.hasRoom(at: revision, sections: config.sections.count)
+    let room = SectionModel.hasRoom(at: revision, sections: sections.count)
     let opening: UInt64? = saved == nil ? 0 : room ? revision + 1 : nil
     let (arranged, opened) = SectionModel.arrange(
-      config, mode: mode, at: opening, known: { saved?.sections[$0] })
+      sections, mode: mode, at: opening, known: { saved?.sections[$0] })
     openedAt = arranged
     if opened, saved != nil, let opening { revision = opening }
+    itemCount = SectionModel.countItems(sections)
   }
 
   /// Whether any one request's changes stay within `maxRevision`. A request takes at most one
@@ -46,8 +59,10 @@ public struct SectionModel: Equatable, Sendable {
   public var openIndices: [Int] { openedAt.indices.filter { openedAt[$0] != nil } }
 
   /// The index of the section with id `id`.
+  /// A scan of the list comparing hashes first, so that most sections cost one comparison.
   public func index(ofID id: some Collection<UInt8>) -> Int? {
-    sections.firstIndex { $0.id.utf8.elementsEqual(id) }
+    let hash = Section.hash(id)
+    return sections.firstIndex { $0.idHash == hash && $0.id.utf8.elementsEqual(id) }
   }
 
   /// The open section opened last; among sections opened together (by one reload, or all
@@ -59,16 +74,16 @@ public struct SectionModel: Equatable, Sendable {
     openedAt.indices.filter { openedAt[$0] != nil }.max { openedAt[$0]! < openedAt[$1]! }
   }
 
-  /// The open state of `config`'s sections: what `known` says for the ids it knows; for the
-  /// rest, the config's `open`, as opened at revision `opening` (closed when that is nil). In
-  /// exclusive mode a configured section never displaces one that is known open: it opens only
-  /// when none is, and then only the first such in list order. Also says whether any opened.
+  /// The open state of `sections`: what `known` says for the ids it knows; for the rest, the
+  /// config's `open`, as opened at revision `opening` (closed when that is nil). In exclusive
+  /// mode a configured section never displaces one that is known open: it opens only when
+  /// none is, and then only the first such in list order. Also says whether any opened.
   private static func arrange(
-    _ config: Config, mode: Mode, at opening: UInt64?, known: (String) -> UInt64??
+    _ sections: [Section], mode: Mode, at opening: UInt64?, known: (String) -> UInt64??
   ) -> (openedAt: [UInt64?], opened: Bool) {
     var openedAt: [UInt64?] = []
     var configured: [Int] = []
-    for (index, section) in config.sections.enumerated() {
+    for (index, section) in sections.enumerated() {
       if let state = known(section.id) {
         openedAt.append(state)
       } else {
@@ -133,16 +148,21 @@ public struct SectionModel: Equatable, Sendable {
     changes.append(.mode(revision: revision, newMode))
   }
 
-  /// Replaces the sections with those of a reloaded config, keeping each surviving section's
-  /// state by id; new sections start as configured (see `arrange`), opened by this reload.
-  /// Counts as one change when the list of sections differs at all.
+  /// Replaces the sections with those of a reloaded config, merged with clients' edits (see
+  /// `merged`), keeping each surviving section's state by id. Counts as one change when the
+  /// list of sections differs at all.
   public mutating func reload(_ config: Config, changes: inout [Change]) {
     let previous = Dictionary(uniqueKeysWithValues: zip(sections.map(\.id), openedAt))
+    let (merged, deleted, edited) = SectionModel.merged(
+      sections, deleted: deletedConfigIDs, edited: editedConfigIDs, with: config.sections)
+    deletedConfigIDs = deleted
+    editedConfigIDs = edited
     let (newOpenedAt, _) = SectionModel.arrange(
-      config, mode: mode, at: revision + 1, known: { previous[$0] })
-    guard config.sections != sections || newOpenedAt != openedAt else { return }
-    sections = config.sections
+      merged, mode: mode, at: revision + 1, known: { previous[$0] })
+    guard merged != sections || newOpenedAt != openedAt else { return }
+    sections = merged
     openedAt = newOpenedAt
+    itemCount = SectionModel.countItems(sections)
     revision += 1
     changes.append(.reloaded(revision: revision))
   }

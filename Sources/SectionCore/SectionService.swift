@@ -30,26 +30,47 @@ public final class SectionService {
   }
 
   public private(set) var model: SectionModel
-  /// The model as last saved, while there are unsaved changes.
-  private var saved: SectionModel?
+  /// How to get back to the model as last saved, while there are unsaved changes.
+  private var saved: Saved?
+  /// The unsaved changes, oldest first, to undo them with `saved`'s checkpoint.
+  private var unsaved: [Change] = []
   /// Events of unsaved changes, rendered once for all subscribers.
   public private(set) var pendingEvents: [UInt8] = []
+  /// Journal lines of the unsaved changes (see `Journal`), for the server to append.
+  public private(set) var journal: [UInt8] = []
+  /// Whether the unsaved changes must be saved as a whole state file (a reload: the journal
+  /// records edits, not configs).
+  public private(set) var needsSnapshot = false
+  public let limits: EditLimits
   private var changes: [Change] = []
   private var rendered: RenderedSections
-  private var stateEncoder: SavedState.Encoder
   private var listCache: [UInt8] = []
   private var viewCache: [UInt8] = []
 
-  public init(model: SectionModel) {
+  public init(model: SectionModel, limits: EditLimits = EditLimits()) {
     self.model = model
+    self.limits = limits
     rendered = RenderedSections(model.sections)
-    stateEncoder = SavedState.Encoder(model.sections)
+  }
+
+  /// The model as last saved: a checkpoint, and the changes since undone one by one; or, once a
+  /// reload replaced the sections, a copy (reloads are rare, and their cost is the list's anyway).
+  private enum Saved {
+    case checkpoint(SectionModel.Checkpoint)
+    case copy(SectionModel)
   }
 
   public var hasUnsavedChanges: Bool { saved != nil }
 
-  /// Executes one request line. Returns nil for a blank line, which gets no reply.
-  public func handle(_ line: ArraySlice<UInt8>, access: Access, reply: inout OutputQueue) -> Outcome? {
+  /// Executes one request line. Returns nil for a blank line, and for the lines of a batch
+  /// before its END, which get no reply. `batch` is the connection's open BATCH, if any.
+  public func handle(
+    _ line: ArraySlice<UInt8>, access: Access, batch: inout Batch?, reply: inout OutputQueue
+  ) -> Outcome? {
+    if batch != nil, !RequestParser.isEnd(line) {
+      batch!.add(line, limit: limits.batchLines)
+      return nil
+    }
     switch RequestParser.parse(line) {
     case nil: return nil
     case .failure(let error)?:
@@ -64,11 +85,24 @@ public final class SectionService {
         return .replied
       }
       if hasUnsavedChanges && request.readsState { return .deferred }
-      do {
-        return try execute(request, reply: &reply)
+      do throws(ProtocolError) {
+        switch request {
+        case .batch:
+          batch = Batch()
+          return nil
+        case .end:
+          guard let lines = batch else { throw ProtocolError(.syntax, "END without BATCH") }
+          let outcome = try apply(lines, reply: &reply)
+          if outcome != .deferred { batch = nil }
+          return outcome
+        default:
+          return try execute(request, reply: &reply)
+        }
       } catch {
-        // NOSECTION and MODE depend on the state as much as a LIST does.
+        // NOSECTION and MODE depend on the state as much as a LIST does (a batch that
+        // waits stays open, to be tried again whole).
         if hasUnsavedChanges { return .deferred }
+        batch = nil
         reply.append(contentsOf: error.line)
         return .replied
       }
@@ -88,29 +122,25 @@ public final class SectionService {
       if viewCache.isEmpty { renderList(into: &viewCache, withItems: true) }
       reply.append(shared: viewCache[...])
     case .items(let ref):
-      reply.append(shared: rendered.items(try resolve(ref)))
+      let index = try model.resolve(ref)
+      reply.append(shared: rendered.items(index, of: model.sections[index].items))
       appendStatus(to: &reply.tail)
-    case .open(.all):
-      guard model.mode == .multi else {
-        throw ProtocolError(
-          .mode, "OPEN ALL needs multi mode; in exclusive mode one section is open at a time")
+    case .open(.section(let ref)), .close(.section(let ref)), .toggle(let ref):
+      let index = try model.resolve(ref)
+      return try change(showing: index, reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
+        try model.perform(request, limits: limits, changes: &changes)
       }
-      return change(reply: &reply) { $0.openAll(changes: &$1) }
-    case .close(.all):
-      return change(reply: &reply) { $0.closeAll(changes: &$1) }
-    case .open(.section(let ref)):
-      let index = try resolve(ref)
-      return change(showing: index, reply: &reply) { $0.open(index, changes: &$1) }
-    case .close(.section(let ref)):
-      let index = try resolve(ref)
-      return change(showing: index, reply: &reply) { $0.close(index, changes: &$1) }
-    case .toggle(let ref):
-      let index = try resolve(ref)
-      return change(showing: index, reply: &reply) { $0.toggle(index, changes: &$1) }
     case .mode(nil):
       appendModeReply(to: &reply.tail)
-    case .mode(let mode?):
-      return change(reply: &reply, showingMode: true) { $0.setMode(mode, changes: &$1) }
+    case .mode(.some):
+      return try change(reply: &reply, showingMode: true) { [limits] (model, changes) throws(ProtocolError) in
+        try model.perform(request, limits: limits, changes: &changes)
+      }
+    case .open(.all), .close(.all), .insert, .delete, .move, .rename, .itemInsert, .itemDelete, .itemMove,
+      .itemSet:
+      return try change(reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
+        try model.perform(request, limits: limits, changes: &changes)
+      }
     case .subscribe:
       reply.append("state ")
       appendSnapshot(to: &reply.tail)
@@ -126,6 +156,8 @@ public final class SectionService {
       return .quit
     case .reload:
       return .reload
+    case .batch, .end:
+      preconditionFailure("handled with the connection's batch")
     }
     return .replied
   }
@@ -133,19 +165,26 @@ public final class SectionService {
   /// Applies a change to the model, renders its events and reply; `.changed` when anything moved.
   /// A change that moves nothing while others wait for the save is `.deferred`: its reply
   /// would show their unsaved state.
-  private func change(
+  /// A change that fails has changed nothing (edits check before they change, batches are
+  /// undone by `apply`).
+  func change(
     showing index: Int? = nil, reply: inout OutputQueue, showingMode: Bool = false,
-    _ body: (inout SectionModel, inout [Change]) -> Void
-  ) -> Outcome {
+    _ body: (inout SectionModel, inout [Change]) throws(ProtocolError) -> Void
+  ) throws(ProtocolError) -> Outcome {
     let othersUnsaved = saved != nil
     guard model.hasRoomForAChange else {
       if othersUnsaved { return .deferred }
       reply.append(contentsOf: ProtocolError.revisionsExhausted.line)
       return .replied
     }
-    if !othersUnsaved { saved = model }
+    if !othersUnsaved { saved = .checkpoint(model.checkpoint) }
     changes.removeAll(keepingCapacity: true)
-    body(&model, &changes)
+    do {
+      try body(&model, &changes)
+    } catch {
+      if !othersUnsaved { saved = nil }
+      throw error
+    }
     if changes.isEmpty {
       if othersUnsaved { return .deferred }
       saved = nil
@@ -158,42 +197,76 @@ public final class SectionService {
     return .changed
   }
 
+  /// Renders the events and journal lines of `changes`, keeping the rendered pieces in step
+  /// one change at a time (a batch's events name indices as they were at each step).
   private func recordChanges() {
     listCache.removeAll(keepingCapacity: true)
     viewCache.removeAll(keepingCapacity: true)
-    for change in changes { appendEvent(change, to: &pendingEvents) }
+    unsaved.append(contentsOf: changes)
+    for change in changes {
+      rendered.apply(change)
+      appendEvent(change, to: &pendingEvents)
+      if case .reloaded = change { needsSnapshot = true } else { Journal.append(change, to: &journal) }
+    }
   }
 
   /// The unsaved changes are now in the state file: hand their events over for broadcast.
   public func commit() -> [UInt8] {
     saved = nil
+    unsaved.removeAll(keepingCapacity: true)
+    journal.removeAll(keepingCapacity: true)
+    needsSnapshot = false
     defer { pendingEvents.removeAll(keepingCapacity: true) }
     return pendingEvents
   }
 
   /// The unsaved changes could not be saved: forget them and their events.
   public func rollback() {
-    guard let saved else { return }
-    model = saved
-    self.saved = nil
+    switch saved {
+    case nil: return
+    case .checkpoint(let checkpoint)?: model.restore(checkpoint, undoing: unsaved)
+    case .copy(let copy)?: model = copy
+    }
+    saved = nil
+    unsaved.removeAll(keepingCapacity: true)
     pendingEvents.removeAll(keepingCapacity: true)
+    journal.removeAll(keepingCapacity: true)
+    needsSnapshot = false
     listCache.removeAll(keepingCapacity: true)
     viewCache.removeAll(keepingCapacity: true)
     rebuildRendered()
   }
 
-  /// Replaces the sections with a freshly loaded config and replies `OK <rev>`.
+  /// Replaces the sections with a freshly loaded config and replies `OK <rev>`. Reached with
+  /// no unsaved changes of others (RELOAD reads the state, so it waits for them; SIGHUP comes
+  /// between loop turns, after the save).
   public func reload(_ config: Config, reply: inout OutputQueue) -> Outcome {
-    let outcome = change(reply: &reply) { $0.reload(config, changes: &$1) }
+    guard model.hasRoomForAChange else {
+      reply.append(contentsOf: ProtocolError.revisionsExhausted.line)
+      return .replied
+    }
+    // Undoing a reload needs the sections it replaced: the model as last saved, whole.
+    var lastSaved = model
+    switch saved {
+    case nil: break
+    case .checkpoint(let checkpoint)?: lastSaved.restore(checkpoint, undoing: unsaved)
+    case .copy(let copy)?: lastSaved = copy
+    }
+    changes.removeAll(keepingCapacity: true)
+    model.reload(config, changes: &changes)
+    appendStatus(to: &reply.tail)
+    guard !changes.isEmpty else { return .replied }
+    saved = .copy(lastSaved)
     rebuildRendered()
-    return outcome
+    recordChanges()
+    return .changed
   }
 
   /// The sections differ from those the previous process served (see `HandoverState`): one
   /// change, so that subscribers carried across the restart get `!reload` as a reload sends.
   public func announceReload() -> Outcome {
     var discarded = OutputQueue()
-    return change(reply: &discarded) { $0.markReloaded(changes: &$1) }
+    return (try? change(reply: &discarded) { $0.markReloaded(changes: &$1) }) ?? .replied
   }
 
   /// `!restart`: the daemon restarted after a crash; a request sent before this line that has
@@ -208,9 +281,9 @@ public final class SectionService {
     reply.append(contentsOf: ProtocolError(.config, reason).line)
   }
 
-  /// Renders the state file of the current model into `buffer`, for the server to save.
+  /// Renders the whole state file of the current model into `buffer`, for the server to save.
   public func encodeState(into buffer: inout [UInt8]) {
-    stateEncoder.encode(model, into: &buffer)
+    SavedState.encode(model, into: &buffer)
   }
 
   /// `<rev> <mode> <open ids>` plus LF: the body of both the SUBSCRIBE reply and `!state`.
@@ -245,29 +318,15 @@ public final class SectionService {
   /// The sections changed (reload, or a rollback of one): render their fixed parts again.
   private func rebuildRendered() {
     rendered = RenderedSections(model.sections)
-    stateEncoder = SavedState.Encoder(model.sections)
-  }
-
-  private func resolve(_ ref: SectionRef) throws(ProtocolError) -> Int {
-    let count = model.sections.count
-    switch ref {
-    case .index(let index) where index < count: return index
-    case .id(let id): if let index = model.index(ofID: id) { return index }
-    default: break
-    }
-    let name: String
-    switch ref {
-    case .index(let index): name = index == Int.max ? "(too large)" : String(index)
-    case .id(let id): name = String(decoding: id, as: UTF8.self)
-    }
-    throw ProtocolError(.noSection, "no section \"\(name)\": there are \(count) (0-\(count - 1))")
   }
 
   private func renderList(into buffer: inout [UInt8], withItems: Bool) {
     for index in model.sections.indices {
       let open = model.isOpen(index)
       rendered.appendSectionLine(index, open: open, to: &buffer)
-      if withItems && open { rendered.appendItems(index, to: &buffer) }
+      if withItems && open {
+        buffer.append(contentsOf: rendered.items(index, of: model.sections[index].items))
+      }
     }
     appendStatus(to: &buffer)
   }
@@ -305,6 +364,20 @@ public final class SectionService {
       buffer.append("!reload ")
       buffer.appendDecimal(revision)
       buffer.append("\n")
+    case .inserted(let revision, let index, let section):
+      appendEvent("!inserted ", revision, index, section.id, to: &buffer)
+    case .deleted(let revision, let index, let section):
+      appendEvent("!deleted ", revision, index, section.id, to: &buffer)
+    case .moved(let revision, let from, let to, let id):
+      buffer.append("!moved ")
+      buffer.appendDecimal(revision)
+      buffer.append(" ")
+      buffer.appendDecimal(from)
+      appendEvent(" ", nil, to, id, to: &buffer)
+    case .renamed(let revision, let index, let id, _, _):
+      appendEvent("!renamed ", revision, index, id, to: &buffer)
+    case .items(let revision, let index, let id, _, let count, _):
+      appendEvent("!items ", revision, index, id, to: &buffer, count: count)
     }
   }
 }

@@ -1,6 +1,7 @@
 /// The commands of protocol 1, with their syntax and help text in one table.
 enum Verb: CaseIterable {
   case ping, version, list, items, view, open, close, toggle, mode, subscribe, unsubscribe, help, quit, reload
+  case insert, delete, move, rename, item, batch, end
 
   /// The verb `word` names, in any case. Runs for every request: a table of static strings
   /// compared in place, with no allocation or reference counting.
@@ -18,6 +19,8 @@ enum Verb: CaseIterable {
     (.ping, "ping"), (.version, "version"), (.list, "list"), (.items, "items"), (.view, "view"),
     (.open, "open"), (.close, "close"), (.toggle, "toggle"), (.mode, "mode"), (.subscribe, "subscribe"),
     (.unsubscribe, "unsubscribe"), (.help, "help"), (.quit, "quit"), (.reload, "reload"),
+    (.insert, "insert"), (.delete, "delete"), (.move, "move"), (.rename, "rename"), (.item, "item"),
+    (.batch, "batch"), (.end, "end"),
   ]
 
   var usage: String {
@@ -25,6 +28,12 @@ enum Verb: CaseIterable {
     case .items, .toggle: "\(name) <index|id>"
     case .open, .close: "\(name) <index|id|ALL>"
     case .mode: "MODE [exclusive|multi]"
+    case .insert: "INSERT <index|end> <id> <title>"
+    case .delete: "DELETE <index|id>"
+    case .move: "MOVE <index|id> <index>"
+    case .rename: "RENAME <index|id> <title>"
+    case .item:
+      "ITEM INSERT <index|id> <pos|end> <text> | ITEM DELETE <index|id> <pos> | ITEM MOVE <index|id> <from> <to> | ITEM SET <index|id> <pos> <text>"
     default: name
     }
   }
@@ -44,7 +53,14 @@ enum Verb: CaseIterable {
     case .unsubscribe: "stop receiving events"
     case .help: "this list"
     case .quit: "close the connection"
-    case .reload: "re-read the config file (control socket only)"
+    case .reload: "re-read the config file, keeping clients' edits (control socket only)"
+    case .insert: "insert a new closed section with no items (control socket only)"
+    case .delete: "delete a section (control socket only)"
+    case .move: "move a section to an index (control socket only)"
+    case .rename: "give a section a new title; the id stays (control socket only)"
+    case .item: "insert, delete, move or replace one item of a section (control socket only)"
+    case .batch: "collect the lines up to END and apply them as one change: all or none"
+    case .end: "end a BATCH"
     }
   }
 
@@ -93,7 +109,10 @@ enum Verb: CaseIterable {
     case .help: .help
     case .quit: .quit
     case .reload: .reload
-    case .items, .open, .close, .toggle, .mode: preconditionFailure("\(name) takes an argument")
+    case .batch: .batch
+    case .end: .end
+    case .items, .open, .close, .toggle, .mode, .insert, .delete, .move, .rename, .item:
+      preconditionFailure("\(name) takes an argument")
     }
   }
 }

@@ -38,6 +38,8 @@ enum ArgumentParser {
     var socket: String?
     var readonlySocket: String?
     var count: Int?
+    /// `--at`: where add and item add insert.
+    var at: Int?
 
     mutating func take(_ argument: String, from remaining: inout ArraySlice<String>) throws(ClientError) {
       let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -62,6 +64,12 @@ enum ArgumentParser {
       case "--view": view = try flag()
       case "--socket": socket = try value()
       case "--readonly-socket": readonlySocket = try value()
+      case "--at":
+        let text = try value()
+        guard let number = Int(text), number >= 0 else {
+          throw .usage("--at needs an index, 0 or more, not '\(text)'")
+        }
+        at = number
       case "--count":
         let text = try value()
         guard let number = Int(text), number > 0 else {
@@ -132,6 +140,11 @@ enum ArgumentParser {
       }
       guard !lines.isEmpty else { throw .usage("send needs at least one protocol line, such as 'PING'") }
       return .send(lines)
+    case .add, .rm, .mv, .rename, .item:
+      return .edit(try editRequest(subcommand, arguments, at: options.at))
+    case .batch:
+      try none(arguments, subcommand)
+      return .batch
     case .help:
       guard arguments.count <= 1 else { throw .usage("help takes at most one command") }
       guard let topic = arguments.first else { return .help(nil) }
@@ -150,6 +163,9 @@ enum ArgumentParser {
     if options.count != nil && subcommand != .watch { throw .usage("--count works only with watch") }
     if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
     if options.json && subcommand == .ui { throw .usage("--json does not apply to ui, which is for people") }
+    if options.at != nil && subcommand != .add && subcommand != .item {
+      throw .usage("--at works only with add and item add")
+    }
     if options.json && subcommand == .send {
       throw .usage("--json does not apply to send, which prints the daemon's lines as they are")
     }
@@ -159,6 +175,59 @@ enum ArgumentParser {
     if let first = arguments.first {
       throw .usage("\(subcommand.rawValue) takes no arguments, got '\(first)'")
     }
+  }
+
+  /// The request line of a runtime edit.
+  private static func editRequest(
+    _ subcommand: Subcommand, _ arguments: [String], at: Int?
+  ) throws(ClientError) -> String {
+    var words = arguments[...]
+    let usage = subcommand.usage.map { "sectionctl \($0)" }.joined(separator: "; ")
+    func next(_ what: String) throws(ClientError) -> String {
+      guard let word = words.popFirst() else {
+        throw .usage("\(subcommand.rawValue) needs \(what): \(usage)")
+      }
+      return word
+    }
+    func ref() throws(ClientError) -> String { try reference(try next("a section (an index or an id)")) }
+    func number(_ what: String) throws(ClientError) -> String {
+      let word = try next(what)
+      guard let value = Int(word), value >= 0 else {
+        throw .usage("\(what) must be a number, 0 or more, not '\(word)'")
+      }
+      return String(value)
+    }
+    func rest(_ what: String) throws(ClientError) -> String {
+      let text = words.joined(separator: " ")
+      words = []
+      guard !text.isEmpty else { throw .usage("\(subcommand.rawValue) needs \(what): \(usage)") }
+      guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        throw .usage("the \(what) must be one line of text, without control characters")
+      }
+      return text
+    }
+    let position = at.map(String.init) ?? "end"
+    let line: String
+    switch subcommand {
+    case .add: line = "INSERT \(position) \(try reference(try next("an id"))) \(try rest("a title"))"
+    case .rm: line = "DELETE \(try ref())"
+    case .mv: line = "MOVE \(try ref()) \(try number("the index to move to"))"
+    case .rename: line = "RENAME \(try ref()) \(try rest("a title"))"
+    default:
+      let action = try next("an action: add, rm, mv or set")
+      if at != nil && action != "add" { throw .usage("--at works only with add and item add") }
+      switch action {
+      case "add": line = "ITEM INSERT \(try ref()) \(position) \(try rest("a text"))"
+      case "rm": line = "ITEM DELETE \(try ref()) \(try number("the item's position"))"
+      case "mv":
+        line =
+          "ITEM MOVE \(try ref()) \(try number("the item's position")) \(try number("the position to move to"))"
+      case "set": line = "ITEM SET \(try ref()) \(try number("the item's position")) \(try rest("a text"))"
+      default: throw .usage("unknown item action '\(action)'; the actions are add, rm, mv and set")
+      }
+    }
+    if let extra = words.first { throw .usage("unexpected '\(extra)': \(usage)") }
+    return line
   }
 
   /// A section reference goes into a request line as one word, so it must be one.

@@ -14,12 +14,17 @@ final class Client {
     try request([line])[0]
   }
 
+  /// Sends the lines between BATCH and END (which the daemon answers once) and reads the reply.
+  func request(batch lines: [String]) throws(ClientError) -> Reply {
+    try request(["BATCH"] + lines + ["END"], replies: 1)[0]
+  }
+
   /// Sends every line at once and reads their replies in order: one round trip, whatever the count.
-  func request(_ lines: [String]) throws(ClientError) -> [Reply] {
+  func request(_ lines: [String], replies expected: Int? = nil) throws(ClientError) -> [Reply] {
     try connection.send(lines)
     var replies: [Reply] = []
     var data: [DataLine] = []
-    while replies.count < lines.count {
+    while replies.count < expected ?? lines.count {
       guard let line = connection.readLine() else { throw .connectionLost(path: path) }
       switch try ProtocolLine.parse(line) {
       case .data(let dataLine): data.append(dataLine)

@@ -18,6 +18,10 @@ enum Command: Equatable, Sendable {
   /// The full-screen, live accordion.
   case ui
   case send([String])
+  /// A runtime edit: the request line to send (INSERT, DELETE, MOVE, RENAME or ITEM ...).
+  case edit(String)
+  /// Request lines read from standard input, sent as one BATCH.
+  case batch
   /// Help on sectionctl, or on one subcommand.
   case help(Subcommand?)
   case version

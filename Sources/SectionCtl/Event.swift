@@ -9,6 +9,11 @@ enum Event: Equatable, Sendable {
   case state(StateSnapshot)
   /// The sections themselves changed; a client should list them again.
   case reload(revision: UInt64)
+  /// A runtime edit of one section: `inserted`, `deleted` or `renamed`.
+  case edited(SectionEdit, revision: UInt64, index: Int, id: String)
+  case moved(revision: UInt64, from: Int, to: Int, id: String)
+  /// A section's items changed; `count` is how many it has now.
+  case items(revision: UInt64, index: Int, id: String, count: Int)
   /// The daemon is about to close the connection.
   case bye(reason: String)
   /// An event this sectionctl does not know, kept whole (without the `!`) so newer daemons still work.
@@ -21,4 +26,9 @@ enum Event: Equatable, Sendable {
     default: true
     }
   }
+}
+
+/// The runtime edits announced by `!inserted`, `!deleted` and `!renamed`, named as in the event.
+enum SectionEdit: String, CaseIterable, Sendable {
+  case inserted, deleted, renamed
 }

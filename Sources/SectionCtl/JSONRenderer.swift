@@ -73,6 +73,21 @@ enum JSONRenderer {
       ])
     case .reload(let revision):
       return .object([("event", .string("reload")), ("revision", number(revision))])
+    case .edited(let edit, let revision, let index, let id):
+      return .object([
+        ("event", .string(edit.rawValue)), ("revision", number(revision)), ("index", integer(index)),
+        ("id", .string(id)),
+      ])
+    case .moved(let revision, let from, let to, let id):
+      return .object([
+        ("event", .string("moved")), ("revision", number(revision)), ("from", integer(from)),
+        ("to", integer(to)), ("id", .string(id)),
+      ])
+    case .items(let revision, let index, let id, let count):
+      return .object([
+        ("event", .string("items")), ("revision", number(revision)), ("index", integer(index)),
+        ("id", .string(id)), ("count", integer(count)),
+      ])
     case .bye(let reason):
       return .object([("event", .string("bye")), ("reason", .string(reason))])
     case .other(let text):

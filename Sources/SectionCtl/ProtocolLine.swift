@@ -33,8 +33,22 @@ enum ProtocolLine: Equatable, Sendable {
   }
 
   private static func event(_ text: String, line: String) throws(ClientError) -> Event {
-    let fields = fields(text, count: 4)
+    let fields = fields(text, count: 5)
+    if let edit = SectionEdit(rawValue: fields[0]) {
+      guard fields.count == 4 else { throw .malformedReply(line) }
+      return .edited(
+        edit, revision: try number(fields[1], line: line), index: try number(fields[2], line: line),
+        id: try word(fields[3], line: line))
+    }
     switch (fields[0], fields.count) {
+    case ("moved", 5):
+      return .moved(
+        revision: try number(fields[1], line: line), from: try number(fields[2], line: line),
+        to: try number(fields[3], line: line), id: try word(fields[4], line: line))
+    case ("items", 5):
+      return .items(
+        revision: try number(fields[1], line: line), index: try number(fields[2], line: line),
+        id: try word(fields[3], line: line), count: try number(fields[4], line: line))
     case ("opened", 4), ("closed", 4):
       let revision: UInt64 = try number(fields[1], line: line)
       let index: Int = try number(fields[2], line: line)
@@ -50,7 +64,7 @@ enum ProtocolLine: Equatable, Sendable {
       return .reload(revision: try number(fields[1], line: line))
     case ("bye", _):
       return .bye(reason: fields.dropFirst().joined(separator: " "))
-    case ("opened", _), ("closed", _), ("mode", _), ("state", _), ("reload", _):
+    case ("opened", _), ("closed", _), ("mode", _), ("state", _), ("reload", _), ("moved", _), ("items", _):
       throw .malformedReply(line)
     default:
       return .other(text)

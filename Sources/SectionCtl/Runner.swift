@@ -65,8 +65,30 @@ struct Runner {
       ).run()
     case .send(let lines):
       return try send(lines)
+    case .edit(let line):
+      showRevision(try connect().request(line).succeeded())
+    case .batch:
+      let lines = try standardInputLines().filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }
+      showRevision(try connect().request(batch: lines).succeeded())
     }
     return .success
+  }
+
+  /// What an edit prints: nothing, or with --json its revision.
+  private func showRevision(_ reply: Reply) {
+    if invocation.json { output.print(JSONRenderer.revision(reply.revision)) }
+  }
+
+  /// The lines of standard input, for `batch`.
+  private func standardInputLines() throws(ClientError) -> [String] {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileDescriptor.standardInput.readAll(subject: "standard input")
+    } catch {
+      throw .usage("cannot read the requests from standard input: \(error)")
+    }
+    return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
+      .map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
   }
 
   private func socketPath() -> String {

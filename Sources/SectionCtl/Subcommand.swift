@@ -1,6 +1,7 @@
 /// sectionctl's subcommands, with the help text of each in one table so `--help` and the parser agree.
 enum Subcommand: String, CaseIterable, Sendable {
   case list, view, items, open, close, toggle, mode, status, reload, ping, watch, ui, send, help
+  case add, rm, mv, rename, item, batch
 
   /// The synopsis lines, without the leading `sectionctl `.
   var usage: [String] {
@@ -19,6 +20,16 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .ui: ["ui"]
     case .send: ["send LINE..."]
     case .help: ["help [COMMAND]"]
+    case .add: ["add [--json] [--at INDEX] ID TITLE..."]
+    case .rm: ["rm [--json] REF"]
+    case .mv: ["mv [--json] REF INDEX"]
+    case .rename: ["rename [--json] REF TITLE..."]
+    case .item:
+      [
+        "item add [--json] [--at POSITION] REF TEXT...", "item rm [--json] REF POSITION",
+        "item mv [--json] REF FROM TO", "item set [--json] REF POSITION TEXT...",
+      ]
+    case .batch: ["batch [--json] < REQUESTS"]
     }
   }
 
@@ -39,6 +50,12 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .ui: "the accordion full screen, live and shared, with keys and mouse"
     case .send: "send raw protocol lines and print the raw replies"
     case .help: "help on sectionctl or on one command"
+    case .add: "add a new section, closed and empty (at the end, or --at INDEX)"
+    case .rm: "delete a section"
+    case .mv: "move a section to an index"
+    case .rename: "give a section a new title (its id stays)"
+    case .item: "add, delete, move or replace one item of a section"
+    case .batch: "apply the request lines on standard input as one change, all or none"
     }
   }
 
@@ -131,6 +148,52 @@ enum Subcommand: String, CaseIterable, Sendable {
       Arguments:
         COMMAND   the command to explain; every command also takes -h or --help
       """
+    case .add:
+      """
+      Arguments:
+        ID      the new section's id: letters, digits, '-', '_' and '.', not all digits, unique
+        TITLE   its title; several words are joined with spaces
+      Options:
+        --at INDEX   where to insert it (0 is the top); the default is the end
+      \(SectionCtlText.editOutput)
+      """
+    case .rm:
+      """
+      Arguments:
+        REF   a section's index or id
+      \(SectionCtlText.editOutput)
+      """
+    case .mv:
+      """
+      Arguments:
+        REF     a section's index or id
+        INDEX   where it goes, as an index of the list as it is
+      \(SectionCtlText.editOutput)
+      """
+    case .rename:
+      """
+      Arguments:
+        REF     a section's index or id
+        TITLE   the new title; several words are joined with spaces
+      \(SectionCtlText.editOutput)
+      """
+    case .item:
+      """
+      Actions:
+        add REF TEXT...            add an item at the end (or at --at POSITION)
+        rm REF POSITION            delete the item at POSITION (0 is the first)
+        mv REF FROM TO             move an item within its section
+        set REF POSITION TEXT...   replace an item's text
+      \(SectionCtlText.editOutput)
+      """
+    case .batch:
+      """
+      Reads request lines (as 'sectionctl send HELP' lists them: INSERT, DELETE, MOVE, RENAME,
+      ITEM ..., OPEN, CLOSE, TOGGLE, MODE) from standard input and sends them between BATCH and
+      END: the daemon checks them all, then applies them as one change, or none of them and says
+      which line failed. Blank lines are skipped.
+      \(SectionCtlText.editOutput)
+      """
     }
   }
 
@@ -150,6 +213,19 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .ui: "sectionctl --readonly ui"
     case .send: "sectionctl send 'OPEN 1' LIST"
     case .help: "sectionctl help watch"
+    case .add: "sectionctl add --at 0 news Latest news"
+    case .rm: "sectionctl rm news"
+    case .mv: "sectionctl mv news 0"
+    case .rename: "sectionctl rename news Today's news"
+    case .item: "sectionctl item add news Call Bob"
+    case .batch: "sectionctl batch < edits.txt"
     }
   }
+}
+
+/// Text shared by the help of several commands.
+enum SectionCtlText {
+  static let editOutput = """
+    Needs the control socket, not --readonly. Prints nothing; with --json: {"revision"}.
+    """
 }

@@ -72,6 +72,9 @@ enum TextRenderer {
     case .mode(let revision, let mode): "mode \(revision) \(mode.rawValue)\n"
     case .state(let snapshot): state(snapshot)
     case .reload(let revision): "reload \(revision)\n"
+    case .edited(let edit, let revision, let index, let id): "\(edit.rawValue) \(revision) \(index) \(id)\n"
+    case .moved(let revision, let from, let to, let id): "moved \(revision) \(from) \(to) \(id)\n"
+    case .items(let revision, let index, let id, let count): "items \(revision) \(index) \(id) \(count)\n"
     case .bye(let reason): "bye \(reason)\n"
     case .other(let text): text + "\n"
     }

@@ -45,6 +45,8 @@ final class Connection {
   var flushQueued = false
   /// Index in the server's subscriber list, for O(1) removal.
   var subscriberSlot = -1
+  /// The lines of a BATCH not ended yet; discarded with the connection.
+  var batch: Batch?
 
   init(fd: FileDescriptor, access: SectionService.Access) {
     self.fd = fd

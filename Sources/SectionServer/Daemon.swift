@@ -55,7 +55,8 @@ public enum Daemon {
       throw StartFailure(
         "cannot load the state file \(store!.path): \(error)", errno: (error as? PosixError)?.errno)
     }
-    let service = SectionService(model: SectionModel(config: config, saved: saved))
+    let service = SectionService(
+      model: SectionModel(config: config, saved: saved), limits: options.editLimits)
     if let store, saved != SavedState(service.model) {
       // What this start decided (the config's sections, those it opened) is saved before anyone
       // sees it, so that the next start knows it as a reload would, whatever the config says then.
@@ -90,7 +91,7 @@ public enum Daemon {
       $0.file?.path ?? "inherited \($0.access == .control ? "control" : "readonly") socket"
     }
     Log.notice(
-      "serving \(config.sections.count) sections on \(names.joined(separator: " and "))"
+      "serving \(service.model.sections.count) sections on \(names.joined(separator: " and "))"
         + (store.map { ", state in \($0.path)" } ?? ", state in memory only")
         + (watchdog ? ", watchdog on" : ""))
     Notifier.ready(status: server.statusLine)

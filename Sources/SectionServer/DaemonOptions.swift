@@ -19,6 +19,8 @@ public struct DaemonOptions: Equatable {
   public var allowInsecure = false
   public var syncState = false
   public var verbose = false
+  /// How far clients may grow the list with runtime edits.
+  public var editLimits = EditLimits()
 
   public static let usage = """
     usage: sectiond [options]
@@ -43,6 +45,10 @@ public struct DaemonOptions: Equatable {
       --fd-store N             under systemd, keep up to N-1 connections in the file descriptor
                                store so that they survive restarts and crashes; N must be the
                                unit's FileDescriptorStoreMax= (default 0: none)
+      --max-sections N         most sections clients may grow the list to (default 10000)
+      --max-section-items N    most items in one section (default 10000)
+      --max-items N            most items in all sections together (default 1000000)
+      --max-batch-lines N      most lines in one BATCH (default 10000)
       --check-config           validate the config and exit
       --allow-insecure         start as root even if the config or state file is writable by others
       --verbose                log debug lines (clients connecting, client errors)
@@ -95,6 +101,10 @@ public struct DaemonOptions: Equatable {
       case "--max-clients": options.maxClients = try count(for: argument)
       case "--max-readonly-clients": options.maxReadOnlyClients = try count(for: argument)
       case "--fd-store": options.fdStore = try count(for: argument)
+      case "--max-sections": options.editLimits.sections = try count(for: argument)
+      case "--max-section-items": options.editLimits.itemsPerSection = try count(for: argument)
+      case "--max-items": options.editLimits.items = try count(for: argument)
+      case "--max-batch-lines": options.editLimits.batchLines = try count(for: argument)
       case "--check-config": options.checkConfigOnly = true
       case "--allow-insecure": options.allowInsecure = true
       case "--verbose", "-v": options.verbose = true

@@ -5,9 +5,10 @@ import Systemd
 /// Connections that outlive the process (issue 10): on a stop or restart the connections are
 /// left in systemd's file descriptor store with a record of what each had read and not
 /// answered and had rendered and not sent; the next process takes them back, sends what was
-/// unsent and answers what was unanswered. After a crash there is no record: subscribers are
-/// resynchronised (`!restart`, `!state`), other connections closed, since a request of theirs
-/// may have been lost.
+/// unsent and answers what was unanswered. After a crash there is no record: subscribers on
+/// the read-only socket are resynchronised (`!restart`, `!state`); every other connection is
+/// closed, since a request of its may have been lost, or a BATCH cut in two, whose second half
+/// must never run as single requests.
 extension Server {
   /// Leaves every stored connection to the next process, with a record of each. Called once
   /// listening has stopped and the last changes are saved, so that every record is complete.
@@ -18,8 +19,9 @@ extension Server {
         close(connection)
         continue
       }
-      guard let stored = connection.stored else {
-        // Over FileDescriptorStoreMax: it cannot be kept.
+      guard let stored = connection.stored, connection.batch == nil else {
+        // Over FileDescriptorStoreMax, or inside a BATCH (whose lines so far are not part of
+        // the record): it cannot be kept, and its batch is not applied.
         SectionService.appendGoodbyeEvent(reason: "restart", to: &connection.output)
         _ = connection.flush()
         close(connection)
@@ -77,7 +79,7 @@ extension Server {
       if let record = records[inode], record.access == described.access {
         resume(connection, from: record)
         resumed += 1
-      } else if described.subscribed {
+      } else if described.subscribed && described.access == .readOnly {
         subscribe(connection)
         service.appendRestartEvents(to: &connection.output)
         resynchronised += 1

@@ -153,6 +153,10 @@ final class Server {
     while connection.acceptsRequests() {
       guard let frame = connection.framer.next(&input, endOfInput: connection.inputEnded) else { break }
       guard case .line(let line) = frame else {
+        if connection.batch != nil {
+          connection.batch!.addTooLong()
+          continue
+        }
         if connection.subscription == .owedSnapshot { _ = sendOwedSnapshot(connection) }
         connection.output.append(contentsOf: ProtocolError.tooLong.line)
         clientErrors?.note("answered a client ERR TOOLONG")
@@ -163,7 +167,10 @@ final class Server {
         break
       }
       let start = connection.output.tailMark
-      guard let outcome = service.handle(line, access: connection.access, reply: &connection.output) else {
+      guard
+        let outcome = service.handle(
+          line, access: connection.access, batch: &connection.batch, reply: &connection.output)
+      else {
         continue
       }
       if outcome == .deferred {

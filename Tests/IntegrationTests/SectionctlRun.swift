@@ -22,9 +22,10 @@ struct SectionctlRun {
 
   /// Runs `sectionctl arguments` to completion, failing after `timeout` seconds rather than hanging the suite.
   static func run(
-    _ arguments: [String], environment: [String: String] = [:], timeout: Double = 20
+    _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil,
+    timeout: Double = 20
   ) throws -> SectionctlRun {
-    let process = SectionctlProcess(arguments, environment: environment)
+    let process = SectionctlProcess(arguments, environment: environment, standardInput: standardInput)
     try process.start()
     guard process.waitForExit(timeout: timeout) else {
       process.interrupt(SIGKILL)
@@ -40,7 +41,11 @@ final class SectionctlProcess {
   private let process = Process()
   private let directory = TemporaryDirectory()
 
-  init(_ arguments: [String], environment: [String: String] = [:]) {
+  /// What standard input holds; nil: /dev/null.
+  private let standardInput: String?
+
+  init(_ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil) {
+    self.standardInput = standardInput
     process.executableURL = URL(fileURLWithPath: Built.sectionctl)
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
@@ -57,7 +62,12 @@ final class SectionctlProcess {
     }
     process.standardOutput = FileHandle(forWritingAtPath: directory.file("out"))
     process.standardError = FileHandle(forWritingAtPath: directory.file("err"))
-    process.standardInput = FileHandle.nullDevice
+    if let standardInput {
+      _ = directory.write("in", standardInput)
+      process.standardInput = FileHandle(forReadingAtPath: directory.file("in"))
+    } else {
+      process.standardInput = FileHandle.nullDevice
+    }
     try process.run()
   }
 

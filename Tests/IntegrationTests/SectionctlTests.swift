@@ -25,6 +25,51 @@ import Testing
     json["sections"] as? [[String: Any]] ?? []
   }
 
+  // MARK: editing
+
+  @Test func editsBuildAList() throws {
+    #expect(try ctl("add", "--at", "0", "news", "Latest", "news").status == 0)
+    #expect(try ctl("--json", "item", "add", "news", "Call Bob").json()["revision"] as? Int == 2)
+    #expect(try ctl("item", "add", "--at", "0", "news", "Pay rent").status == 0)
+    #expect(try ctl("item", "mv", "news", "1", "0").status == 0)
+    #expect(try ctl("item", "set", "news", "1", "Pay the rent").status == 0)
+    #expect(try ctl("rename", "news", "News").status == 0)
+    #expect(try ctl("mv", "news", "3").status == 0)
+    #expect(try ctl("rm", "second").status == 0)
+    #expect(try ctl("item", "rm", "news", "0").status == 0)
+    #expect(
+      try daemon.connect().request("LIST") == [
+        "section 0 first closed 10 First", "section 1 third closed 6 Third", "section 2 news closed 1 News",
+        "OK 9",
+      ])
+    #expect(try daemon.connect().request("ITEMS news") == ["item 2 0 Pay the rent", "OK 9"])
+    let refused = try ctl("rm", "nothing")
+    #expect(refused.status == 1)
+    #expect(refused.stderr.contains("no section \"nothing\""))
+  }
+
+  @Test func batchSendsStandardInputAsOneChange() throws {
+    let input = "INSERT end todo To do\n\nITEM INSERT todo end Buy milk\nOPEN todo\n"
+    let run = try SectionctlRun.run(
+      ["--socket", daemon.socketPath, "--json", "batch"], standardInput: input)
+    #expect(run.status == 0)
+    #expect(try run.json()["revision"] as? Int == 3)
+    let failed = try SectionctlRun.run(
+      ["--socket", daemon.socketPath, "batch"], standardInput: "DELETE todo\nDELETE nothing\n")
+    #expect(failed.status == 1)
+    #expect(failed.stderr.contains("line 2: no section \"nothing\""))
+    #expect(try daemon.connect().request("LIST").count == 5)
+  }
+
+  @Test func watchPrintsEditEvents() throws {
+    let watch = SectionctlProcess(["--socket", daemon.socketPath, "watch", "--count", "2"])
+    try watch.start()
+    try watch.waitForLines(1)
+    #expect(try ctl("add", "n", "N").status == 0)
+    #expect(try ctl("item", "add", "n", "x").status == 0)
+    #expect(try watch.waitForLines(3) == ["state 0 multi -", "inserted 1 3 n", "items 2 3 n 1"])
+  }
+
   // MARK: reading
 
   @Test func listPrintsATable() throws {

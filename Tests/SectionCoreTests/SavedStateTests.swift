@@ -23,14 +23,50 @@ import Testing
   @Test func encodesCompactlyInListOrder() {
     let text = String(decoding: SavedState.encode(sampleModel()), as: UTF8.self)
     #expect(
-      text == #"{"format":1,"revision":4,"mode":"exclusive","sections":{"a":2,"b":null,"c":null}}"# + "\n")
+      text == #"""
+        {"format":2,"revision":4,"mode":"exclusive","sections":{"a":2,"b":null,"c":null},
+        "list":[
+        {"id":"a","title":"A","items":["a1","a2"],"origin":"config"},
+        {"id":"b","title":"B","items":["b1"],"origin":"config"},
+        {"id":"c","title":"C","items":[],"origin":"config"}],
+        "deleted":[],"edited":[]}
+
+        """#)
+  }
+
+  @Test func encodesEditsAndEscapes() throws {
+    var model = SectionModel(config: abc())
+    var changes: [Change] = []
+    try model.insert(id: "q", title: "Say \"hi\" \\ ö", at: 0, limits: EditLimits(), changes: &changes)
+    try model.editItems(0, .insert(at: 0, text: "x\u{1F600}"), limits: EditLimits(), changes: &changes)
+    try model.rename(1, to: "Aa", changes: &changes)
+    model.delete(2, changes: &changes)
+    let text = String(decoding: SavedState.encode(model), as: UTF8.self)
+    #expect(text.contains(#"{"id":"q","title":"Say \"hi\" \\ ö","items":["x\#u{1F600}"],"origin":"client"}"#))
+    #expect(text.hasSuffix(#""deleted":["b"],"edited":["a"]}"# + "\n"))
+    let decoded = try SavedState.decode(Array(text.utf8))
+    #expect(decoded == SavedState(model))
+    #expect(decoded.list?.map(\.id) == ["q", "a", "c"])
+    #expect(decoded.deleted == ["b"])
+  }
+
+  @Test func format1FilesStillLoad() throws {
+    let state = try decode(#"{"format":1,"revision":4,"mode":"multi","sections":{"a":2,"b":null}}"#)
+    #expect(state.list == nil)
+    let model = SectionModel(config: abc(), saved: state)
+    #expect(model.sections == abc().sections)
+    #expect(model.openIndices == [0])
   }
 
   @Test func roundTrip() throws {
     let model = sampleModel()
     let decoded = try SavedState.decode(SavedState.encode(model))
     #expect(decoded == SavedState(model))
-    #expect(decoded == SavedState(revision: 4, mode: .exclusive, sections: ["a": 2, "b": nil, "c": nil]))
+    #expect(
+      decoded
+        == SavedState(
+          revision: 4, mode: .exclusive, sections: ["a": 2, "b": nil, "c": nil], list: abc().sections,
+          deleted: []))
     #expect(SectionModel(config: abc(), saved: decoded) == model)
   }
 
@@ -62,18 +98,28 @@ import Testing
     #expect(
       refusal(#"{"format":1,"revision":7,"mode":"multi","sections":{"#)?.hasPrefix("not valid JSON: ") == true
     )
-    #expect(refusal("[]") == "unknown format; expected \"format\": 1")
+    #expect(refusal("[]") == "unknown format; expected \"format\": 1 or 2")
     #expect(
-      refusal(#"{"revision":1,"mode":"multi","sections":{}}"#) == "unknown format; expected \"format\": 1")
+      refusal(#"{"revision":1,"mode":"multi","sections":{}}"#)
+        == "unknown format; expected \"format\": 1 or 2")
     #expect(
-      refusal(#"{"format":2,"revision":1,"mode":"multi","sections":{}}"#)
-        == "unknown format; expected \"format\": 1")
+      refusal(#"{"format":3,"revision":1,"mode":"multi","sections":{}}"#)
+        == "unknown format; expected \"format\": 1 or 2")
     #expect(
       refusal(#"{"format":"1","revision":1,"mode":"multi","sections":{}}"#)
-        == "unknown format; expected \"format\": 1")
+        == "unknown format; expected \"format\": 1 or 2")
+    #expect(refusal(#"{"format":2,"revision":1,"mode":"multi","sections":{}}"#) == "\"list\" is missing")
     #expect(
-      refusal(#"{"format":1,"mode":"multi","sections":{}}"#)
-        == "\"revision\" must be a whole number from 0 to 9223372036854775807")
+      refusal(#"{"format":2,"revision":1,"mode":"multi","sections":{},"list":[{"id":"a"}],"deleted":[]}"#)
+        == "\"list\" entry 0 is damaged")
+    #expect(
+      refusal(
+        #"{"format":2,"revision":1,"mode":"multi","sections":{},"list":[{"id":"a","title":"A","items":[1],"origin":"client"}],"deleted":[]}"#
+      ) == "\"list\" entry 0 has a damaged item")
+    #expect(
+      refusal(#"{"format":2,"revision":1,"mode":"multi","sections":{},"list":[],"deleted":[1]}"#)
+        == "\"deleted\" holds a non-string")
+    #expect(refusal(#"{"format":1,"mode":"multi","sections":{}}"#) == "\"revision\" must be a whole number from 0 to 9223372036854775807")
     #expect(
       refusal(#"{"format":1,"revision":-1,"mode":"multi","sections":{}}"#)
         == "\"revision\" must be a whole number from 0 to 9223372036854775807")

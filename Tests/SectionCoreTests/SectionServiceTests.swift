@@ -5,9 +5,11 @@ import Testing
 /// A service over a config, and a way to send it one line and read the reply as text.
 final class Harness {
   let service: SectionService
+  /// The BATCH this client has open, as the server keeps it per connection.
+  var batch: Batch?
 
-  init(_ config: Config = abc(), saved: SavedState? = nil) {
-    service = SectionService(model: SectionModel(config: config, saved: saved))
+  init(_ config: Config = abc(), saved: SavedState? = nil, limits: EditLimits = EditLimits()) {
+    service = SectionService(model: SectionModel(config: config, saved: saved), limits: limits)
   }
 
   /// The reply to `line` and what the server must do next.
@@ -17,7 +19,7 @@ final class Harness {
 
   func send(_ line: [UInt8], access: SectionService.Access = .control) -> (String, SectionService.Outcome?) {
     var reply = OutputQueue()
-    let outcome = service.handle(ArraySlice(line), access: access, reply: &reply)
+    let outcome = service.handle(ArraySlice(line), access: access, batch: &batch, reply: &reply)
     return (String(decoding: reply.unsentBytes, as: UTF8.self), outcome)
   }
 
@@ -30,11 +32,12 @@ final class Harness {
 
   func commit() -> String { String(decoding: service.commit(), as: UTF8.self) }
 
-  /// What the server would save now, without the final LF.
+  /// The first line of what the server would save now as a whole state file (revision, mode
+  /// and open sections), closed as a JSON object.
   func stateFile() -> String {
     var bytes: [UInt8] = []
     service.encodeState(into: &bytes)
-    return String(decoding: bytes.dropLast(), as: UTF8.self)
+    return String(decoding: bytes.prefix { $0 != 0x0A }.dropLast(), as: UTF8.self) + "}"
   }
 }
 
@@ -248,7 +251,14 @@ final class Harness {
       help UNSUBSCRIBE - stop receiving events
       help HELP - this list
       help QUIT - close the connection
-      help RELOAD - re-read the config file (control socket only)
+      help RELOAD - re-read the config file, keeping clients' edits (control socket only)
+      help INSERT <index|end> <id> <title> - insert a new closed section with no items (control socket only)
+      help DELETE <index|id> - delete a section (control socket only)
+      help MOVE <index|id> <index> - move a section to an index (control socket only)
+      help RENAME <index|id> <title> - give a section a new title; the id stays (control socket only)
+      help ITEM INSERT <index|id> <pos|end> <text> | ITEM DELETE <index|id> <pos> | ITEM MOVE <index|id> <from> <to> | ITEM SET <index|id> <pos> <text> - insert, delete, move or replace one item of a section (control socket only)
+      help BATCH - collect the lines up to END and apply them as one change: all or none
+      help END - end a BATCH
       OK
 
       """
@@ -259,8 +269,9 @@ final class Harness {
     let service = SectionService(model: SectionModel(config: abc()))
     let buffer = Array("PING\ntoggle\tb\nLIST\n".utf8)
     var reply = OutputQueue()
-    #expect(service.handle(buffer[5..<13], access: .control, reply: &reply) == .changed)
-    #expect(service.handle(buffer[5..<13], access: .readOnly, reply: &reply) == .replied)
+    var batch: Batch?
+    #expect(service.handle(buffer[5..<13], access: .control, batch: &batch, reply: &reply) == .changed)
+    #expect(service.handle(buffer[5..<13], access: .readOnly, batch: &batch, reply: &reply) == .replied)
     #expect(
       String(decoding: reply.unsentBytes, as: UTF8.self)
         == "section 1 b open 1 B\nOK 1\nERR READONLY TOGGLE changes state; use the control socket\n")
@@ -441,7 +452,7 @@ final class Harness {
     #expect(harness.send("TOGGLE d") == ("section 1 d closed 1 D\nOK 4\n", .changed))
     #expect(harness.events == "!closed 4 1 d\n")
     #expect(
-      harness.stateFile() == #"{"format":1,"revision":4,"mode":"multi","sections":{"c":null,"d":null,"a":1}}"#
+      harness.stateFile() == #"{"format":2,"revision":4,"mode":"multi","sections":{"c":null,"d":null,"a":1}}"#
     )
   }
 
@@ -462,7 +473,7 @@ final class Harness {
     _ = harness.service.reload(next, reply: &reply)
     #expect(harness.send("ITEMS 0") == ("", .deferred))
     #expect(
-      harness.stateFile() == #"{"format":1,"revision":1,"mode":"multi","sections":{"c":null,"d":1,"a":null}}"#
+      harness.stateFile() == #"{"format":2,"revision":1,"mode":"multi","sections":{"c":null,"d":1,"a":null}}"#
     )
     harness.service.rollback()
     #expect(harness.events == "")
@@ -470,7 +481,7 @@ final class Harness {
     #expect(harness.reply("ITEMS 0") == "item 0 0 a1\nitem 0 1 a2\nOK 0\n")
     #expect(
       harness.stateFile()
-        == #"{"format":1,"revision":0,"mode":"multi","sections":{"a":null,"b":null,"c":null}}"#)
+        == #"{"format":2,"revision":0,"mode":"multi","sections":{"a":null,"b":null,"c":null}}"#)
   }
 
   @Test func refusedReload() {

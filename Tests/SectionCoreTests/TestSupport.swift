@@ -40,3 +40,24 @@ func refusal(_ body: () throws(ConfigError) -> Void) -> String? {
     return error.description
   }
 }
+
+/// Makes every kind of change to `model` (abc() in exclusive mode, or anything with at least
+/// three sections of which the second has an item): sections inserted, opened, moved, renamed,
+/// deleted, items inserted, moved, set and deleted, and a mode switch. Returns the changes.
+func editEveryWay(_ model: inout SectionModel) throws -> [Change] {
+  var changes: [Change] = []
+  let limits = EditLimits()
+  model.open(1, changes: &changes)
+  try model.insert(id: "n", title: "Latest  news", at: 0, limits: limits, changes: &changes)
+  model.open(0, changes: &changes)
+  try model.move(0, to: 3, changes: &changes)
+  try model.rename(0, to: "Aye aye", changes: &changes)
+  try model.editItems(3, .insert(at: 0, text: "hello world"), limits: limits, changes: &changes)
+  try model.editItems(3, .insert(at: 1, text: "ö x"), limits: limits, changes: &changes)
+  try model.editItems(3, .move(from: 1, to: 0), limits: limits, changes: &changes)
+  try model.editItems(3, .set(at: 0, text: "set"), limits: limits, changes: &changes)
+  try model.editItems(3, .delete(at: 1), limits: limits, changes: &changes)
+  model.delete(1, changes: &changes)
+  model.setMode(model.mode == .multi ? .exclusive : .multi, changes: &changes)
+  return changes
+}

@@ -138,4 +138,34 @@ import Testing
     #expect(usageError("items", "") != nil)
     #expect(usageError("close", "a\tb") != nil)
   }
+
+  @Test func edits() throws {
+    #expect(try parse("add", "news", "Latest", "news").command == .edit("INSERT end news Latest news"))
+    #expect(try parse("add", "--at", "0", "news", "N").command == .edit("INSERT 0 news N"))
+    #expect(try parse("rm", "2").command == .edit("DELETE 2"))
+    #expect(try parse("mv", "news", "0").command == .edit("MOVE news 0"))
+    #expect(try parse("--json", "rename", "news", "The", "news").command == .edit("RENAME news The news"))
+    #expect(try parse("item", "add", "news", "Call", "Bob").command == .edit("ITEM INSERT news end Call Bob"))
+    #expect(try parse("item", "add", "--at=1", "news", "x").command == .edit("ITEM INSERT news 1 x"))
+    #expect(try parse("item", "rm", "news", "0").command == .edit("ITEM DELETE news 0"))
+    #expect(try parse("item", "mv", "news", "0", "2").command == .edit("ITEM MOVE news 0 2"))
+    #expect(try parse("item", "set", "news", "0", "a b").command == .edit("ITEM SET news 0 a b"))
+    #expect(try parse("batch").command == .batch)
+  }
+
+  @Test func badEdits() {
+    #expect(usageError("add", "news")?.hasPrefix("add needs a title: sectionctl add") == true)
+    #expect(usageError("rm") == "rm needs a section (an index or an id): sectionctl rm [--json] REF")
+    #expect(usageError("rm", "a", "b") == "unexpected 'b': sectionctl rm [--json] REF")
+    #expect(usageError("mv", "a", "x") == "the index to move to must be a number, 0 or more, not 'x'")
+    #expect(
+      usageError("item", "frob", "a") == "unknown item action 'frob'; the actions are add, rm, mv and set")
+    #expect(usageError("item", "rm", "--at", "1", "a", "0") == "--at works only with add and item add")
+    #expect(usageError("rm", "--at", "1", "a") == "--at works only with add and item add")
+    #expect(usageError("add", "--at", "-1", "a", "A") == "--at needs an index, 0 or more, not '-1'")
+    #expect(
+      usageError("rename", "a", "two\nlines")
+        == "the a title must be one line of text, without control characters")
+    #expect(usageError("batch", "x") == "batch takes no arguments, got 'x'")
+  }
 }

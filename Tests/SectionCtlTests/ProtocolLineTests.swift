@@ -73,7 +73,16 @@ import Testing
     #expect(try parse("!reload 10") == .event(.reload(revision: 10)))
     #expect(try parse("!bye shutdown") == .event(.bye(reason: "shutdown")))
     #expect(try parse("!bye") == .event(.bye(reason: "")))
-    #expect(try parse("!renamed 11 x") == .event(.other("renamed 11 x")))
+    #expect(try parse("!frobbed 11 x") == .event(.other("frobbed 11 x")))
+    #expect(
+      try parse("!inserted 12 0 news") == .event(.edited(.inserted, revision: 12, index: 0, id: "news")))
+    #expect(try parse("!deleted 13 2 b") == .event(.edited(.deleted, revision: 13, index: 2, id: "b")))
+    #expect(try parse("!renamed 14 1 a") == .event(.edited(.renamed, revision: 14, index: 1, id: "a")))
+    #expect(try parse("!moved 15 1 3 a") == .event(.moved(revision: 15, from: 1, to: 3, id: "a")))
+    #expect(try parse("!items 16 3 a 7") == .event(.items(revision: 16, index: 3, id: "a", count: 7)))
+    for line in ["!inserted 12 0", "!moved 15 1 a", "!items 16 3 a", "!items x 3 a 7", "!deleted 1 2 b c"] {
+      #expect(isMalformed(line), "\(line)")
+    }
   }
 
   @Test func onlyChangesCount() throws {

@@ -4,6 +4,14 @@
 # makes every file system systemd or an installer writes private, then becomes systemd.
 set -eu
 mount --make-rprivate /
+# The project (its scripts and built binaries) must stay visible: a checkout under /tmp,
+# /var/tmp or /run (CI may clone there) would vanish under the private mounts below, so a
+# descriptor of it is kept and it is bound back at its path afterwards.
+project="${LAB_PROJECT:-}"
+case "$project" in
+  /tmp/* | /var/tmp/* | /run/*) exec 9<"$project" ;;
+  *) project="" ;;
+esac
 # /run first: the overlays' upper layers and the lab's /dev live in it.
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/lab
@@ -16,6 +24,11 @@ done
 # After the /var overlay, which would hide it.
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=1777 tmpfs /var/tmp
+if [ -n "$project" ]; then
+  mkdir -p "$project"
+  mount --no-canonicalize --bind /proc/self/fd/9 "$project"
+  exec 9<&-
+fi
 # A /dev of its own (the host's devtmpfs is shared even across mount namespaces, and
 # systemd makes /dev/log, /dev/mqueue, ... in it): the harmless nodes bound in, a private
 # devpts and /dev/shm, and /dev/console and /dev/kmsg as plain files, so that systemd's

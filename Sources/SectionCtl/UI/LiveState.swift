@@ -122,13 +122,16 @@ struct LiveState {
         if sections[index].isOpen { needs += askItems(sections[index].id) }
       }
       return needs
-    case .reload(let revision):
+    case .reload(let revision), .edited(_, let revision, _, _), .moved(let revision, _, _, _),
+      .items(let revision, _, _, _):
+      // A reload or a runtime edit changes the list itself: VIEW again (the cursor stays on its
+      // section by id), unless the last VIEW already shows the change.
       return revision > sectionRevision ? [.resync] : []
     case .bye:
       return []
     case .other(let text):
-      // Events this sectionctl does not know (runtime edits: inserted, deleted, moved, renamed,
-      // items) carry the revision second; one the last VIEW reflects needs nothing.
+      // Events this sectionctl does not know carry the revision second, as every event with a
+      // revision does; one the last VIEW reflects needs nothing.
       let words = text.split(separator: " ", maxSplits: 2)
       if words.count > 1, let revision = UInt64(words[1]), revision <= sectionRevision { return [] }
       return [.resync]

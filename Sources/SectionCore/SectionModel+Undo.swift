@@ -1,0 +1,60 @@
+/// Undoing changes that were not saved (a failed save) or that a batch must take back (one of
+/// its lines failed), at the cost of what they changed.
+///
+/// Keeping a copy of the model to restore would be simpler, but the first change after the
+/// copy then copies every section (and every item of an edited section) to keep the copy
+/// intact: with 1,000 sections of 100 items that made an ITEM INSERT cost 20 µs of the
+/// daemon's CPU instead of 3.
+extension SectionModel {
+  /// The parts of the model that are small or copied cheaply, as they were at one moment:
+  /// restored whole. The sections themselves are restored by undoing the changes since.
+  public struct Checkpoint: Sendable {
+    let mode: Mode
+    let revision: UInt64
+    /// An array of plain values: copying it on the next write costs a memcpy, no reference counts.
+    let openedAt: [UInt64?]
+    let deleted: Set<String>
+    let edited: Set<String>
+    let itemCount: Int
+  }
+
+  public var checkpoint: Checkpoint {
+    Checkpoint(
+      mode: mode, revision: revision, openedAt: openedAt, deleted: deletedConfigIDs, edited: editedConfigIDs,
+      itemCount: itemCount)
+  }
+
+  /// Goes back to `checkpoint` by undoing `changes`, every change made since it, newest last.
+  /// A reload cannot be undone this way (the caller keeps a copy of the model for it).
+  public mutating func restore(
+    _ checkpoint: Checkpoint, undoing changes: some BidirectionalCollection<Change>
+  ) {
+    for change in changes.reversed() { undo(change) }
+    mode = checkpoint.mode
+    revision = checkpoint.revision
+    openedAt = checkpoint.openedAt
+    deletedConfigIDs = checkpoint.deleted
+    editedConfigIDs = checkpoint.edited
+    itemCount = checkpoint.itemCount
+  }
+
+  /// Undoes what `change` did to the sections (the rest comes back with the checkpoint).
+  private mutating func undo(_ change: Change) {
+    switch change {
+    case .opened, .closed, .mode: break
+    case .reloaded: preconditionFailure("a reload is undone from a copy of the model")
+    case .inserted(_, let index, _): sections.remove(at: index)
+    case .deleted(_, let index, let section): sections.insert(section, at: index)
+    case .moved(_, let from, let to, _): sections.insert(sections.remove(at: to), at: from)
+    case .renamed(_, let index, _, _, let previous): sections[index].title = previous
+    case .items(_, let index, _, let edit, _, let previous):
+      switch edit {
+      case .insert(let position, _): sections[index].items.remove(at: position)
+      case .delete(let position): sections[index].items.insert(previous!, at: position)
+      case .move(let from, let to):
+        sections[index].items.insert(sections[index].items.remove(at: to), at: from)
+      case .set(let position, _): sections[index].items[position] = previous!
+      }
+    }
+  }
+}

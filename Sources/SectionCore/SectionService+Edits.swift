@@ -1,0 +1,53 @@
+/// Runtime edits in the service: batches, and the events of edits.
+extension SectionService {
+  /// Applies a batch's lines as one change: every line is parsed first, then they are applied
+  /// in order; the first that fails undoes the others, and is the reply.
+  func apply(_ batch: Batch, reply: inout OutputQueue) throws(ProtocolError) -> Outcome {
+    if let problem = batch.problem { throw problem }
+    var requests: [(Request, Int)] = []
+    requests.reserveCapacity(batch.count)
+    try batch.forEachLine { (line, number) throws(ProtocolError) in
+      switch RequestParser.parse(line) {
+      case .failure(let error)?: throw Batch.atLine(number, error)
+      case .success(let request)? where request.isBatchable: requests.append((request, number))
+      case .success?:
+        var words = Words(line)
+        let name = String(decoding: words.next() ?? [], as: UTF8.self).uppercased()
+        throw Batch.atLine(number, ProtocolError(.syntax, "\(name) cannot be in a batch; only changes can"))
+      case nil: break
+      }
+    }
+    return try change(reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
+      let before = model.checkpoint
+      for (request, number) in requests {
+        do throws(ProtocolError) {
+          try model.perform(request, limits: limits, changes: &changes)
+        } catch {
+          model.restore(before, undoing: changes)
+          changes.removeAll()
+          throw Batch.atLine(number, error)
+        }
+      }
+    }
+  }
+
+  /// `<name><rev> <index> <id>[ <count>]` and LF: the events of edits.
+  func appendEvent(
+    _ name: StaticString, _ revision: UInt64?, _ index: Int, _ id: String, to buffer: inout [UInt8],
+    count: Int? = nil
+  ) {
+    buffer.append(name)
+    if let revision {
+      buffer.appendDecimal(revision)
+      buffer.append(" ")
+    }
+    buffer.appendDecimal(index)
+    buffer.append(" ")
+    buffer.append(utf8: id)
+    if let count {
+      buffer.append(" ")
+      buffer.appendDecimal(count)
+    }
+    buffer.append("\n")
+  }
+}
