@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Runs every test: unit and integration tests (swift test), the shell tests in tests/,
+# Runs every test: unit and integration tests (swift test), the shell tests in Tests/System/,
 # and a smoke run of the benchmark. Installs what it needs first.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 scripts/deps.sh --test
 swift build --build-tests
 swift test --skip-build 2>&1 | tee /tmp/sectiond-swift-test.log
 status=${PIPESTATUS[0]}
 [ "$status" -eq 0 ] || { echo "swift test failed" >&2; exit "$status"; }
 failed=0
-for test in tests/*.sh; do
+for test in Tests/System/*.sh; do
   echo "== $test"
   BUILD_DIR=.build/debug bash "$test" || failed=1
 done

@@ -1,0 +1,47 @@
+// libFuzzer target: reading the state file, `SavedState.decode`.
+//
+// Any input must either be refused (so a damaged file is set aside) or give a state the model
+// can start from; what the model then saves must read back as the same model. The same bytes
+// are also read as a journal (`Journal.decode`) and replayed onto the demo list: refused, or a
+// state that reads back the same.
+// Built outside SwiftPM by Tests/System/fuzz.sh, together with Sources/SectionCore as one module.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let bytes = UnsafeBufferPointer(start: data, count: size)
+  fuzzJournal(Array(bytes))
+  guard let state = try? SavedState.decode(bytes) else { return 0 }
+  for opened in state.sections.values {
+    if let opened { check(opened <= state.revision, "a section opened after the revision") }
+  }
+  for config in [Config.demo, Config(mode: .exclusive, sections: Config.demo.sections)] {
+    let model = SectionModel(config: config, saved: state)
+    check(model.revision == state.revision && model.mode == state.mode, "the saved revision or mode is lost")
+    if model.mode == .exclusive { check(model.openIndices.count <= 1, "exclusive with two open") }
+    let written = SavedState.encode(model)
+    guard let read = try? SavedState.decode(written) else { fatalError("a written state does not decode") }
+    check(read == SavedState(model), "the written state reads back differently")
+    check(SectionModel(config: config, saved: read) == model, "a restart gives another model")
+    // The service starts from it and serves a change.
+    let service = SectionService(model: model)
+    var reply = OutputQueue()
+    var batch: Batch?
+    if service.handle(Array("TOGGLE first".utf8)[...], access: .control, batch: &batch, reply: &reply)
+      == .changed
+    {
+      _ = service.commit()
+    }
+  }
+  return 0
+}
+
+/// A journal either does not replay, or replays to a state that survives a round trip.
+private func fuzzJournal(_ bytes: [UInt8]) {
+  let start = SavedState(SectionModel(config: .demo))
+  guard let groups = try? Journal.decode(bytes), let state = try? start.replaying(groups) else { return }
+  check(state.revision >= start.revision, "replay went back in revision")
+  guard let read = try? SavedState.decode(SavedState.encode(SectionModel(config: .demo, saved: state))) else {
+    fatalError("a replayed state does not encode and decode")
+  }
+  check(read.list?.count == state.list?.count, "a replayed state loses sections")
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The bash and zsh completions in completions/ against a real sectiond whose read-only socket is
+# not beside its control socket: options are offered, and section ids come from the socket named
+# by --readonly-socket or --socket.
+# Ends with "N passed, N failed"; exits 1 on any failure.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+bin="$root/${BUILD_DIR:-.build/debug}"
+command -v zsh >/dev/null || { echo "FAIL zsh is missing: scripts/deps.sh --test installs it"; echo "0 passed, 1 failed"; exit 1; }
+dir=$(mktemp -d /tmp/sdcomp.XXXXXX)
+mkdir "$dir/elsewhere"
+control="$dir/c.sock" readonly="$dir/elsewhere/ro.sock"
+"$bin/sectiond" --socket "$control" --readonly-socket "$readonly" --no-state 2>"$dir/log" &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+for _ in $(seq 100); do [ -S "$readonly" ] && break; sleep 0.05; done
+export PATH="$bin:$PATH"
+# Neither completion may find the ids through a default socket by accident.
+export SECTIOND_SOCKET="$dir/none.sock"
+
+passed=0 failed=0
+check() { # name, expected, actual
+  if [ "$2" = "$3" ]; then passed=$((passed + 1)); echo "ok   $1"
+  else failed=$((failed + 1)); printf 'FAIL %s\n--- expected\n%s\n--- got\n%s\n' "$1" "$2" "$3"; fi
+}
+
+# bash: what COMPREPLY holds, one per line, after completing the last of the words given.
+bash_complete() {
+  bash -c 'source "$1/completions/sectionctl.bash"; shift
+    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _sectionctl; printf "%s\n" "${COMPREPLY[@]}"' \
+    _ "$root" "$@"
+}
+
+check "bash: --readonly-socket is offered" "--readonly
+--readonly-socket" "$(bash_complete sectionctl --read)"
+check "bash: ids through --readonly-socket" "first
+second
+third" "$(bash_complete sectionctl --readonly-socket "$readonly" open '')"
+check "bash: ids through --socket" "second" "$(bash_complete sectionctl --socket "$control" toggle s)"
+check "bash: a file after --readonly-socket" "$readonly" \
+  "$(bash_complete sectionctl --readonly-socket "$dir/elsewhere/r")"
+
+# zsh: the completion's id lookup with the line's options, _describe and _arguments stubbed out.
+zsh_ids() {
+  zsh -fc 'root=$1; shift; words=("$@")
+    _arguments() { return 1 }
+    _describe() { print -rl -- ${(P)4} }
+    source $root/completions/_sectionctl
+    _sectionctl_option --socket; _sectionctl_socket=($reply)
+    _sectionctl_option --readonly-socket; _sectionctl_readonly=($reply)
+    _sectionctl_ids' _ "$root" "$@"
+}
+check "zsh: the completion parses" "" "$(zsh -n "$root/completions/_sectionctl" 2>&1)"
+check "zsh: ids through --readonly-socket PATH" "first:First
+second:Second
+third:Third" "$(zsh_ids sectionctl --readonly-socket "$readonly" open '')"
+check "zsh: ids through --readonly-socket=PATH" "first:First
+second:Second
+third:Third" "$(zsh_ids sectionctl "--readonly-socket=$readonly" open '')"
+check "zsh: ids through --socket" "first:First
+second:Second
+third:Third" "$(zsh_ids sectionctl --socket "$control" open '')"
+check "zsh: --readonly-socket is declared" "1" \
+  "$(grep -c "^ *'(--socket)--readonly-socket=" "$root/completions/_sectionctl")"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

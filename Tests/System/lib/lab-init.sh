@@ -1,0 +1,98 @@
+#!/bin/sh
+# PID 1 of the systemd test lab (Tests/System/lab.py says why each step is here). Runs inside
+# `unshare --pid --mount --cgroup --uts --ipc --fork`, already in the lab's own cgroup;
+# makes every file system systemd or an installer writes private, then becomes systemd.
+set -eu
+mount --make-rprivate /
+# The project (its scripts and built binaries) must stay visible: a checkout under /tmp,
+# /var/tmp or /run (CI may clone there) would vanish under the private mounts below, so a
+# descriptor of it is kept and it is bound back at its path afterwards.
+project="${LAB_PROJECT:-}"
+case "$project" in
+  /tmp/* | /var/tmp/* | /run/*) exec 9<"$project" ;;
+  *) project="" ;;
+esac
+# /run first: the overlays' upper layers and the lab's /dev live in it.
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /run/lab
+# Everything an installer, useradd --create-home, dpkg or the journal writes.
+for d in etc usr var home root opt srv; do
+  [ -d "/$d" ] || continue
+  mkdir -p "/run/lab/$d/upper" "/run/lab/$d/work"
+  mount -t overlay overlay -o "lowerdir=/$d,upperdir=/run/lab/$d/upper,workdir=/run/lab/$d/work" "/$d"
+done
+# After the /var overlay, which would hide it.
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=1777 tmpfs /var/tmp
+if [ -n "$project" ]; then
+  mkdir -p "$project"
+  mount --no-canonicalize --bind /proc/self/fd/9 "$project"
+  exec 9<&-
+fi
+# A /dev of its own (the host's devtmpfs is shared even across mount namespaces, and
+# systemd makes /dev/log, /dev/mqueue, ... in it): the harmless nodes bound in, a private
+# devpts and /dev/shm, and /dev/console and /dev/kmsg as plain files, so that systemd's
+# status lines and journald's own messages stay out of the host's console and kernel log.
+dev=/run/lab/dev
+mkdir -p "$dev"
+mount -t tmpfs -o mode=0755,nosuid tmpfs "$dev"
+for node in null zero full random urandom tty; do
+  : >"$dev/$node"
+  mount --bind "/dev/$node" "$dev/$node"
+done
+mkdir -p "$dev/pts" "$dev/shm"
+mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$dev/pts"
+ln -s pts/ptmx "$dev/ptmx"
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$dev/shm"
+ln -s /proc/self/fd "$dev/fd"
+ln -s /proc/self/fd/0 "$dev/stdin"
+ln -s /proc/self/fd/1 "$dev/stdout"
+ln -s /proc/self/fd/2 "$dev/stderr"
+: >"$dev/console"
+: >"$dev/kmsg"
+mount --move "$dev" /dev
+# /sys read-only (as in any container), then the lab's cgroup subtree, seen as the
+# root through the cgroup namespace, on top.
+mount --bind /sys /sys
+mount -o remount,bind,ro,nosuid,nodev,noexec /sys
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+# Host-wide kernel settings stay out of reach (systemd raises fs.nr_open, for one).
+mount --bind /proc/sys /proc/sys
+mount -o remount,bind,ro /proc/sys
+mkdir -p /run/systemd/system /run/systemd/journald.conf.d
+printf '[Journal]\nReadKMsg=no\nForwardToKMsg=no\nForwardToConsole=no\n' \
+  >/run/systemd/journald.conf.d/lab.conf
+# The installed socket units (DefaultDependencies) pull in sysinit.target, so what it and
+# the early targets want must not reach the host: every unit they want is masked (in the
+# lab's /etc, which beats /run and /lib) except the journal, users and tmpfiles, which
+# act only on the lab's private layers; so are units that load kernel modules, set the
+# clock or mount kernel file systems. container= tells systemd and its generators
+# (gpt-auto, fstab) that this is not a machine to set up.
+mask() {
+  rm -f "/etc/systemd/system/$1"
+  ln -s /dev/null "/etc/systemd/system/$1"
+}
+for wants in /etc/systemd/system /lib/systemd/system /usr/lib/systemd/system; do
+  for target in sysinit local-fs swap cryptsetup veritysetup integritysetup; do
+    for unit in "$wants/$target.target.wants"/*; do
+      [ -e "$unit" ] || [ -L "$unit" ] || continue
+      case "${unit##*/}" in
+        *.target | systemd-journald.service | systemd-journal-flush.service | \
+          systemd-sysusers.service | systemd-tmpfiles-setup.service | \
+          systemd-update-utmp.service | dev-mqueue.mount) ;;
+        *) mask "${unit##*/}" ;;
+      esac
+    done
+  done
+done
+for unit in modprobe@.service systemd-udevd.service systemd-udev-trigger.service \
+  systemd-remount-fs.service systemd-hwdb-update.service systemd-fsck-root.service \
+  proc-sys-fs-binfmt_misc.mount sys-kernel-debug.mount sys-kernel-tracing.mount \
+  sys-kernel-config.mount sys-fs-fuse-connections.mount dev-hugepages.mount \
+  systemd-journald-audit.socket; do
+  mask "$unit"
+done
+export container=sectiond-lab
+# The target systemd starts has no dependencies: nothing runs until a test starts it.
+printf '[Unit]\nDescription=sectiond test lab\n' >/run/systemd/system/lab.target
+exec /lib/systemd/systemd --system --unit=lab.target
