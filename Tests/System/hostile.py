@@ -32,7 +32,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sdlib import Client, Daemon, Results, config_json, require_binary, sectiond_path  # noqa: E402
+from sdlib import (  # noqa: E402
+    Client, Daemon, Results, config_json, replay_journal, require_binary, sectiond_path)
 
 HZ = os.sysconf("SC_CLK_TCK")
 
@@ -205,7 +206,9 @@ def unsaved(results):
                 thread.join(timeout=10)
             results.check(refused[-1].startswith("ERR INTERNAL"), "a change that cannot be saved is refused",
                           refused[-1])
-            saved = json.load(open(os.path.join(tmpfs.path, "s.json")))["revision"]
+            state_file = os.path.join(tmpfs.path, "s.json")
+            with open(state_file) as f, open(state_file + ".journal") as journal:
+                saved = replay_journal(json.load(f), journal.read())["revision"]
             shown = max(seen)
             results.check(shown <= saved, "no LIST showed a revision that was not saved",
                           f"{len(seen)} revisions seen, highest {shown}, saved {saved}")
