@@ -259,7 +259,7 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
     # --- upgrade, with a subscriber connected (issue 10: clients stay connected)
     pid = lab.main_pid()
     subscriber = Client(lab.socket_path("readonly.sock"), timeout=30)
-    snapshot = subscriber.request("SUBSCRIBE")[0]
+    subscribed_with = subscriber.request("SUBSCRIBE")[0]
     got = apt(lab, "install", "/var/tmp/" + os.path.basename(upgrade))
     installed = lab.run(["dpkg-query", "-W", "-f=${Version}", "sectiond"], check=False).stdout
     results.check(got.returncode == 0 and installed == bumped, f"upgrade to {bumped} with apt-get install",
@@ -273,7 +273,7 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
     subscriber.close()
     results.check(answered == ["OK"] and not subscriber.events,
                   "a subscriber stays connected across the upgrade, with no gap and no resync",
-                  f"subscribed with '{snapshot}', then {subscriber.events} and {answered}")
+                  f"subscribed with '{subscribed_with}', then {subscriber.events} and {answered}")
     kept = status_json(lab)
     fields = ("revision", "mode", "open_ids")
     results.check(kept is not None and saved is not None
