@@ -8,6 +8,9 @@
   crash     SIGKILL: subscribers on the read-only socket get `!restart` and a `!state` that
             matches LIST; a client that was not subscribed and a subscriber on the control
             socket (which may have been inside a BATCH) see end-of-file; nobody waits forever
+  bounded   with a drop-in giving --fd-store 4 and FileDescriptorStoreMax=4, five subscribers:
+            the three the store holds are kept across a restart, the other two are told
+            `!bye restart` and closed
   handover  1,000 subscribers and a client pipelining PINGs: the longest pause that client
             sees across `systemctl restart`. The issue's target is 100 ms; most of the pause is
             systemd setting up the unit's sandbox for the new process (docs/PERFORMANCE.md), so
@@ -273,4 +276,37 @@ def test_handover(lab, r):
         client.close()
 
 
-PARTS = {"restart": test_restart, "config": test_config, "crash": test_crash, "handover": test_handover}
+def test_bounded(lab, r):
+    dropin = "/etc/systemd/system/sectiond.service.d/50-lab-store.conf"
+    lab.write_file(dropin, "[Service]\nExecStart=\nExecStart=/usr/local/bin/sectiond --socket "
+                   "/run/sectiond/control.sock --readonly-socket /run/sectiond/readonly.sock "
+                   "--fd-store 4\nFileDescriptorStoreMax=4\n")
+    lab.systemctl("daemon-reload")
+    fresh_start(lab)
+    subs = subscribers(lab, 5)
+    restart_and_wait(lab, "restart", "sectiond.service")
+    endings = []
+    for sub in subs:
+        sub.sock.settimeout(5)
+        lines = []
+        try:
+            while (line := sub.readline()) is not None:
+                lines.append(line)
+            endings.append(("closed", lines))
+        except OSError:
+            endings.append(("kept", lines))
+    kept = [lines for how, lines in endings if how == "kept"]
+    closed = [lines for how, lines in endings if how == "closed"]
+    r.check(len(kept) == 3 and all(lines == [] for lines in kept)
+            and len(closed) == 2 and all(lines == ["!bye restart"] for lines in closed),
+            "bounded: connections beyond FileDescriptorStoreMax get !bye restart, the rest are kept",
+            f"{endings}")
+    for sub in subs:
+        sub.close()
+    lab.run(["rm", dropin])
+    lab.systemctl("daemon-reload")
+    fresh_start(lab)
+
+
+PARTS = {"restart": test_restart, "config": test_config, "crash": test_crash, "bounded": test_bounded,
+         "handover": test_handover}
