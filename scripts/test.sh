@@ -2,7 +2,7 @@
 # Runs every test: unit and integration tests (swift test), the shell tests in Tests/System/,
 # and a smoke run of the benchmark. Installs what it needs first.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 scripts/deps.sh --test
 swift build --build-tests
 swift test --skip-build 2>&1 | tee /tmp/sectiond-swift-test.log
