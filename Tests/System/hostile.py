@@ -16,6 +16,9 @@ defect found by attacking the daemon as any local user can, through the 0666 rea
              daemon or stops its start.
   barrier    a subscriber that fell behind gets its `!state` before the reply to its next
              request, so PING -> OK is a barrier.
+  verbose    with --verbose, client errors are logged one line each (SYNTAX, TOOLONG,
+             NOSECTION, a peer gone before reading its replies), at most ten a second
+             (issue 14, point 7).
 
 usage: hostile.py [PART ...]   (all parts by default)
 Prints PASS/FAIL lines with the figures, then `N passed, N failed`.
@@ -368,8 +371,45 @@ def barrier(results):
         subscriber.close()
 
 
+def verbose(results):
+    with Daemon(extra_args=["--verbose"]) as daemon:
+        daemon.start()
+        with daemon.connect() as client:
+            client.request("OPEN 1 2")
+            client.request("X" * 5000)
+            client.request("TOGGLE nosuch")
+        gone = socket.socket(socket.AF_UNIX)
+        gone.connect(daemon.socket)
+        gone.sendall(b"VIEW\n" * 20000)
+        gone.close()
+        time.sleep(0.5)
+        log = daemon.log()
+        for code in ("ERR SYNTAX", "ERR TOOLONG", "ERR NOSECTION"):
+            results.check(f"debug: answered a client {code}" in log, f"--verbose logs a client's {code}")
+        results.check("debug: a client left before reading" in log or "client read failed" in log,
+                      "--verbose logs a client gone before reading its replies")
+        time.sleep(1.1)  # a fresh second for the rate limit
+        with daemon.connect() as client:
+            client.send("BOGUS\n" * 50 + "PING\n")
+            while client.read_reply() != ["OK"]:
+                pass
+        time.sleep(1.1)
+        with daemon.connect() as client:
+            client.request("PING")
+            client.request("BOGUS")  # a new second: the count of those left out is logged
+        time.sleep(0.3)
+        lines = daemon.log().splitlines()
+        unknown = [line for line in lines if "ERR UNKNOWN" in line]
+        summary = [line for line in lines if "more client errors in the last second" in line]
+        # The burst may straddle a second: at most ten logged in each, the rest counted.
+        counted = sum(int(line.split("debug: ")[1].split()[0]) for line in summary)
+        results.check(len(unknown) <= 21 and len(unknown) + counted == 51,
+                      "client errors are logged at most ten a second, the others counted",
+                      f"{len(unknown)} ERR UNKNOWN lines and {counted} counted for 51 errors")
+
+
 PARTS = {"spin": spin, "fair": fair, "unsaved": unsaved, "slots": slots, "big": big, "fifo": fifo,
-         "barrier": barrier}
+         "barrier": barrier, "verbose": verbose}
 
 
 def main(argv):
