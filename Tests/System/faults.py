@@ -41,7 +41,24 @@ HZ = os.sysconf("SC_CLK_TCK")
 
 # ---------------------------------------------------------------- SIGKILL during a burst
 
-class Writer(threading.Thread):
+class UntilKilled(threading.Thread):
+    """A client thread that works on its own connection until the daemon is killed under it
+    (or `work` returns); what it had in flight then is its subclass's to record."""
+
+    def run(self):
+        try:
+            client = Client(self.path, timeout=5)
+        except OSError:
+            return
+        try:
+            self.work(client)
+        except (OSError, ConnectionError):
+            pass  # the daemon was killed
+        finally:
+            client.close()
+
+
+class Writer(UntilKilled):
     """Toggles its own section as fast as the daemon acknowledges; remembers the last
     acknowledged (state, rev) and whether a request was in flight when the daemon died."""
 
@@ -53,32 +70,23 @@ class Writer(threading.Thread):
         self.count = 0
         self.error = None
 
-    def run(self):
-        try:
-            client = Client(self.path, timeout=5)
-        except OSError:
-            return
-        try:
-            while True:
-                self.in_flight = True
-                client.send(f"TOGGLE {self.section}\n")
-                reply = client.read_reply()
-                if len(reply) != 2 or not reply[1].startswith("OK "):
-                    self.error = f"unexpected reply {reply}"
-                    self.in_flight = False
-                    return
-                fields = reply[0].split(" ")
-                if fields[1] != str(self.index) or fields[2] != self.section:
-                    self.error = f"reply for the wrong section: {reply}"
-                    self.in_flight = False
-                    return
-                self.acked = (fields[3] == "open", int(reply[1].split()[1]))
+    def work(self, client):
+        while True:
+            self.in_flight = True
+            client.send(f"TOGGLE {self.section}\n")
+            reply = client.read_reply()
+            if len(reply) != 2 or not reply[1].startswith("OK "):
+                self.error = f"unexpected reply {reply}"
                 self.in_flight = False
-                self.count += 1
-        except (OSError, ConnectionError):
-            pass  # the daemon was killed; in_flight says whether a request was outstanding
-        finally:
-            client.close()
+                return
+            fields = reply[0].split(" ")
+            if fields[1] != str(self.index) or fields[2] != self.section:
+                self.error = f"reply for the wrong section: {reply}"
+                self.in_flight = False
+                return
+            self.acked = (fields[3] == "open", int(reply[1].split()[1]))
+            self.in_flight = False
+            self.count += 1
 
 
 def check_saved_against_acks(saved, writers):
@@ -188,7 +196,7 @@ def test_kill(results, rounds):
 
 # ---------------------------------------------------------------- SIGKILL during runtime edits
 
-class Editor(threading.Thread):
+class Editor(UntilKilled):
     """Edits the list as fast as the daemon acknowledges: inserts, items, moves, deletes and
     batches of them. `history` maps every acknowledged revision to the ids in order."""
 
@@ -224,30 +232,21 @@ class Editor(threading.Thread):
                  f"INSERT end {new}b Last of {number}", "END"]
         return lines, ids
 
-    def run(self):
-        try:
-            client = Client(self.path, timeout=5)
-        except OSError:
-            return
-        try:
-            number = 0
-            while True:
-                number += 1
-                lines, ids = self.next_edit(number)
-                self.in_flight = ids
-                client.send("".join(line + "\n" for line in lines))
-                reply = client.read_reply()
-                if len(reply) != 1 or not reply[0].startswith("OK "):
-                    self.error = f"{lines} answered {reply}"
-                    return
-                self.ids = ids
-                self.history[int(reply[0].split()[1])] = ids
-                self.in_flight = None
-                self.count += 1
-        except (OSError, ConnectionError):
-            pass  # the daemon was killed; in_flight says whether an edit was outstanding
-        finally:
-            client.close()
+    def work(self, client):
+        number = 0
+        while True:
+            number += 1
+            lines, ids = self.next_edit(number)
+            self.in_flight = ids
+            client.send("".join(line + "\n" for line in lines))
+            reply = client.read_reply()
+            if len(reply) != 1 or not reply[0].startswith("OK "):
+                self.error = f"{lines} answered {reply}"
+                return
+            self.ids = ids
+            self.history[int(reply[0].split()[1])] = ids
+            self.in_flight = None
+            self.count += 1
 
 
 class Follower(threading.Thread):
