@@ -27,9 +27,6 @@ public struct OutputQueue {
   @inlinable public var count: Int { blockedCount + tail.count - sentOfTail }
   @inlinable public var isEmpty: Bool { count == 0 }
 
-  /// Bytes of this connection's own that are not sent yet: what it costs beyond shared blocks.
-  public var ownedCount: Int { tail.count - sentOfTail }
-
   /// Where the tail ends now: the mark to take back a reply with `removeTail(from:)`.
   @inlinable public var tailMark: Int { tail.count }
 

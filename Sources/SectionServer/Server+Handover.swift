@@ -66,9 +66,16 @@ extension Server {
     var resynchronised = 0
     var closed = 0
     for descriptor in inherited {
+      // What becomes of it: resumed from its record, resynchronised (a read-only subscriber
+      // after a crash), or nil: closed, and forgotten by the store.
+      var record: HandoverState.Connection?
       let described = ConnectionStore.parse(descriptor.name)
-      guard let connectionStore, let described, descriptor.kind == .connectedSocket,
-        let inode = descriptor.fd.identity()?.inode
+      let inode = descriptor.kind == .connectedSocket ? descriptor.fd.identity()?.inode : nil
+      if let described, let inode {
+        record = records[inode].flatMap { $0.access == described.access ? $0 : nil }
+      }
+      guard let connectionStore, let described, let inode,
+        record != nil || (described.subscribed && described.access == .readOnly)
       else {
         FileDescriptorStore.remove(name: descriptor.name)
         descriptor.fd.close()
@@ -76,24 +83,20 @@ extension Server {
         continue
       }
       let connection = Connection(fd: descriptor.fd, access: described.access)
-      if let record = records[inode], record.access == described.access {
-        resume(connection, from: record)
-        resumed += 1
-      } else if described.subscribed && described.access == .readOnly {
-        subscribe(connection)
-        service.appendRestartEvents(to: &connection.output)
-        resynchronised += 1
-      } else {
-        FileDescriptorStore.remove(name: descriptor.name)
-        descriptor.fd.close()
-        closed += 1
-        continue
-      }
+      // Registered first, so that one it cannot watch is never left among the subscribers.
       guard register(connection) else {
         FileDescriptorStore.remove(name: descriptor.name)
         continue
       }
       connectionStore.adopt(connection, inode: inode, name: descriptor.name)
+      if let record {
+        resume(connection, from: record)
+        resumed += 1
+      } else {
+        subscribe(connection)
+        service.appendRestartEvents(to: &connection.output)
+        resynchronised += 1
+      }
       queueFlush(connection)
       runnable.append(connection)
     }

@@ -29,7 +29,6 @@ import Testing
     queue.append("OK\n")
     #expect(queue.tail == Array("OK\n".utf8))
     #expect(queue.count == 8 + large.count + 3)
-    #expect(queue.ownedCount == 3)
     #expect(drain(&queue, piece: 1000) == Array("a\nsmall\n".utf8) + large + Array("OK\n".utf8))
     #expect(queue.isEmpty)
   }
