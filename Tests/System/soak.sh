@@ -17,6 +17,6 @@ seconds="${SOAK_SECONDS:-60}"
 for ((i = 1; i <= $#; i++)); do
   if [ "${!i}" = "--seconds" ]; then j=$((i + 1)); seconds="${!j}"; fi
 done
-limit=$(python3 -c "print(int(float('$seconds')) + 120)")
+limit=$(python3 -c "print(int(float('$seconds')) + 140)")
 source Tests/System/lib/bounded.sh
 run_bounded "$limit" soak.py python3 Tests/System/soak.py --seconds "$seconds" "$@"
