@@ -378,7 +378,11 @@ class UITest:
         pane.literal("q")
         gone = False
         for _ in range(100):
-            gone = not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+            try:
+                with open(f"/proc/{pid}/stat") as stat:
+                    gone = stat.read().split()[2] == "Z"
+            except FileNotFoundError:  # already reaped, perhaps between two looks
+                gone = True
             if gone:
                 break
             time.sleep(0.05)
