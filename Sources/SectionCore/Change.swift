@@ -6,14 +6,16 @@
 /// change, at the cost of what changed, rather than by keeping a copy of the whole list.
 public enum Change: Equatable, Sendable {
   case opened(revision: UInt64, index: Int)
-  case closed(revision: UInt64, index: Int)
+  /// `openSince` is the revision the section had been opened at.
+  case closed(revision: UInt64, index: Int, openSince: UInt64)
   case mode(revision: UInt64, Mode)
   /// The sections themselves were replaced by a config reload.
   case reloaded(revision: UInt64)
   /// A client inserted `section` (closed) at `index`.
   case inserted(revision: UInt64, index: Int, section: Section)
-  /// The section at `index` was deleted; `section` is what it was.
-  case deleted(revision: UInt64, index: Int, section: Section)
+  /// The section at `index` was deleted; `section` is what it was, `openSince` the revision it
+  /// had been opened at (nil when it was closed).
+  case deleted(revision: UInt64, index: Int, section: Section, openSince: UInt64?)
   case moved(revision: UInt64, from: Int, to: Int, id: String)
   case renamed(revision: UInt64, index: Int, id: String, title: String, previous: String)
   /// One item of the section at `index` changed; `count` is its number of items after, and
@@ -22,8 +24,9 @@ public enum Change: Equatable, Sendable {
 
   public var revision: UInt64 {
     switch self {
-    case .opened(let revision, _), .closed(let revision, _), .mode(let revision, _), .reloaded(let revision),
-      .inserted(let revision, _, _), .deleted(let revision, _, _), .moved(let revision, _, _, _),
+    case .opened(let revision, _), .closed(let revision, _, _), .mode(let revision, _),
+      .reloaded(let revision),
+      .inserted(let revision, _, _), .deleted(let revision, _, _, _), .moved(let revision, _, _, _),
       .renamed(let revision, _, _, _, _), .items(let revision, _, _, _, _, _):
       revision
     }

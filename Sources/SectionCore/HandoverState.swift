@@ -47,7 +47,7 @@ public struct HandoverState: Equatable, Sendable {
   }
 
   /// FNV-1a over every id, title and item, each ended by a byte no text can hold.
-  public static func fingerprint(of sections: [Section]) -> UInt64 {
+  public static func fingerprint(of sections: some Sequence<Section>) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     func mix(_ text: String) {
       for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }

@@ -24,9 +24,13 @@ public enum Journal {
       buffer.append(" ")
       buffer.append(utf8: text)
     }
+    func number(_ value: Int) {
+      buffer.append(" ")
+      buffer.appendDecimal(value)
+    }
     switch change {
     case .opened(let revision, let index): head("open", revision, index)
-    case .closed(let revision, let index): head("close", revision, index)
+    case .closed(let revision, let index, _): head("close", revision, index)
     case .mode(let revision, let mode):
       buffer.append("mode ")
       buffer.appendDecimal(revision)
@@ -37,12 +41,12 @@ public enum Journal {
       head("insert", revision, index)
       word(section.id)
       word(section.title)
-    case .deleted(let revision, let index, let section):
+    case .deleted(let revision, let index, let section, _):
       head("delete", revision, index)
       word(section.id)
     case .moved(let revision, let from, let to, let id):
       head("move", revision, from)
-      word(String(to))
+      number(to)
       word(id)
     case .renamed(let revision, let index, let id, let title, _):
       head("rename", revision, index)
@@ -51,12 +55,23 @@ public enum Journal {
     case .items(let revision, let index, let id, let edit, let count, _):
       head("items", revision, index)
       word(id)
-      word(String(count))
+      number(count)
       switch edit {
-      case .insert(let position, let text): buffer.append(utf8: " insert \(position) \(text)")
-      case .delete(let position): buffer.append(utf8: " delete \(position)")
-      case .move(let from, let to): buffer.append(utf8: " move \(from) \(to)")
-      case .set(let position, let text): buffer.append(utf8: " set \(position) \(text)")
+      case .insert(let position, let text):
+        buffer.append(" insert")
+        number(position)
+        word(text)
+      case .delete(let position):
+        buffer.append(" delete")
+        number(position)
+      case .move(let from, let to):
+        buffer.append(" move")
+        number(from)
+        number(to)
+      case .set(let position, let text):
+        buffer.append(" set")
+        number(position)
+        word(text)
       }
     }
     buffer.append("\n")
@@ -124,7 +139,7 @@ public enum Journal {
     let change: Change?
     switch String(decoding: name, as: UTF8.self) {
     case "open": change = .opened(revision: revision, index: index)
-    case "close": change = .closed(revision: revision, index: index)
+    case "close": change = .closed(revision: revision, index: index, openSince: 0)
     case "insert":
       change = string(words.next()).flatMap { id in
         string(words.rest()).map { title in
@@ -135,7 +150,8 @@ public enum Journal {
       }
     case "delete":
       change = string(words.next()).map {
-        .deleted(revision: revision, index: index, section: Section(id: $0, title: $0, items: []))
+        .deleted(
+          revision: revision, index: index, section: Section(id: $0, title: $0, items: []), openSince: nil)
       }
     case "move":
       guard let to = number(), let id = string(words.next()) else { return nil }
@@ -199,12 +215,13 @@ extension SectionModel {
     restoring sections: [Section], openedAt: [UInt64?], mode: Mode, revision: UInt64, deleted: Set<String>,
     edited: Set<String>
   ) {
-    self.sections = sections
-    self.openedAt = openedAt
+    self.sections = ChunkedArray(sections)
+    self.openedAt = ChunkedArray(openedAt)
     self.mode = mode
     self.revision = revision
     deletedConfigIDs = deleted
     editedConfigIDs = edited
     itemCount = SectionModel.countItems(sections)
+    sectionIDs = Set(sections.lazy.map(\.id))
   }
 }

@@ -19,22 +19,29 @@ final class RenderedSections {
     /// edited once made (replies share it by reference), only replaced.
     var items: (index: Int, block: [UInt8])?
 
-    init(id: String, title: String, itemCount: Int) {
-      self.id = Array(" \(id)".utf8)
+    init(id: [UInt8], title: String, itemCount: Int) {
+      self.id = id
       self.title = title
       self.itemCount = itemCount
-      tail = Array(" \(itemCount) \(title)\n".utf8)
+      var tail: [UInt8] = [0x20]
+      tail.appendDecimal(itemCount)
+      tail.append(" ")
+      tail.append(utf8: title)
+      tail.append("\n")
+      self.tail = tail
     }
 
     convenience init(_ section: Section) {
-      self.init(id: section.id, title: section.title, itemCount: section.items.count)
+      var id: [UInt8] = [0x20]
+      id.append(utf8: section.id)
+      self.init(id: id, title: section.title, itemCount: section.items.count)
     }
   }
 
-  private var pieces: [Piece]
+  private var pieces: ChunkedArray<Piece>
 
-  init(_ sections: [Section]) {
-    pieces = sections.map(Piece.init)
+  init(_ sections: some Sequence<Section>) {
+    pieces = ChunkedArray(sections.lazy.map(Piece.init))
   }
 
   /// Keeps the pieces in step with a change the model made (the changes of a batch one by one,
@@ -43,12 +50,12 @@ final class RenderedSections {
     switch change {
     case .opened, .closed, .mode, .reloaded: break
     case .inserted(_, let index, let section): pieces.insert(Piece(section), at: index)
-    case .deleted(_, let index, _): pieces.remove(at: index)
+    case .deleted(_, let index, _, _): pieces.remove(at: index)
     case .moved(_, let from, let to, _): pieces.insert(pieces.remove(at: from), at: to)
-    case .renamed(_, let index, let id, let title, _):
-      pieces[index] = Piece(id: id, title: title, itemCount: pieces[index].itemCount)
-    case .items(_, let index, let id, _, let count, _):
-      pieces[index] = Piece(id: id, title: pieces[index].title, itemCount: count)
+    case .renamed(_, let index, _, let title, _):
+      pieces[index] = Piece(id: pieces[index].id, title: title, itemCount: pieces[index].itemCount)
+    case .items(_, let index, _, _, let count, _):
+      pieces[index] = Piece(id: pieces[index].id, title: pieces[index].title, itemCount: count)
     }
   }
 

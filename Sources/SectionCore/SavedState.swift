@@ -63,11 +63,11 @@ public struct SavedState: Equatable, Sendable {
     buffer.append(",\"mode\":\"")
     buffer.append(model.mode.word)
     buffer.append("\",\"sections\":{")
-    for (index, section) in model.sections.enumerated() {
+    for (index, (section, opened)) in zip(model.sections, model.openedAt).enumerated() {
       if index > 0 { buffer.append(",") }
       JSON.appendString(section.id, to: &buffer)
       buffer.append(":")
-      if let opened = model.openedAt[index] { buffer.appendDecimal(opened) } else { buffer.append("null") }
+      if let opened { buffer.appendDecimal(opened) } else { buffer.append("null") }
     }
     buffer.append("},\n\"list\":[")
     for (index, section) in model.sections.enumerated() {

@@ -35,7 +35,7 @@ extension SectionModel {
       throw ProtocolError(.limit, "sections: at most \(limits.sections) (sectiond --max-sections)")
     }
     if let problem = Section.idProblem(id) { throw ProtocolError(.syntax, "id \(problem)") }
-    if let other = self.index(ofID: id.utf8) {
+    if sectionIDs.contains(id), let other = self.index(ofID: id.utf8) {
       throw ProtocolError(.exists, "id \"\(id)\" is already used by section \(other); ids must be unique")
     }
     try checkText(title, "title")
@@ -43,20 +43,22 @@ extension SectionModel {
     revision += 1
     sections.insert(section, at: index)
     openedAt.insert(nil, at: index)
+    sectionIDs.insert(id)
     changes.append(.inserted(revision: revision, index: index, section: section))
   }
 
   /// Removes the section at `index`; a config section is remembered so that reloads keep it gone.
   public mutating func delete(_ index: Int, changes: inout [Change]) {
     let section = sections.remove(at: index)
-    openedAt.remove(at: index)
+    let openSince = openedAt.remove(at: index)
+    sectionIDs.remove(section.id)
     itemCount -= section.items.count
     if section.origin == .config {
       deletedConfigIDs.insert(section.id)
       editedConfigIDs.remove(section.id)
     }
     revision += 1
-    changes.append(.deleted(revision: revision, index: index, section: section))
+    changes.append(.deleted(revision: revision, index: index, section: section, openSince: openSince))
   }
 
   /// Moves the section at `from` to `to` (an index of the list as it is).
@@ -158,7 +160,7 @@ extension SectionModel {
   /// With no edits, the result is the config's list, as it was before runtime edits.
   /// Returns the new list, and the deleted and edited ids the config still lists.
   static func merged(
-    _ current: [Section], deleted: Set<String>, edited: Set<String>, with config: [Section]
+    _ current: some Collection<Section>, deleted: Set<String>, edited: Set<String>, with config: [Section]
   ) -> ([Section], Set<String>, Set<String>) {
     let configIDs = Set(config.map(\.id))
     func pinned(_ section: Section) -> Bool { section.origin == .client || edited.contains(section.id) }
@@ -186,7 +188,9 @@ extension SectionModel {
     return (result, deleted.filter { configIDs.contains($0) }, edited.filter { pinnedIDs.contains($0) })
   }
 
-  static func countItems(_ sections: [Section]) -> Int { sections.reduce(0) { $0 + $1.items.count } }
+  static func countItems(_ sections: some Sequence<Section>) -> Int {
+    sections.reduce(0) { $0 + $1.items.count }
+  }
 
   // MARK: Replay
 
@@ -201,12 +205,12 @@ extension SectionModel {
     }
     switch change {
     case .opened(_, let at): open(try index(at), changes: &produced)
-    case .closed(_, let at): close(try index(at), changes: &produced)
+    case .closed(_, let at, _): close(try index(at), changes: &produced)
     case .mode(_, let newMode): setMode(newMode, changes: &produced)
     case .reloaded: throw ProtocolError(.internal, "a reload is saved as a whole state, never journaled")
     case .inserted(_, let at, let section):
       try insert(id: section.id, title: section.title, at: at, limits: .none, changes: &produced)
-    case .deleted(_, let at, _): delete(try index(at), changes: &produced)
+    case .deleted(_, let at, _, _): delete(try index(at), changes: &produced)
     case .moved(_, let from, let to, _): try move(try index(from), to: to, changes: &produced)
     case .renamed(_, let at, _, let title, _): try rename(try index(at), to: title, changes: &produced)
     case .items(_, let at, _, let edit, _, _):

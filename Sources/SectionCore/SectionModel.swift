@@ -3,7 +3,8 @@
 /// A value type: a copy (what a reload's rollback keeps) is independent of the model. Other
 /// rollbacks undo the changes one by one (`restore`), which costs what they changed.
 public struct SectionModel: Equatable, Sendable {
-  public internal(set) var sections: [Section]
+  /// Chunked, so that an edit anywhere in a long list costs what it changed (see `ChunkedArray`).
+  public internal(set) var sections: ChunkedArray<Section>
   public internal(set) var mode: Mode
   /// Grows by one for every section that opens or closes, every mode change and every edit;
   /// never past `maxRevision`.
@@ -13,7 +14,7 @@ public struct SectionModel: Equatable, Sendable {
   public static let maxRevision = UInt64(Int64.max)
   /// For each section, the revision at which it was opened, or nil while it is closed.
   /// The highest is the most recently opened, which survives a switch to exclusive mode.
-  public internal(set) var openedAt: [UInt64?]
+  public internal(set) var openedAt: ChunkedArray<UInt64?>
   /// Ids of config sections that clients deleted, so that a reload does not bring them back.
   public internal(set) var deletedConfigIDs: Set<String> = []
   /// Ids of config sections that clients renamed, moved or changed the items of: a reload
@@ -21,6 +22,8 @@ public struct SectionModel: Equatable, Sendable {
   public internal(set) var editedConfigIDs: Set<String> = []
   /// Items of all sections together, checked against `EditLimits.items`.
   public internal(set) var itemCount = 0
+  /// The ids of `sections`, so that an INSERT checks its id is new without a scan of the list.
+  var sectionIDs: Set<String> = []
 
   /// The sections of `config` (merged with clients' edits that `saved` holds, see `merged`) in
   /// the states `saved` remembers for them (by id). Sections the saved state does not know
@@ -29,20 +32,22 @@ public struct SectionModel: Equatable, Sendable {
   /// anything saved, unless the revision is at its limit, when they stay closed. Exclusive
   /// mode keeps only the most recent.
   public init(config: Config, saved: SavedState? = nil) {
-    sections = config.sections
+    var sections = config.sections
     if let saved, let list = saved.list {
       (sections, deletedConfigIDs, editedConfigIDs) = SectionModel.merged(
         list, deleted: saved.deleted, edited: saved.edited, with: config.sections)
     }
+    self.sections = ChunkedArray(sections)
     mode = saved?.mode ?? config.mode
     revision = saved?.revision ?? 0
     let room = SectionModel.hasRoom(at: revision, sections: sections.count)
     let opening: UInt64? = saved == nil ? 0 : room ? revision + 1 : nil
     let (arranged, opened) = SectionModel.arrange(
       sections, mode: mode, at: opening, known: { saved?.sections[$0] })
-    openedAt = arranged
+    openedAt = ChunkedArray(arranged)
     if opened, saved != nil, let opening { revision = opening }
     itemCount = SectionModel.countItems(sections)
+    sectionIDs = Set(sections.lazy.map(\.id))
   }
 
   /// Whether any one request's changes stay within `maxRevision`. A request takes at most one
@@ -56,7 +61,7 @@ public struct SectionModel: Equatable, Sendable {
 
   public func isOpen(_ index: Int) -> Bool { openedAt[index] != nil }
 
-  public var openIndices: [Int] { openedAt.indices.filter { openedAt[$0] != nil } }
+  public var openIndices: [Int] { openedAt.enumerated().compactMap { $1 == nil ? nil : $0 } }
 
   /// The index of the section with id `id`.
   /// A scan of the list comparing hashes first, so that most sections cost one comparison.
@@ -69,9 +74,14 @@ public struct SectionModel: Equatable, Sendable {
   /// configured open at revision 0), the first in list order.
   private var mostRecentlyOpened: Int? { SectionModel.mostRecent(in: openedAt) }
 
-  private static func mostRecent(in openedAt: [UInt64?]) -> Int? {
-    // `max(by:)` keeps the first of equal elements, which gives the list-order tie-break.
-    openedAt.indices.filter { openedAt[$0] != nil }.max { openedAt[$0]! < openedAt[$1]! }
+  private static func mostRecent(in openedAt: some Sequence<UInt64?>) -> Int? {
+    var latest: (index: Int, revision: UInt64)?
+    // Only a later opening replaces the one kept, which gives the list-order tie-break.
+    for case (let index, let revision?) in openedAt.enumerated() {
+      if let latest, latest.revision >= revision { continue }
+      latest = (index, revision)
+    }
+    return latest?.index
   }
 
   /// The open state of `sections`: what `known` says for the ids it knows; for the rest, the
@@ -79,7 +89,7 @@ public struct SectionModel: Equatable, Sendable {
   /// mode a configured section never displaces one that is known open: it opens only when
   /// none is, and then only the first such in list order. Also says whether any opened.
   private static func arrange(
-    _ sections: [Section], mode: Mode, at opening: UInt64?, known: (String) -> UInt64??
+    _ sections: some Sequence<Section>, mode: Mode, at opening: UInt64?, known: (String) -> UInt64??
   ) -> (openedAt: [UInt64?], opened: Bool) {
     var openedAt: [UInt64?] = []
     var configured: [Int] = []
@@ -108,7 +118,7 @@ public struct SectionModel: Equatable, Sendable {
   public mutating func open(_ index: Int, changes: inout [Change]) {
     guard openedAt[index] == nil else { return }
     if mode == .exclusive {
-      for other in openedAt.indices where openedAt[other] != nil { close(other, changes: &changes) }
+      for other in openIndices { close(other, changes: &changes) }
     }
     revision += 1
     openedAt[index] = revision
@@ -116,10 +126,10 @@ public struct SectionModel: Equatable, Sendable {
   }
 
   public mutating func close(_ index: Int, changes: inout [Change]) {
-    guard openedAt[index] != nil else { return }
+    guard let openSince = openedAt[index] else { return }
     revision += 1
     openedAt[index] = nil
-    changes.append(.closed(revision: revision, index: index))
+    changes.append(.closed(revision: revision, index: index, openSince: openSince))
   }
 
   public mutating func toggle(_ index: Int, changes: inout [Change]) {
@@ -141,7 +151,7 @@ public struct SectionModel: Equatable, Sendable {
   public mutating func setMode(_ newMode: Mode, changes: inout [Change]) {
     guard newMode != mode else { return }
     if newMode == .exclusive, let keep = mostRecentlyOpened {
-      for index in openedAt.indices where index != keep { close(index, changes: &changes) }
+      for index in openIndices where index != keep { close(index, changes: &changes) }
     }
     revision += 1
     mode = newMode
@@ -159,10 +169,11 @@ public struct SectionModel: Equatable, Sendable {
     editedConfigIDs = edited
     let (newOpenedAt, _) = SectionModel.arrange(
       merged, mode: mode, at: revision + 1, known: { previous[$0] })
-    guard merged != sections || newOpenedAt != openedAt else { return }
-    sections = merged
-    openedAt = newOpenedAt
+    guard !merged.elementsEqual(sections) || !newOpenedAt.elementsEqual(openedAt) else { return }
+    sections = ChunkedArray(merged)
+    openedAt = ChunkedArray(newOpenedAt)
     itemCount = SectionModel.countItems(sections)
+    sectionIDs = Set(sections.lazy.map(\.id))
     revision += 1
     changes.append(.reloaded(revision: revision))
   }

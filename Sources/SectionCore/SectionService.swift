@@ -352,7 +352,7 @@ public final class SectionService {
     switch change {
     case .opened(let revision, let index):
       rendered.appendEvent(opened: true, revision: revision, index: index, to: &buffer)
-    case .closed(let revision, let index):
+    case .closed(let revision, let index, _):
       rendered.appendEvent(opened: false, revision: revision, index: index, to: &buffer)
     case .mode(let revision, let mode):
       buffer.append("!mode ")
@@ -366,7 +366,7 @@ public final class SectionService {
       buffer.append("\n")
     case .inserted(let revision, let index, let section):
       appendEvent("!inserted ", revision, index, section.id, to: &buffer)
-    case .deleted(let revision, let index, let section):
+    case .deleted(let revision, let index, let section, _):
       appendEvent("!deleted ", revision, index, section.id, to: &buffer)
     case .moved(let revision, let from, let to, let id):
       buffer.append("!moved ")

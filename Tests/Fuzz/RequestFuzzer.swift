@@ -213,6 +213,7 @@ struct Client {
     check(model.openedAt.count == model.sections.count, "openedAt and sections differ in length")
     check(model.itemCount == model.sections.reduce(0) { $0 + $1.items.count }, "itemCount is off")
     check(Set(model.sections.map(\.id)).count == model.sections.count, "two sections share an id")
+    check(model.sectionIDs == Set(model.sections.map(\.id)), "sectionIDs is not the ids of the sections")
     if model.mode == .exclusive { check(model.openIndices.count <= 1, "exclusive with two open") }
     for opened in model.openedAt { if let opened { check(opened <= model.revision, "opened in the future") } }
     if access == .readOnly { check(model == Client.demo, "read-only socket changed state") }

@@ -23,7 +23,7 @@ import Testing
         .inserted(revision: 1, index: 1, section: Section(id: "n", title: "New", items: [], origin: .client)),
         .moved(revision: 2, from: 1, to: 3, id: "n"),
         .renamed(revision: 3, index: 3, id: "n", title: "Newer", previous: "New"),
-        .deleted(revision: 4, index: 0, section: abc().sections[0]),
+        .deleted(revision: 4, index: 0, section: abc().sections[0], openSince: nil),
       ])
     #expect(model.revision == 4)
   }
@@ -65,6 +65,40 @@ import Testing
       guard let error = error as? ProtocolError else { return "\(error)" }
       return "\(error.code.rawValue) \(error.message)"
     }
+  }
+
+  /// The ids are kept in a set beside the list: a deleted section's id, and the id of an
+  /// insert that was undone, are free again; an id in use is not.
+  @Test func anIDIsFreeOnceItsSectionIsGone() throws {
+    var model = SectionModel(config: abc())
+    var changes: [Change] = []
+    model.delete(1, changes: &changes)
+    try model.insert(id: "b", title: "Again", at: 0, limits: limits, changes: &changes)
+    let checkpoint = model.checkpoint
+    var undone: [Change] = []
+    try model.insert(id: "n", title: "N", at: 0, limits: limits, changes: &undone)
+    model.restore(checkpoint, undoing: undone)
+    try model.insert(id: "n", title: "N", at: 3, limits: limits, changes: &changes)
+    #expect(model.sections.map(\.id) == ["b", "a", "c", "n"])
+    #expect(model.sectionIDs == ["a", "b", "c", "n"])
+    #expect(throws: ProtocolError.self) {
+      try model.insert(id: "c", title: "C", at: 0, limits: limits, changes: &changes)
+    }
+  }
+
+  /// A section's fields sit behind one shared reference: changing a copy must leave the
+  /// original as it was (what a reload's rollback copy relies on).
+  @Test func aCopiedSectionChangesAlone() throws {
+    let original = SectionModel(config: abc())
+    var model = original
+    var changes: [Change] = []
+    try model.editItems(0, .insert(at: 0, text: "new"), limits: limits, changes: &changes)
+    try model.rename(0, to: "Renamed", changes: &changes)
+    #expect(original.sections[0].items == ["a1", "a2"])
+    #expect(original.sections[0].title == "A")
+    #expect(model.sections[0].items == ["new", "a1", "a2"])
+    #expect(model.sections[0] != original.sections[0])
+    #expect(model.sections[1] == original.sections[1])
   }
 
   @Test func badEditsAreRefusedAndChangeNothing() {
