@@ -114,6 +114,7 @@ extension ChunkedArray: RandomAccessCollection, MutableCollection {
 
   public var startIndex: Int { 0 }
   public var endIndex: Int { ends.last ?? 0 }
+  public var count: Int { ends.last ?? 0 }
 
   public subscript(position: Int) -> Element {
     get {
