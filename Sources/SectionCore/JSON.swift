@@ -97,7 +97,21 @@ extension JSON {
   /// Appends `value` as a JSON string, escaping what JSON requires and nothing more.
   static func appendString(_ value: String, to output: inout [UInt8]) {
     output.append("\"")
-    for byte in value.utf8 {
+    var value = value
+    value.withUTF8 { bytes in
+      // Most titles and items need no escape: one copy, not an append per byte (the state
+      // file is written whole at each compaction, 2 MB and more for a long list).
+      if bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        appendEscaped(bytes, to: &output)
+      } else {
+        output.append(contentsOf: bytes)
+      }
+    }
+    output.append("\"")
+  }
+
+  private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    for byte in bytes {
       switch byte {
       case UInt8(ascii: "\""): output.append("\\\"")
       case UInt8(ascii: "\\"): output.append("\\\\")
@@ -111,7 +125,6 @@ extension JSON {
       default: output.append(byte)
       }
     }
-    output.append("\"")
   }
 
   private static let hexDigits = Array("0123456789abcdef".utf8)

@@ -3,7 +3,7 @@
 ///
 /// The pieces hold no section index: an edit near the top of the list shifts every index
 /// below it, and re-rendering the list would make each edit cost as much as the list. The
-/// index is written as a decimal when a line is sent; an edit replaces only the pieces of the
+/// index is written as a decimal when a line is sent; an edit renders again only the pieces of the
 /// sections it changed (`apply`). Item blocks, which do hold the index, are rendered when first
 /// asked for and kept with the index they were rendered for.
 final class RenderedSections {
@@ -11,30 +11,39 @@ final class RenderedSections {
   private final class Piece {
     /// The id, with a space before it.
     let id: [UInt8]
-    let title: String
-    let itemCount: Int
-    /// ` <item-count> <title>\n`.
-    let tail: [UInt8]
+    private(set) var title: String
+    private(set) var itemCount: Int
+    /// ` <item-count> <title>\n`, copied into each line that shows it.
+    private(set) var tail: [UInt8] = []
     /// Every `item <index> <position> <text>\n` line, for the index it was rendered at; never
     /// edited once made (replies share it by reference), only replaced.
     var items: (index: Int, block: [UInt8])?
 
-    init(id: [UInt8], title: String, itemCount: Int) {
+    init(_ section: Section) {
+      var id: [UInt8] = [0x20]
+      id.append(utf8: section.id)
       self.id = id
+      title = section.title
+      itemCount = section.items.count
+      renderTail()
+    }
+
+    /// The title or the items changed: renders the tail again in its own storage (an ITEM
+    /// INSERT must not cost an allocation more than it needs) and forgets the item block.
+    func update(title: String, itemCount: Int) {
       self.title = title
       self.itemCount = itemCount
-      var tail: [UInt8] = [0x20]
+      items = nil
+      renderTail()
+    }
+
+    private func renderTail() {
+      tail.removeAll(keepingCapacity: true)
+      tail.append(" ")
       tail.appendDecimal(itemCount)
       tail.append(" ")
       tail.append(utf8: title)
       tail.append("\n")
-      self.tail = tail
-    }
-
-    convenience init(_ section: Section) {
-      var id: [UInt8] = [0x20]
-      id.append(utf8: section.id)
-      self.init(id: id, title: section.title, itemCount: section.items.count)
     }
   }
 
@@ -53,9 +62,11 @@ final class RenderedSections {
     case .deleted(_, let index, _, _): pieces.remove(at: index)
     case .moved(_, let from, let to, _): pieces.insert(pieces.remove(at: from), at: to)
     case .renamed(_, let index, _, let title, _):
-      pieces[index] = Piece(id: pieces[index].id, title: title, itemCount: pieces[index].itemCount)
+      let piece = pieces[index]
+      piece.update(title: title, itemCount: piece.itemCount)
     case .items(_, let index, _, _, let count, _):
-      pieces[index] = Piece(id: pieces[index].id, title: pieces[index].title, itemCount: count)
+      let piece = pieces[index]
+      piece.update(title: piece.title, itemCount: count)
     }
   }
 
