@@ -345,20 +345,24 @@ class Env:
 # scenarios: each measure(env, kind) returns one number for one run
 
 
-def throughput(depth, write=False, edit=None):
-    """edit: the sectiond request on the 1,000 x 100 list (issue 11), against INCR with AOF."""
+def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), replies=1):
+    """edit: the sectiond requests on the 1,000 x 100 list (issue 11), each connection sending
+    them in turn, against redis_edit with AOF (a request answered by `replies` replies)."""
     def measure(env, kind):
         p = env.prof
         if kind == "sectiond":
-            cmd = edit or ("TOGGLE %d\\n" if write else "PING\\n")
+            cmds = edit or ("TOGGLE %d\\n" if write else "PING\\n",)
+            per_request = 1
         else:
-            cmd = "INCR k%d\\r\\n" if write or edit else "PING\\r\\n"
+            cmds = redis_edit if write or edit else ("PING\\r\\n",)
+            per_request = replies if edit else 1
         with env.server(kind, aof=write or bool(edit), big_list=bool(edit)).start() as srv:
             res = env.run_loadgen(kind, srv.sock,
                                   ["--server-pid", str(srv.proc.pid),
                                    "rps", "-c", str(p["conns"]), "-d", str(depth),
                                    "-t", str(p["seconds"]), "-w", str(p["warmup"]),
-                                   "--cmd", cmd],
+                                   "--replies", str(per_request)]
+                                  + [arg for cmd in cmds for arg in ("--cmd", cmd)],
                                   timeout=p["seconds"] + p["warmup"] + p["timeout"])
             if srv.proc.poll() is not None:
                 raise RuntimeError(f"{kind} died during the run: {srv.log_tail()}")
@@ -525,12 +529,16 @@ SCENARIOS = [
     ("write_c50_d1", "TOGGLE i / INCR k (AOF), 50 x 1", "req/s", throughput(1, write=True),
      "runs", "higher", ("ratio", 1.0)),
     ("toggle_list_c50_d1", "TOGGLE i, 1000x100 list / INCR (AOF)", "req/s",
-     throughput(1, edit="TOGGLE %d\\n"), "runs", "higher", ("ratio", 0.8)),
-    ("insert_list_c50_d1", "BATCH INSERT+DELETE, 1000x100 / INCR", "req/s",
-     throughput(1, edit="BATCH\\nINSERT 0 n%d New\\nDELETE n%d\\nEND\\n"), "runs", "higher",
+     throughput(1, edit=("TOGGLE %d\\n",)), "runs", "higher", ("ratio", 0.8)),
+    ("insert_list_c50_d1", "INSERT 0 / DELETE in turn, 1000x100 / INCR", "req/s",
+     throughput(1, edit=("INSERT 0 n%d New\\n", "DELETE n%d\\n")), "runs", "higher",
      ("ratio", 0.8)),
+    ("batch_list_c50_d1", "BATCH INSERT+DELETE / MULTI 2xINCR EXEC", "req/s",
+     throughput(1, edit=("BATCH\\nINSERT 0 n%d New\\nDELETE n%d\\nEND\\n",),
+                redis_edit=("MULTI\\r\\nINCR a%d\\r\\nINCR b%d\\r\\nEXEC\\r\\n",), replies=4),
+     "runs", "higher", ("ratio", 0.8)),
     ("item_insert_list_c50_d1", "ITEM INSERT i end, 1000x100 / INCR", "req/s",
-     throughput(1, edit="ITEM INSERT %d end new item\\n"), "runs", "higher", ("ratio", 0.8)),
+     throughput(1, edit=("ITEM INSERT %d end new item\\n",)), "runs", "higher", ("ratio", 0.8)),
     ("list_rss_mib", "RSS, 1000x100 list, after LIST+VIEW", "MiB", list_rss, "other_runs",
      "lower", ("abs", 64.0)),
     ("fanout_1k", "fan-out to {fan1_subs} subs, median", "ms", fanout("fan1_subs", "fan1_reps"),

@@ -16,7 +16,11 @@
  *           (after a warm-up) or until N requests are done.
  *             loadgen --proto P --socket PATH rps -c 50 -d 1 -t 5 --cmd 'PING\n'
  *           "%d" in --cmd is replaced by the connection's index (0..C-1),
- *           e.g. --cmd 'TOGGLE %d\n' or --cmd 'INCR k%d\r\n'.
+ *           e.g. --cmd 'TOGGLE %d\n' or --cmd 'INCR k%d\r\n'.  Up to 4
+ *           --cmd: each connection sends them in turn, one request at a time
+ *           (--cmd 'INSERT 0 n%d x\n' --cmd 'DELETE n%d\n' keeps the list's
+ *           length).  --replies K: a request is answered by K replies (a
+ *           redis MULTI ... EXEC of two commands gets 4); requests are counted.
  *
  *   fanout  S subscriber connections subscribe (sectiond: "SUBSCRIBE", wait
  *           for its OK; redis: "SUBSCRIBE ch", wait for the confirmation);
@@ -59,14 +63,20 @@
 
 enum proto { P_SECTIOND, P_REDIS };
 
+#define MAX_REQS 4
+
 /* Per-connection reply parser state; no per-connection buffers, so 10,000
  * connections cost a few hundred KiB in the load generator. */
 struct conn {
     int fd;
     int idx;
-    /* output: the connection sends the same request over and over */
-    const char *req;     /* rendered request bytes for this connection */
+    /* output: the connection sends its requests in turn, over and over */
+    const char *req;     /* rendered request bytes for this connection, all of them */
     int req_len;
+    int nreq;            /* how many requests req holds */
+    int lens[MAX_REQS];  /* the length of each */
+    int next_req;        /* the one to queue next */
+    uint64_t reply_part; /* replies of a request not yet completely answered */
     uint64_t out_left;   /* bytes still to send (a multiple of req_len, minus progress) */
     int out_off;         /* offset inside req of the next byte to send */
     int want_out;        /* EPOLLOUT registered */
@@ -98,6 +108,7 @@ static double phase_timeout = 30.0;
 static volatile sig_atomic_t got_signal;
 static char rbuf[1 << 16];
 static int strict_replies; /* rps mode: every reply answers a request we sent */
+static int replies_per_request = 1;
 
 static void die(const char *fmt, ...) {
     va_list ap;
@@ -267,9 +278,21 @@ static void flush_out(struct conn *c) {
     ep_mod(c, 0);
 }
 
+/* c sends one request, req, over and over. */
+static void set_request(struct conn *c, const char *req) {
+    c->req = req;
+    c->req_len = (int)strlen(req);
+    c->nreq = 1;
+    c->lens[0] = c->req_len;
+    c->next_req = 0;
+}
+
 static void queue_requests(struct conn *c, uint64_t k) {
     if (k == 0) return;
-    c->out_left += k * (uint64_t)c->req_len;
+    for (uint64_t i = 0; i < k; i++) {
+        c->out_left += (uint64_t)c->lens[c->next_req];
+        c->next_req = (c->next_req + 1) % c->nreq;
+    }
     c->sent += k;
     flush_out(c);
 }
@@ -415,7 +438,7 @@ static uint64_t read_conn(struct conn *c, int allow_close) {
         if ((size_t)r < sizeof rbuf) break;
     }
     c->replies += done;
-    if (strict_replies && c->replies > c->sent)
+    if (strict_replies && c->replies > c->sent * (uint64_t)replies_per_request)
         die("connection %d: %llu replies to %llu requests (protocol out of step)", c->idx,
             (unsigned long long)c->replies, (unsigned long long)c->sent);
     return done;
@@ -455,14 +478,31 @@ static double server_cpu_ns(void) {
 
 /* ---------------------------------------------------------------- rps */
 
-static int run_rps(int C, int D, double T, uint64_t N, double warmup, const char *tmpl) {
+static int run_rps(int C, int D, double T, uint64_t N, double warmup, char **tmpls, int ntmpl) {
     strict_replies = 1;
     add_conns(C);
     register_conns(0, C);
     for (int i = 0; i < C; i++) {
-        conns[i].req = render(tmpl, i);
-        conns[i].req_len = (int)strlen(conns[i].req);
-        if (conns[i].req_len == 0) die("empty --cmd");
+        struct conn *c = &conns[i];
+        size_t total = 0;
+        char *rendered[MAX_REQS];
+        for (int j = 0; j < ntmpl; j++) {
+            rendered[j] = render(tmpls[j], i);
+            c->lens[j] = (int)strlen(rendered[j]);
+            if (c->lens[j] == 0) die("empty --cmd");
+            total += (size_t)c->lens[j];
+        }
+        char *req = malloc(total + 1);
+        if (!req) die("out of memory");
+        req[0] = 0;
+        for (int j = 0; j < ntmpl; j++) {
+            strcat(req, rendered[j]);
+            free(rendered[j]);
+        }
+        c->req = req;
+        c->req_len = (int)total;
+        c->nreq = ntmpl;
+        c->next_req = 0;
     }
     uint64_t issued = 0, done = 0, errors_at_start = 0, done_at_start = 0;
     int stop_issuing = 0;
@@ -504,7 +544,9 @@ static int run_rps(int C, int D, double T, uint64_t N, double warmup, const char
             struct conn *c = evs[e].data.ptr;
             if (evs[e].events & EPOLLOUT) flush_out(c);
             if (evs[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-                uint64_t k = read_conn(c, 0);
+                c->reply_part += read_conn(c, 0);
+                uint64_t k = c->reply_part / (uint64_t)replies_per_request;
+                c->reply_part %= (uint64_t)replies_per_request;
                 done += k;
                 if (N && issued + k > N) k = N - issued;
                 issued += k;
@@ -552,14 +594,12 @@ static int run_fanout(int S, int R, const char *sub_cmd, const char *pub_cmd, do
     add_conns(S + 1); /* connections 0..S-1 subscribe, S publishes */
     register_conns(0, S + 1);
     for (int i = 0; i < S; i++) {
-        conns[i].req = sub_cmd;
-        conns[i].req_len = (int)strlen(sub_cmd);
+        set_request(&conns[i], sub_cmd);
         queue_requests(&conns[i], 1);
     }
     wait_replies(0, S, 1, "subscribe");
     struct conn *pub = &conns[S];
-    pub->req = pub_cmd;
-    pub->req_len = (int)strlen(pub_cmd);
+    set_request(pub, pub_cmd);
 
     /* event count of a subscriber: sectiond counts '!' lines; redis counts
      * replies after the subscribe confirmation */
@@ -635,8 +675,7 @@ static int run_idle(int K, const char *ping, double hold_max) {
     add_conns(K);
     register_conns(0, K);
     for (int i = 0; i < K; i++) {
-        conns[i].req = ping;
-        conns[i].req_len = (int)strlen(ping);
+        set_request(&conns[i], ping);
         queue_requests(&conns[i], 1);
     }
     wait_replies(0, K, 1, "idle: ping");
@@ -687,15 +726,19 @@ static void usage(void) {
             "usage: loadgen --proto sectiond|redis --socket PATH [--timeout SEC] [--server-pid PID]\n"
             "               MODE [options]\n"
             "  (--server-pid: rps also reports the server's CPU time per request)\n"
-            "  rps    -c CONNS -d DEPTH (-t SECONDS [-w WARMUP] | -n REQUESTS) --cmd REQUEST\n"
-            "         (REQUEST may use \\n \\r \\t escapes and %%d for the connection index)\n"
+            "  rps    -c CONNS -d DEPTH (-t SECONDS [-w WARMUP] | -n REQUESTS) --cmd REQUEST...\n"
+            "         [--replies K]\n"
+            "         (REQUEST may use \\n \\r \\t escapes and %%d for the connection index;\n"
+            "         up to 4 --cmd are sent in turn; K replies answer one request)\n"
             "  fanout -s SUBSCRIBERS -r REPETITIONS [--sub CMD] [--pub CMD] [--gap-ms MS]\n"
             "  idle   -k CONNS [--ping CMD] [--hold-max SECONDS]\n");
     exit(2);
 }
 
 int main(int argc, char **argv) {
-    const char *mode = NULL, *cmd = NULL, *sub = NULL, *pub = NULL, *ping = NULL;
+    const char *mode = NULL, *sub = NULL, *pub = NULL, *ping = NULL;
+    char *cmds[MAX_REQS];
+    int ncmd = 0;
     int C = 50, D = 1, S = 1000, R = 200, K = 1000;
     double T = 5, warmup = 0.5, hold_max = 600, gap_ms = 0;
     uint64_t N = 0;
@@ -715,7 +758,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-t")) T = atof(NEXT());
         else if (!strcmp(a, "-w")) warmup = atof(NEXT());
         else if (!strcmp(a, "-n")) N = strtoull(NEXT(), NULL, 10);
-        else if (!strcmp(a, "--cmd")) cmd = NEXT();
+        else if (!strcmp(a, "--cmd")) {
+            if (ncmd == MAX_REQS) usage();
+            cmds[ncmd++] = unescape(NEXT());
+        } else if (!strcmp(a, "--replies")) replies_per_request = atoi(NEXT());
         else if (!strcmp(a, "-s")) S = atoi(NEXT());
         else if (!strcmp(a, "-r")) R = atoi(NEXT());
         else if (!strcmp(a, "--sub")) sub = NEXT();
@@ -735,10 +781,10 @@ int main(int argc, char **argv) {
     if (epfd < 0) die("epoll_create1: %s", strerror(errno));
     int is_redis = proto == P_REDIS;
     if (!strcmp(mode, "rps")) {
-        if (C < 1 || D < 1 || (!N && T <= 0)) usage();
-        if (!cmd) cmd = is_redis ? "PING\\r\\n" : "PING\\n";
+        if (C < 1 || D < 1 || (!N && T <= 0) || replies_per_request < 1) usage();
+        if (!ncmd) cmds[ncmd++] = unescape(is_redis ? "PING\\r\\n" : "PING\\n");
         conns = malloc(sizeof(struct conn) * (size_t)C);
-        return run_rps(C, D, T, N, warmup, unescape(cmd));
+        return run_rps(C, D, T, N, warmup, cmds, ncmd);
     } else if (!strcmp(mode, "fanout")) {
         if (S < 1 || R < 1) usage();
         if (!sub) sub = is_redis ? "SUBSCRIBE ch\\r\\n" : "SUBSCRIBE\\n";
