@@ -173,14 +173,15 @@ def write_configs(tmp):
     return big
 
 
-def write_list_config(tmp):
-    """The list clients grow (issue 11): 1,000 sections of 100 items, a state of about 2 MB."""
-    path = os.path.join(tmp, "list.json")
+def write_list_config(tmp, sections=1000, items=100, name="list.json"):
+    """The list clients grow (issue 11): 1,000 sections of 100 items, a state of about 2 MB;
+    or as many sections as sectiond allows (10,000) but room for the inserted ones."""
+    path = os.path.join(tmp, name)
     with open(path, "w") as f:
         json.dump({"mode": "multi",
                    "sections": [{"id": f"L{i}", "title": f"List section {i}",
-                                 "items": [f"item {j} of section {i}" for j in range(100)]}
-                                for i in range(1000)]}, f)
+                                 "items": [f"item {j} of section {i}" for j in range(items)]}
+                                for i in range(sections)]}, f)
     return path
 
 
@@ -287,6 +288,8 @@ class Env:
         self.sectiond, self.redis, self.loadgen = sectiond, redis, loadgen
         self.big_config = write_configs(tmp)
         self.list_config = write_list_config(tmp)
+        self.long_list_config = write_list_config(tmp, sections=9900, items=10,
+                                                  name="long-list.json")
         ncpu = len(os.sched_getaffinity(0))
         self.server_cpu = self.loadgen_cpu = None
         if not args.no_pin and ncpu >= 2:
@@ -310,13 +313,13 @@ class Env:
             argv += ["--appendonly", "yes", "--appendfsync", "everysec"]
         return argv + list(extra)
 
-    def server(self, kind, demo=False, aof=False, big_list=False):
+    def server(self, kind, demo=False, aof=False, big_list=False, long_list=False):
         t = self.tmp
         if kind == "sectiond":
             # the list scenarios grow items without end: lift the limits out of the way
-            config, extra = ((self.list_config, ["--max-section-items", "100000000",
-                                                 "--max-items", "100000000"])
-                             if big_list else (None, []))
+            config, extra = ((self.long_list_config if long_list else self.list_config,
+                              ["--max-section-items", "100000000", "--max-items", "100000000"])
+                             if big_list or long_list else (None, []))
             return Server(kind, self.sectiond_argv(demo=demo, extra=extra, config=config),
                           f"{t}/s.sock", f"{t}/sectiond.log", self.server_cpu,
                           cleanup=(f"{t}/state.json", f"{t}/state.json.journal"))
@@ -345,9 +348,11 @@ class Env:
 # scenarios: each measure(env, kind) returns one number for one run
 
 
-def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), replies=1):
-    """edit: the sectiond requests on the 1,000 x 100 list (issue 11), each connection sending
-    them in turn, against redis_edit with AOF (a request answered by `replies` replies)."""
+def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), replies=1,
+               long_list=False):
+    """edit: the sectiond requests on the 1,000 x 100 list (issue 11; long_list: 9,900 x 10),
+    each connection sending them in turn, against redis_edit with AOF (a request answered by
+    `replies` replies)."""
     def measure(env, kind):
         p = env.prof
         if kind == "sectiond":
@@ -356,7 +361,8 @@ def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), re
         else:
             cmds = redis_edit if write or edit else ("PING\\r\\n",)
             per_request = replies if edit else 1
-        with env.server(kind, aof=write or bool(edit), big_list=bool(edit)).start() as srv:
+        with env.server(kind, aof=write or bool(edit), big_list=bool(edit),
+                        long_list=long_list).start() as srv:
             res = env.run_loadgen(kind, srv.sock,
                                   ["--server-pid", str(srv.proc.pid),
                                    "rps", "-c", str(p["conns"]), "-d", str(depth),
@@ -533,6 +539,9 @@ SCENARIOS = [
     ("insert_list_c50_d1", "INSERT 0 / DELETE in turn, 1000x100 / INCR", "req/s",
      throughput(1, edit=("INSERT 0 n%d New\\n", "DELETE n%d\\n")), "runs", "higher",
      ("ratio", 0.8)),
+    ("insert_long_list_c50_d1", "INSERT 0 / DELETE in turn, 9900x10 / INCR", "req/s",
+     throughput(1, edit=("INSERT 0 n%d New\\n", "DELETE n%d\\n"), long_list=True), "runs",
+     "higher", ("ratio", 0.8)),
     ("batch_list_c50_d1", "BATCH INSERT+DELETE / MULTI 2xINCR EXEC", "req/s",
      throughput(1, edit=("BATCH\\nINSERT 0 n%d New\\nDELETE n%d\\nEND\\n",),
                 redis_edit=("MULTI\\r\\nINCR a%d\\r\\nINCR b%d\\r\\nEXEC\\r\\n",), replies=4),
