@@ -247,12 +247,10 @@ public final class SectionService {
 
   /// Replaces the sections with a freshly loaded config and replies `OK <rev>`. Reached with
   /// no unsaved changes of others (RELOAD reads the state, so it waits for them; SIGHUP comes
-  /// between loop turns, after the save).
-  public func reload(_ config: Config, reply: inout OutputQueue) -> Outcome {
-    guard model.hasRoomForAChange else {
-      reply.append(contentsOf: ProtocolError.revisionsExhausted.line)
-      return .replied
-    }
+  /// between loop turns, after the save). Throws, changing and replying nothing, when the
+  /// revision is at its limit: the caller logs the refusal and replies with it.
+  public func reload(_ config: Config, reply: inout OutputQueue) throws(ProtocolError) -> Outcome {
+    guard model.hasRoomForAChange else { throw .revisionsExhausted }
     // Undoing a reload needs the sections it replaced: the model as last saved, whole.
     var lastSaved = model
     switch saved {

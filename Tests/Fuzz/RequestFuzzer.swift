@@ -118,7 +118,12 @@ struct Client {
         service.refuseReload("fuzz.json: not valid JSON", reply: &reply)
         outcome = .replied
       default:
-        outcome = service.reload(reloads % 3 == 1 ? Client.other : .demo, reply: &reply)
+        do throws(ProtocolError) {
+          outcome = try service.reload(reloads % 3 == 1 ? Client.other : .demo, reply: &reply)
+        } catch {
+          reply.append(contentsOf: error.line)
+          outcome = .replied
+        }
       }
     }
     output.append(contentsOf: reply.unsentBytes)

@@ -57,7 +57,20 @@ import Testing
       let refused = try client.request("TOGGLE third").last ?? ""
       #expect(refused.hasPrefix("ERR INTERNAL the revision is at its limit"), "\(refused)")
     }
+    // A reload would take a revision too: refused, and logged as refused, not as done.
+    let reload = try client.request("RELOAD").last ?? ""
+    #expect(reload.hasPrefix("ERR INTERNAL the revision is at its limit"), "\(reload)")
+    kill(daemon.process!.processIdentifier, SIGHUP)
+    usleep(300_000)  // the signal is handled at the next loop turn
+    #expect(try client.request("PING") == ["OK"])
     #expect(daemon.stop() == 0)
+    let log = daemon.standardError()
+    #expect(!log.contains("reloaded the config"), "\(log)")
+    #expect(
+      log.components(
+        separatedBy: "reload refused, still serving the previous config: the revision is at its limit"
+      )
+      .count == 3, "RELOAD and SIGHUP: \(log)")
     try daemon.start()
     #expect(
       try daemon.connect().request("SUBSCRIBE") == ["state \(last + 1) multi first,second", "OK \(last + 1)"])

@@ -153,7 +153,7 @@ import Testing
     #expect(harness.service.journal.isEmpty)
   }
 
-  @Test func theJournalHoldsEveryChangeAndAReloadNeedsTheWholeState() {
+  @Test func theJournalHoldsEveryChangeAndAReloadNeedsTheWholeState() throws {
     let harness = Harness()
     _ = harness.send("OPEN b")
     _ = harness.send("INSERT 1 n N")
@@ -162,7 +162,7 @@ import Testing
     _ = harness.commit()
     #expect(harness.service.journal.isEmpty)
     var reply = OutputQueue()
-    _ = harness.service.reload(config(.multi, [("z", [], false)]), reply: &reply)
+    _ = try harness.service.reload(config(.multi, [("z", [], false)]), reply: &reply)
     #expect(harness.service.needsSnapshot)
   }
 }
