@@ -53,7 +53,7 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let demo = SectionService(model: SectionModel(config: .demo))
   reply = OutputQueue()
   if (try? demo.reload(config, reply: &reply)) == .changed { _ = demo.commit() }
-  check(demo.model.sections == config.sections, "RELOAD did not take the config")
+  check(Array(demo.model.sections) == config.sections, "RELOAD did not take the config")
   return 0
 }
 

@@ -195,7 +195,7 @@ struct Client {
     let saved = SavedState.encode(service.model)
     guard let decoded = try? SavedState.decode(saved) else { fatalError("state file does not decode") }
     check(decoded == SavedState(service.model), "state file decodes to another state")
-    let served = Config(mode: .multi, sections: service.model.sections)
+    let served = Config(mode: .multi, sections: Array(service.model.sections))
     let restarted = SectionModel(config: served, saved: decoded)
     // Whether a section starts open is the config's business, not the state file's.
     func content(_ model: SectionModel) -> [[String]] {
