@@ -5,7 +5,7 @@ import Glibc
 final class NotifyRecorder {
   let path: String
   private let fd: Int32
-  /// Every datagram received so far, with the time it arrived.
+  /// Every datagram received so far, with the time the kernel received it.
   private(set) var messages: [(time: Date, text: String)] = []
 
   init(directory: TemporaryDirectory) throws {
@@ -20,7 +20,16 @@ final class NotifyRecorder {
       }
     }
     if result != 0 { throw TestFailure("bind \(path): errno \(errno)") }
+    // Each datagram carries the time it arrived (SO_TIMESTAMP, 29: Glibc's macro is too
+    // involved for Swift to import), so a test descheduled while datagrams queue still sees
+    // the gaps the daemon left between them, not the gaps of its own reading.
+    var on: Int32 = 1
+    if setsockopt(fd, SOL_SOCKET, NotifyRecorder.soTimestamp, &on, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+      throw TestFailure("setsockopt(SO_TIMESTAMP): errno \(errno)")
+    }
   }
+
+  private static let soTimestamp: Int32 = 29
 
   deinit { close(fd) }
 
@@ -46,14 +55,40 @@ final class NotifyRecorder {
     repeat {
       let wait = Int32(max(deadline.timeIntervalSinceNow, 0) * 1000)
       guard poll(&poller, 1, wait) > 0 else { break }
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      let count = recv(fd, &buffer, buffer.count, 0)
-      if count > 0 {
-        let text = String(decoding: buffer[..<count], as: UTF8.self)
-        messages.append((Date(), text))
+      let (text, arrival) = receiveOne()
+      if let text {
+        messages.append((arrival ?? Date(), text))
         received.append(text)
       }
     } while received.isEmpty || poll(&poller, 1, 0) > 0
     return received
+  }
+
+  /// One datagram, and the arrival time its SCM_TIMESTAMP control message gives.
+  private func receiveOne() -> (text: String?, arrival: Date?) {
+    var data = [UInt8](repeating: 0, count: 4096)
+    var control = [UInt8](repeating: 0, count: 64)
+    let count = data.withUnsafeMutableBytes { data in
+      control.withUnsafeMutableBytes { control in
+        var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
+        return withUnsafeMutablePointer(to: &vector) { vector in
+          var header = msghdr(
+            msg_name: nil, msg_namelen: 0, msg_iov: vector, msg_iovlen: 1, msg_control: control.baseAddress,
+            msg_controllen: control.count, msg_flags: 0)
+          return recvmsg(fd, &header, 0)
+        }
+      }
+    }
+    guard count > 0 else { return (nil, nil) }
+    // The first control message: cmsghdr (length, level, type: 8 + 4 + 4 bytes), then a timeval.
+    let arrival = control.withUnsafeBytes { bytes -> Date? in
+      guard bytes.load(fromByteOffset: 8, as: Int32.self) == SOL_SOCKET,
+        bytes.load(fromByteOffset: 12, as: Int32.self) == NotifyRecorder.soTimestamp
+      else { return nil }
+      let seconds = bytes.load(fromByteOffset: 16, as: Int.self)
+      let microseconds = bytes.load(fromByteOffset: 24, as: Int.self)
+      return Date(timeIntervalSince1970: Double(seconds) + Double(microseconds) / 1e6)
+    }
+    return (String(decoding: data[..<count], as: UTF8.self), arrival)
   }
 }

@@ -51,12 +51,9 @@ import Testing
     try daemon.start(wrappedForWatchdog: true)
     try notify.waitFor("READY=1")
     let start = Date()
-    var pings: [Date] = []
-    while Date().timeIntervalSince(start) < 1.2 {
-      for message in notify.receive(timeout: 0.3) where message.contains("WATCHDOG=1") {
-        pings.append(Date())
-      }
-    }
+    while Date().timeIntervalSince(start) < 1.2 { notify.receive(timeout: 0.3) }
+    // When each ping arrived, as the kernel stamped it.
+    let pings = notify.messages.filter { $0.text.contains("WATCHDOG=1") }.map(\.time)
     #expect(pings.count >= 8, "only \(pings.count) pings in 1.2 s")
     let gaps = zip(pings.dropFirst(), pings).map { $0.timeIntervalSince($1) }
     // At least every 100 ms, as the issue asks; the daemon pings every 67 ms.
