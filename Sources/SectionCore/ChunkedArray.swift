@@ -97,6 +97,17 @@ public struct ChunkedArray<Element> {
     }
   }
 
+  /// The positions of the elements that satisfy `predicate`, found chunk by chunk.
+  public func positions(where predicate: (Element) throws -> Bool) rethrows -> [Int] {
+    var found: [Int] = []
+    var start = 0
+    for chunk in chunks {
+      for offset in chunk.indices where try predicate(chunk[offset]) { found.append(start + offset) }
+      start += chunk.count
+    }
+    return found
+  }
+
   /// The position of the first element that satisfies `predicate`, found chunk by chunk.
   public func firstIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
     var start = 0

@@ -61,7 +61,7 @@ public struct SectionModel: Equatable, Sendable {
 
   public func isOpen(_ index: Int) -> Bool { openedAt[index] != nil }
 
-  public var openIndices: [Int] { openedAt.enumerated().compactMap { $1 == nil ? nil : $0 } }
+  public var openIndices: [Int] { openedAt.positions { $0 != nil } }
 
   /// The index of the section with id `id`.
   /// A scan of the list comparing hashes first, so that most sections cost one comparison.

@@ -46,6 +46,7 @@ import Testing
       #expect(Array(chunked) == array)
       #expect(chunked.indices.map { chunked[$0] } == array)
       if let probe = array.last { #expect(chunked.firstIndex { $0 == probe } == array.firstIndex(of: probe)) }
+      #expect(chunked.positions { $0 % 3 == 0 } == array.indices.filter { array[$0] % 3 == 0 })
     }
   }
 
