@@ -15,7 +15,8 @@ import Testing
 
   @Test func roundTrip() throws {
     #expect(try HandoverState.decode(state.encode()) == state)
-    #expect(try HandoverState.decode(HandoverState(fingerprint: 0, connections: []).encode()).connections.isEmpty)
+    #expect(
+      try HandoverState.decode(HandoverState(fingerprint: 0, connections: []).encode()).connections.isEmpty)
   }
 
   @Test(arguments: [1, 20, 40, 100])
