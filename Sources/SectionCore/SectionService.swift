@@ -22,7 +22,8 @@ public final class SectionService {
     case unsubscribe
     /// Close once the reply is sent.
     case quit
-    /// Re-read the config, then call `reload(_:)` or `refuseReload(_:)` to reply.
+    /// Re-read the config, then call `reload(_:reply:)`, or `refuseReload(_:reply:)` when the
+    /// config does not load or the reload throws.
     case reload
     /// Nothing was replied: the answer would show changes of other clients that are not saved
     /// yet (and may still fail to save). Hand the same line in again once they are saved.
@@ -282,9 +283,13 @@ public final class SectionService {
     appendStateEvent(to: &output)
   }
 
-  /// Replies to RELOAD when the config could not be loaded.
-  public func refuseReload(_ reason: String, reply: inout OutputQueue) {
-    reply.append(contentsOf: ProtocolError(.config, reason).line)
+  /// Replies to a RELOAD that was not done: `ERR CONFIG` with why the config did not load, or
+  /// the error `reload(_:reply:)` threw. Returns the reason, for the log.
+  @discardableResult
+  public func refuseReload(_ error: any Error, reply: inout OutputQueue) -> String {
+    let refusal = error as? ProtocolError ?? ProtocolError(.config, "\(error)")
+    reply.append(contentsOf: refusal.line)
+    return refusal.message
   }
 
   /// Renders the whole state file of the current model into `buffer`, for the server to save.

@@ -221,21 +221,14 @@ final class Server {
   func reload(reply: inout OutputQueue) -> SectionService.Outcome {
     Notifier.reloading()
     reloadRequested = true
-    let config: Config
     do {
-      config = try loadConfig()
-    } catch {
-      Log.error("reload refused, still serving the previous config: \(error)")
-      service.refuseReload("\(error)", reply: &reply)
-      return .replied
-    }
-    do throws(ProtocolError) {
+      let config = try loadConfig()
       let outcome = try service.reload(config, reply: &reply)
       Log.notice("reloaded the config: \(config.sections.count) sections")
       return outcome
     } catch {
-      Log.error("reload refused, still serving the previous config: \(error.message)")
-      reply.append(contentsOf: error.line)
+      let reason = service.refuseReload(error, reply: &reply)
+      Log.error("reload refused, still serving the previous config: \(reason)")
       return .replied
     }
   }

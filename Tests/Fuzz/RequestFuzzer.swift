@@ -115,13 +115,13 @@ struct Client {
       reloads += 1
       switch reloads % 3 {
       case 0:
-        service.refuseReload("fuzz.json: not valid JSON", reply: &reply)
+        service.refuseReload(ConfigError("fuzz.json: not valid JSON"), reply: &reply)
         outcome = .replied
       default:
         do throws(ProtocolError) {
           outcome = try service.reload(reloads % 3 == 1 ? Client.other : .demo, reply: &reply)
         } catch {
-          reply.append(contentsOf: error.line)
+          service.refuseReload(error, reply: &reply)
           outcome = .replied
         }
       }

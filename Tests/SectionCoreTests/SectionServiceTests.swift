@@ -489,7 +489,7 @@ final class Harness {
   @Test func refusedReload() {
     let harness = Harness()
     var reply = OutputQueue()
-    harness.service.refuseReload("/etc/s.json: \"sections\" is empty", reply: &reply)
+    harness.service.refuseReload(ConfigError("/etc/s.json: \"sections\" is empty"), reply: &reply)
     #expect(
       String(decoding: reply.unsentBytes, as: UTF8.self) == "ERR CONFIG /etc/s.json: \"sections\" is empty\n")
     #expect(harness.events == "")
