@@ -221,7 +221,6 @@ extension SectionModel {
     self.revision = revision
     deletedConfigIDs = deleted
     editedConfigIDs = edited
-    itemCount = SectionModel.countItems(sections)
-    sectionIDs = Set(sections.lazy.map(\.id))
+    summarizeSections()
   }
 }

@@ -188,8 +188,11 @@ extension SectionModel {
     return (result, deleted.filter { configIDs.contains($0) }, edited.filter { pinnedIDs.contains($0) })
   }
 
-  static func countItems(_ sections: some Sequence<Section>) -> Int {
-    sections.reduce(0) { $0 + $1.items.count }
+  /// Derives what the model keeps about the whole list (the item count, the ids) once the
+  /// list has been replaced; edits keep both up to date themselves.
+  mutating func summarizeSections() {
+    itemCount = sections.reduce(0) { $0 + $1.items.count }
+    sectionIDs = Set(sections.lazy.map(\.id))
   }
 
   // MARK: Replay

@@ -46,8 +46,7 @@ public struct SectionModel: Equatable, Sendable {
       sections, mode: mode, at: opening, known: { saved?.sections[$0] })
     openedAt = ChunkedArray(arranged)
     if opened, saved != nil, let opening { revision = opening }
-    itemCount = SectionModel.countItems(sections)
-    sectionIDs = Set(sections.lazy.map(\.id))
+    summarizeSections()
   }
 
   /// Whether any one request's changes stay within `maxRevision`. A request takes at most one
@@ -172,8 +171,7 @@ public struct SectionModel: Equatable, Sendable {
     guard !merged.elementsEqual(sections) || !newOpenedAt.elementsEqual(openedAt) else { return }
     sections = ChunkedArray(merged)
     openedAt = ChunkedArray(newOpenedAt)
-    itemCount = SectionModel.countItems(sections)
-    sectionIDs = Set(sections.lazy.map(\.id))
+    summarizeSections()
     revision += 1
     changes.append(.reloaded(revision: revision))
   }
