@@ -37,6 +37,32 @@ final class RenderedSections {
       renderTail()
     }
 
+    /// `section <index> <id> open|closed <item-count> <title>`.
+    func appendLine(_ index: Int, open: Bool, to buffer: inout [UInt8]) {
+      buffer.append("section ")
+      buffer.appendDecimal(index)
+      buffer.append(contentsOf: id)
+      buffer.append(open ? " open" : " closed")
+      buffer.append(contentsOf: tail)
+    }
+
+    /// Every `item` line of this section, at `index`, whose items are `texts`, as a block to share.
+    func items(_ index: Int, of texts: [String]) -> ArraySlice<UInt8> {
+      if let cached = items, cached.index == index { return cached.block[...] }
+      var block: [UInt8] = []
+      for (position, item) in texts.enumerated() {
+        block.append("item ")
+        block.appendDecimal(index)
+        block.append(" ")
+        block.appendDecimal(position)
+        block.append(" ")
+        block.append(utf8: item)
+        block.append("\n")
+      }
+      items = (index, block)
+      return block[...]
+    }
+
     private func renderTail() {
       tail.removeAll(keepingCapacity: true)
       tail.append(" ")
@@ -71,30 +97,25 @@ final class RenderedSections {
   }
 
   func appendSectionLine(_ index: Int, open: Bool, to buffer: inout [UInt8]) {
-    let piece = pieces[index]
-    buffer.append("section ")
-    buffer.appendDecimal(index)
-    buffer.append(contentsOf: piece.id)
-    buffer.append(open ? " open" : " closed")
-    buffer.append(contentsOf: piece.tail)
+    pieces[index].appendLine(index, open: open, to: &buffer)
   }
 
   /// Every `item` line of the section at `index`, whose items are `items`, as a block to share.
   func items(_ index: Int, of items: [String]) -> ArraySlice<UInt8> {
-    let piece = pieces[index]
-    if let cached = piece.items, cached.index == index { return cached.block[...] }
-    var block: [UInt8] = []
-    for (position, item) in items.enumerated() {
-      block.append("item ")
-      block.appendDecimal(index)
-      block.append(" ")
-      block.appendDecimal(position)
-      block.append(" ")
-      block.append(utf8: item)
-      block.append("\n")
+    pieces[index].items(index, of: items)
+  }
+
+  /// The LIST reply's section lines, and for VIEW (`withItems`) the item lines of the open
+  /// sections: the list walked in order, so that no line looks its section up (in the
+  /// chunked lists, a search each).
+  func appendList(
+    _ sections: ChunkedArray<Section>, openedAt: ChunkedArray<UInt64?>, withItems: Bool,
+    to buffer: inout [UInt8]
+  ) {
+    for (index, (piece, (section, openSince))) in zip(pieces, zip(sections, openedAt)).enumerated() {
+      piece.appendLine(index, open: openSince != nil, to: &buffer)
+      if withItems && openSince != nil { buffer.append(contentsOf: piece.items(index, of: section.items)) }
     }
-    piece.items = (index, block)
-    return block[...]
   }
 
   /// Appends `!opened <rev> <index> <id>` or `!closed ...`, with its LF.

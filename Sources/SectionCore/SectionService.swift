@@ -332,13 +332,7 @@ public final class SectionService {
   }
 
   private func renderList(into buffer: inout [UInt8], withItems: Bool) {
-    for index in model.sections.indices {
-      let open = model.isOpen(index)
-      rendered.appendSectionLine(index, open: open, to: &buffer)
-      if withItems && open {
-        buffer.append(contentsOf: rendered.items(index, of: model.sections[index].items))
-      }
-    }
+    rendered.appendList(model.sections, openedAt: model.openedAt, withItems: withItems, to: &buffer)
     appendStatus(to: &buffer)
   }
 
