@@ -7,6 +7,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <wchar.h>
 
 int cshim_accept_nonblocking(int fd) {
   return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -44,3 +45,5 @@ int cshim_read_signal(int fd) {
     return 0;
   return -1;
 }
+
+int cshim_wcwidth(unsigned int character) { return wcwidth((wchar_t)character); }

@@ -24,7 +24,7 @@ enum ArgumentParser {
     return Invocation(
       command: try command(positionals, options), socket: options.socket,
       readonly: options.readonly || options.readonlySocket != nil, readonlySocket: options.readonlySocket,
-      json: options.json)
+      json: options.json, timeout: options.timeout ?? Invocation.defaultTimeout)
   }
 
   /// The options seen, wherever they appeared.
@@ -40,6 +40,8 @@ enum ArgumentParser {
     var count: Int?
     /// `--at`: where add and item add insert.
     var at: Int?
+    /// `--timeout`: seconds a one-shot command waits for the daemon.
+    var timeout: Double?
 
     mutating func take(_ argument: String, from remaining: inout ArraySlice<String>) throws(ClientError) {
       let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -70,6 +72,12 @@ enum ArgumentParser {
           throw .usage("--at needs an index, 0 or more, not '\(text)'")
         }
         at = number
+      case "--timeout":
+        let text = try value()
+        guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 * 365 else {
+          throw .usage("--timeout needs a number of seconds, 0 (no limit) or more, not '\(text)'")
+        }
+        timeout = seconds
       case "--count":
         let text = try value()
         guard let number = Int(text), number > 0 else {
@@ -165,6 +173,10 @@ enum ArgumentParser {
     if options.json && subcommand == .ui { throw .usage("--json does not apply to ui, which is for people") }
     if options.at != nil && subcommand != .add && subcommand != .item {
       throw .usage("--at works only with add and item add")
+    }
+    if options.timeout != nil && (subcommand == .watch || subcommand == .ui) {
+      throw .usage(
+        "--timeout applies to one-shot commands; \(subcommand.rawValue) waits for changes by design")
     }
     if options.json && subcommand == .send {
       throw .usage("--json does not apply to send, which prints the daemon's lines as they are")

@@ -6,8 +6,9 @@ final class Client {
 
   var path: String { connection.path }
 
-  init(path: String) throws(ClientError) {
-    connection = try Connection(path: path)
+  /// Connects; with a `timeout`, every reply must have come within that many seconds from now.
+  init(path: String, timeout: Double? = nil) throws(ClientError) {
+    connection = try Connection(path: path, timeout: timeout)
   }
 
   func request(_ line: String) throws(ClientError) -> Reply {
@@ -25,7 +26,7 @@ final class Client {
     var replies: [Reply] = []
     var data: [DataLine] = []
     while replies.count < expected ?? lines.count {
-      guard let line = connection.readLine() else { throw .connectionLost(path: path) }
+      guard let line = try connection.readLine() else { throw .connectionLost(path: path) }
       switch try ProtocolLine.parse(line) {
       case .data(let dataLine): data.append(dataLine)
       case .event(let event): pendingEvents.append(event)
@@ -40,7 +41,7 @@ final class Client {
   /// The next event; nil when the daemon closes the connection. Data or status lines here break the protocol.
   func nextEvent() throws(ClientError) -> Event? {
     if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
-    guard let line = connection.readLine() else { return nil }
+    guard let line = try connection.readLine() else { return nil }
     guard case .event(let event) = try ProtocolLine.parse(line) else { throw .malformedReply(line) }
     return event
   }

@@ -15,14 +15,20 @@ enum ClientError: Error, Equatable {
   case daemon(code: String, message: String)
   /// The daemon sent a line that protocol 1 does not allow.
   case malformedReply(String)
+  /// The socket's directory could be another user's (see `SocketDirectory`): nothing is sent.
+  case untrustedSocket(String)
+  /// The daemon did not answer within `--timeout`.
+  case timedOut(path: String, seconds: Double)
+  /// A line from the socket longer than `LineReader.maximumLineLength`.
+  case lineTooLong(path: String)
   /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
   case terminal(String)
 
   var exitStatus: ExitStatus {
     switch self {
     case .usage, .terminal: .usage
-    case .cannotConnect, .notASocket, .connectionLost: .unavailable
-    case .daemon, .malformedReply: .daemonError
+    case .cannotConnect, .notASocket, .connectionLost, .untrustedSocket, .timedOut: .unavailable
+    case .daemon, .malformedReply, .lineTooLong: .daemonError
     }
   }
 
@@ -41,6 +47,16 @@ enum ClientError: Error, Equatable {
     case .connectionLost(let path):
       return
         "sectiond closed the connection on \(path) before answering; it may have stopped or be restarting"
+    case .untrustedSocket(let problem):
+      return "refusing to connect: \(problem)"
+    case .timedOut(let path, let seconds):
+      return
+        "sectiond on \(path) did not answer within \(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)) s; it may be hung or "
+        + "very busy (wait longer with --timeout SECONDS, 0 for no limit)"
+    case .lineTooLong(let path):
+      return
+        "the daemon on \(path) sent a line longer than \(LineReader.maximumLineLength >> 20) MiB, more than "
+        + "sectiond sends at any limits it accepts; is it sectiond?"
     case .daemon(let code, let message):
       return message.isEmpty ? "the daemon answered \(code)" : message
     case .malformedReply(let line):

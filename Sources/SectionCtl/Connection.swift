@@ -1,27 +1,56 @@
 import Posix
 
-/// A blocking connection to the daemon's socket that sends lines and reads them back one at a time.
+/// A connection to the daemon's socket that sends lines and reads them back one at a time,
+/// waiting for the daemon at most until its deadline (`--timeout`), if it has one.
 final class Connection {
   let path: String
   private let fd: FileDescriptor
-  /// Bytes read but not yet returned as lines start at `start`, so taking a line never moves the rest.
-  private var buffer: [UInt8] = []
-  private var start = 0
+  private var lines: LineReader
   private var atEnd = false
+  /// `timeout` as given, for the message when it passes.
+  private let timeout: Double?
+  /// When waiting ends, in `monotonicMicroseconds()`; nil waits for ever (watch).
+  private let deadline: UInt64?
 
-  init(path: String) throws(ClientError) {
+  /// Connects to `path`; every wait on this connection from now on ends `timeout` seconds from now.
+  init(path: String, timeout: Double? = nil) throws(ClientError) {
     self.path = path
-    fd = try Connection.socket(path: path)
+    lines = LineReader(path: path)
+    self.timeout = timeout
+    deadline = timeout.map { monotonicMicroseconds() + UInt64($0 * 1_000_000) }
+    fd = try Connection.socket(path: path, deadline: deadline)
   }
 
-  /// A blocking socket connected to `path`; a failure says why, for `ClientError`'s advice.
-  static func socket(path: String) throws(ClientError) -> FileDescriptor {
+  /// A non-blocking socket connected to `path`, once its directory is known to be safe (see
+  /// `SocketDirectory`); a failure says why, for `ClientError`'s advice. A listener whose backlog
+  /// is full refuses non-blocking connections with EAGAIN: tried again until `deadline`.
+  static func socket(path: String, deadline: UInt64? = nil) throws(ClientError) -> FileDescriptor {
+    if let problem = SocketDirectory.problem(socket: path, userID: ProcessInfo.userID) {
+      throw .untrustedSocket(problem)
+    }
+    let fd: FileDescriptor
     do {
-      return try UnixSocket.connect(path: path)
-    } catch let error as PosixError {
-      throw ClientError.connectFailure(path: path, errno: error.errno)
+      fd = try UnixSocket.make(nonBlocking: true)
     } catch {
-      throw .cannotConnect(path: path, errno: Errno(0))
+      throw .cannotConnect(path: path, errno: (error as? PosixError)?.errno ?? Errno(0))
+    }
+    while true {
+      do {
+        try UnixSocket.connect(fd, path: path)
+        return fd
+      } catch let error as PosixError where error.errno == .wouldBlock {
+        if let deadline, monotonicMicroseconds() >= deadline {
+          fd.close()
+          throw .cannotConnect(path: path, errno: error.errno)
+        }
+        ProcessInfo.sleep(milliseconds: 10)
+      } catch let error as PosixError {
+        fd.close()
+        throw ClientError.connectFailure(path: path, errno: error.errno)
+      } catch {
+        fd.close()
+        throw .cannotConnect(path: path, errno: Errno(0))
+      }
     }
   }
 
@@ -35,35 +64,49 @@ final class Connection {
       let result = try? bytes.withUnsafeBytes {
         try fd.write(UnsafeRawBufferPointer(rebasing: $0[offset...]))
       }
-      guard case .done(let written) = result else { throw .connectionLost(path: path) }
-      offset += written
+      switch result {
+      case .done(let written): offset += written
+      case .wouldBlock: try wait(for: .writable)
+      case nil: throw .connectionLost(path: path)
+      }
     }
   }
 
   /// The next line without its LF (and CR); nil once the daemon has closed the connection.
-  func readLine() -> String? {
+  func readLine() throws(ClientError) -> String? {
     while true {
-      if let newline = buffer[start...].firstIndex(of: 0x0A) {
-        var line = buffer[start..<newline]
-        if line.last == 0x0D { line = line.dropLast() }
-        start = newline + 1
-        return String(decoding: line, as: UTF8.self)
-      }
+      if let line = try lines.nextLine() { return line }
       if atEnd { return nil }
-      fill()
+      try fill()
     }
   }
 
-  /// Reads what has arrived; a reset connection counts as the end, like an orderly close.
-  private func fill() {
-    buffer.removeFirst(start)
-    start = 0
+  /// Reads what has arrived, waiting for it; a reset connection counts as the end, like an orderly close.
+  private func fill() throws(ClientError) {
     var chunk = [UInt8](repeating: 0, count: 65536)
-    let result = try? chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
-    guard case .done(let count) = result, count > 0 else {
-      atEnd = true
-      return
+    while true {
+      let result = try? chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+      switch result {
+      case .done(let count) where count > 0:
+        lines.append(chunk[..<count])
+        return
+      case .wouldBlock: try wait(for: .readable)
+      default:
+        atEnd = true
+        return
+      }
     }
-    buffer += chunk[..<count]
+  }
+
+  /// Waits until the socket is ready for `events`, or fails once the deadline has passed.
+  private func wait(for events: IOEvents) throws(ClientError) {
+    var milliseconds = -1
+    if let deadline {
+      let now = monotonicMicroseconds()
+      guard now < deadline else { throw .timedOut(path: path, seconds: timeout ?? 0) }
+      milliseconds = Int((deadline - now + 999) / 1000)
+    }
+    let ready = try? Poll.wait([(fd, events)], milliseconds: milliseconds)
+    guard ready != nil else { throw .connectionLost(path: path) }
   }
 }

@@ -9,4 +9,10 @@ struct Invocation: Equatable, Sendable {
   var readonlySocket: String? = nil
   /// `--json`: machine-readable output.
   var json = false
+  /// `--timeout`: how many seconds a one-shot command waits for the daemon in all; 0, for ever.
+  var timeout = Invocation.defaultTimeout
+
+  /// Longer than the daemon's WatchdogSec=20s, so that a daemon systemd still counts as alive
+  /// is waited for, and what systemctl waits for a D-Bus reply; a hung one is given up on.
+  static let defaultTimeout = 25.0
 }

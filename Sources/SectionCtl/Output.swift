@@ -17,13 +17,15 @@ struct Output: Sendable {
     }
   }
 
-  /// One JSON document on one line.
+  /// One JSON document on one line, C1 controls escaped too.
   func print(_ json: JSON) {
-    print(json.serialized() + "\n")
+    print(VisibleText.escapeControls(inJSON: json.serialized()) + "\n")
   }
 
-  /// A diagnostic line on standard error, prefixed with the program's name.
+  /// A diagnostic on standard error, prefixed with the program's name. Messages quote what the
+  /// daemon said (ERR texts, lines it cannot read), so every line of it is escaped here.
   func diagnose(_ message: String) {
-    try? FileDescriptor.standardError.writeAll(Array("sectionctl: \(message)\n".utf8), subject: "stderr")
+    let text = "sectionctl: \(VisibleText.escapeLines(message))\n"
+    try? FileDescriptor.standardError.writeAll(Array(text.utf8), subject: "stderr")
   }
 }

@@ -68,8 +68,7 @@ struct Runner {
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())
     case .batch:
-      let lines = try standardInputLines().filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }
-      showRevision(try connect().request(batch: lines).succeeded())
+      showRevision(try connect().request(batch: try BatchInput.lines(try standardInput())).succeeded())
     }
     return .success
   }
@@ -79,16 +78,13 @@ struct Runner {
     if invocation.json { output.print(JSONRenderer.revision(reply.revision)) }
   }
 
-  /// The lines of standard input, for `batch`.
-  private func standardInputLines() throws(ClientError) -> [String] {
-    let bytes: [UInt8]
+  /// Standard input, whole, for `batch`.
+  private func standardInput() throws(ClientError) -> [UInt8] {
     do {
-      bytes = try FileDescriptor.standardInput.readAll(subject: "standard input")
+      return try FileDescriptor.standardInput.readAll(subject: "standard input")
     } catch {
       throw .usage("cannot read the requests from standard input: \(error)")
     }
-    return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
-      .map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
   }
 
   private func socketPath() -> String {
@@ -98,8 +94,11 @@ struct Runner {
   }
 
   private func connect() throws(ClientError) -> Client {
-    try Client(path: socketPath())
+    try Client(path: socketPath(), timeout: timeout)
   }
+
+  /// `--timeout` in seconds; nil for no limit.
+  private var timeout: Double? { invocation.timeout > 0 ? invocation.timeout : nil }
 
   private func show(text: String, json: JSON) {
     if invocation.json { output.print(json) } else { output.print(text) }
@@ -151,13 +150,13 @@ struct Runner {
 
   /// Raw lines, one request at a time so that even a long list never fills the socket both ways.
   private func send(_ lines: [String]) throws(ClientError) -> ExitStatus {
-    let connection = try Connection(path: socketPath())
+    let connection = try Connection(path: socketPath(), timeout: timeout)
     var status = ExitStatus.success
     for line in lines {
       try connection.send([line])
       while true {
-        guard let reply = connection.readLine() else { throw .connectionLost(path: connection.path) }
-        output.print(reply + "\n")
+        guard let reply = try connection.readLine() else { throw .connectionLost(path: connection.path) }
+        output.print(VisibleText.escape(reply) + "\n")
         if ProtocolLine.isStatus(reply) {
           if reply.hasPrefix("ERR ") { status = .daemonError }
           break

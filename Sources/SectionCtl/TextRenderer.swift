@@ -1,10 +1,14 @@
 /// sectionctl's output for people: every function returns whole lines, each ending in LF.
+/// What the daemon sent (ids, titles, items, versions, reasons) goes through `show`, so that
+/// no control sequence in it reaches the terminal (see `VisibleText`).
 enum TextRenderer {
+  private static func show(_ text: String) -> String { VisibleText.escape(text) }
+
   /// `sectionctl list`: aligned columns under a header.
   static func table(_ sections: [ListedSection], style: Style) -> String {
     let header = ["INDEX", "ID", "STATE", "ITEMS", "TITLE"]
     let rows = sections.map {
-      [String($0.index), $0.id, $0.isOpen ? "open" : "closed", String($0.itemCount), $0.title]
+      [String($0.index), show($0.id), $0.isOpen ? "open" : "closed", String($0.itemCount), show($0.title)]
     }
     let widths = (0..<header.count - 1).map { column in
       ([header] + rows).map { $0[column].count }.max() ?? 0
@@ -29,9 +33,9 @@ enum TextRenderer {
       let marker = section.isOpen ? style.green(style.marker(open: true)) : style.marker(open: false)
       let count = section.itemCount == 1 ? "1 item" : "\(section.itemCount) items"
       text +=
-        "\(marker) \(style.bold(section.title))  \(style.dim("(\(section.index) \(section.id), \(count))"))\n"
+        "\(marker) \(style.bold(show(section.title)))  \(style.dim("(\(section.index) \(show(section.id)), \(count))"))\n"
       for item in itemsBySection[section.index] ?? [] where section.isOpen {
-        text += "    \(item.text)\n"
+        text += "    \(show(item.text))\n"
       }
     }
     return text
@@ -39,7 +43,7 @@ enum TextRenderer {
 
   /// `sectionctl items`: the texts, one per line, ready for `while read`.
   static func items(_ items: [ListedItem]) -> String {
-    items.map { $0.text + "\n" }.joined()
+    items.map { show($0.text) + "\n" }.joined()
   }
 
   /// `sectionctl open|close|toggle`: the sections after the change, as table rows without the header.
@@ -51,10 +55,10 @@ enum TextRenderer {
 
   static func status(_ status: DaemonStatus) -> String {
     let open = status.openSections
-    let openNames = open.isEmpty ? "" : " (\(open.map(\.id).joined(separator: ", ")))"
+    let openNames = open.isEmpty ? "" : " (\(open.map { show($0.id) }.joined(separator: ", ")))"
     return """
-      daemon:    sectiond \(status.daemonVersion), protocol \(status.protocolVersion)
-      socket:    \(status.socket)
+      daemon:    sectiond \(show(status.daemonVersion)), protocol \(show(status.protocolVersion))
+      socket:    \(show(status.socket))
       revision:  \(status.revision)
       mode:      \(status.mode.rawValue)
       sections:  \(status.sections.count), \(open.count) open\(openNames)
@@ -66,22 +70,24 @@ enum TextRenderer {
   /// `sectionctl watch`: one line per event, the event's words without the `!`, so that
   /// `while read -r event rev rest` splits it.
   static func event(_ event: Event) -> String {
+    show(rawEvent(event)) + "\n"
+  }
+
+  /// The event's words before escaping: everything but the numbers and names came from the daemon.
+  private static func rawEvent(_ event: Event) -> String {
     switch event {
-    case .opened(let revision, let index, let id): "opened \(revision) \(index) \(id)\n"
-    case .closed(let revision, let index, let id): "closed \(revision) \(index) \(id)\n"
-    case .mode(let revision, let mode): "mode \(revision) \(mode.rawValue)\n"
-    case .state(let snapshot): state(snapshot)
-    case .reload(let revision): "reload \(revision)\n"
-    case .edited(let edit, let revision, let index, let id): "\(edit.rawValue) \(revision) \(index) \(id)\n"
-    case .moved(let revision, let from, let to, let id): "moved \(revision) \(from) \(to) \(id)\n"
-    case .items(let revision, let index, let id, let count): "items \(revision) \(index) \(id) \(count)\n"
-    case .bye(let reason): "bye \(reason)\n"
-    case .other(let text): text + "\n"
+    case .opened(let revision, let index, let id): "opened \(revision) \(index) \(id)"
+    case .closed(let revision, let index, let id): "closed \(revision) \(index) \(id)"
+    case .mode(let revision, let mode): "mode \(revision) \(mode.rawValue)"
+    case .state(let snapshot):
+      "state \(snapshot.revision) \(snapshot.mode.rawValue) \(snapshot.openIDs.isEmpty ? "-" : snapshot.openIDs.joined(separator: ","))"
+    case .reload(let revision): "reload \(revision)"
+    case .edited(let edit, let revision, let index, let id): "\(edit.rawValue) \(revision) \(index) \(id)"
+    case .moved(let revision, let from, let to, let id): "moved \(revision) \(from) \(to) \(id)"
+    case .items(let revision, let index, let id, let count): "items \(revision) \(index) \(id) \(count)"
+    case .bye(let reason): "bye \(reason)"
+    case .other(let text): text
     }
   }
 
-  static func state(_ snapshot: StateSnapshot) -> String {
-    let ids = snapshot.openIDs.isEmpty ? "-" : snapshot.openIDs.joined(separator: ",")
-    return "state \(snapshot.revision) \(snapshot.mode.rawValue) \(ids)\n"
-  }
 }

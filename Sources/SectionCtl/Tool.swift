@@ -1,3 +1,4 @@
+import Glibc
 import Posix
 
 /// sectionctl's entry point: parse, run, print any error, exit with the status scripts rely on.
@@ -6,6 +7,8 @@ public enum Tool {
     let output = Output()
     let status: ExitStatus
     do {
+      try checkEncoding(
+        Array(UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc))))
       let invocation = try ArgumentParser.parse(arguments)
       status = try Runner(invocation: invocation, environment: .current, output: output).run()
     } catch {
@@ -13,5 +16,18 @@ public enum Tool {
       status = error.exitStatus
     }
     ProcessInfo.exit(status.rawValue)
+  }
+
+  /// Refuses an argument that is not UTF-8. Swift hands `arguments` over with such bytes
+  /// replaced by U+FFFD, which the daemon would then store in a title as if typed; the raw
+  /// `argv` (program name first) is checked instead.
+  static func checkEncoding(_ argv: [UnsafeMutablePointer<CChar>?]) throws(ClientError) {
+    for (index, argument) in argv.enumerated().dropFirst() {
+      guard let argument, String(validatingCString: argument) == nil else { continue }
+      let bytes = UnsafeBufferPointer(start: argument, count: strlen(argument)).map { UInt8(bitPattern: $0) }
+      throw .usage(
+        "argument \(index) is not valid UTF-8 ('\(VisibleText.decode(bytes))'); nothing was sent: "
+          + "sectiond keeps text as UTF-8 (convert it, e.g. with iconv -f LATIN1 -t UTF-8)")
+    }
   }
 }

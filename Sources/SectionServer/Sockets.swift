@@ -48,7 +48,8 @@ enum Sockets {
     return sockets
   }
 
-  /// Binds `path`, after making its directory and clearing away a stale socket of a dead daemon.
+  /// Binds `path`, after making its directory, checking that no other user can replace what is in
+  /// it, and clearing away a stale socket of a dead daemon.
   private static func bind(_ path: String, access: SectionService.Access, permissions: mode_t) throws
     -> Opened
   {
@@ -64,6 +65,9 @@ enum Sockets {
     } catch let error as PosixError {
       throw StartFailure(
         "cannot create the socket directory \(directory): \(error.errno)", errno: error.errno)
+    }
+    if let problem = SocketDirectory.problem(socket: path, userID: ProcessInfo.userID) {
+      throw StartFailure(problem)
     }
     try clearStale(path)
     let fd = try UnixSocket.make()

@@ -100,6 +100,22 @@ struct PermissionTests {
     #expect(try allowed.connect().request("SUBSCRIBE") == ["state 4 multi first", "OK 4"])
   }
 
+  /// The refusal of a linked state file says what to do with the link: chown and chmod would
+  /// follow it and change the file it points to, and the start would still be refused.
+  @Test func rootRefusesALinkedStateFileSayingWhatToDoWithTheLink() throws {
+    let directory = TemporaryDirectory()
+    let target = directory.write(
+      "real-state.json", #"{"format":1,"revision":4,"mode":"multi","sections":{}}"#)
+    let link = directory.file("state.json")
+    #expect(symlink(target, link) == 0)
+    let refused = try runBounded(Built.sectiond, ["--socket", directory.file("c.sock"), "--state", link])
+    #expect(refused.status == 1)
+    #expect(refused.standardError.contains("\(link) is a symbolic link"), "\(refused.standardError)")
+    #expect(refused.standardError.contains("give --state the file's own path"), "\(refused.standardError)")
+    #expect(!refused.standardError.contains("chmod go-w"), "\(refused.standardError)")
+    #expect(try FileSystem.status(link)?.isSymbolicLink == true)
+  }
+
   @Test func symbolicLinksAtTheStatePathsAreReplacedNeverFollowed() throws {
     let directory = TemporaryDirectory()
     let outside = TemporaryDirectory()

@@ -168,4 +168,38 @@ import Testing
         == "the a title must be one line of text, without control characters")
     #expect(usageError("batch", "x") == "batch takes no arguments, got 'x'")
   }
+
+  /// One-shot commands wait for the daemon at most --timeout seconds (issue 19); 0 is no limit.
+  @Test func timeout() throws {
+    #expect(try parse("ping").timeout == Invocation.defaultTimeout)
+    #expect(try parse("--timeout", "1.5", "ping").timeout == 1.5)
+    #expect(try parse("view", "--timeout=0").timeout == 0)
+    #expect(usageError("--timeout", "soon", "ping")?.contains("--timeout needs a number of seconds") == true)
+    #expect(usageError("--timeout", "-1", "ping") != nil)
+    #expect(usageError("--timeout", "5", "watch")?.contains("waits for changes by design") == true)
+    #expect(usageError("--timeout", "5", "ui") != nil)
+  }
+
+  /// Invalid UTF-8 in an argument is refused, not stored as U+FFFD (issue 19).
+  @Test func argumentsMustBeUTF8() throws {
+    var arguments: [[CChar]] = [
+      Array("sectionctl\0".utf8CString.dropLast()), Array("rename\0".utf8CString.dropLast()),
+    ]
+    arguments.append([0x6E, 0x61, CChar(bitPattern: 0xEF), 0x76, 0x65, 0])
+    var pointers: [UnsafeMutablePointer<CChar>?] = []
+    defer { pointers.forEach { $0?.deallocate() } }
+    for argument in arguments {
+      let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: argument.count)
+      pointer.initialize(from: argument, count: argument.count)
+      pointers.append(pointer)
+    }
+    #expect(throws: Never.self) { try Tool.checkEncoding(Array(pointers.prefix(2))) }
+    do {
+      try Tool.checkEncoding(pointers)
+      Issue.record("accepted invalid UTF-8")
+    } catch {
+      #expect(error.exitStatus == .usage)
+      #expect(error.message.contains(#"argument 2 is not valid UTF-8 ('na\xefve')"#), "\(error.message)")
+    }
+  }
 }

@@ -3,6 +3,8 @@ import Testing
 @testable import SectionCtl
 
 @Suite struct DisplayWidthTests {
+  init() { Fixtures.useUTF8Locale() }
+
   @Test func cellsPerCharacter() {
     #expect(DisplayWidth.of("abc") == 3)
     #expect(DisplayWidth.of("日本語") == 6)
@@ -11,12 +13,22 @@ import Testing
     // e + combining acute: one cell.
     #expect(DisplayWidth.of("e\u{301}") == 1)
     #expect(DisplayWidth.of("🍎") == 2)
-    // A ZWJ sequence is one picture.
-    #expect(DisplayWidth.of("👩‍💻") == 2)
-    // ❤ is text-style unless VS16 follows.
+    // As wcwidth counts, scalar by scalar: a ZWJ sequence is its pictures, VS16 adds nothing.
+    #expect(DisplayWidth.of("👩‍💻") == 4)
     #expect(DisplayWidth.of("❤") == 1)
-    #expect(DisplayWidth.of("❤️") == 2)
+    #expect(DisplayWidth.of("❤️") == 1)
     #expect(DisplayWidth.of("\u{200B}") == 0)
+  }
+
+  /// Where the old table disagreed with glibc and tmux (issue 19): a Tangut title drawn two
+  /// cells a character but counted one pushed its end into the next row.
+  @Test func widthsAreTheCLibrarysAsTheTerminalsAre() {
+    #expect(DisplayWidth.of("\u{17000}") == 2)
+    #expect(DisplayWidth.of(String(repeating: "\u{17000}", count: 60)) == 120)
+    #expect(DisplayWidth.of("\u{AD}") == 1)
+    #expect(DisplayWidth.of("\u{18B00}") == 2)
+    let forged = ScreenLine([.init(text: String(repeating: "\u{17000}", count: 60) + " FORGED-LINE-HERE")])
+    #expect(DisplayWidth.of(forged.fitted(width: 100, ellipsis: "…").text) <= 100)
   }
 
   @Test func fitCutsByCellsWithAnEllipsis() {

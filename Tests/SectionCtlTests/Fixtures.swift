@@ -1,3 +1,6 @@
+import Glibc
+import Posix
+
 @testable import SectionCtl
 
 /// The daemon's built-in demo set, with the second section open, as replies would describe it.
@@ -11,6 +14,13 @@ enum Fixtures {
     ListedItem(sectionIndex: 1, position: 0, text: "one"),
     ListedItem(sectionIndex: 1, position: 1, text: "two words"),
   ]
+
+  /// Widths as a UTF-8 terminal counts them (`wcwidth` under C.UTF-8), whatever locale the
+  /// tests run under: sectionctl takes its locale from the environment, and CI may set none.
+  static func useUTF8Locale() {
+    _ = TerminalWidth.of("a")
+    setlocale(LC_CTYPE, "C.UTF-8")
+  }
 
   /// An environment with only `variables` set, for a user other than root.
   static func environment(_ variables: [String: String] = [:], userID: UInt32 = 1000, terminal: Bool = false)

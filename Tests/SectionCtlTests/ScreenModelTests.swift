@@ -4,6 +4,8 @@ import Testing
 @testable import SectionCtl
 
 @Suite struct ScreenModelTests {
+  init() { Fixtures.useUTF8Locale() }
+
   /// A state synced from a VIEW of `sections` (id, open, item count); open sections' items are "id-n".
   static func state(_ sections: [(String, Bool, Int)], mode: Mode = .multi) -> LiveState {
     var state = LiveState()

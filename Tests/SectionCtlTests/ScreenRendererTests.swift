@@ -3,6 +3,8 @@ import Testing
 @testable import SectionCtl
 
 @Suite struct ScreenRendererTests {
+  init() { Fixtures.useUTF8Locale() }
+
   private func lines(_ texts: [String]) -> [ScreenLine] {
     texts.map { ScreenLine([.init(text: $0)]) }
   }

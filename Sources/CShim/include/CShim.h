@@ -23,4 +23,8 @@ int cshim_signalfd(const sigset_t *mask);
 
 /// Reads one pending signal from a signalfd: its number, 0 when none is pending, -1 with errno set.
 int cshim_read_signal(int fd);
+
+/// wcwidth(3): the cells the terminal gives a character under the current LC_CTYPE (-1 when
+/// it is not printable there); <wchar.h> declares it only for _XOPEN_SOURCE.
+int cshim_wcwidth(unsigned int character);
 #endif

@@ -20,22 +20,17 @@ final class LiveConnection {
 
   let path: String
   let fd: FileDescriptor
-  private var input: [UInt8] = []
+  private var input: LineReader
   private var output: [UInt8] = []
   private var awaiting: [Request] = []
   private var awaitingStart = 0
   private var data: [DataLine] = []
 
-  /// Connects (a local socket connects at once, so this does not wait) and makes the socket non-blocking.
+  /// Connects (a local socket connects at once, so this does not wait); the socket is non-blocking.
   init(path: String) throws(ClientError) {
     self.path = path
+    input = LineReader(path: path)
     fd = try Connection.socket(path: path)
-    do {
-      try fd.setNonBlocking()
-    } catch {
-      fd.close()
-      throw .connectionLost(path: path)
-    }
   }
 
   deinit { fd.close() }
@@ -67,18 +62,14 @@ final class LiveConnection {
     var chunk = [UInt8](repeating: 0, count: 65536)
     let result = try? chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
     switch result {
-    case .done(let count) where count > 0: input += chunk[..<count]
+    case .done(let count) where count > 0: input.append(chunk[..<count])
     case .wouldBlock: return []
     default: return nil
     }
     var incoming: [Incoming] = []
-    var start = 0
-    while let newline = input[start...].firstIndex(of: 0x0A) {
-      let line = String(decoding: input[start..<newline], as: UTF8.self)
-      start = newline + 1
+    while let line = try input.nextLine() {
       if let item = try take(line) { incoming.append(item) }
     }
-    input.removeFirst(start)
     return incoming
   }
 

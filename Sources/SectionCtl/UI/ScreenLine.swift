@@ -19,6 +19,14 @@ struct ScreenLine: Equatable, Sendable {
   /// The text a person reads, without looks: what `tmux capture-pane -p` would show.
   var text: String { spans.map(\.text).joined() }
 
+  /// The line with every span's text made safe to draw (see `VisibleText`): titles, ids, items
+  /// and messages come from the daemon. `asciiOnly` for a terminal whose locale is not UTF-8.
+  func escaped(asciiOnly: Bool) -> ScreenLine {
+    ScreenLine(
+      spans.map { Span(text: VisibleText.escape($0.text, asciiOnly: asciiOnly), look: $0.look) },
+      highlighted: highlighted)
+  }
+
   /// The line cut to `width` cells, by display width, with `ellipsis` where it was cut.
   func fitted(width: Int, ellipsis: String) -> ScreenLine {
     guard DisplayWidth.of(text) > width else { return self }

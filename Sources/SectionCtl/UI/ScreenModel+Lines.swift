@@ -3,7 +3,7 @@ import SectionCore
 /// What each line of the screen says: the accordion as `sectionctl view` draws it, with the
 /// cursor's row highlighted and marked, then the status line.
 extension ScreenModel {
-  /// Every line of the screen, top to bottom, cut to its width; on a one-line terminal, only the status line.
+  /// Every line of the screen, top to bottom, escaped and cut to its width; on a one-line terminal, only the status line.
   func lines(
     _ state: LiveState, layout: Layout, status: StatusBar, style: Style, showsHelp: Bool
   ) -> [ScreenLine] {
@@ -20,7 +20,9 @@ extension ScreenModel {
     lines += Array(repeating: ScreenLine([]), count: listHeight - lines.count)
     lines.append(statusLine(state, status: status))
     let ellipsis = style.unicode ? "…" : "~"
-    return lines.suffix(max(size.rows, 1)).map { $0.fitted(width: size.columns, ellipsis: ellipsis) }
+    return lines.suffix(max(size.rows, 1)).map {
+      $0.escaped(asciiOnly: !style.unicode).fitted(width: size.columns, ellipsis: ellipsis)
+    }
   }
 
   /// A header (marker, title, index, id, item count) or an indented item, after a two-cell

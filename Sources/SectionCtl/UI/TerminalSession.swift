@@ -3,10 +3,13 @@ import Posix
 /// The terminal as the ui borrows it: raw input, the alternate screen, no visible cursor, mouse
 /// reports; `end()` gives it back as it was, on every way out (a key, a signal, an error).
 final class TerminalSession {
-  /// Alternate screen, cursor hidden, mouse buttons and wheel reported (1000) in SGR form (1006).
-  static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1000h\u{1B}[?1006h"
+  /// Alternate screen, cursor hidden, mouse buttons and wheel reported (1000) in SGR form
+  /// (1006), and no automatic wrap (DECAWM off, 7): text that the terminal finds wider than
+  /// the row, whatever its width tables say, stops at the right edge instead of running into
+  /// the next row.
+  static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1000h\u{1B}[?1006h\u{1B}[?7l"
   /// The reverse, in the reverse order.
-  static let leaveSequence = "\u{1B}[?1006l\u{1B}[?1000l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+  static let leaveSequence = "\u{1B}[?7h\u{1B}[?1006l\u{1B}[?1000l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
 
   let input = FileDescriptor.standardInput
   let output = FileDescriptor.standardOutput

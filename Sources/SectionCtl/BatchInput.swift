@@ -1,0 +1,30 @@
+/// The request lines of `sectionctl batch`, checked whole before a byte is sent. The daemon
+/// takes the lines between BATCH and END as one change, all or none; but an END among them
+/// would end the batch there, and the daemon would run every line after it as a request of its
+/// own, one by one, each applied or refused alone. So a line that is END (or BATCH) is refused
+/// here, as is input that is not UTF-8 (which would otherwise reach the daemon as U+FFFD).
+enum BatchInput {
+  /// The lines to send: CR before LF dropped, blank lines skipped. Errors name the line, counting from 1.
+  static func lines(_ bytes: [UInt8]) throws(ClientError) -> [String] {
+    var lines: [String] = []
+    for (index, raw) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+      let number = index + 1
+      let bytes = raw.last == 0x0D ? raw.dropLast() : raw
+      guard let line = String(validating: bytes, as: UTF8.self) else {
+        throw .usage(
+          "line \(number) of standard input is not valid UTF-8 (\(VisibleText.decode(bytes))); "
+            + "nothing was sent: convert it, e.g. with iconv -f LATIN1 -t UTF-8")
+      }
+      let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+      guard let first = words.first else { continue }
+      if ["END", "BATCH"].contains(first.uppercased()) {
+        throw .usage(
+          "line \(number) of standard input is '\(line)': sectionctl batch sends BATCH and END itself, "
+            + "and a line that ends the batch early would make the lines after it run one by one; "
+            + "nothing was sent")
+      }
+      lines.append(line)
+    }
+    return lines
+  }
+}

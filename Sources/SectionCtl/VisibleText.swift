@@ -1,0 +1,116 @@
+/// Text from the socket as data a person can read: nothing in it may act on the terminal or
+/// hide itself. Every byte sectionctl prints that came from the daemon (titles, ids, items,
+/// error messages, whole lines) passes through here first, whatever the command; a fake
+/// server or a daemon bug can then at worst print odd characters, never set the window
+/// title, write the clipboard (OSC 52) or move the cursor over other lines.
+enum VisibleText {
+  /// `bytes` as text, each byte that is not part of valid UTF-8 written `\xHH` (as Python's
+  /// repr does), so that a person sees which bytes were wrong instead of U+FFFD.
+  static func decode(_ bytes: some Collection<UInt8>) -> String {
+    if let text = String(validating: bytes, as: UTF8.self) { return text }
+    var text = ""
+    var rest = bytes[...]
+    while let lead = rest.first {
+      if lead < 0x80 {
+        text.unicodeScalars.append(Unicode.Scalar(lead))
+        rest = rest.dropFirst()
+        continue
+      }
+      let length = sequenceLength(lead)
+      if length > 1, rest.count >= length,
+        let character = String(validating: rest.prefix(length), as: UTF8.self)
+      {
+        text += character
+        rest = rest.dropFirst(length)
+      } else {
+        text += hex(UInt32(lead), prefix: "\\x", digits: 2)
+        rest = rest.dropFirst()
+      }
+    }
+    return text
+  }
+
+  /// `text` with every character a terminal would act on or not show written as an escape:
+  /// C0 controls (tab and LF too), DEL and C1 controls as `\xHH`; line and paragraph
+  /// separators and the invisible format characters (zero-width space, direction marks and
+  /// overrides, U+FEFF, tag characters) as `\uHHHH` or `\UHHHHHHHH`. With `asciiOnly`,
+  /// everything past ASCII too: for a terminal whose locale is not UTF-8.
+  static func escape(_ text: String, asciiOnly: Bool = false) -> String {
+    guard text.unicodeScalars.contains(where: { needsEscape($0, asciiOnly: asciiOnly) }) else { return text }
+    var escaped = ""
+    for scalar in text.unicodeScalars {
+      if !needsEscape(scalar, asciiOnly: asciiOnly) {
+        escaped.unicodeScalars.append(scalar)
+      } else if scalar.value < 0xA0 {
+        escaped += hex(scalar.value, prefix: "\\x", digits: 2)
+      } else if scalar.value <= 0xFFFF {
+        escaped += hex(scalar.value, prefix: "\\u", digits: 4)
+      } else {
+        escaped += hex(scalar.value, prefix: "\\U", digits: 8)
+      }
+    }
+    return escaped
+  }
+
+  /// `text` escaped line by line, its LFs kept: for sectionctl's own messages, which quote
+  /// what the daemon said inside sentences of several lines.
+  static func escapeLines(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map { escape(String($0)) }
+      .joined(separator: "\n")
+  }
+
+  /// A JSON document with DEL and C1 controls escaped as `\u00HH`, as RFC 8259 allows: the
+  /// serializer escapes only what JSON requires (C0), and `jq -r` or a log viewer would
+  /// otherwise pass C1 controls (8-bit CSI, U+009B) to a terminal. In UTF-8 these are the byte
+  /// 0x7F and the pairs C2 80-C2 9F, which occur only inside strings.
+  static func escapeControls(inJSON serialized: String) -> String {
+    let bytes = Array(serialized.utf8)
+    guard bytes.contains(where: { $0 == 0x7F || $0 == 0xC2 }) else { return serialized }
+    var output: [UInt8] = []
+    output.reserveCapacity(bytes.count)
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == 0x7F || (byte == 0xC2 && index + 1 < bytes.count && (0x80..<0xA0).contains(bytes[index + 1]))
+      {
+        let value = byte == 0x7F ? UInt32(0x7F) : UInt32(bytes[index + 1])
+        output += Array(hex(value, prefix: "\\u", digits: 4).utf8)
+        index += byte == 0x7F ? 1 : 2
+      } else {
+        output.append(byte)
+        index += 1
+      }
+    }
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// Characters shown as escapes. Format characters (Cf) are invisible by design, and the
+  /// bidirectional ones reorder the text around them (Trojan Source); only the joiners, which
+  /// emoji and Indic scripts need, and the soft hyphen, which terminals draw, are left as they are.
+  private static func needsEscape(_ scalar: Unicode.Scalar, asciiOnly: Bool) -> Bool {
+    let value = scalar.value
+    if value < 0x20 || (0x7F..<0xA0).contains(value) { return true }
+    if value < 0x7F { return false }
+    if asciiOnly { return true }
+    switch scalar.properties.generalCategory {
+    case .lineSeparator, .paragraphSeparator: return true
+    case .format: return value != 0x200C && value != 0x200D && value != 0xAD
+    default: return false
+    }
+  }
+
+  /// How many bytes a UTF-8 sequence starting with the non-ASCII `lead` claims to take (1 for a stray byte).
+  private static func sequenceLength(_ lead: UInt8) -> Int {
+    switch lead {
+    case 0xC2...0xDF: 2
+    case 0xE0...0xEF: 3
+    case 0xF0...0xF4: 4
+    default: 1
+    }
+  }
+
+  private static func hex(_ value: UInt32, prefix: String, digits: Int) -> String {
+    let text = String(value, radix: 16)
+    return prefix + String(repeating: "0", count: max(digits - text.count, 0)) + text
+  }
+}
