@@ -24,6 +24,9 @@ enum HelpText {
         --readonly-socket PATH
                        use the read-only socket at PATH (implies --readonly; not with --socket)
         --json         print JSON for scripts (for watch, one object per line)
+        --timeout SECONDS
+                       give up (exit 3) when the daemon has not answered within SECONDS;
+                       default \(Int(Invocation.defaultTimeout)), 0 waits for ever; not for watch and ui
         -h, --help     show this help, or a command's help
         --version      show sectionctl's version
 

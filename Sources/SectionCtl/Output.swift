@@ -17,9 +17,9 @@ struct Output: Sendable {
     }
   }
 
-  /// One JSON document on one line, C1 controls escaped too.
+  /// One JSON document on one line, C1, bidi and invisible characters escaped too.
   func print(_ json: JSON) {
-    print(VisibleText.escapeControls(inJSON: json.serialized()) + "\n")
+    print(VisibleText.escape(json: json.serialized()) + "\n")
   }
 
   /// A diagnostic on standard error, prefixed with the program's name. Messages quote what the

@@ -59,29 +59,23 @@ enum VisibleText {
       .joined(separator: "\n")
   }
 
-  /// A JSON document with DEL and C1 controls escaped as `\u00HH`, as RFC 8259 allows: the
-  /// serializer escapes only what JSON requires (C0), and `jq -r` or a log viewer would
-  /// otherwise pass C1 controls (8-bit CSI, U+009B) to a terminal. In UTF-8 these are the byte
-  /// 0x7F and the pairs C2 80-C2 9F, which occur only inside strings.
-  static func escapeControls(inJSON serialized: String) -> String {
-    let bytes = Array(serialized.utf8)
-    guard bytes.contains(where: { $0 == 0x7F || $0 == 0xC2 }) else { return serialized }
-    var output: [UInt8] = []
-    output.reserveCapacity(bytes.count)
-    var index = 0
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == 0x7F || (byte == 0xC2 && index + 1 < bytes.count && (0x80..<0xA0).contains(bytes[index + 1]))
-      {
-        let value = byte == 0x7F ? UInt32(0x7F) : UInt32(bytes[index + 1])
-        output += Array(hex(value, prefix: "\\u", digits: 4).utf8)
-        index += byte == 0x7F ? 1 : 2
+  /// A JSON document with DEL, C1 controls and the characters `escape` shows written as
+  /// `\uHHHH` (a pair of them past U+FFFF), as RFC 8259 allows: the serializer escapes only
+  /// what JSON requires (C0), and `jq -r` or a log viewer would otherwise pass an 8-bit CSI
+  /// (U+009B) or a bidi override to a terminal. Lossless: a JSON reader gets the same text.
+  static func escape(json serialized: String) -> String {
+    guard serialized.unicodeScalars.contains(where: { needsEscape($0, asciiOnly: false) }) else {
+      return serialized
+    }
+    var escaped = ""
+    for scalar in serialized.unicodeScalars {
+      if needsEscape(scalar, asciiOnly: false) {
+        for unit in String(scalar).utf16 { escaped += hex(UInt32(unit), prefix: "\\u", digits: 4) }
       } else {
-        output.append(byte)
-        index += 1
+        escaped.unicodeScalars.append(scalar)
       }
     }
-    return String(decoding: output, as: UTF8.self)
+    return escaped
   }
 
   /// Characters shown as escapes. Format characters (Cf) are invisible by design, and the

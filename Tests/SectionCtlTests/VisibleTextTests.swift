@@ -50,13 +50,16 @@ import Testing
     #expect(VisibleText.escapeLines("first\nsecond \u{1B}[31m") == "first\nsecond \\x1b[31m")
   }
 
-  /// `--json`: the serializer escapes C0 as JSON requires; C1 and DEL are escaped too.
-  @Test func jsonEscapesC1AndDEL() {
-    let json = JSON.object([("title", .string("x\u{9B}31m\u{85}\u{7F}é\u{A0}\u{1B}"))]).serialized()
+  /// `--json`: the serializer escapes C0 as JSON requires; C1, DEL, bidi and invisible
+  /// characters are escaped too, losslessly.
+  @Test func jsonEscapesC1AndInvisibles() throws {
+    let text = "x\u{9B}31m\u{85}\u{7F}é\u{A0}\u{1B}\u{202E}\u{200B}\u{E0067}👩‍💻"
+    let json = JSON.object([("title", .string(text))]).serialized()
+    let escaped = VisibleText.escape(json: json)
     #expect(
-      VisibleText.escapeControls(inJSON: json) == #"{"title":"x\u009b31m\u0085\u007fé"# + "\u{A0}"
-        + #"\u001b"}"#)
-    #expect(VisibleText.escapeControls(inJSON: #"{"a":"é"}"#) == #"{"a":"é"}"#)
+      escaped == #"{"title":"x\u009b31m\u0085\u007fé"# + "\u{A0}" + #"\u001b\u202e\u200b\udb40\udc67"# + "👩‍💻\"}")
+    #expect(try JSON.parse(Array(escaped.utf8))["title"] == .string(text))
+    #expect(VisibleText.escape(json: #"{"a":"é"}"#) == #"{"a":"é"}"#)
   }
 
   @Test func everyTextOutputEscapes() {

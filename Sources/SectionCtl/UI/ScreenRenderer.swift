@@ -39,11 +39,13 @@ struct ScreenRenderer {
     return output
   }
 
-  /// One row: its spans with their looks, then the rest of the row cleared (or, when
-  /// highlighted, filled with reverse-video spaces so the bar spans the width).
+  /// One row: cleared whole, then its spans with their looks (when highlighted, then
+  /// reverse-video spaces so the bar spans the width). Cleared first rather than erased after:
+  /// with autowrap off (`TerminalSession`) the cursor stays on the last column once a row fills
+  /// it, and an erase to the end of the line there would take the row's last character.
   func encode(_ line: ScreenLine, columns: Int) -> String {
     let base = line.highlighted ? "\u{1B}[0;7m" : "\u{1B}[0m"
-    var text = base
+    var text = "\u{1B}[0m\u{1B}[2K" + base
     for span in line.spans {
       guard color, let code = ScreenRenderer.code(span.look) else {
         text += span.text
@@ -54,7 +56,7 @@ struct ScreenRenderer {
     if line.highlighted {
       text += String(repeating: " ", count: max(columns - DisplayWidth.of(line.text), 0))
     }
-    return text + "\u{1B}[K\u{1B}[0m"
+    return text + "\u{1B}[0m"
   }
 
   private static func code(_ look: ScreenLine.Look) -> String? {

@@ -1,0 +1,341 @@
+"""sectionctl against a server it must not trust, and sockets in directories others could
+write (issue 19: items 6, 7, 8, 9, 13, 14, 15). Tests/System/ctl-safety.sh runs this.
+
+A fake server (a thread here, on a Unix socket) plays a hostile or hung daemon: control
+sequences in every field, lines of tens of megabytes, no reply at all. The directory checks
+plant directories as another user would (uid 4343, as in the issue), and run the victim as
+uid 4344 through setpriv. The ui checks run in tmux (Tests/System/ui.py's Pane). Needs root
+for the users; standard library only.
+"""
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sdlib  # noqa: E402
+import ui  # noqa: E402
+
+ATTACKER, VICTIM = 4343, 4344
+# OSC 52 (clipboard), OSC 0 (window title), CSI erase, the 8-bit CSI (U+009B), DEL, a bidi
+# override (U+202E), a zero-width space and a byte that is not UTF-8: no space, so it fits an id.
+HOSTILE = (b"\x1b]52;c;cHduZWQ=\x07\x1b]0;PWNED-TITLE\x07\x1b[2J\xc2\x9b31m\x7f"
+           b"\xe2\x80\xaegnp.exe\xe2\x80\x8b\xff")
+# What must never reach the terminal: ESC, BEL, DEL, C1 controls, bidi controls, U+200B.
+FORBIDDEN = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae\x8b]|\xe2\x81[\xa6-\xa9]")
+
+
+class FakeServer:
+    """A Unix socket that answers each request line with `answer(line)`: bytes, or None for no
+    reply at all. One thread per connection; the server lives until `close()`."""
+
+    def __init__(self, path, answer):
+        self.path = path
+        self.answer = answer
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(path)
+        self.listener.listen(16)
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(connection,), daemon=True).start()
+
+    def serve(self, connection):
+        reader = connection.makefile("rb")
+        try:
+            for line in reader:
+                reply = self.answer(line.rstrip(b"\r\n"))
+                if reply is not None:
+                    connection.sendall(reply)
+        except OSError:
+            pass
+        finally:
+            connection.close()
+
+    def close(self):
+        self.listener.close()
+
+
+def hostile_answer(line):
+    """Protocol 1 replies that carry HOSTILE wherever the daemon's text goes."""
+    verb = line.split(b" ")[0].upper()
+    section = b"section 0 id" + HOSTILE + b" open 1 Title " + HOSTILE + b"\n"
+    item = b"item 0 0 Item " + HOSTILE + b"\n"
+    replies = {
+        b"LIST": section + b"OK 1\n",
+        b"VIEW": section + item + b"OK 1\n",
+        b"ITEMS": item + b"OK 1\n",
+        b"VERSION": b"version 1.0" + HOSTILE + b" 1\nOK\n",
+        b"MODE": b"mode multi\nOK 1\n",
+        b"SUBSCRIBE": b"state 1 multi id" + HOSTILE + b"\nOK 1\n!opened 2 0 id" + HOSTILE + b"\n",
+        b"TOGGLE": b"ERR NOSECTION no section " + HOSTILE + b"\n",
+        b"PING": b"PONG " + HOSTILE + b"\n",
+    }
+    return replies.get(verb, b"ERR SYNTAX " + HOSTILE + b"\n")
+
+
+class CtlSafety:
+    def __init__(self):
+        self.results = sdlib.Results()
+        self.ctl = os.path.join(sdlib.build_dir(), "sectionctl")
+        self.work = tempfile.mkdtemp(prefix="sdcs.", dir="/tmp")
+        self.cleanup = []
+
+    def check(self, ok, name, detail=""):
+        return self.results.check(ok, name, "" if ok else detail)
+
+    def run(self, *args, stdin=b"", timeout=60, env=None, user=None):
+        """sectionctl's status, stdout, stderr and seconds taken."""
+        command = [self.ctl if user is None else os.path.join(self.work, "bin", "sectionctl"), *args]
+        if user is not None:
+            command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"] + command
+        started = time.monotonic()
+        run = subprocess.run(command, input=stdin, capture_output=True, timeout=timeout,
+                             env=env if env is not None else dict(os.environ, NO_COLOR="1"))
+        return run.returncode, run.stdout, run.stderr, time.monotonic() - started
+
+    # Item 7 (and 9's sectionctl part): what the socket says is data in every output.
+
+    def hostile_text(self):
+        path = os.path.join(self.work, "fake.sock")
+        server = FakeServer(path, hostile_answer)
+        self.cleanup.append(server.close)
+        commands = [["list"], ["view"], ["items", "0"], ["status"], ["watch", "--count", "1"],
+                    ["toggle", "0"], ["ping"], ["send", "LIST"], ["open", "0"],
+                    ["--json", "list"], ["--json", "view"], ["--json", "items", "0"], ["--json", "status"],
+                    ["--json", "watch", "--count", "1"]]
+        for command in commands:
+            timeout = [] if "watch" in command else ["--timeout", "10"]
+            status, out, err, _ = self.run("--socket", path, *timeout, *command)
+            bad = FORBIDDEN.search(out + err)
+            self.check(bad is None, f"{' '.join(command)}: no control, bidi or invisible character reaches the "
+                       f"terminal (exit {status})", repr(out + err)[:600])
+        status, out, _, _ = self.run("--socket", path, "view")
+        self.check(rb"\x1b]0;PWNED-TITLE\x07" in out and rb"\x9b31m\x7f\u202egnp.exe\u200b\xff" in out,
+                   "view shows the escapes visibly", repr(out)[:400])
+        status, _, err, _ = self.run("--socket", path, "toggle", "0")
+        self.check(status == 1 and rb"no section \x1b]52;c;cHduZWQ=" in err, "an ERR message is escaped",
+                   repr(err))
+        status, _, err, _ = self.run("--socket", path, "ping")
+        self.check(status == 1 and b'cannot read: "PONG \\x1b]52' in err, "the 'cannot read' text is escaped",
+                   repr(err))
+        status, out, _, _ = self.run("--socket", path, "--json", "list")
+        self.check(rb"\u001b]0;PWNED-TITLE\u0007" in out and rb"\u009b31m\u007f" in out,
+                   "--json escapes C0, C1 and DEL", repr(out)[:400])
+
+    def hostile_ui(self):
+        """The issue's reproduction: an OSC 0 in a title renamed the tmux pane."""
+        path = os.path.join(self.work, "fakeui.sock")
+        server = FakeServer(path, hostile_answer)
+        self.cleanup.append(server.close)
+        pane = ui.Pane(f"sdcs-{os.getpid()}-osc", 100, 10)
+        self.cleanup.append(pane.close)
+        pane.type_line(f"{self.ctl} --socket {path} ui")
+        ok, screen = pane.wait(lambda s: any("PWNED-TITLE" in line for line in s))
+        title = pane.run("display-message", "-p", "-t", "t", "#{pane_title}").strip()
+        self.check(ok and "PWNED" not in title, "ui: an OSC 0 in a title is drawn, not obeyed",
+                   f"pane title {title!r}" + ui.show(screen))
+        self.check(ok and any(r"\x1b]52;c;cHduZWQ=" in line for line in screen),
+                   "ui: the escapes are visible on screen", ui.show(screen))
+        pane.literal("q")
+
+    # Item 8: widths as the terminal counts them; no row reaches into the next.
+
+    def forged_rows(self):
+        config = sdlib.config_json(["first", "second", "third"])
+        daemon = sdlib.Daemon(config=config).start()
+        self.cleanup.append(daemon.close)
+        tangut = "\U00017000" * 60
+        for line in [f"RENAME first {tangut} FORGED-LINE-HERE", "RENAME second" + " soft\u00adhyphen" * 12]:
+            with daemon.connect() as client:
+                reply = client.request(line)
+                self.check(reply[-1].startswith("OK"), f"the daemon takes {line[:20]!r}...", str(reply))
+        pane = ui.Pane(f"sdcs-{os.getpid()}-wide", 100, 10)
+        self.cleanup.append(pane.close)
+        pane.type_line(f"{self.ctl} --socket {daemon.socket} ui")
+        ok, screen = pane.wait(lambda s: "connected" in ui.status_line(s) and any("\U00017000" in line for line in s))
+        self.check(ok and all(ui.cells(line) <= 100 for line in screen),
+                   "ui at 100 columns: every row fits, Tangut counted 2 cells and U+00AD 1", ui.show(screen))
+        self.check(ok and not any("FORGED" in line for line in screen[1:])
+                   and screen[1].startswith("  ▸ soft") and screen[1].endswith("hyphen…")
+                   and screen[2].startswith("  ▸ Third"),
+                   "ui: a title's overflow never replaces the next row", ui.show(screen))
+        pane.keys("Down")
+        ok, screen = pane.wait(lambda s: s[1].startswith("› ▸ soft"))
+        self.check(ok and screen[1].endswith("hyphen…") and screen[2].startswith("  ▸ Third")
+                   and all(ui.cells(line) <= 100 for line in screen),
+                   "ui: a title with soft hyphens is cut to its row", ui.show(screen))
+        pane.literal("q")
+
+    # Item 14: timeouts and long lines.
+
+    def timeouts_and_long_lines(self):
+        silent = os.path.join(self.work, "silent.sock")
+        server = FakeServer(silent, lambda line: None)
+        self.cleanup.append(server.close)
+        for command in [["ping"], ["view"], ["toggle", "0"], ["send", "PING"]]:
+            status, _, err, seconds = self.run("--socket", silent, "--timeout", "1", *command)
+            self.check(status == 3 and b"did not answer within 1 s" in err and 0.9 <= seconds < 8,
+                       f"{command[0]} against a server that never answers: exit 3 after --timeout 1 "
+                       f"({seconds:.2f} s)", repr(err))
+        status, _, err, seconds = self.run("--socket", silent, "--timeout", "1", "batch", stdin=b"TOGGLE 0\n")
+        self.check(status == 3 and seconds < 8, f"batch: exit 3 after --timeout 1 ({seconds:.2f} s)", repr(err))
+        _, out, _, _ = self.run("help")
+        self.check(b"--timeout SECONDS" in out and b"default 25" in out, "--help documents --timeout and its default",
+                   repr(out)[-800:])
+
+        long_item = b"item 0 0 " + b"x" * (20 << 20) + b"\n"
+        longs = os.path.join(self.work, "long.sock")
+        server = FakeServer(longs, lambda line: long_item + b"OK 1\n" if line.startswith(b"ITEMS") else
+                            b"state 1 multi " + b"a" * (20 << 20) + b"\nOK 1\n!closed 2 0 a\n")
+        self.cleanup.append(server.close)
+        status, out, err, seconds = self.run("--socket", longs, "items", "0")
+        self.check(status == 0 and len(out) == (20 << 20) + 1 and seconds < 10,
+                   f"a 20 MB line is read in {seconds:.2f} s", repr(err))
+        status, out, err, seconds = self.run("--socket", longs, "watch", "--count", "1")
+        self.check(status == 0 and out.startswith(b"state 1 multi aaa") and seconds < 10,
+                   f"watch with a 20 MB state line: {seconds:.2f} s", repr(err))
+
+        endless = os.path.join(self.work, "endless.sock")
+        chunk = b"y" * (1 << 20)
+
+        def flood(connection_line):
+            return chunk * 80
+
+        server = FakeServer(endless, flood)
+        self.cleanup.append(server.close)
+        status, _, err, seconds = self.run("--socket", endless, "--timeout", "60", "view")
+        self.check(status == 1 and b"longer than 64 MiB" in err and seconds < 30,
+                   f"a line past 64 MiB is refused ({seconds:.2f} s)", repr(err))
+
+    # Item 6: socket directories another user could write.
+
+    def socket_directories(self):
+        binaries = os.path.join(self.work, "bin")
+        os.mkdir(binaries)
+        for name in ["sectiond", "sectionctl"]:
+            shutil.copy(os.path.join(sdlib.build_dir(), name), binaries)
+        os.chmod(self.work, 0o755)
+        os.chmod(binaries, 0o755)
+        sectiond = os.path.join(binaries, "sectiond")
+
+        def start_daemon(directory, user=None, env=None):
+            state = tempfile.mkdtemp(prefix="st.", dir=self.work)
+            command = [sectiond, "--state", os.path.join(state, "state.json")]
+            if directory:
+                command += ["--socket", os.path.join(directory, "control.sock")]
+            if user is not None:
+                os.chown(state, user, user)
+                command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"] + command
+            return subprocess.run(command, capture_output=True, timeout=20, env=env)
+
+        cases = [("another user's directory", ATTACKER, 0o777, "belongs to user 4343"),
+                 ("another user's directory, mode 0700", ATTACKER, 0o700, "belongs to user 4343"),
+                 ("a directory everyone can write", 0, 0o777, "writable by other users (mode 0777)"),
+                 ("a directory the group can write", 0, 0o775, "chmod go-w")]
+        for name, owner, mode, expected in cases:
+            directory = tempfile.mkdtemp(prefix="sock.", dir=self.work)
+            os.chown(directory, owner, owner)
+            os.chmod(directory, mode)
+            daemon = start_daemon(directory)
+            self.check(daemon.returncode != 0 and expected.encode() in daemon.stderr
+                       and directory.encode() in daemon.stderr, f"sectiond refuses {name}", repr(daemon.stderr))
+            # A fake server in the directory, as the attacker would leave it.
+            server = FakeServer(os.path.join(directory, "control.sock"), hostile_answer)
+            status, out, err, _ = self.run("--socket", os.path.join(directory, "control.sock"), "view")
+            server.close()
+            self.check(status == 3 and not out and expected.encode() in err and directory.encode() in err,
+                       f"sectionctl refuses {name}, naming it and the fix", repr(err))
+
+        sticky = tempfile.mkdtemp(prefix="sticky.", dir=self.work)
+        os.chmod(sticky, 0o1777)
+        daemon = sdlib.Daemon(directory=sticky, state=False)
+        daemon.start()
+        status, _, err, _ = self.run("--socket", daemon.socket, "ping")
+        self.check(status == 0, "a sticky directory like /tmp is fine for sectiond and sectionctl", repr(err))
+        daemon.close()
+        planted = os.path.join(sticky, "planted.sock")
+        server = FakeServer(planted, hostile_answer)
+        os.chown(planted, ATTACKER, ATTACKER)
+        status, _, err, _ = self.run("--socket", planted, "view")
+        server.close()
+        self.check(status == 3 and b"belongs to user 4343" in err,
+                   "in a sticky directory, another user's socket is refused", repr(err))
+
+        # The issue's reproduction: no XDG_RUNTIME_DIR, the attacker made /tmp/sectiond-UID first.
+        fallback = f"/tmp/sectiond-{VICTIM}"
+        if os.path.lexists(fallback):
+            self.check(False, f"{fallback} exists already; remove it to run this check")
+            return
+        os.mkdir(fallback)
+        self.cleanup.append(lambda: shutil.rmtree(fallback, ignore_errors=True))
+        os.chown(fallback, ATTACKER, ATTACKER)
+        os.chmod(fallback, 0o777)
+        env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent"}
+        daemon = start_daemon(None, user=VICTIM, env=env)
+        self.check(daemon.returncode != 0 and fallback.encode() in daemon.stderr,
+                   f"the victim's sectiond refuses the attacker's {fallback}", repr(daemon.stderr))
+        server = FakeServer(os.path.join(fallback, "control.sock"), hostile_answer)
+        status, out, err, _ = self.run("view", user=VICTIM, env=env)
+        server.close()
+        self.check(status == 3 and not out and fallback.encode() in err,
+                   f"the victim's sectionctl view refuses it too", repr(out + err))
+
+    # Items 13 and 15 against a real daemon: nothing is applied.
+
+    def batches_and_encoding(self):
+        daemon = sdlib.Daemon(config=sdlib.config_json(["first", "second", "third"])).start()
+        self.cleanup.append(daemon.close)
+
+        def state():
+            with daemon.connect() as client:
+                return client.request("LIST")
+
+        before = state()
+        for name, text in [("a stray 'end'", b"TOGGLE 0\nend\nTOGGLE 1\nDELETE second\n"),
+                           ("a BATCH inside", b"BATCH\nINSERT end x X\nEND\n"),
+                           ("invalid UTF-8", b"RENAME 0 caf\xe9\n")]:
+            status, _, err, _ = self.run("--socket", daemon.socket, "batch", stdin=text)
+            self.check(status == 2 and b"nothing was sent" in err and state() == before,
+                       f"batch with {name}: exit 2, nothing applied", repr(err))
+        status, _, err, _ = self.run("--socket", daemon.socket, "rename", "1", b"na\xefve")
+        self.check(status == 2 and rb"na\xefve" in err and state() == before,
+                   "rename with invalid UTF-8: exit 2, title unchanged", repr(err))
+        status, _, _, _ = self.run("--socket", daemon.socket, "batch", stdin=b"TOGGLE 0\n\nRENAME 1 End\n")
+        self.check(status == 0 and state() != before, "a good batch still goes through")
+
+    def main(self):
+        try:
+            self.hostile_text()
+            self.hostile_ui()
+            self.forged_rows()
+            self.timeouts_and_long_lines()
+            self.batches_and_encoding()
+            if os.geteuid() == 0:
+                self.socket_directories()
+            else:
+                print("SKIP socket directories: planting another user's directory needs root")
+        finally:
+            for action in reversed(self.cleanup):
+                try:
+                    action()
+                except Exception:  # noqa: BLE001 - cleaning up what may be gone already
+                    pass
+            shutil.rmtree(self.work, ignore_errors=True)
+        return self.results.finish()
+
+
+if __name__ == "__main__":
+    sdlib.require_binary()
+    sys.exit(CtlSafety().main())
