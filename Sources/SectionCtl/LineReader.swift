@@ -30,7 +30,6 @@ struct LineReader {
     } else if start > 0 && start >= buffer.count / 2 {
       // The taken lines are dropped once they are half the buffer: each byte moves once at most.
       buffer.removeSubrange(0..<start)
-      searched -= start
       start = 0
     }
     buffer += bytes

@@ -1,3 +1,4 @@
+import Glibc
 import SectionCore
 
 /// One line the daemon sent, classified by its first character as protocol 1 defines:
@@ -113,7 +114,7 @@ enum ProtocolLine: Equatable, Sendable {
   private static func snapshot(_ fields: [String], line: String) throws(ClientError) -> StateSnapshot {
     let ids =
       fields[3] == "-"
-      ? [] : fields[3].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      ? [] : split(fields[3], on: ",")
     guard !ids.contains(where: \.isEmpty) else { throw .malformedReply(line) }
     return StateSnapshot(
       revision: try number(fields[1], line: line), mode: try mode(fields[2], line: line), openIDs: ids)
@@ -121,7 +122,26 @@ enum ProtocolLine: Equatable, Sendable {
 
   /// Splits on single spaces into at most `count` fields; the last keeps its spaces (titles, item text).
   private static func fields(_ text: String, count: Int) -> [String] {
-    text.split(separator: " ", maxSplits: count - 1, omittingEmptySubsequences: false).map(String.init)
+    split(text, on: " ", maxSplits: count - 1)
+  }
+
+  /// Splits on a byte, as the daemon writes the fields: by UTF-8 rather than by Character, which
+  /// would run Unicode's grapheme rules over a `state` line of tens of megabytes (seconds).
+  private static func split(_ text: String, on separator: Unicode.Scalar, maxSplits: Int = .max) -> [String] {
+    var text = text
+    return text.withUTF8 { bytes in
+      var fields: [String] = []
+      var start = 0
+      while fields.count < maxSplits,
+        let found = memchr(bytes.baseAddress! + start, Int32(separator.value), bytes.count - start)
+      {
+        let end = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        fields.append(String(decoding: bytes[start..<end], as: UTF8.self))
+        start = end + 1
+      }
+      fields.append(String(decoding: bytes[start...], as: UTF8.self))
+      return fields
+    }
   }
 
   private static func number<N: FixedWidthInteger>(_ text: String, line: String) throws(ClientError) -> N {

@@ -140,7 +140,8 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .send:
       """
       Arguments:
-        LINE   a request such as 'TOGGLE 1'; each is sent in turn and its reply printed as is
+        LINE   a request such as 'TOGGLE 1'; each is sent in turn and its reply printed as it
+               came (control characters shown as escapes)
       Exits 1 if any reply is ERR. 'sectionctl send HELP' lists the daemon's commands.
       """
     case .help:
@@ -191,7 +192,8 @@ enum Subcommand: String, CaseIterable, Sendable {
       Reads request lines (as 'sectionctl send HELP' lists them: INSERT, DELETE, MOVE, RENAME,
       ITEM ..., OPEN, CLOSE, TOGGLE, MODE) from standard input and sends them between BATCH and
       END: the daemon checks them all, then applies them as one change, or none of them and says
-      which line failed. Blank lines are skipped.
+      which line failed. Blank lines are skipped. The input is checked whole first: a line
+      that is END or BATCH, or that is not UTF-8, is refused (exit 2) and nothing is sent.
       \(SectionCtlText.editOutput)
       """
     }

@@ -18,6 +18,24 @@ import Testing
     #expect(try reader.nextLine() == #"it\xff"#)
   }
 
+  /// Many lines straddling reads of every size: the lines already taken are dropped as the
+  /// buffer grows, and what is left is found again.
+  @Test func manyLinesInReadsOfAnySize() throws {
+    let text = (0..<5000).map { "item 0 \($0) item number \($0) with some padding text\n" }.joined()
+    for size in [1, 7, 100, 4096, 65536] {
+      var reader = LineReader(path: "/s")
+      var lines: [String] = []
+      var bytes = Array(text.utf8)[...]
+      while !bytes.isEmpty {
+        reader.append(bytes.prefix(size))
+        bytes = bytes.dropFirst(size)
+        while let line = try reader.nextLine() { lines.append(line) }
+      }
+      #expect(
+        lines.count == 5000 && lines.last == "item 0 4999 item number 4999 with some padding text", "\(size)")
+    }
+  }
+
   /// 20 MB in 64 KiB reads, as a socket delivers it: each byte is searched once. The old
   /// reader searched the whole line again at every read (minutes for this in a debug build).
   @Test func aLongLineIsReadInLinearTime() throws {

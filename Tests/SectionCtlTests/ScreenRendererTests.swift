@@ -41,6 +41,8 @@ import Testing
   @Test func aFullRowIsClearedBeforeItIsDrawnNotAfter() {
     let row = ScreenRenderer(color: false).encode(ScreenLine([.init(text: "abcdef…")]), columns: 7)
     #expect(row == "\u{1B}[0m\u{1B}[2K\u{1B}[0mabcdef…\u{1B}[0m")
-    #expect(TerminalSession.enterSequence.contains("\u{1B}[?7l") && TerminalSession.leaveSequence.contains("\u{1B}[?7h"))
+    #expect(
+      TerminalSession.enterSequence.contains("\u{1B}[?7l")
+        && TerminalSession.leaveSequence.contains("\u{1B}[?7h"))
   }
 }

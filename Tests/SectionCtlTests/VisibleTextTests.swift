@@ -57,7 +57,8 @@ import Testing
     let json = JSON.object([("title", .string(text))]).serialized()
     let escaped = VisibleText.escape(json: json)
     #expect(
-      escaped == #"{"title":"x\u009b31m\u0085\u007fé"# + "\u{A0}" + #"\u001b\u202e\u200b\udb40\udc67"# + "👩‍💻\"}")
+      escaped == #"{"title":"x\u009b31m\u0085\u007fé"# + "\u{A0}" + #"\u001b\u202e\u200b\udb40\udc67"#
+        + "👩‍💻\"}")
     #expect(try JSON.parse(Array(escaped.utf8))["title"] == .string(text))
     #expect(VisibleText.escape(json: #"{"a":"é"}"#) == #"{"a":"é"}"#)
   }
