@@ -20,7 +20,7 @@ _sectionctl_ids() {
 _sectionctl() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   local commands="list view items open close toggle mode status reload ping watch ui send help add rm mv rename item batch"
-  local options="--socket --readonly --readonly-socket --json --help --version"
+  local options="--socket --readonly --readonly-socket --json --timeout --help --version"
   local command="" i
   local -a socket=()
 
@@ -29,7 +29,7 @@ _sectionctl() {
     COMPREPLY=($(compgen -f -- "$cur"))
     return
     ;;
-  --count | --at) return ;;
+  --count | --at | --timeout) return ;;
   esac
 
   for ((i = 1; i < COMP_CWORD; i++)); do
@@ -38,7 +38,7 @@ _sectionctl() {
       socket+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]}")
       ((i++))
       ;;
-    --count | --at) ((i++)) ;;
+    --count | --at | --timeout) ((i++)) ;;
     -*) ;;
     *) [[ -z $command ]] && command=${COMP_WORDS[i]} ;;
     esac

@@ -30,7 +30,7 @@ import Testing
     let line = ScreenLine(
       [.init(text: "▾", look: .green), .init(text: " T", look: .bold)], highlighted: true)
     let plain = ScreenRenderer(color: false).encode(line, columns: 6)
-    #expect(plain == "\u{1B}[0m\u{1B}[2K\u{1B}[0;7m▾ T   \u{1B}[0m")
+    #expect(plain == "\u{1B}[2K\u{1B}[0;7m▾ T   \u{1B}[0m")
     let coloured = ScreenRenderer(color: true).encode(line, columns: 6)
     #expect(coloured.contains("\u{1B}[32m▾\u{1B}[0;7m"))
     #expect(coloured.contains("\u{1B}[1m T\u{1B}[0;7m"))
@@ -40,7 +40,7 @@ import Testing
   /// stays on it, so nothing that erases to the end of the line may follow (issue 19).
   @Test func aFullRowIsClearedBeforeItIsDrawnNotAfter() {
     let row = ScreenRenderer(color: false).encode(ScreenLine([.init(text: "abcdef…")]), columns: 7)
-    #expect(row == "\u{1B}[0m\u{1B}[2K\u{1B}[0mabcdef…\u{1B}[0m")
+    #expect(row == "\u{1B}[2K\u{1B}[0mabcdef…\u{1B}[0m")
     #expect(
       TerminalSession.enterSequence.contains("\u{1B}[?7l")
         && TerminalSession.leaveSequence.contains("\u{1B}[?7h"))

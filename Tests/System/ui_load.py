@@ -174,7 +174,7 @@ def measure(ctl, seconds=5.0, rate=1000, sections=40, open_all=False):
                 key, row = (b"j", row + 1) if row == 1 else (b"k", row - 1)
                 pressed = time.monotonic()
                 ui.press(key)
-                seen = ui.wait_for(re.compile(rb"\x1b\[%d;1H\x1b\[0;7m\xe2\x80\xba" % row), pressed)
+                seen = ui.wait_for(re.compile(rb"\x1b\[%d;1H(?:\x1b\[2K)?\x1b\[0;7m\xe2\x80\xba" % row), pressed)
                 latencies.append(1000 * (seen - pressed) if seen else float("inf"))
                 time.sleep(0.1)
             elapsed = time.monotonic() - start

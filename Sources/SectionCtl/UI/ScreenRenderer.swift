@@ -42,10 +42,11 @@ struct ScreenRenderer {
   /// One row: cleared whole, then its spans with their looks (when highlighted, then
   /// reverse-video spaces so the bar spans the width). Cleared first rather than erased after:
   /// with autowrap off (`TerminalSession`) the cursor stays on the last column once a row fills
-  /// it, and an erase to the end of the line there would take the row's last character.
+  /// it, and an erase to the end of the line there would take the row's last character. (Every
+  /// row ends with the attributes reset, so the clear uses the default background.)
   func encode(_ line: ScreenLine, columns: Int) -> String {
     let base = line.highlighted ? "\u{1B}[0;7m" : "\u{1B}[0m"
-    var text = "\u{1B}[0m\u{1B}[2K" + base
+    var text = "\u{1B}[2K" + base
     for span in line.spans {
       guard color, let code = ScreenRenderer.code(span.look) else {
         text += span.text
