@@ -18,13 +18,16 @@ final class Connection {
     lines = LineReader(path: path)
     self.timeout = timeout
     deadline = timeout.map { monotonicMicroseconds() + UInt64($0 * 1_000_000) }
-    fd = try Connection.socket(path: path, deadline: deadline)
+    fd = try Connection.socket(path: path, timeout: timeout, deadline: deadline)
   }
 
   /// A non-blocking socket connected to `path`, once its directory is known to be safe (see
   /// `SocketDirectory`); a failure says why, for `ClientError`'s advice. A listener whose backlog
-  /// is full refuses non-blocking connections with EAGAIN: tried again until `deadline`.
-  static func socket(path: String, deadline: UInt64? = nil) throws(ClientError) -> FileDescriptor {
+  /// is full refuses non-blocking connections with EAGAIN: tried again until `deadline` (which
+  /// `timeout` seconds gave).
+  static func socket(path: String, timeout: Double? = nil, deadline: UInt64? = nil) throws(ClientError)
+    -> FileDescriptor
+  {
     if let problem = SocketDirectory.problem(socket: path, userID: ProcessInfo.userID) {
       throw .untrustedSocket(problem)
     }
@@ -39,9 +42,10 @@ final class Connection {
         try UnixSocket.connect(fd, path: path)
         return fd
       } catch let error as PosixError where error.errno == .wouldBlock {
+        // The listener's backlog is full: it is not accepting.
         if let deadline, monotonicMicroseconds() >= deadline {
           fd.close()
-          throw .cannotConnect(path: path, errno: error.errno)
+          throw .timedOut(path: path, seconds: timeout ?? 0)
         }
         ProcessInfo.sleep(milliseconds: 10)
       } catch let error as PosixError {

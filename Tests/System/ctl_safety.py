@@ -193,6 +193,18 @@ class CtlSafety:
             self.check(status == 3 and b"did not answer within 1 s" in err and 0.9 <= seconds < 8,
                        f"{command[0]} against a server that never answers: exit 3 after --timeout 1 "
                        f"({seconds:.2f} s)", repr(err))
+        # A listener that never accepts, its backlog full: a blocking connect would wait for ever.
+        stuck = os.path.join(self.work, "stuck.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(stuck)
+        listener.listen(0)
+        queued = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        queued.connect(stuck)
+        self.cleanup += [listener.close, queued.close]
+        status, _, err, seconds = self.run("--socket", stuck, "--timeout", "1", "ping", timeout=20)
+        self.check(status == 3 and b"did not answer within 1 s" in err and seconds < 8,
+                   f"ping against a listener that never accepts: exit 3 after --timeout 1 ({seconds:.2f} s)",
+                   repr(err))
         status, _, err, seconds = self.run("--socket", silent, "--timeout", "1", "batch", stdin=b"TOGGLE 0\n")
         self.check(status == 3 and seconds < 8, f"batch: exit 3 after --timeout 1 ({seconds:.2f} s)", repr(err))
         _, out, _, _ = self.run("help")
