@@ -50,9 +50,10 @@ enum ClientError: Error, Equatable {
     case .untrustedSocket(let problem):
       return "refusing to connect: \(problem)"
     case .timedOut(let path, let seconds):
+      let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
       return
-        "sectiond on \(path) did not answer within \(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)) s; it may be hung or "
-        + "very busy (wait longer with --timeout SECONDS, 0 for no limit)"
+        "sectiond on \(path) did not answer within \(shown) s; it may be hung or very busy "
+        + "(wait longer with --timeout SECONDS, 0 for no limit)"
     case .lineTooLong(let path):
       return
         "the daemon on \(path) sent a line longer than \(LineReader.maximumLineLength >> 20) MiB, more than "

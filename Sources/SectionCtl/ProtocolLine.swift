@@ -130,12 +130,13 @@ enum ProtocolLine: Equatable, Sendable {
   private static func split(_ text: String, on separator: Unicode.Scalar, maxSplits: Int = .max) -> [String] {
     var text = text
     return text.withUTF8 { bytes in
+      guard let base = bytes.baseAddress else { return [""] }
       var fields: [String] = []
       var start = 0
       while fields.count < maxSplits,
-        let found = memchr(bytes.baseAddress! + start, Int32(separator.value), bytes.count - start)
+        let found = memchr(base + start, Int32(separator.value), bytes.count - start)
       {
-        let end = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         fields.append(String(decoding: bytes[start..<end], as: UTF8.self))
         start = end + 1
       }

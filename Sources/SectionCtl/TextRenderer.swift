@@ -80,7 +80,8 @@ enum TextRenderer {
     case .closed(let revision, let index, let id): "closed \(revision) \(index) \(id)"
     case .mode(let revision, let mode): "mode \(revision) \(mode.rawValue)"
     case .state(let snapshot):
-      "state \(snapshot.revision) \(snapshot.mode.rawValue) \(snapshot.openIDs.isEmpty ? "-" : snapshot.openIDs.joined(separator: ","))"
+      "state \(snapshot.revision) \(snapshot.mode.rawValue) "
+        + (snapshot.openIDs.isEmpty ? "-" : snapshot.openIDs.joined(separator: ","))
     case .reload(let revision): "reload \(revision)"
     case .edited(let edit, let revision, let index, let id): "\(edit.rawValue) \(revision) \(index) \(id)"
     case .moved(let revision, let from, let to, let id): "moved \(revision) \(from) \(to) \(id)"
@@ -89,5 +90,4 @@ enum TextRenderer {
     case .other(let text): text
     }
   }
-
 }
