@@ -100,6 +100,32 @@ struct PermissionTests {
     #expect(try allowed.connect().request("SUBSCRIBE") == ["state 4 multi first", "OK 4"])
   }
 
+  /// A socket directory another user could write, or that another user owns, is refused by
+  /// the daemon before it binds and by sectionctl before it connects (issue 19): whoever can
+  /// write it could put their own socket in place of sectiond's.
+  @Test func neitherSideUsesASocketDirectoryAnotherUserCouldWrite() throws {
+    let directory = TemporaryDirectory()
+    let sockets = directory.file("sockets")
+    #expect(mkdir(sockets, 0o700) == 0 && chmod(sockets, 0o777) == 0)
+    let socket = sockets + "/c.sock"
+    let refused = try runBounded(Built.sectiond, ["--socket", socket, "--no-state"])
+    #expect(refused.status == 1)
+    #expect(
+      refused.standardError.contains("the socket directory \(sockets) is writable by other users (mode 0777)")
+        && refused.standardError.contains("chmod go-w \(sockets)"), "\(refused.standardError)")
+    #expect(try FileSystem.status(socket) == nil)
+    let client = try SectionctlRun.run(["--socket", socket, "ping"])
+    #expect(
+      client.status == 3 && client.stderr.contains("refusing to connect: the socket directory \(sockets)"))
+
+    #expect(chmod(sockets, 0o755) == 0 && chown(sockets, 65534, 65534) == 0)
+    let owned = try runBounded(Built.sectiond, ["--socket", socket, "--no-state"])
+    #expect(owned.status == 1)
+    #expect(owned.standardError.contains("\(sockets) belongs to user 65534"), "\(owned.standardError)")
+    let ownedClient = try SectionctlRun.run(["--socket", socket, "ping"])
+    #expect(ownedClient.status == 3 && ownedClient.stderr.contains("belongs to user 65534"))
+  }
+
   /// The refusal of a linked state file says what to do with the link: chown and chmod would
   /// follow it and change the file it points to, and the start would still be refused.
   @Test func rootRefusesALinkedStateFileSayingWhatToDoWithTheLink() throws {
