@@ -66,9 +66,9 @@ enum VisibleText {
   /// what JSON requires (C0), and `jq -r` or a log viewer would otherwise pass an 8-bit CSI
   /// (U+009B) or a bidi override to a terminal. Lossless: a JSON reader gets the same text.
   static func escape(json serialized: String) -> String {
-    guard serialized.unicodeScalars.contains(where: { needsEscape($0, asciiOnly: false) }) else {
-      return serialized
-    }
+    guard !isPrintableASCII(serialized),
+      serialized.unicodeScalars.contains(where: { needsEscape($0, asciiOnly: false) })
+    else { return serialized }
     var escaped = ""
     for scalar in serialized.unicodeScalars {
       if needsEscape(scalar, asciiOnly: false) {
