@@ -4,10 +4,14 @@
 /// own, one by one, each applied or refused alone. So a line that is END (or BATCH) is refused
 /// here, as is input that is not UTF-8 (which would otherwise reach the daemon as U+FFFD).
 enum BatchInput {
-  /// The lines to send: CR before LF dropped, blank lines skipped. Errors name the line, counting from 1.
+  /// The lines to send, CR before LF dropped. Blank lines are sent too: the daemon skips them
+  /// but counts them, so the line numbers of its errors are those of the input. Errors here
+  /// name the line the same way, counting from 1.
   static func lines(_ bytes: [UInt8]) throws(ClientError) -> [String] {
     var lines: [String] = []
-    for (index, raw) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+    var raws = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+    if raws.last?.isEmpty == true { raws.removeLast() }
+    for (index, raw) in raws.enumerated() {
       let number = index + 1
       let bytes = raw.last == 0x0D ? raw.dropLast() : raw
       guard let line = String(validating: bytes, as: UTF8.self) else {
@@ -15,9 +19,8 @@ enum BatchInput {
           "line \(number) of standard input is not valid UTF-8 (\(VisibleText.decode(bytes))); "
             + "nothing was sent: convert it, e.g. with iconv -f LATIN1 -t UTF-8")
       }
-      let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-      guard let first = words.first else { continue }
-      if ["END", "BATCH"].contains(first.uppercased()) {
+      let first = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first
+      if let first, ["END", "BATCH"].contains(first.uppercased()) {
         throw .usage(
           "line \(number) of standard input is '\(line)': sectionctl batch sends BATCH and END itself, "
             + "and a line that ends the batch early would make the lines after it run one by one; "

@@ -192,8 +192,8 @@ enum Subcommand: String, CaseIterable, Sendable {
       Reads request lines (as 'sectionctl send HELP' lists them: INSERT, DELETE, MOVE, RENAME,
       ITEM ..., OPEN, CLOSE, TOGGLE, MODE) from standard input and sends them between BATCH and
       END: the daemon checks them all, then applies them as one change, or none of them and says
-      which line failed. Blank lines are skipped. The input is checked whole first: a line
-      that is END or BATCH, or that is not UTF-8, is refused (exit 2) and nothing is sent.
+      which line failed (blank lines count, as in the input). The input is checked whole first:
+      a line that is END or BATCH, or that is not UTF-8, is refused (exit 2) and nothing is sent.
       \(SectionCtlText.editOutput)
       """
     }
