@@ -40,9 +40,7 @@ public final class BusCall {
 
   /// Reads an `as` argument.
   public func readStrings() throws -> [String] {
-    try check(
-      sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "s"), "sd_bus_message_enter_container"
-    )
+    try enter("a", "s")
     var strings: [String] = []
     var value: UnsafePointer<CChar>?
     while try check(
@@ -51,13 +49,13 @@ public final class BusCall {
     {
       strings.append(String(cString: value!))
     }
-    try check(sd_bus_message_exit_container(message), "sd_bus_message_exit_container")
+    try leave()
     return strings
   }
 
   /// Enters a variant holding `contents` (Properties.Set's value); false when it holds another type.
   public func enterVariant(_ contents: String) -> Bool {
-    sd_bus_message_enter_container(message, CChar(UInt8(ascii: "v")), contents) > 0
+    (try? enter("v", contents)) == true
   }
 
   /// Back to the first argument, for sd-bus to read the call itself.
@@ -83,19 +81,75 @@ public final class BusCall {
     try check(sd_bus_reply_method_error(message, &error), "sd_bus_reply_method_error")
   }
 
-  /// The caller's effective uid and supplementary groups, as the bus daemon tells them (it
-  /// took them from the caller's socket when the caller connected).
+  /// The caller's uid and groups as the bus daemon knows them: it read them from the
+  /// caller's socket (SO_PEERCRED, SO_PEERGROUPS) when the caller connected, and answers
+  /// GetConnectionCredentials with them. Asked directly: sd_bus_query_sender_creds of
+  /// systemd 252 reads the uid from that answer but not `UnixGroupIDs`, and would fill the
+  /// groups in from /proc, which the hardened unit hides (ProtectProc=invisible).
   public func senderCredentials() throws -> (uid: uid_t, groups: [gid_t]) {
-    var creds: OpaquePointer?
-    let mask = UInt64(SD_BUS_CREDS_EUID) | UInt64(SD_BUS_CREDS_SUPPLEMENTARY_GIDS)
-    try check(sd_bus_query_sender_creds(message, mask, &creds), "sd_bus_query_sender_creds", sender)
-    defer { sd_bus_creds_unref(creds) }
-    var uid: uid_t = 0
-    try check(sd_bus_creds_get_euid(creds, &uid), "sd_bus_creds_get_euid", sender)
-    var gids: UnsafePointer<gid_t>?
-    let count = sd_bus_creds_get_supplementary_gids(creds, &gids)
-    let groups = count > 0 ? Array(UnsafeBufferPointer(start: gids, count: Int(count))) : []
+    var call: OpaquePointer?
+    try check(
+      sd_bus_message_new_method_call(
+        sd_bus_message_get_bus(message), &call, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+        "org.freedesktop.DBus", "GetConnectionCredentials"),
+      "sd_bus_message_new_method_call")
+    defer { sd_bus_message_unref(call) }
+    var writer = BusWriter(message: call!)
+    try writer.append(sender)
+    var error = sd_bus_error()
+    defer { sd_bus_error_free(&error) }
+    var reply: OpaquePointer?
+    try check(
+      sd_bus_call(nil, call, BusCall.credentialsTimeout, &error, &reply), "GetConnectionCredentials", sender)
+    let answer = BusCall(reply!)
+    sd_bus_message_unref(reply)
+    return try answer.readCredentials()
+  }
+
+  /// A bus daemon that does not answer this soon is not working; the call is refused.
+  static let credentialsTimeout: UInt64 = 5_000_000
+
+  /// The `UnixUserID` and `UnixGroupIDs` of GetConnectionCredentials' `a{sv}`.
+  private func readCredentials() throws -> (uid: uid_t, groups: [gid_t]) {
+    var uid: uid_t?
+    var groups: [gid_t] = []
+    try enter("a", "{sv}")
+    while try enter("e", "sv") {
+      switch try readString() {
+      case "UnixUserID":
+        try enter("v", "u")
+        uid = try readUInt32()
+        try leave()
+      case "UnixGroupIDs":
+        try enter("v", "au")
+        try enter("a", "u")
+        var gid: UInt32 = 0
+        while try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &gid), "read_basic") > 0
+        {
+          groups.append(gid)
+        }
+        try leave()
+        try leave()
+      default:
+        try check(sd_bus_message_skip(message, "v"), "sd_bus_message_skip")
+      }
+      try leave()
+    }
+    try leave()
+    guard let uid else { throw PosixError("GetConnectionCredentials", sender, errno: Errno(ENODATA)) }
     return (uid, groups)
+  }
+
+  /// Enters a container; false at the end of the array it would be an element of.
+  @discardableResult
+  private func enter(_ type: Unicode.Scalar, _ contents: String) throws -> Bool {
+    try check(
+      sd_bus_message_enter_container(message, CChar(type.value), contents), "sd_bus_message_enter_container")
+      > 0
+  }
+
+  private func leave() throws {
+    try check(sd_bus_message_exit_container(message), "sd_bus_message_exit_container")
   }
 }
 

@@ -6,7 +6,7 @@ import Systemd
 /// group under the system unit). Reading is open to every peer.
 ///
 /// The caller's effective uid and supplementary groups come from the bus daemon
-/// (sd_bus_query_sender_creds), which took them from the caller's socket when it connected;
+/// (GetConnectionCredentials, see `BusCall.senderCredentials`), which took them from the caller's socket when it connected;
 /// on the system bus the policy file (org.sectiond.Sectiond1.conf) applies the same rule
 /// before a call ever arrives. The answer is kept per unique name: a unique name is never
 /// given to another connection while the bus runs, and asking costs a round trip to the bus
