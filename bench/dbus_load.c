@@ -6,7 +6,8 @@
  *       keeps DEPTH calls METHOD(s ARG) in flight on one connection for SECONDS (after a
  *       tenth of that as warm-up); prints {"calls":N,"seconds":S,"rate":R}
  *   dbus_load signals DEST PATH IFACE METHOD ARG SIGNAL SUBSCRIBERS COUNT DEPTH
- *       SUBSCRIBERS connections each match SIGNAL from DEST; then COUNT calls METHOD(s ARG),
+ *       SUBSCRIBERS connections each match SIGNAL of IFACE from DEST (SIGNAL "-": every
+ *       signal of IFACE); then COUNT calls METHOD(s ARG),
  *       DEPTH in flight, each causing one SIGNAL; the time runs from the first call until
  *       every subscriber has COUNT signals; prints {"signals":COUNT,"subscribers":S,
  *       "seconds":T,"rate":COUNT/T}
@@ -118,8 +119,8 @@ int main(int argc, char **argv) {
     int depth = atoi(argv[10]);
     received = calloc(subscribers, sizeof *received);
     char match[512];
-    snprintf(match, sizeof match, "type='signal',sender='%s',path='%s',interface='%s',member='%s'", dest, path, iface,
-             member);
+    int n = snprintf(match, sizeof match, "type='signal',sender='%s',path='%s',interface='%s'", dest, path, iface);
+    if (strcmp(member, "-") != 0) snprintf(match + n, sizeof match - n, ",member='%s'", member);
     for (unsigned i = 0; i < subscribers; i++) {
       sd_bus *bus = connect_bus();
       r = sd_bus_add_match(bus, NULL, match, on_signal, &received[i]);

@@ -161,6 +161,15 @@ public struct BusWriter {
     try value.withCString { try appendBasic("s", $0) }
   }
 
+  /// An `s` of UTF-8 bytes, copied with its NUL onto the stack (no String, no heap).
+  public mutating func append(utf8 bytes: ArraySlice<UInt8>) throws {
+    try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { buffer in
+      _ = buffer.initialize(from: bytes)
+      buffer[bytes.count] = 0
+      try appendBasic("s", buffer.baseAddress!)
+    }
+  }
+
   public mutating func append(_ value: UInt64) throws {
     var value = value
     try appendBasic("t", &value)

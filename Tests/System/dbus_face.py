@@ -35,6 +35,7 @@ PATH = "/org/sectiond/Sectiond1"
 IFACE = NAME
 DOC = os.path.join(ROOT, "docs", "DBUS.md")
 XML = os.path.join(ROOT, "docs", "org.sectiond.Sectiond1.xml")
+BUS_CONFIG = os.path.join(ROOT, "bench", "dbus-private.conf.in")
 
 passed = failed = 0
 
@@ -70,26 +71,7 @@ class PrivateBus:
         self.address = f"unix:path={self.path}"
         self.config = os.path.join(directory, name + ".conf")
         with open(self.config, "w") as f:
-            f.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path={self.path}</listen>
-  <auth>EXTERNAL</auth>
-  <limit name="max_replies_per_connection">50000</limit>
-  <limit name="max_incoming_bytes">1000000000</limit>
-  <limit name="max_outgoing_bytes">1000000000</limit>
-  <limit name="max_message_size">1000000000</limit>
-  <limit name="max_connections_per_user">100000</limit>
-  <limit name="max_match_rules_per_connection">50000</limit>
-  <policy context="default">
-    <allow user="*"/>
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-""")
+            f.write(open(BUS_CONFIG).read().replace("@SOCKET@", self.path))
         self.process = None
 
     def start(self):

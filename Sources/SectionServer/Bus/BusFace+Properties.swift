@@ -105,23 +105,4 @@ extension BusFace {
     let signature = ["Mode": "s", "Revision": "t", "OpenSections": "as"][property] ?? "a(ssbu)"
     try writer.container("v", signature) { writer in try self.append(property: property, to: &writer) }
   }
-
-  /// The properties a group of changes changed, from their event names: Revision always;
-  /// the others when an event of theirs is in the group.
-  static func changedProperties(_ events: [BusEvent]) -> [String] {
-    var mode = false
-    var openSections = false
-    var sections = false
-    for event in events {
-      switch event.name {
-      case "mode": mode = true
-      case "renamed", "items": sections = true
-      default:
-        openSections = true
-        sections = true
-      }
-    }
-    return ["Revision"] + (mode ? ["Mode"] : []) + (openSections ? ["OpenSections"] : [])
-      + (sections ? ["Sections"] : [])
-  }
 }

@@ -138,10 +138,8 @@ final class BusFace {
   /// one PropertiesChanged, then the returns of the calls that made them, in that order (a
   /// caller sees its change's signal first).
   func saved(events: [UInt8]) {
-    let events = BusEvent.parse(events)
     do {
-      for event in events { try event.emit(on: bus) }
-      if !events.isEmpty { try bus.propertiesChanged(BusFace.changedProperties(events)) }
+      try bus.propertiesChanged(BusEvent.publish(events, on: bus))
     } catch {
       Log.warning("D-Bus: signals of revision \(server.service.model.revision) not sent: \(error)")
     }
