@@ -38,9 +38,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (build_sectiond, build_loadgen, write_configs, Server, pin_to)
 
 PROFILES = {
-    "smoke": dict(runs=1, seconds=0.3, signals=20, subscribers=10, depth=64, signal_depth=16, conns=50,
+    "smoke": dict(runs=1, seconds=0.3, signals=20, subscribers=10, depth=64, signal_depth=1, conns=50,
                   warmup=0.05, timeout=30),
-    "full": dict(runs=7, seconds=2.0, signals=400, subscribers=100, depth=64, signal_depth=16, conns=50,
+    "full": dict(runs=7, seconds=2.0, signals=400, subscribers=100, depth=64, signal_depth=1, conns=50,
                  warmup=0.3, timeout=60),
 }
 SECTIOND = ("org.sectiond.Sectiond1", "/org/sectiond/Sectiond1", "org.sectiond.Sectiond1")
@@ -135,6 +135,7 @@ class Env:
         self.state = os.path.join(tmp, "state.json")
         self.logpath = os.path.join(tmp, "sectiond.log")
         self.bus = Bus(tmp)
+        self.cpu = {}  # toggle_calls: side -> [(service µs per call, dbus-daemon µs per call)]
         cpus = sorted(os.sched_getaffinity(0))
         self.client_cpu, self.server_cpu = (cpus[0], cpus[1]) if len(cpus) >= 2 and not args.no_pin else (None, None)
 
@@ -152,12 +153,23 @@ class Env:
 # --- scenarios: measure(env, side) -> one figure ---------------------------------
 
 
+def cpu_seconds(pid):
+    """User and system CPU time of a process so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def toggle_calls(env, side):
     p = env.prof
     dest, method = (FLOOR, "Trivial") if side == "floor" else (SECTIOND, "Toggle")
-    with Side(env, side):
+    with Side(env, side) as s:
+        before = cpu_seconds(s.proc.pid), cpu_seconds(env.bus.process.pid)
         result = env.run([env.load, "calls", *dest, method, "0", str(p["depth"]), str(p["seconds"])],
                          p["seconds"] * 2 + p["timeout"])
+        after = cpu_seconds(s.proc.pid), cpu_seconds(env.bus.process.pid)
+    # CPU per call of the service and of dbus-daemon, warm-up included on both sides of the division
+    env.cpu.setdefault(side, []).append(tuple((b - a) * 1e6 / result["all_calls"] for a, b in zip(before, after)))
     return result["rate"]
 
 
@@ -231,6 +243,11 @@ def main():
                 paired = statistics.median(a / b for a, b in zip(figures[sides[0]], figures[sides[1]]))
                 results[name] = dict(unit=unit, sides=list(sides), runs=figures, ratio=ours / theirs,
                                      paired_ratio=paired, goal=GOALS[name], **{sides[0]: ours, sides[1]: theirs})
+                if name == "toggle_calls":
+                    for side, figures_ in env.cpu.items():
+                        service, daemon = (statistics.median(f[i] for f in figures_) for i in (0, 1))
+                        results[name][f"{side}_cpu_us_per_call"] = dict(service=service, dbus_daemon=daemon)
+                        log(f"  {side}: {service:.1f} µs CPU per call in the service, {daemon:.1f} µs in dbus-daemon")
                 log(f"{name}: {sides[0]} {ours:,.0f} {unit}, {sides[1]} {theirs:,.0f} {unit}, "
                     f"ratio {ours / theirs:.2f} (paired {paired:.2f}), goal >= {GOALS[name]}")
         except (RuntimeError, subprocess.TimeoutExpired) as e:

@@ -25,7 +25,10 @@ static int on_set(
   return sd_bus_error_setf(error, SD_BUS_ERROR_PROPERTY_READ_ONLY, "%s cannot be set this way", property);
 }
 
+/// Only calls of org.freedesktop.DBus.Properties go to Swift: this runs before every call.
 static int on_call(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+  const char *interface = sd_bus_message_get_interface(call);
+  if (!interface || strcmp(interface, "org.freedesktop.DBus.Properties") != 0) return 0;
   sectiond_bus_object *object = userdata;
   return object->intercept(call, object->context, error);
 }

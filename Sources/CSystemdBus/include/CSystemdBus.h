@@ -11,8 +11,9 @@ typedef struct sectiond_bus_object {
   int (*method)(sd_bus_message *call, void *context, sd_bus_error *error);
   /// Appends the value of `property` to `reply` (Get, GetAll, PropertiesChanged).
   int (*property)(sd_bus_message *reply, const char *property, void *context, sd_bus_error *error);
-  /// Sees every call to the object before sd-bus's own dispatch: returns 1 when it took the
-  /// call (a Properties.Set, or a Get that must wait for a save), 0 to let sd-bus go on.
+  /// Sees every call of org.freedesktop.DBus.Properties to the object before sd-bus's own
+  /// dispatch: returns 1 when it took the call (a Set, or a Get that must wait for a save),
+  /// 0 to let sd-bus go on.
   int (*intercept)(sd_bus_message *call, void *context, sd_bus_error *error);
 } sectiond_bus_object;
 

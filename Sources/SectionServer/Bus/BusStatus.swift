@@ -18,8 +18,16 @@ enum BusStatus {
 
   /// Whether the `section <index> <id> <open|closed> ...` line that starts `reply` says open.
   static func isOpen(_ reply: [UInt8]) -> Bool {
-    let words = reply.prefix { $0 != 0x0A }.split(separator: 0x20, maxSplits: 4)
-    return words.count > 3 && words[0].elementsEqual("section".utf8) && words[3].elementsEqual("open".utf8)
+    guard reply.starts(with: "section ".utf8) else { return false }
+    var spaces = 0
+    for (position, byte) in reply.enumerated() {
+      if byte == 0x0A { return false }
+      if byte == 0x20 {
+        spaces += 1
+        if spaces == 3 { return reply[(position + 1)...].starts(with: "open ".utf8) }
+      }
+    }
+    return false
   }
 
   /// The D-Bus error name of a protocol error code (docs/DBUS.md, "Errors").
