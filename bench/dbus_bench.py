@@ -135,7 +135,7 @@ class Env:
         self.state = os.path.join(tmp, "state.json")
         self.logpath = os.path.join(tmp, "sectiond.log")
         self.bus = Bus(tmp)
-        self.cpu = {}  # toggle_calls: side -> [(service µs per call, dbus-daemon µs per call)]
+        self.cpu = {}  # side -> [(service µs per call, dbus-daemon µs per call)], per scenario
         cpus = sorted(os.sched_getaffinity(0))
         self.client_cpu, self.server_cpu = (cpus[0], cpus[1]) if len(cpus) >= 2 and not args.no_pin else (None, None)
 
@@ -168,7 +168,7 @@ def toggle_calls(env, side):
         result = env.run([env.load, "calls", *dest, method, "0", str(p["depth"]), str(p["seconds"])],
                          p["seconds"] * 2 + p["timeout"])
         after = cpu_seconds(s.proc.pid), cpu_seconds(env.bus.process.pid)
-    # CPU per call of the service and of dbus-daemon, warm-up included on both sides of the division
+    # CPU per call of the service and of dbus-daemon, the warm-up's counted on both sides of the division
     env.cpu.setdefault(side, []).append(tuple((b - a) * 1e6 / result["all_calls"] for a, b in zip(before, after)))
     return result["rate"]
 
@@ -185,12 +185,15 @@ def signals_100(env, side):
 def socket_toggle_bus(env, side):
     p = env.prof
     with Side(env, "sectiond", bus_attached=(side == "bus")) as s:
+        before = cpu_seconds(env.bus.process.pid)
         result = env.run([env.loadgen, "--proto", "sectiond", "--socket", env.sock, "--timeout", str(p["timeout"]),
                           "--server-pid", str(s.proc.pid), "rps", "-c", str(p["conns"]), "-d", "1",
                           "-t", str(p["seconds"]), "-w", str(p["warmup"]), "--cmd", "TOGGLE %d\\n"],
                          p["seconds"] + p["timeout"])
+        daemon = (cpu_seconds(env.bus.process.pid) - before) * 1e6 / (result["rps"] * result["seconds"])
     if result["errors"]:
         raise RuntimeError(f"{result['errors']} error replies")
+    env.cpu.setdefault(side, []).append((result["server_cpu_us_per_request"], daemon))
     return result["rps"]
 
 
@@ -243,11 +246,12 @@ def main():
                 paired = statistics.median(a / b for a, b in zip(figures[sides[0]], figures[sides[1]]))
                 results[name] = dict(unit=unit, sides=list(sides), runs=figures, ratio=ours / theirs,
                                      paired_ratio=paired, goal=GOALS[name], **{sides[0]: ours, sides[1]: theirs})
-                if name == "toggle_calls":
+                if env.cpu:
                     for side, figures_ in env.cpu.items():
                         service, daemon = (statistics.median(f[i] for f in figures_) for i in (0, 1))
-                        results[name][f"{side}_cpu_us_per_call"] = dict(service=service, dbus_daemon=daemon)
+                        results[name][f"{side}_cpu_us_per_request"] = dict(service=service, dbus_daemon=daemon)
                         log(f"  {side}: {service:.1f} µs CPU per call in the service, {daemon:.1f} µs in dbus-daemon")
+                    env.cpu = {}
                 log(f"{name}: {sides[0]} {ours:,.0f} {unit}, {sides[1]} {theirs:,.0f} {unit}, "
                     f"ratio {ours / theirs:.2f} (paired {paired:.2f}), goal >= {GOALS[name]}")
         except (RuntimeError, subprocess.TimeoutExpired) as e:

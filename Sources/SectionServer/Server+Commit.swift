@@ -18,6 +18,7 @@ extension Server {
       connection.flushQueued = false
       write(connection)
     }
+    bus?.publish()
   }
 
   func save() {

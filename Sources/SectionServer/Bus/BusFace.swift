@@ -21,6 +21,10 @@ final class BusFace {
   var access: BusAccess
   /// Calls whose change waits for the save; each is answered after it (or refused with NotSaved).
   var waitingForSave: [HeldCall] = []
+  /// Saved, to be answered by `publish()` with the signals of `unpublished`.
+  private var answering: [HeldCall] = []
+  /// The protocol events of the saved changes whose signals are not sent yet.
+  private var unpublished: [UInt8] = []
   /// Calls whose answer would show other changes not saved yet: handled again once they are.
   var waitingForOthers: [BusCall] = []
   private var resume: EventSource?
@@ -52,6 +56,7 @@ final class BusFace {
 
   /// Writes what is queued and leaves the bus: the daemon is stopping.
   func close() {
+    publish()
     bus.close()
   }
 
@@ -134,21 +139,33 @@ final class BusFace {
 
   // MARK: After the save
 
-  /// The group commit saved the changes whose protocol events are `events`: their signals,
-  /// one PropertiesChanged, then the returns of the calls that made them, in that order (a
-  /// caller sees its change's signal first).
+  /// The group commit saved the changes whose protocol events are `events`: their signals
+  /// and the returns of the calls that made them go out with `publish()`, once the socket
+  /// clients' replies are written (a signal costs a write to the bus daemon, and the
+  /// socket's replies need not wait for it).
   func saved(events: [UInt8]) {
+    unpublished.append(contentsOf: events)
+    answering.append(contentsOf: waitingForSave)
+    waitingForSave.removeAll(keepingCapacity: true)
+  }
+
+  /// The end of the loop turn: the saved groups' signals, one PropertiesChanged, then the
+  /// returns of the calls that made the changes, in that order (a caller sees its change's
+  /// signal first).
+  func publish() {
+    guard !unpublished.isEmpty || !answering.isEmpty else { return }
     do {
-      try bus.propertiesChanged(BusEvent.publish(events, on: bus))
+      try bus.propertiesChanged(BusEvent.publish(unpublished, on: bus))
     } catch {
       Log.warning("D-Bus: signals of revision \(server.service.model.revision) not sent: \(error)")
     }
-    for held in waitingForSave {
+    unpublished.removeAll(keepingCapacity: true)
+    for held in answering {
       send(held.call) { writer in
         try self.write(held.answer, revision: held.revision, open: held.open, to: &writer)
       }
     }
-    waitingForSave.removeAll(keepingCapacity: true)
+    answering.removeAll(keepingCapacity: true)
     resumeWaiting()
   }
 
