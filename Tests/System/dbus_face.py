@@ -3,7 +3,7 @@
 busctl, gdbus, and Python on Gio as a desktop program would be. Run by Tests/System/dbus.sh.
 
 Each part starts the daemon (and, where it matters, the bus) afresh in its own directory:
-the examples of docs/DBUS.md and the introspection XML; socket and bus changes interleaved
+--bus on the command line and in --help and sectiond(8); the examples of docs/DBUS.md and the introspection XML; socket and bus changes interleaved
 as one sequence of revisions; many pipelined calls saved in groups, each announced by one
 PropertiesChanged before its returns; the errors and the protocol's messages; who may
 change; durability and the name across a crash and a restart; a bus missing at start-up
@@ -621,8 +621,20 @@ def missing_bus(tmp):
         bus.stop()
 
 
+def command_line(tmp):
+    """--bus takes system or session, and --help and sectiond(8) say so."""
+    bad = subprocess.run([SECTIOND, "--bus", "bogus"], capture_output=True, text=True, timeout=10)
+    check(bad.returncode == 2 and '--bus takes system or session, not "bogus"' in bad.stderr,
+          "sectiond --bus bogus is a usage error naming the choices", bad.stderr)
+    usage = subprocess.run([SECTIOND, "--help"], capture_output=True, text=True, timeout=10).stdout
+    check("--bus system|session" in usage, "sectiond --help lists --bus system|session")
+    page = subprocess.run(["man", "-l", os.path.join(ROOT, "man", "sectiond.8")], capture_output=True, text=True,
+                          env=dict(os.environ, MANWIDTH="1000"), timeout=30).stdout
+    check("--bus system|session" in page and "org.sectiond.Sectiond1" in page, "sectiond(8) documents --bus")
+
+
 def main():
-    parts = [examples_and_introspection, interleaved, group_commit, errors, restarts, missing_bus]
+    parts = [command_line, examples_and_introspection, interleaved, group_commit, errors, restarts, missing_bus]
     only = sys.argv[1:]
     for part in parts:
         if only and part.__name__ not in only:
