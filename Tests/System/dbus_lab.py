@@ -11,7 +11,8 @@ policy in /usr/share/dbus-1/system.d, the activation file in system-services), a
 - one sequence of revisions across the control socket (sectionctl) and the bus;
 - the name after `systemctl restart` and after a crash (SIGKILL, Restart=on-failure):
   the new process owns it and Revision continues;
-- the hardened unit keeps its `systemd-analyze security` rating (at most 1.0).
+- the hardened unit keeps its `systemd-analyze security` rating (at most 1.0);
+- the user unit on a user's session bus (dbus-user-session): activated by the first call.
 
 Prints PASS/FAIL lines, then `N passed, N failed`. Run by Tests/System/dbus-lab.sh.
 """
@@ -29,6 +30,7 @@ NAME = "org.sectiond.Sectiond1"
 PATH = "/org/sectiond/Sectiond1"
 OUTSIDER = "bob"
 MEMBER = "carol"
+SESSION_USER = "dave"
 
 
 def busctl(lab, *args, user=None):
@@ -143,7 +145,27 @@ def security(lab, r):
             out.splitlines()[-1] if out else "no output")
 
 
-PARTS = [installed, activation, access, one_sequence, restarts, security]
+def session_activation(lab, r):
+    """The user unit: the first call on a user's session bus starts the user's sectiond.service
+    (the session activation file, SystemdService=), which serves with --bus session."""
+    if not os.path.exists(lab.host_path("/usr/lib/systemd/user/dbus.socket")):
+        print("SKIP session bus activation: no user dbus.socket (dbus-user-session is not installed)")
+        return
+    lab.add_user(SESSION_USER)
+    lab.user_manager(SESSION_USER)
+    run = lambda argv: lab.run(argv, user=SESSION_USER, check=False)  # noqa: E731
+    run(["systemctl", "--user", "start", "dbus.socket"])
+    state = run(["systemctl", "--user", "is-active", "sectiond.service"]).stdout.strip()
+    r.check(state == "inactive", "session: before the first call the user's sectiond.service is not running", state)
+    call = run(["busctl", "--user", "call", NAME, PATH, NAME, "Toggle", "s", "first"])
+    r.check(call.returncode == 0 and call.stdout.strip() == "bt true 1",
+            "session: the first call on the user's bus activates the user's service and is answered",
+            (call.stdout + call.stderr).strip())
+    state = run(["systemctl", "--user", "is-active", "sectiond.service"]).stdout.strip()
+    r.check(state == "active", "session: the user's sectiond.service was started by bus activation", state)
+
+
+PARTS = [installed, activation, access, one_sequence, restarts, security, session_activation]
 
 
 def main():
