@@ -495,6 +495,11 @@ def errors(tmp):
         same("a failing batch", ("Batch", "as", (["OPEN first", "TOGGLE nope"],)),
              ["BATCH", "OPEN first", "TOGGLE nope", "END"], "org.sectiond.Sectiond1.Error.NoSuchSection")
         check("first" not in client.get("OpenSections"), "a failed Batch changed nothing")
+        revision = client.get("Revision")
+        name, message = client.error("Batch", "as", (["OPEN first", "end", "OPEN second"],))
+        check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "END cannot stand inside Batch" in message
+              and client.get("Revision") == revision, "END inside Batch is refused and changes nothing",
+              f"{name}: {message}")
         name, message = client.error("Toggle", "s", ("a b",))
         check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "one word" in message,
               "a ref with a space: InvalidArgs", f"{name}: {message}")

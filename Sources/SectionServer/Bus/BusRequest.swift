@@ -88,6 +88,15 @@ struct BusRequest {
       do { requests = try call.readStrings() } catch {
         throw ProtocolError(.syntax, "Batch: requests are missing")
       }
+      // The call is the whole BATCH ... END: a line of its own that ended or began one would
+      // apply what came before it, or after it, outside the batch.
+      for (number, request) in requests.enumerated() {
+        let verb = request.split(whereSeparator: { $0 == " " || $0 == "\t" }).first?.uppercased()
+        if verb == "END" || verb == "BATCH" {
+          throw ProtocolError(
+            .syntax, "line \(number + 1): \(verb!) cannot stand inside Batch; it is the whole batch")
+        }
+      }
       try self.init(lines: ["BATCH"] + requests + ["END"], answer: .revision)
       return
     default:
