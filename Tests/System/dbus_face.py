@@ -495,6 +495,9 @@ def errors(tmp):
         same("a failing batch", ("Batch", "as", (["OPEN first", "TOGGLE nope"],)),
              ["BATCH", "OPEN first", "TOGGLE nope", "END"], "org.sectiond.Sectiond1.Error.NoSuchSection")
         check("first" not in client.get("OpenSections"), "a failed Batch changed nothing")
+        name, message = client.error("Open", "s", ("all",))
+        check(name == "org.sectiond.Sectiond1.Error.NoSuchSection" and "OpenAll" in message,
+              "Open(\"all\") is no section (OpenAll is the call for every section)", f"{name}: {message}")
         revision = client.get("Revision")
         name, message = client.error("Batch", "as", (["OPEN first", "end", "OPEN second"],))
         check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "END cannot stand inside Batch" in message

@@ -57,6 +57,15 @@ struct BusRequest {
       }
       return value
     }
+    /// The ref of Open and Close, where the protocol's ALL would mean every section: on the
+    /// bus that is OpenAll and CloseAll, and no id is "all".
+    func ref() throws(ProtocolError) -> String {
+      let ref = try word("ref")
+      if ref.lowercased() == "all" {
+        throw ProtocolError(.noSection, "no section \"\(ref)\": call \(member)All for every section")
+      }
+      return ref
+    }
     var answer = Answer.revision
     let line: String
     switch member {
@@ -67,8 +76,8 @@ struct BusRequest {
       let ref = try word("ref")
       line = "ITEMS \(ref)"
       answer = .items(ref: ref)
-    case "Open": line = "OPEN \(try word("ref"))"
-    case "Close": line = "CLOSE \(try word("ref"))"
+    case "Open": line = "OPEN \(try ref())"
+    case "Close": line = "CLOSE \(try ref())"
     case "Toggle":
       line = "TOGGLE \(try word("ref"))"
       answer = .toggled
