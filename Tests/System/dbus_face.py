@@ -445,6 +445,34 @@ def group_commit(tmp):
         check(1 <= groups < count, f"{count} calls were saved in {groups} groups, one PropertiesChanged each")
         signals = [b[0] for m, b in section_signals(client)]
         check(signals == list(range(1, count + 1)), "one signal per change, in order")
+
+        # Reads pipelined behind changes: a Get handled while a change waits for its save
+        # is answered after the save, so no Revision read is ahead of its change's return.
+        client.clear()
+        done.clear()
+        for index in range(100):
+            client.connection.call(NAME, PATH, IFACE, "Toggle", GLib.Variant("(s)", ("1",)), None, 0, 20000, None,
+                                   finished, index)
+            client.connection.call(NAME, PATH, "org.freedesktop.DBus.Properties", "Get",
+                                   GLib.Variant("(ss)", (IFACE, "Revision")), None, 0, 20000, None, finished, -1)
+        end = time.monotonic() + 30
+        while len(done) < 200 and time.monotonic() < end:
+            if not context.iteration(False):
+                time.sleep(0.002)
+        with client.lock:
+            arrivals = list(client.arrivals)
+        returned, ahead, reads = 0, [], 0
+        for kind, member, reply_serial, body in arrivals:
+            if kind != Gio.DBusMessageType.METHOD_RETURN:
+                continue
+            if len(body) == 2:
+                returned = max(returned, body[1])
+            elif len(body) == 1:
+                reads += 1
+                if body[0] > returned:
+                    ahead.append((body[0], returned))
+        check(reads == 100 and not ahead, "no Revision read pipelined behind a change shows it before its return",
+              f"{reads} reads; ahead: {ahead[:5]}")
     finally:
         client.close()
         daemon.stop()
