@@ -8,6 +8,10 @@ extension Server {
   /// End of a loop iteration: save the changes of this iteration once, then write everything.
   func finishIteration() {
     if service.hasUnsavedChanges { save() }
+    // The requests that waited for this save are answered now, before a client can make
+    // another change; the changes they make themselves are saved at the end of the next turn.
+    if !released.isEmpty { handleReleased() }
+    if service.hasUnsavedChanges { resume?.trigger() }
     if reloadRequested && !service.hasUnsavedChanges {
       reloadRequested = false
       Notifier.ready(status: statusLine)
@@ -27,11 +31,7 @@ extension Server {
       Log.error("state not saved, changes refused: \(error)")
       service.rollback()
       let refusal = ProtocolError(.internal, "state not saved: \(error)").line
-      for connection in waitingForSave {
-        guard case .awaitingSave(let start) = connection.state else { continue }
-        connection.output.removeTail(from: start)
-        connection.output.append(contentsOf: refusal)
-      }
+      for connection in waitingForSave { connection.refuseHeldReplies(with: refusal) }
       releaseWaiting()
       return
     }
@@ -40,16 +40,16 @@ extension Server {
     status?.figuresChanged()
   }
 
-  /// The save is done (or refused): replies go out, and waiting requests are handled next.
+  /// The save is done (or refused): replies go out, and the requests that waited are
+  /// `released`, the reads first.
   private func releaseWaiting() {
-    for connection in waitingForSave + waitingForOthers where !connection.isClosed {
+    for connection in waitingForOthers + waitingForSave where !connection.isClosed {
       connection.state = .ready
       queueFlush(connection)
-      if !connection.pending.isEmpty { runnable.append(connection) }
+      if !connection.pending.isEmpty { released.append(connection) }
     }
     waitingForSave.removeAll(keepingCapacity: true)
     waitingForOthers.removeAll(keepingCapacity: true)
-    if !runnable.isEmpty { resume?.trigger() }
   }
 
   /// Queues the events for every subscriber; one that has too much unread gets a snapshot later.
