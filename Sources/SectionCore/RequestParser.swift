@@ -25,6 +25,15 @@ public enum RequestParser {
     return request
   }
 
+  /// Whether `line` is PING and nothing else (in any case), which `parse` would read as `.ping`.
+  static func isPing(_ line: ArraySlice<UInt8>) -> Bool {
+    guard line.count == 4 else { return false }
+    let start = line.startIndex
+    // Setting bit 5 lower-cases a letter and turns no other byte into one of "ping".
+    return line[start] | 0x20 == UInt8(ascii: "p") && line[start + 1] | 0x20 == UInt8(ascii: "i")
+      && line[start + 2] | 0x20 == UInt8(ascii: "n") && line[start + 3] | 0x20 == UInt8(ascii: "g")
+  }
+
   /// Whether `line` is END (the word alone, in any case, spaces around it allowed).
   static func isEnd(_ line: ArraySlice<UInt8>) -> Bool {
     var words = Words(line)

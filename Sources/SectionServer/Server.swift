@@ -32,7 +32,7 @@ final class Server {
   /// Every client socket, watched as one sd-event source (see `Epoll` for why).
   let clients: Epoll
   private var clientsSource: EventSource?
-  var connections: [Int32: Connection] = [:]
+  var connections = ConnectionTable()
   /// Connections accepted on the read-only socket, counted against their own limit.
   var readOnlyCount = 0
   var subscribers: [Connection] = []
@@ -104,7 +104,7 @@ final class Server {
   /// Handles one batch of ready clients; sd-event calls again while more are ready.
   func pollClients() {
     clients.poll { fd, events in
-      if let connection = connections[fd.rawValue] { handleEvents(events, on: connection) }
+      if let connection = connections[fd: fd.rawValue] { handleEvents(events, on: connection) }
     }
   }
 
@@ -196,7 +196,9 @@ final class Server {
       apply(outcome, on: connection, replyStart: start)
     }
     if !input.isEmpty { connection.pending = Array(input) }
-    queueFlush(connection)
+    // Replies that wait for nothing go out now, as a plain line server would send them: the
+    // client can read them while the loop turn goes on with the other connections.
+    if connection.state == .ready { write(connection) } else { queueFlush(connection) }
   }
 
   private func apply(_ outcome: SectionService.Outcome, on connection: Connection, replyStart: Int) {
@@ -297,7 +299,7 @@ final class Server {
     unsubscribe(connection)
     connectionStore?.forget(connection)
     connection.state = .closed
-    connections[connection.fd.rawValue] = nil
+    connections[fd: connection.fd.rawValue] = nil
     if connection.access == .readOnly { readOnlyCount -= 1 }
     connection.fd.close()
     if acceptRetry != nil { resumeAccepting() }
@@ -319,7 +321,7 @@ final class Server {
       for subscriber in subscribers {
         SectionService.appendGoodbyeEvent(reason: "shutdown", to: &subscriber.output)
       }
-      for connection in Array(connections.values) {
+      for connection in connections.values {
         _ = connection.flush()
         close(connection)
       }
