@@ -129,7 +129,7 @@ final class Connection {
 
   /// Queues `bytes` behind the output, sending what the socket takes at once when nothing is
   /// waiting ahead of them: a broadcast then reaches the first subscribers before it is copied
-  /// for the last. Returns whether output is left to flush (failures included: the flush
+  /// for the last (a large rest is shared, so `bytes` must never change afterwards). Returns whether output is left to flush (failures included: the flush
   /// meets them again and closes the connection).
   func enqueue(_ bytes: [UInt8]) -> Bool {
     var sent = 0
@@ -138,7 +138,7 @@ final class Connection {
     {
       sent = count
     }
-    if sent < bytes.count { output.append(contentsOf: bytes[sent...]) }
+    if sent < bytes.count { output.append(shared: bytes[sent...]) }
     return !output.isEmpty
   }
 }

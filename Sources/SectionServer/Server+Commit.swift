@@ -53,10 +53,12 @@ extension Server {
   }
 
   /// Queues the events for every subscriber; one that has too much unread gets a snapshot later.
+  /// One that has read everything takes the turn's events whole, however many changes the
+  /// turn's pipelines made (a large block is shared between subscribers, not copied).
   private func broadcast(_ events: [UInt8]) {
     guard !events.isEmpty else { return }
     for subscriber in subscribers where subscriber.subscription == .live {
-      if subscriber.output.count + events.count > Connection.eventLimit {
+      if !subscriber.output.isEmpty && subscriber.output.count + events.count > Connection.eventLimit {
         subscriber.subscription = .owedSnapshot
         queueFlush(subscriber)
       } else if subscriber.enqueue(events) {

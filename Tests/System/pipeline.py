@@ -6,6 +6,8 @@ clients flooding changes (issue 19, item 4). Against a real sectiond from $BUILD
              request and QUIT in one write: every reply in request order, the failed batch
              all or nothing, a subscriber sees each change once, in order, and none of the
              failed batch.
+  events     ten pipelined OPEN ALL / CLOSE ALL of 1,000 sections (one group, 200 KB of
+             events): a subscriber that keeps reading gets every event, not a `!state`.
   failure    1,000 pipelined INSERTs while the state's file system fills up half-way (a
              small tmpfs you make and remove; needs root): the replies are OK up to a point
              and the error from there on, the list (and the state file, after a restart)
@@ -72,6 +74,31 @@ def order(results):
                 "!closed 6 2 c"]
         results.check(events == want, "a subscriber sees every saved change once, in order, none of the failed batch",
                       " | ".join(events))
+        subscriber.close()
+
+
+# ---------------------------------------------------------------- events of a large group
+
+def events(results):
+    ids = [f"s{n}" for n in range(1000)]
+    with Daemon(config=config_json(ids)) as daemon:
+        daemon.start()
+        subscriber = daemon.connect(readonly=True, timeout=30)
+        subscriber.request("SUBSCRIBE")
+        with daemon.connect(timeout=30) as client:
+            # ten changes of 1,000 sections each in one write: one group, 200 KB of events
+            client.send("OPEN ALL\nCLOSE ALL\n" * 5)
+            statuses = [reply[-1] for reply in read_replies(client, 10)]
+        subscriber.send("PING\n")
+        subscriber.read_reply()
+        got = subscriber.events
+        opened = sum(event.startswith("!opened ") for event in got)
+        closed = sum(event.startswith("!closed ") for event in got)
+        results.check(statuses == [f"OK {n}" for n in range(1000, 10001, 1000)],
+                      "ten pipelined OPEN ALL / CLOSE ALL are acknowledged", " ".join(statuses))
+        results.check(opened == closed == 5000 and not any(e.startswith("!state") for e in got),
+                      "a subscriber that keeps reading gets every event of a large group, not a !state",
+                      f"{opened} !opened, {closed} !closed, {len(got) - opened - closed} other")
         subscriber.close()
 
 
@@ -245,7 +272,7 @@ def readers(results):
                       f"max {worst * 1000:.1f} ms")
 
 
-PARTS = {"order": order, "failure": failure, "fsyncs": fsyncs, "readers": readers}
+PARTS = {"order": order, "events": events, "failure": failure, "fsyncs": fsyncs, "readers": readers}
 
 
 def main(argv):
