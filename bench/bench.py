@@ -139,26 +139,15 @@ def warn_if_link_order_stale(binpath):
             "binary; run scripts/order-file.py, or idle RSS grows")
 
 
-def build_loadgen(outdir):
-    src = os.path.join(BENCH, "loadgen.c")
-    exe = os.path.join(outdir, "loadgen")
+def build_c(name, outdir):
+    """Compiles bench/NAME.c (the load generator, or the floor server) into outdir."""
+    src = os.path.join(BENCH, f"{name}.c")
+    exe = os.path.join(outdir, name)
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
     r = subprocess.run([cc, "-O2", "-Wall", "-o", exe, src], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=120)
     if r.returncode != 0:
-        raise SystemExit("bench: compiling loadgen failed:\n" + r.stdout)
-    return exe
-
-
-def build_floor(outdir):
-    """The floor server (bench/floor.c): reads lines, answers OK, nothing else."""
-    src = os.path.join(BENCH, "floor.c")
-    exe = os.path.join(outdir, "floor")
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
-    r = subprocess.run([cc, "-O2", "-Wall", "-o", exe, src], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True, timeout=120)
-    if r.returncode != 0:
-        raise SystemExit("bench: compiling floor.c failed:\n" + r.stdout)
+        raise SystemExit(f"bench: compiling {name}.c failed:\n" + r.stdout)
     return exe
 
 
@@ -699,8 +688,8 @@ def main():
     if not sectiond:
         log("bench: SKIPPING the sectiond side: no sectiond binary (figures show n/a)")
     tmp = tempfile.mkdtemp(prefix="sectiond-bench-")
-    loadgen = build_loadgen(tmp)
-    floor = build_floor(tmp)
+    loadgen = build_c("loadgen", tmp)
+    floor = build_c("floor", tmp)  # the floor under sectiond's PING: reads lines, answers OK
     nofile = raise_nofile(max(prof["fan9_subs"], prof["idle_conns"]) * 2 + 1024)
     env = Env(args, prof, tmp, sectiond, redis, loadgen, floor)
     log(f"bench: {mode} run in {tmp}; RLIMIT_NOFILE={nofile[0]}; "

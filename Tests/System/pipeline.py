@@ -33,7 +33,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sdlib import Daemon, Results, config_json, percentile, require_binary  # noqa: E402
+from sdlib import Daemon, config_json, percentile, run_parts  # noqa: E402
 
 
 def read_replies(client, count):
@@ -275,16 +275,5 @@ def readers(results):
 PARTS = {"order": order, "events": events, "failure": failure, "fsyncs": fsyncs, "readers": readers}
 
 
-def main(argv):
-    require_binary()
-    results = Results()
-    for name in argv or list(PARTS):
-        print(f"-- {name}", flush=True)
-        start = time.monotonic()
-        PARTS[name](results)
-        print(f"-- {name}: {time.monotonic() - start:.1f} s", flush=True)
-    return results.finish()
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_parts(PARTS, sys.argv[1:]))
