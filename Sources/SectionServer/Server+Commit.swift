@@ -8,14 +8,11 @@ extension Server {
   /// End of a loop iteration: save the changes of this iteration once, then write everything.
   func finishIteration() {
     if service.hasUnsavedChanges { save() }
+    if reloadRequested && !service.hasUnsavedChanges { reloadFinished() }
     // The requests that waited for this save are answered now, before a client can make
     // another change; the changes they make themselves are saved at the end of the next turn.
     if !released.isEmpty { handleReleased() }
     if service.hasUnsavedChanges { resume?.trigger() }
-    if reloadRequested && !service.hasUnsavedChanges {
-      reloadRequested = false
-      Notifier.ready(status: statusLine)
-    }
     let connections = toFlush
     toFlush.removeAll(keepingCapacity: true)
     for connection in connections {

@@ -240,16 +240,26 @@ final class Server {
   func reload(reply: inout OutputQueue) -> SectionService.Outcome {
     Notifier.reloading()
     reloadRequested = true
+    let outcome: SectionService.Outcome
     do {
       let config = try loadConfig()
-      let outcome = try service.reload(config, reply: &reply)
+      outcome = try service.reload(config, reply: &reply)
       Log.notice("reloaded the config: \(config.sections.count) sections")
-      return outcome
     } catch {
       let reason = service.refuseReload(error, reply: &reply)
       Log.error("reload refused, still serving the previous config: \(reason)")
-      return .replied
+      outcome = .replied
     }
+    // With nothing to save the reload is over now, and systemd hears so before the client's
+    // reply goes out; a reload that changed the sections is over once they are saved.
+    if outcome != .changed { reloadFinished() }
+    return outcome
+  }
+
+  /// READY=1 again after RELOADING=1.
+  func reloadFinished() {
+    reloadRequested = false
+    Notifier.ready(status: statusLine)
   }
 
   /// SIGHUP: reload without a client to answer.
