@@ -15,8 +15,9 @@ clients flooding changes (issue 19, item 4). Against a real sectiond from $BUILD
              there is room.
   fsyncs     1,000 pipelined TOGGLEs with --sync, counted with strace: a handful of fsyncs,
              not one per change.
-  readers    four control clients flood pipelined TOGGLEs while a read-only client sends
-             LIST and waits for each reply: every LIST is answered, p99 within a bound a busy
+  readers    four control clients flood pipelined TOGGLEs while a client sends LIST, VIEW,
+             ITEMS and MODE on the read-only and the control socket in turn, waiting for each
+             reply, then SUBSCRIBE on each: every read is answered, p99 within a bound a busy
              machine meets (the release build's goal, 50 ms, is a figure of `make bench`).
 
 usage: pipeline.py [PART ...]   (all parts by default)
@@ -233,38 +234,53 @@ except OSError:
 
 
 def readers(results):
-    # The debug build takes about 0.4 s for a turn of four 16 KiB reads of TOGGLEs; a read waits
-    # for the rest of one turn and the save of the next at most.
-    seconds, bound = 3.0, 3.0
+    # The debug build takes 0.4 s for a turn of four 16 KiB reads of TOGGLEs, over 1 s on a
+    # loaded machine; a read waits for the rest of one turn and the save of the next at most.
+    # Before the fix no read was answered at all.
+    seconds, bound = 3.0, 5.0
+    reads = ["LIST", "VIEW", "ITEMS 1", "MODE"]
     with Daemon(config=config_json(["a", "b", "c", "d"])) as daemon:
         daemon.start()
         flooders = [subprocess.Popen([sys.executable, "-c", FLOODER, daemon.socket, section])
                     for section in "abcd"]
         try:
             time.sleep(0.5)
-            waits, unanswered = [], None
-            with daemon.connect(readonly=True, timeout=10) as reader:
+            waits, unanswered, revision = [], None, 0
+            # every read, on both sockets in turn, and a SUBSCRIBE on each at the end
+            with daemon.connect(readonly=True, timeout=10) as viewer, daemon.connect(timeout=10) as controller:
                 end = time.monotonic() + seconds
-                while time.monotonic() < end:
+                n = 0
+                while unanswered is None and time.monotonic() < end:
+                    request, client = reads[n % len(reads)], (viewer, controller)[n // len(reads) % 2]
+                    n += 1
                     start = time.monotonic()
                     try:
-                        reply = reader.request("LIST")
+                        reply = client.request(request)
                     except OSError as error:
-                        unanswered = f"a LIST was not answered within 10 s ({error})"
+                        unanswered = f"{request} was not answered within 10 s ({error})"
                         break
                     waits.append(time.monotonic() - start)
                     if not reply[-1].startswith("OK "):
-                        unanswered = f"LIST got {reply[-1]}"
-                        break
-            revision = int(reply[-1].split()[1]) if unanswered is None else 0
+                        unanswered = f"{request} got {reply[-1]}"
+                    else:
+                        revision = int(reply[-1].split()[1])
+                for readonly in (True, False):
+                    with daemon.connect(readonly=readonly, timeout=10) as subscriber:
+                        start = time.monotonic()
+                        try:
+                            reply = subscriber.request("SUBSCRIBE")
+                            waits.append(time.monotonic() - start)
+                        except OSError as error:
+                            unanswered = unanswered or f"SUBSCRIBE was not answered within 10 s ({error})"
         finally:
             for flooder in flooders:
                 flooder.kill()
                 flooder.wait()
         p99, worst = percentile(waits, 99), max(waits, default=0)
         results.check(unanswered is None and len(waits) >= 10,
-                      "every LIST is answered while four clients flood changes",
-                      unanswered or f"{len(waits)} LISTs in {seconds:.0f} s, the flood at revision {revision}")
+                      "every LIST, VIEW, ITEMS, MODE and SUBSCRIBE on either socket is answered while four "
+                      "clients flood changes",
+                      unanswered or f"{len(waits)} reads in {seconds:.0f} s, the flood at revision {revision}")
         results.check(unanswered is None and revision > 1000, "the flood kept the daemon changing state",
                       f"revision {revision}")
         results.check(unanswered is None and p99 < bound, f"a read waits one save: p99 under {bound * 1000:.0f} ms",
