@@ -172,46 +172,40 @@ def failure(results):
 
 # ---------------------------------------------------------------- fsyncs per pipeline
 
-def traced(pid, timeout=10):
-    """True once a tracer is attached to `pid`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with open(f"/proc/{pid}/status") as f:
-            if any(line.startswith("TracerPid:") and line.split()[1] != "0" for line in f):
-                return True
-        time.sleep(0.01)
-    return False
-
-
 def fsyncs(results):
     if shutil.which("strace") is None:
         print("SKIP fsyncs: strace is missing (scripts/deps.sh --test installs it)")
         return
     count = 1000
-    with Daemon(config=config_json(["a"]), extra_args=["--sync"]) as daemon:
+    directory = tempfile.mkdtemp(prefix="sdt.", dir="/tmp")
+    out = os.path.join(directory, "strace.out")
+    # The daemon runs as strace's child: no ptrace permission is needed beyond that.
+    wrapper = ["strace", "-f", "-qq", "-o", out, "-e", "trace=fsync,fdatasync,sync_file_range,syncfs"]
+
+    def synced():
+        with open(out) as f:
+            return [line for line in f if "sync" in line]
+
+    with Daemon(config=config_json(["a"]), extra_args=["--sync"], wrapper=wrapper, directory=directory) as daemon:
         daemon.start()
         with daemon.connect(timeout=30) as client:
             client.request("TOGGLE a")  # the whole-state save of a fresh start, not counted
-            out = os.path.join(daemon.dir, "strace.out")
-            strace = subprocess.Popen(["strace", "-f", "-qq", "-p", str(daemon.pid), "-o", out,
-                                       "-e", "trace=fsync,fdatasync,sync_file_range,syncfs"],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            try:
-                if not traced(daemon.pid):
-                    results.check(False, "strace attaches to the daemon", "no tracer after 10 s")
-                    return
-                client.send("TOGGLE a\n" * count)
-                statuses = [reply[-1] for reply in read_replies(client, count)]
-            finally:
-                strace.send_signal(signal.SIGINT)
-                strace.wait(timeout=10)
-        with open(out) as f:
-            calls = [line for line in f if "sync" in line]
-        results.check(statuses == [f"OK {n + 2}" for n in range(count)],
-                      f"{count} pipelined TOGGLEs with --sync are each acknowledged, in order",
-                      statuses[-1] if statuses else "no replies")
-        results.check(1 <= len(calls) <= 6, f"{count} pipelined changes with --sync cost a handful of fsyncs",
-                      f"{len(calls)} calls: " + " ".join(line.split("(")[0].split()[-1] for line in calls[:8]))
+            before = len(synced())
+            client.send("TOGGLE a\n" * count)
+            statuses = [reply[-1] for reply in read_replies(client, count)]
+            calls = synced()[before:]
+        # SIGTERM to the daemon itself (strace's child), so that strace ends with it.
+        with open(f"/proc/{daemon.pid}/task/{daemon.pid}/children") as f:
+            for child in f.read().split():
+                os.kill(int(child), signal.SIGTERM)
+        daemon.proc.wait(timeout=20)
+    shutil.rmtree(directory, ignore_errors=True)
+    results.check(before >= 1, "strace sees the daemon's fsyncs", f"{before} for the first change")
+    results.check(statuses == [f"OK {n + 2}" for n in range(count)],
+                  f"{count} pipelined TOGGLEs with --sync are each acknowledged, in order",
+                  statuses[-1] if statuses else "no replies")
+    results.check(1 <= len(calls) <= 6, f"{count} pipelined changes with --sync cost a handful of fsyncs",
+                  f"{len(calls)} calls: " + " ".join(line.split("(")[0].split()[-1] for line in calls[:8]))
 
 
 # ---------------------------------------------------------------- reads while changes flood
