@@ -19,6 +19,7 @@ extension Server {
       connection.flushQueued = false
       write(connection)
     }
+    bus?.publish()
   }
 
   func save() {
@@ -27,11 +28,13 @@ extension Server {
     } catch {
       Log.error("state not saved, changes refused: \(error)")
       service.rollback()
-      let refusal = ProtocolError(.internal, "state not saved: \(error)").line
-      for connection in waitingForSave { connection.refuseHeldReplies(with: refusal) }
+      let refusal = ProtocolError(.internal, "state not saved: \(error)")
+      for connection in waitingForSave { connection.refuseHeldReplies(with: refusal.line) }
+      bus?.saveFailed(refusal)
       releaseWaiting()
       return
     }
+    bus?.saved(events: service.pendingEvents)
     broadcast(service.commit())
     releaseWaiting()
     status?.figuresChanged()
