@@ -146,14 +146,15 @@ public struct SavedState: Equatable, Sendable {
     for (index, entry) in entries.enumerated() {
       guard case .string(let id) = entry["id"] ?? .null, Section.idProblem(id) == nil,
         seen.insert(id).inserted,
-        case .string(let title) = entry["title"] ?? .null, Section.textProblem(title) == nil,
+        case .string(let title) = entry["title"] ?? .null,
+        Section.textProblem(title, allowingBidi: true) == nil,
         case .array(let values) = entry["items"] ?? .null,
         case .string(let originName) = entry["origin"] ?? .null,
         let origin = Section.Origin(rawValue: originName)
       else { throw ConfigError("\"list\" entry \(index) is damaged") }
       var items: [String] = []
       for value in values {
-        guard case .string(let item) = value, Section.textProblem(item) == nil else {
+        guard case .string(let item) = value, Section.textProblem(item, allowingBidi: true) == nil else {
           throw ConfigError("\"list\" entry \(index) has a damaged item")
         }
         items.append(item)

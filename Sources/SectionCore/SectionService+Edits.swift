@@ -17,14 +17,15 @@ extension SectionService {
       case nil: break
       }
     }
+    // A line that fails, or takes the batch past a bound, is the reply; `change` undoes the
+    // lines before it. The bounds are checked after each line, so that a refused batch stops
+    // at the bound rather than run its 10,000 lines of OPEN ALL first.
     return try change(reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
-      let before = model.checkpoint
       for (request, number) in requests {
         do throws(ProtocolError) {
           try model.perform(request, limits: limits, changes: &changes)
+          try limits.checkRequest(changes.count, revision: model.revision)
         } catch {
-          model.restore(before, undoing: changes)
-          changes.removeAll()
           throw Batch.atLine(number, error)
         }
       }

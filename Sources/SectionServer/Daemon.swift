@@ -111,7 +111,9 @@ public enum Daemon {
     } catch {
       throw StartFailure("cannot read the config file \(path): \(error)")
     }
-    return try Config.parse(bytes, source: path)
+    let config = try Config.parse(bytes, source: path)
+    try config.check(options.editLimits, source: path)
+    return config
   }
 }
 

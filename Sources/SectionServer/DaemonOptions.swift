@@ -49,6 +49,12 @@ public struct DaemonOptions: Equatable {
       --max-section-items N    most items in one section (default 10000)
       --max-items N            most items in all sections together (default 1000000)
       --max-batch-lines N      most lines in one BATCH (default 10000)
+      --max-text-bytes N       most bytes of ids, titles and items in the whole list, which
+                               bounds the state file and the time a start takes to read it
+                               (default 33554432: 32 MiB)
+      --max-request-changes N  most changes one request may make, a BATCH's lines and each
+                               section OPEN ALL opens counted; bounds one loop turn (default
+                               100000; at least --max-sections + 1)
       --check-config           validate the config and exit
       --allow-insecure         start as root even if the config or state file is writable by others
       --verbose                log debug lines (clients connecting, client errors)
@@ -105,6 +111,8 @@ public struct DaemonOptions: Equatable {
       case "--max-section-items": options.editLimits.itemsPerSection = try count(for: argument)
       case "--max-items": options.editLimits.items = try count(for: argument)
       case "--max-batch-lines": options.editLimits.batchLines = try count(for: argument)
+      case "--max-text-bytes": options.editLimits.textBytes = try count(for: argument)
+      case "--max-request-changes": options.editLimits.requestChanges = try count(for: argument)
       case "--check-config": options.checkConfigOnly = true
       case "--allow-insecure": options.allowInsecure = true
       case "--verbose", "-v": options.verbose = true
@@ -115,6 +123,12 @@ public struct DaemonOptions: Equatable {
       default:
         throw UsageError(description: "unknown option \"\(argument)\"; see sectiond --help")
       }
+    }
+    if options.editLimits.requestChanges <= options.editLimits.sections {
+      throw UsageError(
+        description:
+          "--max-request-changes \(options.editLimits.requestChanges) is too small for --max-sections \(options.editLimits.sections): OPEN ALL makes a change per section; give at least \(options.editLimits.sections + 1)"
+      )
     }
     if noState && options.statePath != nil {
       throw UsageError(description: "--state and --no-state contradict each other; give one")
