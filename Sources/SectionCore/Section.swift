@@ -134,7 +134,9 @@ public struct Section: Equatable, Sendable {
     if text.isEmpty { return "is empty" }
     // Most text is printable ASCII: one pass over the bytes settles it (a start reads tens of
     // megabytes of it).
-    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return nil }
+    let utf8 = text.utf8
+    let printable = utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+    if printable ?? utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return nil }
     guard
       let bad = text.unicodeScalars.first(where: {
         $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) || $0 == "\u{2028}"

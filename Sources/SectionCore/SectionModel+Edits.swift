@@ -9,7 +9,7 @@ public struct EditLimits: Equatable, Sendable {
   /// file (at most about twice the text, a `"` costing two bytes in JSON, see
   /// `SavedState.maximumSize`), and so what a start must read back and how long that takes:
   /// the other limits alone allowed a gigabyte that the daemon then refused to read.
-  public var textBytes = 32 << 20
+  public var textBytes = 16 << 20
   /// Changes one request may make (OPEN ALL on 10,000 sections is 10,000; a BATCH is the sum
   /// of its lines). One loop turn does at most about twice this (see `SectionService.change`),
   /// so this is what bounds a turn: 100,000 OPEN/CLOSE changes take about 0.1 s of the release

@@ -179,16 +179,19 @@ public final class SectionService {
   /// A change that fails has changed nothing (edits check before they change, batches are
   /// undone by `apply`).
   ///
-  /// What one loop turn does is bounded: a change waits for the next turn (`.deferred`) once
-  /// the changes of this turn waiting for their save reach `EditLimits.requestChanges` or
-  /// their journal `Batch.byteLimit`, so a turn makes at most about two requests' worth of
-  /// changes, however many clients send at once.
+  /// What one request may do is bounded (`EditLimits.requestChanges`, `renderedLimit`): past
+  /// a bound it is `ERR LIMIT` and undone. What one loop turn does is bounded too: a change
+  /// waits for the next turn (`.deferred`) once the changes of this turn waiting for their
+  /// save reach `EditLimits.requestChanges` or render `Batch.byteLimit`, so a turn makes at
+  /// most about two requests' worth, however many clients send at once.
   func change(
     showing index: Int? = nil, reply: inout OutputQueue, showingMode: Bool = false,
     _ body: (inout SectionModel, inout [Change]) throws(ProtocolError) -> Void
   ) throws(ProtocolError) -> Outcome {
     let othersUnsaved = saved != nil
-    if othersUnsaved && (unsaved.count >= limits.requestChanges || journal.count >= Batch.byteLimit) {
+    if othersUnsaved
+      && (unsaved.count >= limits.requestChanges || journal.count + pendingEvents.count >= Batch.byteLimit)
+    {
       return .deferred
     }
     guard model.hasRoomForAChange else {
@@ -199,11 +202,15 @@ public final class SectionService {
     let before = model.checkpoint
     if !othersUnsaved { saved = .checkpoint(before) }
     changes.removeAll(keepingCapacity: true)
+    var renderedStepped = false
     do {
       try body(&model, &changes)
       try limits.checkRequest(changes.count, revision: model.revision)
+      renderedStepped = !changes.isEmpty
+      try recordChanges()
     } catch {
       if !changes.isEmpty { model.restore(before, undoing: changes) }
+      if renderedStepped { rebuildRendered() }
       changes.removeAll()
       if !othersUnsaved { saved = nil }
       throw error
@@ -215,21 +222,37 @@ public final class SectionService {
     if let index { rendered.appendSectionLine(index, open: model.isOpen(index), to: &reply.tail) }
     if showingMode { appendModeLine(to: &reply.tail) }
     appendStatus(to: &reply.tail)
-    guard !changes.isEmpty else { return .replied }
-    recordChanges()
-    return .changed
+    return changes.isEmpty ? .replied : .changed
   }
 
+  /// The most bytes of events and journal one request may render. Each event and journal
+  /// line of an edit repeats the section's id, so 10,000 one-byte ITEM INSERTs into a
+  /// section with a 4,000-byte id rendered 80 MB in one turn from a 200 KB batch; and
+  /// OPEN ALL on sections with long ids renders their ids once per OPEN ALL.
+  static let renderedLimit = 16 << 20
+
   /// Renders the events and journal lines of `changes`, keeping the rendered pieces in step
-  /// one change at a time (a batch's events name indices as they were at each step).
-  private func recordChanges() {
-    forgetRendered()
-    unsaved.append(contentsOf: changes)
+  /// one change at a time (a batch's events name indices as they were at each step). Past
+  /// `renderedLimit`, takes back what it rendered and throws: the caller undoes the changes
+  /// and renders the pieces again.
+  private func recordChanges() throws(ProtocolError) {
+    guard !changes.isEmpty else { return }
+    let (eventsStart, journalStart) = (pendingEvents.count, journal.count)
     for change in changes {
       rendered.apply(change)
       appendEvent(change, to: &pendingEvents)
       if case .reloaded = change { needsSnapshot = true } else { Journal.append(change, to: &journal) }
+      if pendingEvents.count - eventsStart + journal.count - journalStart > SectionService.renderedLimit {
+        pendingEvents.removeSubrange(eventsStart...)
+        journal.removeSubrange(journalStart...)
+        throw ProtocolError(
+          .limit,
+          "changes: their events and journal would take more than \(SectionService.renderedLimit) bytes (each repeats the section's id); nothing was applied; send fewer lines, or use shorter ids"
+        )
+      }
     }
+    forgetRendered()
+    unsaved.append(contentsOf: changes)
   }
 
   /// The unsaved changes are now in the state file: hand their events over for broadcast.
@@ -302,7 +325,8 @@ public final class SectionService {
     guard !changes.isEmpty else { return .replied }
     saved = .copy(lastSaved)
     rebuildRendered()
-    recordChanges()
+    // One change: far below the bound on what a request renders.
+    try recordChanges()
     return .changed
   }
 

@@ -51,7 +51,7 @@ public struct DaemonOptions: Equatable {
       --max-batch-lines N      most lines in one BATCH (default 10000)
       --max-text-bytes N       most bytes of ids, titles and items in the whole list, which
                                bounds the state file and the time a start takes to read it
-                               (default 33554432: 32 MiB)
+                               (default 16777216: 16 MiB)
       --max-request-changes N  most changes one request may make, a BATCH's lines and each
                                section OPEN ALL opens counted; bounds one loop turn (default
                                100000; at least --max-sections + 1)
