@@ -237,6 +237,9 @@ struct JSONParser {
     }
   }
 
+  // The string scanners below compare bytes with numbers, 0x22 for `"` and 0x5C for `\`: in
+  // the debug build the tests run, each `UInt8(ascii:)` is a call, dozens an escape.
+
   /// A string value. A string without escapes (most of them) becomes the String in one copy;
   /// one with escapes is decoded into `scratch` through pointers and made a String once.
   /// Appending scalar by scalar to a String cost 0.45 us an escape: a state file of 120 MB of
@@ -245,7 +248,7 @@ struct JSONParser {
     position += 1
     let start = position
     let (end, ascii) = plainRun(from: start)
-    if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+    if end < bytes.count, bytes[end] == 0x22 {
       position = end
       defer { position += 1 }
       return try validated(bytes[start..<end], ascii: ascii)
@@ -261,7 +264,7 @@ struct JSONParser {
       var seen: UInt8 = 0
       while index < buffer.count {
         let byte = buffer[index]
-        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+        if byte == 0x22 || byte == 0x5C || byte < 0x20 { break }
         seen |= byte
         index += 1
       }
@@ -279,15 +282,15 @@ struct JSONParser {
       var index = start
       while index < buffer.count {
         switch buffer[index] {
-        case UInt8(ascii: "\""): return index
-        case UInt8(ascii: "\\"): index += 2
+        case 0x22: return index
+        case 0x5C: index += 2
         default: index += 1
         }
       }
       return nil
     }
     let end = closing ?? bytes.count
-    if scratch.count < end - start { scratch = [UInt8](repeating: 0, count: end - start) }
+    if scratch.count < max(end - start, 1) { scratch = [UInt8](repeating: 0, count: max(end - start, 1)) }
     var ascii = ascii
     var problem: (at: Int, reason: String)?
     let length = scratch.withUnsafeMutableBufferPointer { output in
@@ -313,16 +316,27 @@ struct JSONParser {
           }
           return value
         }
+        // Raw pointers in the loop: also in the debug build the tests run, an escape then
+        // costs a few calls rather than a few dozen.
+        let (source, target) = (input.baseAddress!, output.baseAddress!)
+        var seen: UInt8 = 0
+        defer { ascii = ascii && seen < 0x80 }
         while from < end {
-          let byte = input[from]
-          if byte >= 0x20 && byte != UInt8(ascii: "\\") {
-            ascii = ascii && byte < 0x80
-            output[to] = byte
+          let byte = source[from]
+          if byte >= 0x20 && byte != 0x5C {
+            seen |= byte
+            target[to] = byte
             to += 1
             from += 1
             continue
           }
-          guard byte == UInt8(ascii: "\\") else {
+          if byte == 0x5C, from + 1 < end, let simple = JSONParser.simpleEscape(source[from + 1]) {
+            target[to] = simple
+            to += 1
+            from += 2
+            continue
+          }
+          guard byte == 0x5C else {
             problem = (from, "control character \(JSONParser.describe(byte)) in a string; escape it")
             break
           }
@@ -351,10 +365,10 @@ struct JSONParser {
             put(scalar)
             continue
           }
-          guard from + 1 < input.count, input[from] == UInt8(ascii: "\\"),
+          guard from + 1 < input.count, input[from] == 0x5C,
             input[from + 1] == UInt8(ascii: "u")
           else {
-            let consumed = from < input.count && input[from] == UInt8(ascii: "\\") ? 1 : 0
+            let consumed = from < input.count && input[from] == 0x5C ? 1 : 0
             problem = (from + consumed, "unpaired surrogate \\u\(String(first, radix: 16))")
             break
           }
@@ -382,12 +396,12 @@ struct JSONParser {
   /// What the escape `\<byte>` stands for, when it is one of the escapes of one character.
   private static func simpleEscape(_ byte: UInt8) -> UInt8? {
     switch byte {
-    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): byte
-    case UInt8(ascii: "b"): 0x08
-    case UInt8(ascii: "f"): 0x0C
-    case UInt8(ascii: "n"): 0x0A
-    case UInt8(ascii: "r"): 0x0D
-    case UInt8(ascii: "t"): 0x09
+    case 0x22, 0x5C, 0x2F: byte  // \" \\ \/
+    case 0x62: 0x08  // \b
+    case 0x66: 0x0C  // \f
+    case 0x6E: 0x0A  // \n
+    case 0x72: 0x0D  // \r
+    case 0x74: 0x09  // \t
     default: nil
     }
   }

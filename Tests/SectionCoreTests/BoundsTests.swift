@@ -288,3 +288,26 @@ import Testing
     #expect(model.sections[0].items == ["x\u{2066}", "y\u{202E}"])
   }
 }
+
+@Suite struct FastStringParsingTests {
+  /// Strings with escapes go through the decoder that writes through pointers: every escape,
+  /// every error position, and the edges (a lone quote leaves nothing to decode into).
+  @Test func escapedStringsRoundTrip() throws {
+    for text in ["\"", "\"\"", "a\"b\\c/", "\u{8}\u{C}\n\r\t", "caf\u{E9} \"\u{1F600}\"", "\u{0}\u{1F}", ""] {
+      var encoded: [UInt8] = []
+      JSON.appendString(text, to: &encoded)
+      #expect(try JSON.parse(encoded) == .string(text))
+    }
+    #expect(
+      try JSON.parse(Array(#"["\u00e9\"x", "\"", "\ud83d\ude00\\"]"#.utf8))
+        == .array([.string("é\"x"), .string("\""), .string("😀\\")]))
+    for (document, column) in [("\"", 2), ("\"\\\"", 4), ("\"\\\"abc", 7)] {
+      do {
+        _ = try JSON.parse(Array(document.utf8))
+        Issue.record("\(document) parsed")
+      } catch {
+        #expect(error == JSONError(line: 1, column: column, reason: "unterminated string"))
+      }
+    }
+  }
+}
