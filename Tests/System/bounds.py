@@ -30,7 +30,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sdlib import Client, Daemon, Results, config_json, require_binary  # noqa: E402
+from sdlib import Client, Daemon, config_json, run_parts  # noqa: E402
 
 MAX_REVISION = 2**63 - 1
 
@@ -272,17 +272,7 @@ PARTS = {"batch": batch, "text": text, "load": load, "subscribe": subscribe, "re
 
 
 def main(argv):
-    require_binary()
-    results = Results()
-    for name in argv or list(PARTS):
-        print(f"-- {name}", flush=True)
-        started = time.monotonic()
-        try:
-            PARTS[name](results)
-        except (OSError, RuntimeError) as error:
-            results.check(False, f"{name} ran to its end", repr(error))
-        print(f"-- {name}: {time.monotonic() - started:.1f} s", flush=True)
-    return results.finish()
+    return run_parts(PARTS, argv)
 
 
 if __name__ == "__main__":
