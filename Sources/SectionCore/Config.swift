@@ -8,6 +8,9 @@ public struct Config: Equatable, Sendable {
     self.sections = sections
   }
 
+  /// The largest config file the daemon reads.
+  public static let readLimit = 4 << 20
+
   /// Bytes of text of its sections (`Section.textBytes`).
   public var textBytes: Int { sections.reduce(0) { $0 + $1.textBytes } }
 

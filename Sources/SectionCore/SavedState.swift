@@ -100,6 +100,27 @@ public struct SavedState: Equatable, Sendable {
     buffer.append("]")
   }
 
+  /// The largest state file a list within `limits` can make, so that the limits can be
+  /// checked against what a start reads back. Titles and items cost at most two bytes a byte
+  /// of text (JSON escapes `"` and `\\`; control characters are refused), ids are written
+  /// twice unescaped (the "sections" map and the list); each item adds its quotes and comma,
+  /// each section its keys and its opened-at revision; the ids of config sections in
+  /// "deleted" and "edited" are at most the config's, which is read up to 4 MiB. About 44 MB
+  /// with the default limits.
+  public static func maximumSize(for limits: EditLimits) -> Int {
+    let perSection = #"{"id":"","title":"","items":[],"origin":"client"},\n"":9223372036854775807,"#.utf8
+      .count
+    // Every item holds a byte of text at least, every section two (its id and title).
+    let text = limits.textBytes
+    let (items, sections) = (min(limits.items, text), min(limits.sections, text / 2))
+    let (each, overflow) = [2 * text, 3 * items, perSection * sections, 2 * Config.readLimit, 256]
+      .reduce((0, false)) { sum, part in
+        let (total, over) = sum.0.addingReportingOverflow(part)
+        return (total, sum.1 || over)
+      }
+    return overflow ? .max : each
+  }
+
   /// Reads a state file's bytes; anything unexpected is an error, so a damaged file is set aside
   /// rather than half-trusted.
   public static func decode(_ bytes: some Collection<UInt8>) throws(ConfigError) -> SavedState {

@@ -6,7 +6,7 @@ public struct EditLimits: Equatable, Sendable {
   public var items = 1_000_000
   public var batchLines = 10_000
   /// Bytes of text (ids, titles and items) in the whole list. This is what bounds the state
-  /// file (at most about twice the text, a `"` costing two bytes in JSON, see
+  /// file (about twice the text at most, a `"` costing two bytes in JSON: see
   /// `SavedState.maximumSize`), and so what a start must read back and how long that takes:
   /// the other limits alone allowed a gigabyte that the daemon then refused to read.
   public var textBytes = 16 << 20

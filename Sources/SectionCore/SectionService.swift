@@ -229,7 +229,7 @@ public final class SectionService {
   /// line of an edit repeats the section's id, so 10,000 one-byte ITEM INSERTs into a
   /// section with a 4,000-byte id rendered 80 MB in one turn from a 200 KB batch; and
   /// OPEN ALL on sections with long ids renders their ids once per OPEN ALL.
-  static let renderedLimit = 16 << 20
+  public static let renderedLimit = 16 << 20
 
   /// Renders the events and journal lines of `changes`, keeping the rendered pieces in step
   /// one change at a time (a batch's events name indices as they were at each step). Past

@@ -130,6 +130,16 @@ public struct DaemonOptions: Equatable {
           "--max-request-changes \(options.editLimits.requestChanges) is too small for --max-sections \(options.editLimits.sections): OPEN ALL makes a change per section; give at least \(options.editLimits.sections + 1)"
       )
     }
+    // What the limits let clients write must be read back at the next start: the state file,
+    // and its journal, which `StateStore` compacts once it is past twice the state file (plus
+    // one loop turn's changes, two requests' worth of events and journal at the most).
+    let stateFile = SavedState.maximumSize(for: options.editLimits)
+    if stateFile > (StateStore.readLimit - 2 * SectionService.renderedLimit) / 3 {
+      throw UsageError(
+        description:
+          "the limits let clients grow a state file of \(stateFile) bytes, which with its journal is more than a start reads (\(StateStore.readLimit) bytes); lower --max-text-bytes, --max-items or --max-sections"
+      )
+    }
     if noState && options.statePath != nil {
       throw UsageError(description: "--state and --no-state contradict each other; give one")
     }

@@ -311,3 +311,44 @@ import Testing
     }
   }
 }
+
+@Suite struct StateFileBoundTests {
+  /// The worst text for each part of the file: items of one `"` (five bytes in JSON for one of
+  /// text), items of 4,000 `"`, sections with long ids. Each stays within `maximumSize`.
+  @Test func theWorstStatesStayWithinTheMaximum() throws {
+    var limits = EditLimits()
+    limits.textBytes = 32 << 10
+    limits.items = 100_000
+    limits.sections = 1_000
+    limits.itemsPerSection = 100_000
+    let maximum = SavedState.maximumSize(for: limits)
+    func fill(_ lines: (Int) -> String) -> Int {
+      let harness = Harness(config(.multi, [("a", [], false)]), limits: limits)
+      var number = 0
+      while harness.send(lines(number)).0.hasPrefix("OK") {
+        number += 1
+        _ = harness.commit()
+      }
+      var bytes: [UInt8] = []
+      harness.service.encodeState(into: &bytes)
+      #expect(bytes.count <= maximum, "\(bytes.count) > \(maximum)")
+      return bytes.count
+    }
+    let quotes = String(repeating: "\"", count: 4000)
+    let shortItems = fill { _ in "ITEM INSERT a end \"" }
+    let longItems = fill { _ in "ITEM INSERT a end \(quotes)" }
+    let longIDs = fill { "INSERT end s\($0)" + String(repeating: "x", count: 3000) + " \"" }
+    #expect(shortItems > 5 * (32 << 10) - 100)
+    #expect(longItems > 2 * (32 << 10) - 8100)
+    #expect(longIDs > 2 * (32 << 10) - 6100)
+  }
+
+  /// The defaults' state file, and its journal at twice that, fit well inside what a start reads.
+  @Test func theDefaultsFitWhatAStartReads() {
+    let maximum = SavedState.maximumSize(for: EditLimits())
+    #expect(maximum < 48_000_000)
+    var huge = EditLimits()
+    huge.textBytes = 1 << 30
+    #expect(SavedState.maximumSize(for: huge) > 1 << 31)
+  }
+}
