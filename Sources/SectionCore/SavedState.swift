@@ -105,7 +105,7 @@ public struct SavedState: Equatable, Sendable {
   /// of text (JSON escapes `"` and `\\`; control characters are refused), ids are written
   /// twice unescaped (the "sections" map and the list); each item adds its quotes and comma,
   /// each section its keys and its opened-at revision; the ids of config sections in
-  /// "deleted" and "edited" are at most the config's, which is read up to 4 MiB. About 44 MB
+  /// "deleted" and "edited" are at most the config's, which is read up to 4 MiB. 45.7 MB
   /// with the default limits.
   public static func maximumSize(for limits: EditLimits) -> Int {
     let perSection = #"{"id":"","title":"","items":[],"origin":"client"},\n"":9223372036854775807,"#.utf8
