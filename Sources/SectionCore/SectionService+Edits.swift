@@ -2,7 +2,11 @@
 extension SectionService {
   /// Applies a batch's lines as one change: every line is parsed first, then they are applied
   /// in order; the first that fails undoes the others, and is the reply.
+  /// A batch that must wait for the next turn waits before its lines are parsed: when many
+  /// clients end batches in one turn, each that waits would otherwise parse its 10,000 lines
+  /// again every turn it waits.
   func apply(_ batch: Batch, reply: inout OutputQueue) throws(ProtocolError) -> Outcome {
+    if turnIsFull { return .deferred }
     if let problem = batch.problem { throw problem }
     var requests: [(Request, Int)] = []
     requests.reserveCapacity(batch.count)

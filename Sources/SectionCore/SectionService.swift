@@ -189,11 +189,7 @@ public final class SectionService {
     _ body: (inout SectionModel, inout [Change]) throws(ProtocolError) -> Void
   ) throws(ProtocolError) -> Outcome {
     let othersUnsaved = saved != nil
-    if othersUnsaved
-      && (unsaved.count >= limits.requestChanges || journal.count + pendingEvents.count >= Batch.byteLimit)
-    {
-      return .deferred
-    }
+    if turnIsFull { return .deferred }
     guard model.hasRoomForAChange else {
       if othersUnsaved { return .deferred }
       reply.append(contentsOf: ProtocolError.revisionsExhausted.line)
@@ -223,6 +219,13 @@ public final class SectionService {
     if showingMode { appendModeLine(to: &reply.tail) }
     appendStatus(to: &reply.tail)
     return changes.isEmpty ? .replied : .changed
+  }
+
+  /// Whether this turn's unsaved changes already hold about a request's worth: then further
+  /// changes wait for the next turn (see `change`).
+  var turnIsFull: Bool {
+    saved != nil
+      && (unsaved.count >= limits.requestChanges || journal.count + pendingEvents.count >= Batch.byteLimit)
   }
 
   /// The most bytes of events and journal one request may render. Each event and journal

@@ -79,7 +79,13 @@ import Testing
     #expect(harness.send("OPEN ALL").1 == .changed)
     #expect(harness.send("TOGGLE 0").1 == .changed)
     #expect(harness.send("TOGGLE 1").1 == .deferred)
+    // A batch waits whole, before its lines are even parsed, and stays open for its retry.
+    _ = harness.send("BATCH")
+    _ = harness.send("TOGGLE 2")
+    #expect(harness.send("END").1 == .deferred)
+    #expect(harness.batch != nil)
     _ = harness.commit()
+    #expect(harness.send("END") == ("OK 7\n", .changed))
     #expect(harness.send("TOGGLE 1").1 == .changed)
   }
 
