@@ -6,6 +6,8 @@ held for its own request but not together with the others, over time, or at the 
              blocked every client for seconds and kept gigabytes: it is refused with
              ERR LIMIT and nothing applied, other clients are answered meanwhile, and the
              memory of a large accepted one is given back.
+  turn       eight clients end batches of 100,000 changes in one turn: the turn does one, the
+             others wait for the next turns, and a PING is answered before most are done.
   text       a list grown with the default limits to the default text bound, of items that
              JSON escapes at two bytes a character, is read back whole at the next start
              (it used to write a state file the daemon refused: every edit lost); past the
@@ -102,6 +104,45 @@ def batch(results):
             after = (daemon.rss_kib() - before_rss) / 1024
             results.check(after < 48, "the memory of that large turn is given back",
                           f"RSS {after:.1f} MiB above the start after it")
+
+
+def turn(results):
+    # Eight control clients end a BATCH of 100,000 changes each in the same turn: the turn
+    # does one of them and the rest wait for the next turns, so a PING sent with them waits
+    # a turn or two, not for all eight in one (before: every one in that turn).
+    ids = [f"s{n}" for n in range(1000)]
+    with Daemon(config=config_json(ids)) as daemon:
+        daemon.start(timeout=30)
+        body = "".join("OPEN ALL\n" if n % 2 == 0 else "CLOSE ALL\n" for n in range(100))
+        clients = [daemon.connect(timeout=120) for _ in range(8)]
+        with daemon.connect(timeout=120) as alone:
+            alone.request("PING")
+            begun = time.monotonic()
+            alone.request("BATCH\n" + body + "END")
+            one = time.monotonic() - begun
+            for client in clients:
+                client.send("BATCH\n" + body)
+            time.sleep(0.5)
+            go = threading.Event()
+            thread, pinged = ping_during(daemon.readonly_socket, go, 120)
+            time.sleep(0.2)
+            begun = time.monotonic()
+            for client in clients:
+                client.send("END\n")
+            go.set()
+            replies = [client.read_reply()[-1] for client in clients]
+            took = time.monotonic() - begun
+            thread.join(120)
+        for client in clients:
+            client.close()
+        waited = pinged.get("waited")
+        results.check(all(r.startswith("OK ") for r in replies), "eight batches of 100,000 changes are all applied",
+                      f"in {took:.2f} s; one alone took {one:.2f} s")
+        # Before, the eight went in one turn and the PING was answered at its end, with them all.
+        results.check(waited is not None and waited < took / 2,
+                      "a PING sent with them is answered before most of them are done",
+                      "no answer" if waited is None else
+                      f"{waited * 1000:.0f} ms, all eight {took * 1000:.0f} ms (one alone: {one * 1000:.0f} ms)")
 
 
 # ---------------------------------------------------------------- the list's text
@@ -266,7 +307,7 @@ def bidi(results):
             results.check(reply[-1].startswith("OK "), "text in other scripts is still accepted", reply[-1])
 
 
-PARTS = {"batch": batch, "text": text, "load": load, "subscribe": subscribe, "revision": revision,
+PARTS = {"batch": batch, "turn": turn, "text": text, "load": load, "subscribe": subscribe, "revision": revision,
          "bidi": bidi}
 
 
