@@ -139,14 +139,15 @@ def warn_if_link_order_stale(binpath):
             "binary; run scripts/order-file.py, or idle RSS grows")
 
 
-def build_loadgen(outdir):
-    src = os.path.join(BENCH, "loadgen.c")
-    exe = os.path.join(outdir, "loadgen")
+def build_c(name, outdir):
+    """Compiles bench/NAME.c (the load generator, or the floor server) into outdir."""
+    src = os.path.join(BENCH, f"{name}.c")
+    exe = os.path.join(outdir, name)
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
     r = subprocess.run([cc, "-O2", "-Wall", "-o", exe, src], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=120)
     if r.returncode != 0:
-        raise SystemExit("bench: compiling loadgen failed:\n" + r.stdout)
+        raise SystemExit(f"bench: compiling {name}.c failed:\n" + r.stdout)
     return exe
 
 
@@ -283,9 +284,9 @@ class Server:
 
 
 class Env:
-    def __init__(self, args, prof, tmp, sectiond, redis, loadgen):
+    def __init__(self, args, prof, tmp, sectiond, redis, loadgen, floor):
         self.args, self.prof, self.tmp = args, prof, tmp
-        self.sectiond, self.redis, self.loadgen = sectiond, redis, loadgen
+        self.sectiond, self.redis, self.loadgen, self.floor = sectiond, redis, loadgen, floor
         self.big_config = write_configs(tmp)
         self.list_config = write_list_config(tmp)
         self.long_list_config = write_list_config(tmp, sections=9900, items=10,
@@ -304,18 +305,26 @@ class Env:
             argv += ["--config", config or self.big_config]
         return argv + list(extra)
 
-    def redis_argv(self, aof=False, extra=()):
+    def redis_argv(self, aof=False, extra=(), sync=False):
         t = self.tmp
         argv = [self.redis, "--port", "0", "--unixsocket", f"{t}/r.sock", "--save", "",
                 "--maxclients", "10100", "--daemonize", "no", "--dir", f"{t}/redis-data",
                 "--logfile", ""]
         if aof:
-            argv += ["--appendonly", "yes", "--appendfsync", "everysec"]
+            argv += ["--appendonly", "yes", "--appendfsync", "always" if sync else "everysec"]
         return argv + list(extra)
 
-    def server(self, kind, demo=False, aof=False, big_list=False, long_list=False):
+    def server(self, kind, demo=False, aof=False, big_list=False, long_list=False, sync=False):
+        """sync: sectiond with --sync, redis with appendfsync always (with aof)."""
         t = self.tmp
+        if kind == "floor":
+            return Server(kind, [self.floor, "--socket", f"{t}/f.sock"], f"{t}/f.sock",
+                          f"{t}/floor.log", self.server_cpu)
         if kind == "sectiond":
+            if sync:
+                return Server(kind, self.sectiond_argv(extra=["--sync"]), f"{t}/s.sock",
+                              f"{t}/sectiond.log", self.server_cpu,
+                              cleanup=(f"{t}/state.json", f"{t}/state.json.journal"))
             # the list scenarios grow items without end: lift the limits out of the way
             config, extra = ((self.long_list_config if long_list else self.list_config,
                               ["--max-section-items", "100000000", "--max-items", "100000000"])
@@ -324,7 +333,7 @@ class Env:
                           f"{t}/s.sock", f"{t}/sectiond.log", self.server_cpu,
                           cleanup=(f"{t}/state.json", f"{t}/state.json.journal"))
         os.makedirs(f"{t}/redis-data", exist_ok=True)
-        s = Server(kind, self.redis_argv(aof=aof), f"{t}/r.sock", f"{t}/redis.log",
+        s = Server(kind, self.redis_argv(aof=aof, sync=sync), f"{t}/r.sock", f"{t}/redis.log",
                    self.server_cpu, cleanup=())
         shutil.rmtree(f"{t}/redis-data", ignore_errors=True)
         os.makedirs(f"{t}/redis-data")
@@ -349,21 +358,24 @@ class Env:
 
 
 def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), replies=1,
-               long_list=False):
+               long_list=False, sync=False, peer="redis"):
     """edit: the sectiond requests on the 1,000 x 100 list (issue 11; long_list: 9,900 x 10),
     each connection sending them in turn, against redis_edit with AOF (a request answered by
-    `replies` replies)."""
+    `replies` replies). sync: sectiond --sync against redis appendfsync always. peer "floor":
+    PING against bench/floor.c instead of redis (the second kind measured is the peer)."""
     def measure(env, kind):
         p = env.prof
-        if kind == "sectiond":
+        if kind != "sectiond" and peer == "floor":
+            kind = "floor"
+        if kind in ("sectiond", "floor"):
             cmds = edit or ("TOGGLE %d\\n" if write else "PING\\n",)
             per_request = 1
         else:
             cmds = redis_edit if write or edit else ("PING\\r\\n",)
             per_request = replies if edit else 1
         with env.server(kind, aof=write or bool(edit), big_list=bool(edit),
-                        long_list=long_list).start() as srv:
-            res = env.run_loadgen(kind, srv.sock,
+                        long_list=long_list, sync=sync).start() as srv:
+            res = env.run_loadgen("redis" if kind == "redis" else "sectiond", srv.sock,
                                   ["--server-pid", str(srv.proc.pid),
                                    "rps", "-c", str(p["conns"]), "-d", str(depth),
                                    "-t", str(p["seconds"]), "-w", str(p["warmup"]),
@@ -375,7 +387,53 @@ def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), re
         if res["errors"]:
             raise RuntimeError(f"{res['errors']} error replies")
         return res["rps"], res
+    measure.peer = peer
     return measure
+
+
+def read_latency_under_flood(env, kind):
+    """Issue 19 item 4: four control clients flood TOGGLEs (2,000 in flight each, as fast as
+    the daemon answers); one read-only client sends LIST, waits for the reply, and again.
+    The figure is the 99th percentile of those LIST round trips: a read waits for one save
+    at most, however many changes are pipelined."""
+    if kind != "sectiond":
+        raise Skip("sectiond only")
+    p = env.prof
+    seconds = max(p["seconds"], 0.5)
+    with env.server(kind).start() as srv:
+        flood = subprocess.Popen(
+            env.loadgen_argv("sectiond", srv.sock,
+                             ["rps", "-c", "4", "-d", "2000", "-t", str(seconds + 1.0), "-w", "0",
+                              "--cmd", "TOGGLE %d\\n"]),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=pin_to(env.loadgen_cpu))
+        waits = []
+        try:
+            time.sleep(0.3)
+            with socket.socket(socket.AF_UNIX) as s:
+                s.settimeout(p["timeout"])
+                s.connect(os.path.join(env.tmp, "readonly.sock"))
+                end = time.monotonic() + seconds
+                data = b""
+                while time.monotonic() < end:
+                    t0 = time.monotonic()
+                    s.sendall(b"LIST\n")
+                    while not (data.startswith(b"OK") or b"\nOK" in data):
+                        chunk = s.recv(1 << 16)
+                        if not chunk:
+                            raise RuntimeError("sectiond closed the reader's connection")
+                        data += chunk
+                    waits.append((time.monotonic() - t0) * 1e3)
+                    data = b""
+        finally:
+            out, err = flood.communicate(timeout=seconds + p["timeout"])
+        if flood.returncode != 0:
+            raise RuntimeError(f"flooding loadgen failed: {err.decode(errors='replace').strip()}")
+        if srv.proc.poll() is not None:
+            raise RuntimeError(f"sectiond died during the run: {srv.log_tail()}")
+    waits.sort()
+    p99 = waits[min(len(waits) - 1, int(len(waits) * 0.99))]
+    return p99, dict(lists=len(waits), median_ms=statistics.median(waits), max_ms=waits[-1],
+                     flood=json.loads(out.decode().strip().splitlines()[-1]))
 
 
 def fanout(subs_key, reps_key):
@@ -712,8 +770,18 @@ SCENARIOS = [
      "higher", ("ratio", 1.0)),
     ("ping_c50_d16", "PING, 50 conns x 16 in flight", "req/s", throughput(16), "runs",
      "higher", ("ratio", 1.0)),
+    ("ping_floor_c50_d1", "PING, 50 x 1 / C floor server", "req/s", throughput(1, peer="floor"),
+     "runs", "higher", ("ratio", 0.95)),
+    ("ping_floor_c50_d16", "PING, 50 x 16 / C floor server", "req/s",
+     throughput(16, peer="floor"), "runs", "higher", ("ratio", 0.75)),
     ("write_c50_d1", "TOGGLE i / INCR k (AOF), 50 x 1", "req/s", throughput(1, write=True),
      "runs", "higher", ("ratio", 1.0)),
+    ("write_c50_d16", "TOGGLE i / INCR k (AOF), 50 x 16", "req/s", throughput(16, write=True),
+     "runs", "higher", ("ratio", 1.5)),
+    ("write_sync_c50_d16", "TOGGLE --sync / INCR fsync always, 50x16", "req/s",
+     throughput(16, write=True, sync=True), "runs", "higher", ("ratio", 1.0)),
+    ("read_p99_flood4", "LIST p99 while 4 clients flood TOGGLE", "ms", read_latency_under_flood,
+     "other_runs", "lower", ("abs", 50.0)),
     ("toggle_list_c50_d1", "TOGGLE i, 1000x100 list / INCR (AOF)", "req/s",
      throughput(1, edit=("TOGGLE %d\\n",)), "runs", "higher", ("ratio", 0.8)),
     ("insert_list_c50_d1", "INSERT 0 / DELETE in turn, 1000x100 / INCR", "req/s",
@@ -804,9 +872,10 @@ def main():
     if not sectiond:
         log("bench: SKIPPING the sectiond side: no sectiond binary (figures show n/a)")
     tmp = tempfile.mkdtemp(prefix="sectiond-bench-")
-    loadgen = build_loadgen(tmp)
+    loadgen = build_c("loadgen", tmp)
+    floor = build_c("floor", tmp)  # the floor under sectiond's PING: reads lines, answers OK
     nofile = raise_nofile(max(prof["fan9_subs"], prof["idle_conns"]) * 2 + 1024)
-    env = Env(args, prof, tmp, sectiond, redis, loadgen)
+    env = Env(args, prof, tmp, sectiond, redis, loadgen, floor)
     log(f"bench: {mode} run in {tmp}; RLIMIT_NOFILE={nofile[0]}; "
         f"server on cpu {env.server_cpu}, loadgen on cpu {env.loadgen_cpu}")
 
@@ -854,8 +923,9 @@ def main():
             pairs = [a / b for a, b in zip(figs["sectiond"], figs["redis"]) if b]
             paired = statistics.median(pairs) if pairs else None
             kind_t, val = target
+            peer = getattr(measure, "peer", "redis")
             if kind_t == "ratio":
-                tgt = f"{'>=' if better == 'higher' else '<='} {val:.1f}x redis"
+                tgt = f"{'>=' if better == 'higher' else '<='} {val:.2g}x {peer}"
                 if ratio is None:
                     met = None
                 else:
@@ -863,7 +933,7 @@ def main():
             else:
                 tgt = f"<= {val:g} {unit}"
                 met = None if s is None else s <= val
-            results.append(dict(name=name, scenario=label, unit=unit, better=better,
+            results.append(dict(name=name, scenario=label, unit=unit, better=better, peer=peer,
                                 sectiond=s, redis=rd, ratio=ratio, paired_ratio=paired,
                                 target=tgt, met=met,
                                 sectiond_runs=figs["sectiond"], redis_runs=figs["redis"],
@@ -872,7 +942,7 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
     # the table
-    head = ("scenario", "sectiond", "redis", "ratio", "target", "met?")
+    head = ("scenario", "sectiond", "peer", "ratio", "target", "met?")
     rows = []
     for r in results:
         rows.append((r["scenario"], fmt_num(r["sectiond"], r["unit"]),
@@ -883,8 +953,8 @@ def main():
     line = lambda cells: "| " + " | ".join(  # noqa: E731
         c.ljust(w) if i == 0 or i == 4 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
     ) + " |"
-    print(f"\nsectiond vs redis-server ({mode}; medians of {prof['runs']} runs for throughput, "
-          f"{prof['other_runs']} for the rest; ratio = sectiond / redis)")
+    print(f"\nsectiond vs redis-server or the C floor server ({mode}; medians of {prof['runs']} "
+          f"runs for throughput, {prof['other_runs']} for the rest; ratio = sectiond / peer)")
     print(line(head))
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row in rows:

@@ -279,6 +279,19 @@ def percentile(values, p):
     return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
 
 
+def run_parts(parts, argv):
+    """Runs the named parts of a driver (all of them without names), each given a `Results`,
+    timing each; returns the exit status."""
+    require_binary()
+    results = Results()
+    for name in argv or list(parts):
+        print(f"-- {name}", flush=True)
+        started = time.monotonic()
+        parts[name](results)
+        print(f"-- {name}: {time.monotonic() - started:.1f} s", flush=True)
+    return results.finish()
+
+
 def require_binary():
     if not os.access(sectiond_path(), os.X_OK):
         print(f"no sectiond at {sectiond_path()}; build first (swift build) or set BUILD_DIR", file=sys.stderr)
