@@ -696,9 +696,10 @@ def load_bound_state(env, kind):
 
 def turn_of(path, head, last, timeout=60):
     """Sends `head` (a batch's lines), then `last` (the line that completes the request) on
-    one connection and, at once, PING on another that was idle: the PING's reply waits for
-    the loop turn that does the request (and its save). Returns (the request's reply, ms until
-    the PING's)."""
+    one connection and, at once, PING on another that was idle. The request's reply comes
+    after its turn's save; the PING's after the work of the turn that reads it (replies that
+    wait for nothing go out during the turn). Returns (the request's reply, the longer of the
+    two waits in ms)."""
     with socket.socket(socket.AF_UNIX) as c, socket.socket(socket.AF_UNIX) as p:
         for s in (c, p):
             s.settimeout(timeout)
@@ -711,18 +712,19 @@ def turn_of(path, head, last, timeout=60):
         c.sendall(last)
         p.sendall(b"PING\n")
         p.recv(64)
-        took = (time.monotonic() - begun) * 1000
+        pinged = time.monotonic() - begun
         reply = b""
         while not (reply.endswith(b"\n") and reply.rsplit(b"\n", 2)[-2][:3] in (b"OK", b"OK ", b"ERR")):
             chunk = c.recv(1 << 16)
             if not chunk:
                 break
             reply += chunk
-        return reply.decode(errors="replace").strip().splitlines()[-1], took
+        replied = time.monotonic() - begun
+        return reply.decode(errors="replace").strip().splitlines()[-1], max(pinged, replied) * 1000
 
 
 def worst_turn(env, kind):
-    """The longest loop turn the worst requests the defaults accept make: OPEN ALL / CLOSE ALL
+    """The longest loop turn the worst requests the defaults accept make (see `turn_of`): OPEN ALL / CLOSE ALL
     on 10,000 sections up to --max-request-changes, ITEM INSERTs into a section with a
     4,000-byte id up to what a request may render, and the first change after a start with
     the largest state (which writes the whole state file)."""
