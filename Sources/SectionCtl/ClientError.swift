@@ -56,8 +56,8 @@ enum ClientError: Error, Equatable {
         + "(wait longer with --timeout SECONDS, 0 for no limit)"
     case .lineTooLong(let path):
       return
-        "the daemon on \(path) sent a line longer than \(LineReader.maximumLineLength >> 20) MiB, more than "
-        + "sectiond sends at any limits it accepts; is it sectiond?"
+        "the daemon on \(path) sent a line longer than \(LineReader.maximumLineLength >> 20) MiB, which "
+        + "sectiond does not send at its default limits (at most about 41 MB); is it sectiond?"
     case .daemon(let code, let message):
       return message.isEmpty ? "the daemon answered \(code)" : message
     case .malformedReply(let line):

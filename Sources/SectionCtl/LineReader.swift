@@ -6,9 +6,10 @@ import Glibc
 /// `maximumLineLength`, so a server that never sends LF cannot make sectionctl take all memory.
 struct LineReader {
   /// The longest line sectionctl reads. The longest sectiond sends is a `state` line with
-  /// every section open: at the default 10,000 sections of ids up to ~4,080 bytes (a request
-  /// line holds 4,096), about 41 MB. 64 MiB is above that with room, and what one hostile
-  /// line can cost.
+  /// every section open: its ids count toward `--max-text-bytes` (16 MiB by default), and even
+  /// with that raised, the default 10,000 sections of ids up to ~4,080 bytes (a request line
+  /// holds 4,096) make about 41 MB. 64 MiB is above that with room, and what one hostile line
+  /// can cost.
   static let maximumLineLength = 64 << 20
 
   /// The socket, for the error.
