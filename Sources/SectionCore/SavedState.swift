@@ -100,6 +100,16 @@ public struct SavedState: Equatable, Sendable {
     buffer.append("]")
   }
 
+  /// The format of a state file written by a newer sectiond than this one (nil for any other
+  /// file): such a file is not damaged, and must be neither read nor set aside, lest a downgrade
+  /// lose the state. Asked only of a file `decode` refused.
+  public static func newerFormat(in bytes: some Collection<UInt8>) -> Int64? {
+    guard let document = try? JSON.parse(bytes), case .integer(let format) = document["format"] ?? .null,
+      format > SavedState.format
+    else { return nil }
+    return format
+  }
+
   /// Reads a state file's bytes; anything unexpected is an error, so a damaged file is set aside
   /// rather than half-trusted.
   public static func decode(_ bytes: some Collection<UInt8>) throws(ConfigError) -> SavedState {
