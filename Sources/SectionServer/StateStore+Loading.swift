@@ -47,9 +47,11 @@ extension StateStore {
     case .missing: return nil
     case .loaded(let state): base = state
     case .damaged(let problem):
-      guard case .loaded(let previous) = try readState(spare) else {
+      let fallback = try readState(spare)
+      guard case .loaded(let previous) = fallback else {
+        let why = if case .damaged(let why) = fallback { "unreadable too (\(why))" } else { "missing" }
         setAside(
-          family, because: "\(path) is unreadable (\(problem)), and so is \(spare)",
+          family, because: "\(path) is unreadable (\(problem)), and the previous one, \(spare), is \(why)",
           then: "started from the config")
         return nil
       }
