@@ -71,11 +71,6 @@ public struct FileDescriptor: Hashable, Sendable {
     return FileSystem.Status(info)
   }
 
-  /// A second descriptor of the same open file (close-on-exec), for another thread to keep.
-  public func duplicate() throws -> FileDescriptor {
-    FileDescriptor(rawValue: try retrying("fcntl(F_DUPFD_CLOEXEC)") { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) })
-  }
-
   public func setNonBlocking() throws {
     let flags = try retrying("fcntl") { fcntl(rawValue, F_GETFL) }
     _ = try retrying("fcntl") { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }

@@ -116,9 +116,13 @@ public enum FileSystem {
   }
 
   /// Puts the spare `fd` (from `writeSpare`) in place of `path` and closes it; with `sync`,
-  /// only once its data is on disk, and the directory is fsynced after, so that the new name
-  /// survives a power cut too.
-  public static func swapIn(_ fd: FileDescriptor, as path: String, sync: Bool) throws {
+  /// only once its data is on disk, and the directory (`directory`, or opened by its name) is
+  /// fsynced after, so that the new name survives a power cut too.
+  public static func swapIn(
+    _ fd: FileDescriptor, as path: String, sync: Bool, directory: FileDescriptor? = nil
+  )
+    throws
+  {
     let spare = path + ".tmp"
     do {
       if sync { try fd.sync(subject: spare) }
@@ -128,7 +132,12 @@ public enum FileSystem {
     }
     fd.close()
     try exchangeOrRename(spare, path)
-    if sync { try syncDirectory(directoryName(of: path)) }
+    guard sync else { return }
+    if let directory {
+      try directory.sync(subject: directoryName(of: path))
+    } else {
+      try syncDirectory(directoryName(of: path))
+    }
   }
 
   /// fsyncs the directory `path`: the names made or changed in it survive a power cut.

@@ -45,7 +45,7 @@ public enum Daemon {
     ProcessInfo.ignoreBrokenPipes()
     ProcessInfo.raiseFileLimit(to: options.maxClients + 64)
     let config = try loadConfig(options)
-    let store = try options.statePath.map { try StateStore(path: $0, policy: options.fsync) }
+    let store = options.statePath.map { StateStore(path: $0, policy: options.fsync) }
     defer { store?.close() }
     try Security.checkFiles(options, statePath: store?.path)
     let saved: SavedState?

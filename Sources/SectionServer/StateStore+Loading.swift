@@ -28,13 +28,14 @@ extension StateStore {
   }
 
   /// Creates the state file's directory when it is missing (private: it is ours alone), and
-  /// refuses one that other users can write, unless `allowInsecure`.
+  /// refuses one that other users can write, unless `allowInsecure`. Starts the syncer.
   func prepareDirectory(allowInsecure: Bool) throws {
     let directory = directoryName(of: path)
     try FileSystem.makeDirectories(directory, permissions: 0o700)
     if !allowInsecure, let problem = FileSystem.privateDirectoryProblem(directory) {
       throw StartFailure("unsafe state directory: \(problem); or start with --allow-insecure")
     }
+    try startSyncer(in: directory)
   }
 
   /// The saved state with the journals replayed, or nil when there is none (or nothing in it

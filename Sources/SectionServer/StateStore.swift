@@ -52,18 +52,24 @@ final class StateStore {
   /// a start that recovered from a crash (the journals may not add up again after a second
   /// one), and after a background fsync failed.
   var durableSaveNeeded = false
-  /// The background half of `everySecond`.
-  private let syncer: StateSyncer?
+  /// The background half of `everySecond`, started once the directory is known to be there.
+  /// It shares the journal's descriptor: with a syncer, a journal is closed by it, never here.
+  private var syncer: StateSyncer?
   /// Compactions handed to the syncer; fewer finished means one is under way.
   private var compactionsStarted = 0
   /// The largest state file or journal read at start.
   static let readLimit = 1 << 30
 
-  init(path: String, policy: FsyncPolicy) throws {
+  init(path: String, policy: FsyncPolicy) {
     self.path = path
     self.policy = policy
-    syncer = policy == .everySecond ? try StateSyncer() : nil
     fillReserve()
+  }
+
+  /// With `everySecond`, starts the syncer, holding `directory` (the state file's) open.
+  func startSyncer(in directory: String) throws {
+    guard policy == .everySecond, syncer == nil else { return }
+    syncer = try StateSyncer(directory: FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY))
   }
 
   func save(_ service: SectionService) throws {
@@ -97,13 +103,7 @@ final class StateStore {
     let fd = try withReserve { try FileSystem.openPrivateFile(journalPath, appending: true) }
     journal = fd
     journalSize = (try? fd.status().size) ?? 0
-    do {
-      try syncer?.switchJournal(to: fd.duplicate())
-    } catch {
-      journal = nil
-      fd.close()
-      throw error
-    }
+    syncer?.switchJournal(to: fd)
   }
 
   /// Appends the group of unsaved changes to the journal, with its checksum.
@@ -147,7 +147,7 @@ final class StateStore {
     try withReserve { try FileSystem.replaceAtomically(path, with: bytes, sync: policy != .never) }
     stateSize = bytes.count
     // Every journal now holds only groups the state file has: the journal starts empty.
-    journal?.close()
+    if syncer == nil { journal?.close() }
     journal = nil
     journalSize = 0
     durableSaveNeeded = false
@@ -161,7 +161,7 @@ final class StateStore {
         try FileSystem.remove(nextJournalPath)
         if policy != .never { try FileSystem.syncDirectory(directoryName(of: path)) }
       }
-      try syncer?.switchJournal(to: fresh.duplicate())
+      syncer?.switchJournal(to: fresh)
     } catch {
       // The state is saved; without a journal the next save writes the whole state again.
       Log.warning("\(error); the next save writes the whole state again")
@@ -172,32 +172,23 @@ final class StateStore {
   /// Writes the spare and starts the next journal; the syncer does the rest.
   private func startCompaction(_ syncer: StateSyncer, _ service: SectionService) throws {
     service.encodeState(into: &bytes)
+    guard let ended = journal else { preconditionFailure("a compaction follows an append") }
     let spare = try withReserve { try FileSystem.writeSpare(for: path, bytes) }
     let next: FileDescriptor
-    let ours: FileDescriptor
-    let ended: FileDescriptor
     do {
       next = try withReserve {
         try FileSystem.openPrivateFile(nextJournalPath, truncating: true, appending: true)
-      }
-      do {
-        ours = try next.duplicate()
-        ended = try journal!.duplicate()
-      } catch {
-        next.close()
-        throw error
       }
     } catch {
       spare.close()
       throw error
     }
     syncer.switchJournal(
-      to: ours,
+      to: next,
       finishing: StateSyncer.Compaction(
         spare: spare, endedJournal: ended, statePath: path, startedJournalPath: nextJournalPath,
         journalPath: journalPath))
     compactionsStarted += 1
-    journal?.close()
     journal = next
     journalSize = 0
     stateSize = bytes.count
@@ -213,8 +204,7 @@ final class StateStore {
 
   /// Ends the syncer's thread once what it has is on disk; at shutdown.
   func close() {
-    syncer?.stop()
-    journal?.close()
+    if let syncer { syncer.stop() } else { journal?.close() }
     journal = nil
   }
 
@@ -234,14 +224,14 @@ final class StateStore {
   /// The rendered state, kept to reuse its storage.
   private var bytes: [UInt8] = []
 
-  /// Descriptors held back from clients, as many as a whole save opens at once (the spare,
-  /// the new journal and the syncer's copy of it, the directory), so that a change is not
+  /// Descriptors held back from clients, as many as a save opens at once besides the journal
+  /// (the spare and its directory, or the spare and the next journal), so that a change is not
   /// refused when clients have taken all the others (the server pauses accepting only once
-  /// accept fails). The journal itself is held open.
+  /// accept fails). The journal is held open, and the syncer holds the directory.
   private var reserve: [FileDescriptor] = []
 
   private func fillReserve() {
-    while reserve.count < 4, let held = try? FileDescriptor.open("/dev/null", O_RDONLY) {
+    while reserve.count < 2, let held = try? FileDescriptor.open("/dev/null", O_RDONLY) {
       reserve.append(held)
     }
   }

@@ -24,6 +24,8 @@ final class StateSyncer: @unchecked Sendable {
   static let interval: UInt64 = 1_000_000
 
   private let condition = Condition()
+  /// The state file's directory, held so that its fsyncs need no descriptor clients could take.
+  private let directory: FileDescriptor
   private var thread: Thread?
   // Shared with the thread, under `condition`:
   /// The journal being appended to: a descriptor of the syncer's own.
@@ -39,8 +41,14 @@ final class StateSyncer: @unchecked Sendable {
   private var failures: [String] = []
   private var stopping = false
 
-  init() throws {
-    thread = try Thread.start { [self] in run() }
+  init(directory: FileDescriptor) throws {
+    self.directory = directory
+    do {
+      thread = try Thread.start { [self] in run() }
+    } catch {
+      directory.close()
+      throw error
+    }
   }
 
   /// A group was appended to the journal.
@@ -52,9 +60,9 @@ final class StateSyncer: @unchecked Sendable {
     }
   }
 
-  /// From now on `journal` (the syncer's own descriptor) is the journal: with `compaction`, the
-  /// one it ends is fsynced first; without, the previous one is closed unsynced (a state file
-  /// on disk holds its groups).
+  /// From now on `journal` is the journal (the loop appends to it; the syncer closes it once
+  /// another replaces it): with `compaction`, the one it ends is fsynced first; without, the
+  /// previous one is closed unsynced (a state file on disk holds its groups).
   func switchJournal(to journal: FileDescriptor, finishing compaction: Compaction? = nil) {
     condition.withLock {
       if let previous = self.journal, compaction == nil { retired.append(previous) }
@@ -92,6 +100,7 @@ final class StateSyncer: @unchecked Sendable {
     thread = nil
     journal?.close()
     journal = nil
+    directory.close()
   }
 
   private func run() {
@@ -150,9 +159,9 @@ final class StateSyncer: @unchecked Sendable {
         compaction.spare.close()
         throw error
       }
-      try FileSystem.swapIn(compaction.spare, as: compaction.statePath, sync: true)
+      try FileSystem.swapIn(compaction.spare, as: compaction.statePath, sync: true, directory: directory)
       try FileSystem.rename(compaction.startedJournalPath, to: compaction.journalPath)
-      try FileSystem.syncDirectory(directoryName(of: compaction.statePath))
+      try directory.sync(subject: directoryName(of: compaction.statePath))
       return nil
     } catch {
       return "\(error)"
