@@ -304,28 +304,32 @@ class Env:
             argv += ["--config", config or self.big_config]
         return argv + list(extra)
 
-    def redis_argv(self, aof=False, extra=()):
+    def redis_argv(self, aof=False, extra=(), fsync="everysec"):
         t = self.tmp
         argv = [self.redis, "--port", "0", "--unixsocket", f"{t}/r.sock", "--save", "",
                 "--maxclients", "10100", "--daemonize", "no", "--dir", f"{t}/redis-data",
                 "--logfile", ""]
         if aof:
-            argv += ["--appendonly", "yes", "--appendfsync", "everysec"]
+            argv += ["--appendonly", "yes", "--appendfsync", fsync]
         return argv + list(extra)
 
-    def server(self, kind, demo=False, aof=False, big_list=False, long_list=False):
+    def server(self, kind, demo=False, aof=False, big_list=False, long_list=False, sync=False):
+        """sync: every change on disk before its reply, on both sides (sectiond --sync, redis
+        appendfsync always), with the state in the same directory."""
         t = self.tmp
         if kind == "sectiond":
             # the list scenarios grow items without end: lift the limits out of the way
             config, extra = ((self.long_list_config if long_list else self.list_config,
                               ["--max-section-items", "100000000", "--max-items", "100000000"])
                              if big_list or long_list else (None, []))
+            extra += ["--sync"] if sync else []
             return Server(kind, self.sectiond_argv(demo=demo, extra=extra, config=config),
                           f"{t}/s.sock", f"{t}/sectiond.log", self.server_cpu,
-                          cleanup=(f"{t}/state.json", f"{t}/state.json.journal"))
+                          cleanup=(f"{t}/state.json", f"{t}/state.json.journal",
+                                   f"{t}/state.json.tmp"))
         os.makedirs(f"{t}/redis-data", exist_ok=True)
-        s = Server(kind, self.redis_argv(aof=aof), f"{t}/r.sock", f"{t}/redis.log",
-                   self.server_cpu, cleanup=())
+        s = Server(kind, self.redis_argv(aof=aof, fsync="always" if sync else "everysec"),
+                   f"{t}/r.sock", f"{t}/redis.log", self.server_cpu, cleanup=())
         shutil.rmtree(f"{t}/redis-data", ignore_errors=True)
         os.makedirs(f"{t}/redis-data")
         return s
@@ -349,7 +353,7 @@ class Env:
 
 
 def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), replies=1,
-               long_list=False):
+               long_list=False, sync=False):
     """edit: the sectiond requests on the 1,000 x 100 list (issue 11; long_list: 9,900 x 10),
     each connection sending them in turn, against redis_edit with AOF (a request answered by
     `replies` replies)."""
@@ -362,7 +366,7 @@ def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), re
             cmds = redis_edit if write or edit else ("PING\\r\\n",)
             per_request = replies if edit else 1
         with env.server(kind, aof=write or bool(edit), big_list=bool(edit),
-                        long_list=long_list).start() as srv:
+                        long_list=long_list, sync=sync).start() as srv:
             res = env.run_loadgen(kind, srv.sock,
                                   ["--server-pid", str(srv.proc.pid),
                                    "rps", "-c", str(p["conns"]), "-d", str(depth),
@@ -534,6 +538,8 @@ SCENARIOS = [
      "higher", ("ratio", 1.0)),
     ("write_c50_d1", "TOGGLE i / INCR k (AOF), 50 x 1", "req/s", throughput(1, write=True),
      "runs", "higher", ("ratio", 1.0)),
+    ("sync_c50_d1", "TOGGLE i --sync / INCR k (AOF always), 50 x 1", "req/s",
+     throughput(1, write=True, sync=True), "runs", "higher", ("ratio", 1.0)),
     ("toggle_list_c50_d1", "TOGGLE i, 1000x100 list / INCR (AOF)", "req/s",
      throughput(1, edit=("TOGGLE %d\\n",)), "runs", "higher", ("ratio", 0.8)),
     ("insert_list_c50_d1", "INSERT 0 / DELETE in turn, 1000x100 / INCR", "req/s",
