@@ -12,9 +12,9 @@ the subscriber saw, the state must load (never set aside), and:
   default    the default (--fsync everysec): nothing lost that was acknowledged more than the
              documented window before the cut; the largest window seen is printed
   torn       --sync: a torn write of the journal, and of a compaction's state file
-  compaction a cut while a compaction is under way (a large list, many changes): in the
-             default mode while the new journal exists, with --sync right after the new state
-             file's fsync, before it is swapped in
+  compaction a cut at each step of a compaction (a large list, many changes): after the new
+             state file's fsync, after the swap, around the rename of the journal the
+             compaction started (default mode)
 
 usage: powerloss.py LAZYFS_BINARY [part ...]   (BUILD_DIR names the build, as for the others)
 LazyFS is mounted and ended by its PID in every case.
@@ -431,19 +431,17 @@ def part_default(results, fs, sockets):
                   "; ".join(bad[:3]) or detail)
 
 
-def faulted_round(fs, sockets, extra, fault, large=False, item_size=8, wait=None, delay=0.0):
+def faulted_round(fs, sockets, extra, fault, large=False, item_size=8, delay=0.0):
     """A round ended by LazyFS itself: `fault` armed `delay` seconds into the load (it applies
-    to the next write or step it names); then load until LazyFS dies (or `wait` says the
-    moment has come), and the checks."""
+    to the next write or step it names); then load until LazyFS dies, and the checks."""
     round_ = Round(fs, sockets, extra, large=large, item_size=item_size)
     round_.load()
     time.sleep(delay)
-    if fault:
-        fs.command(fault)
+    fs.command(fault)
     deadline = time.monotonic() + 20
-    while fs.alive() and time.monotonic() < deadline and not (wait and wait()):
-        time.sleep(0.002)
-    fired = not fs.alive() or (wait is not None and wait())
+    while fs.alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    fired = not fs.alive()
     round_.cut(clear=True)
     _, window, lost = round_.check()
     if not fired:
@@ -473,27 +471,28 @@ def part_torn(results, fs, sockets):
 
 
 def part_compaction(results, fs, sockets):
+    """LazyFS dies (its cache lost) at each step of a compaction: after the new state file's
+    fsync, after the swap, around the rename of the journal it started (default mode)."""
     bad = []
-    next_journal = fs.path("state.json.journal.next")[0]
-    # The default mode: cut while the new journal exists (the syncer has not finished).
-    for _ in range(4):
-        round_, window, lost = faulted_round(fs, sockets, [], None, large=True, item_size=3000,
-                                             wait=lambda: os.path.exists(next_journal))
-        if window is not None and window > WINDOW_LIMIT:
+    spare, started = r".*state\.json\.tmp", r".*state\.json\.journal\.next"
+    cases = [([], f"timing=after::op=fsync::from_rgx={spare}"),
+             ([], f"timing=after::op=rename::from_rgx={spare}"),
+             ([], f"timing=before::op=rename::from_rgx={started}"),
+             ([], f"timing=after::op=rename::from_rgx={started}"),
+             (["--sync"], f"timing=after::op=fsync::from_rgx={spare}"),
+             (["--sync"], f"timing=after::op=rename::from_rgx={spare}")]
+    for extra, where in cases:
+        round_, window, lost = faulted_round(fs, sockets, extra, f"lazyfs::crash::{where}", large=True,
+                                             item_size=3000)
+        if extra and lost:
+            round_.problems.append(f"{lost} acknowledged changes lost")
+        if not extra and window is not None and window > WINDOW_LIMIT:
             round_.problems.append(f"lost changes acknowledged {window:.2f} s before the cut")
         if round_.problems:
-            bad.append("default: " + "; ".join(round_.problems))
-    # --sync: LazyFS dies right after the new state file's fsync, before the swap.
-    spare = fs.path("state.json.tmp")[1].replace(".", "\\.")
-    for _ in range(2):
-        fault = f"lazyfs::crash::timing=after::op=fsync::from_rgx=.*{os.path.basename(spare)}"
-        round_, _, lost = faulted_round(fs, sockets, ["--sync"], fault, large=True, item_size=3000)
-        if lost:
-            round_.problems.append(f"{lost} acknowledged changes lost")
-        if round_.problems:
-            bad.append("--sync: " + "; ".join(round_.problems))
-    results.check(not bad, "a power cut in the middle of a compaction (a large list, many changes) "
-                  "loads the state at an acknowledged revision, nothing set aside", "; ".join(bad[:3]) or "6 rounds")
+            bad.append(f"{' '.join(extra) or 'default'} {where}: " + "; ".join(round_.problems))
+    results.check(not bad, "a power cut at each step of a compaction (a large list, many changes) "
+                  "loads the state at an acknowledged revision, nothing set aside",
+                  "; ".join(bad[:3]) or f"{len(cases)} rounds")
 
 
 PARTS = {"sync": part_sync, "default": part_default, "torn": part_torn, "compaction": part_compaction}
