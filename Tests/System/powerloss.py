@@ -22,7 +22,6 @@ LazyFS is mounted and ended by its PID in every case.
 
 import os
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -84,11 +83,7 @@ class LazyFS:
         self.done = os.open(self.done_fifo, os.O_RDONLY | os.O_NONBLOCK)
 
     def log(self):
-        try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()
-        except OSError:
-            return ""
+        return read_text(self.log_path)
 
     def command(self, text):
         fd = os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)
@@ -124,13 +119,13 @@ class LazyFS:
             self.done = None
         subprocess.run(["umount", "-l", self.mount], capture_output=True)
         if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.send_signal(signal.SIGTERM)
-                try:
-                    self.proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    self.proc.kill()
-                    self.proc.wait(timeout=10)
+            # Ended by its PID: SIGTERM, then SIGKILL if it lingers (it may have ended itself).
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
             self.proc = None
 
     def remount(self):
@@ -183,11 +178,16 @@ class Sectiond:
             self.proc.wait(timeout=20)
 
     def log(self):
-        try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()
-        except OSError:
-            return ""
+        return read_text(self.log_path)
+
+
+def read_text(path):
+    """The text of a log file, or "" when there is none yet."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 def parse_list(reply):
