@@ -174,3 +174,46 @@ import Testing
     #expect(try daemon.connect().request("SUBSCRIBE").last == "OK 4")
   }
 }
+
+/// A save that fails half-way through a client's pipeline (the file system fills up): the
+/// part of the group that reached the journal is taken back, so that the journal stays
+/// readable, the groups saved once there is space again follow on from the last acknowledged
+/// one, and a restart finds exactly what was acknowledged. Mounting a tmpfs needs root.
+@Suite(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"), .timeLimit(.minutes(1)))
+struct FailedSaveTests {
+  @Test func aFileSystemFillingUpMidPipelineKeepsEveryAcknowledgedChangeAndNoOther() throws {
+    let directory = TemporaryDirectory()
+    let tmpfs = try MountedTmpfs(in: directory, size: "256k")
+    let daemon = try TestDaemon(arguments: ["--state", tmpfs.file("state.json")], directory: directory)
+    let filler = tmpfs.file("filler")
+    #expect(FileManager.default.createFile(atPath: filler, contents: Data(count: 128 << 10)))
+    let client = try daemon.connect()
+    let title = String(repeating: "t", count: 201)
+    // About 230 KB of journal: the file system is full about half-way through.
+    try client.send((0..<1000).map { "INSERT end n\($0) \(title)\n" }.joined())
+    var acknowledged = 0
+    var refusedFrom: Int?
+    for number in 0..<1000 {
+      let reply = try client.readReply()
+      if reply.last?.hasPrefix("OK ") == true {
+        #expect(
+          refusedFrom == nil, "change \(number) acknowledged after change \(refusedFrom ?? 0) was refused")
+        acknowledged += 1
+      } else {
+        #expect(reply.last?.hasPrefix("ERR INTERNAL state not saved: ") == true, "\(reply)")
+        #expect(reply.last?.contains("No space left on device") == true, "\(reply)")
+        refusedFrom = refusedFrom ?? number
+      }
+    }
+    #expect(refusedFrom != nil && acknowledged > 100, "\(acknowledged) acknowledged")
+    #expect(try client.request("LIST").last == "OK \(acknowledged)")
+    try FileSystem.remove(filler)
+    for number in 0..<10 {
+      #expect(try client.request("INSERT end again\(number) \(title)") == ["OK \(acknowledged + number + 1)"])
+    }
+    let list = try client.request("LIST")
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    #expect(try daemon.connect().request("LIST") == list)
+  }
+}
