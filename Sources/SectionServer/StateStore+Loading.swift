@@ -50,6 +50,14 @@ extension StateStore {
     case .damaged(let problem):
       let fallback = try readState(spare)
       guard case .loaded(let previous) = fallback else {
+        if family.allSatisfy({ ((try? FileSystem.status($0))?.size ?? 0) == 0 }) {
+          // What a power cut leaves of files never fsynced (--fsync no): nothing to keep.
+          Log.warning(
+            "\(path) and the files beside it are empty (a power cut before they reached the disk?); started from the config"
+          )
+          durableSaveNeeded = true
+          return nil
+        }
         let why = if case .damaged(let why) = fallback { "unreadable too (\(why))" } else { "missing" }
         setAside(
           family, because: "\(path) is unreadable (\(problem)), and the previous one, \(spare), is \(why)",
