@@ -57,6 +57,8 @@ final class StateStore {
   private var syncer: StateSyncer?
   /// Compactions handed to the syncer; fewer finished means one is under way.
   private var compactionsStarted = 0
+  /// The journal's size before which a compaction that failed is not tried again.
+  private var compactionDeferredUntil = 0
   /// The largest state file or journal read at start.
   static let readLimit = 1 << 30
 
@@ -93,8 +95,16 @@ final class StateStore {
     }
     try append(service)
     // The group is in the journal, so the compaction can take its time: until the syncer has
-    // put the new state file in place, the old one and the journal hold the same.
-    if let syncer, tooLong, !compacting { try startCompaction(syncer, service) }
+    // put the new state file in place, the old one and the journal hold the same. The save is
+    // done, whatever happens to the compaction: failing, it waits for another megabyte.
+    guard let syncer, tooLong, !compacting, journalSize > compactionDeferredUntil else { return }
+    do {
+      try startCompaction(syncer, service)
+      compactionDeferredUntil = 0
+    } catch {
+      compactionDeferredUntil = journalSize + (1 << 20)
+      Log.warning("cannot compact the journal (\(error)); trying again after another MiB of it")
+    }
   }
 
   /// The journal as left by the start: it holds nothing newer than the state file (a start
