@@ -57,6 +57,8 @@ final class StateStore {
   private var syncer: StateSyncer?
   /// Compactions handed to the syncer; fewer finished means one is under way.
   private var compactionsStarted = 0
+  /// When the journal's name is next compared with the file held open (`journalReplaced`).
+  private var nextNameCheck: UInt64 = 0
   /// The journal's size before which a compaction that failed is not tried again.
   private var compactionDeferredUntil = 0
   /// The largest state file or journal read at start.
@@ -138,11 +140,17 @@ final class StateStore {
   /// Whether a compaction handed to the syncer is still under way.
   private var compacting: Bool { (syncer?.finished ?? compactionsStarted) < compactionsStarted }
 
-  /// Whether the journal held open is no longer the file at its name: removed, or replaced
-  /// by a rename (no name left), or given a second name. Appending to it would save nothing.
+  /// Whether the journal held open is no longer the file at its name: removed, renamed over
+  /// (no name left) or given a second name, checked at each save (fstat); moved away, checked
+  /// by its name at most once a second (lstat). Appending to it would save nothing: the whole
+  /// state is saved instead, which starts a new journal.
   private func journalReplaced() -> Bool {
-    guard let journal else { return true }
-    return (try? journal.status().linkCount) != 1
+    guard let journal, let open = try? journal.status(), open.linkCount == 1 else { return true }
+    let now = monotonicMicroseconds()
+    guard now >= nextNameCheck, !compacting else { return false }
+    nextNameCheck = now + 1_000_000
+    guard let named = try? FileSystem.status(journalPath) else { return true }
+    return named.device != open.device || named.inode != open.inode
   }
 
   /// Writes the whole state file at once, durably unless the policy is `never`, and starts the

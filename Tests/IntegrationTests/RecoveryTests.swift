@@ -150,6 +150,23 @@ import Testing
     #expect(try daemon.connect().request("SUBSCRIBE").last == "OK 3")
   }
 
+  /// The journal is held open: moved away by someone (the directory's owner), it is found
+  /// replaced by its name within a second, and the whole state saved, so that nothing
+  /// acknowledged stays only in the moved file.
+  @Test func aJournalMovedAwayIsFoundAndTheWholeStateSaved() throws {
+    let daemon = try TestDaemon()
+    let client = try daemon.connect()
+    #expect(try client.request("TOGGLE 0").last == "OK 1")
+    try FileSystem.rename(daemon.statePath + ".journal", to: daemon.directory.file("moved"))
+    usleep(1_100_000)
+    #expect(try client.request("TOGGLE 1").last == "OK 2")
+    #expect(try client.request("TOGGLE 2").last == "OK 3")
+    daemon.stop(signal: SIGKILL)
+    try FileSystem.remove(daemon.directory.file("moved"))
+    try daemon.start()
+    #expect(try daemon.connect().request("SUBSCRIBE") == ["state 3 multi first,second,third", "OK 3"])
+  }
+
   /// Hard links planted at the spare and at the journal: the daemon writes its own files,
   /// never the file they name.
   @Test func hardLinksAtTheSpareOrTheJournalNeverWriteAnotherFile() throws {
