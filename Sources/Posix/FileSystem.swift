@@ -16,6 +16,7 @@ public enum FileSystem {
     public var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
     public var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
     public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    public var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
     /// Writable by the file's group or by everyone: by users other than its owner.
     public var isWritableByOthers: Bool { mode & (S_IWGRP | S_IWOTH) != 0 }
     /// The sticky bit: in such a directory only a file's owner may remove or rename it (/tmp).
@@ -181,16 +182,21 @@ public enum FileSystem {
   /// symbolic links) and each directory above it must be owned by this user or root, and
   /// writable by no one else, unless sticky above it (as /tmp is: others cannot rename what is
   /// ours there). Whoever can write there could put a FIFO, a link or a state of their own in
-  /// place of the daemon's files, as sshd's StrictModes guards against.
+  /// place of the daemon's files, as sshd's StrictModes guards against. In a user namespace
+  /// (systemd's PrivateUsers=) root's files show as the overflow uid: trusted above the
+  /// directory, as root's.
   public static func privateDirectoryProblem(_ directory: String) -> String? {
     guard let resolved = realpath(directory, nil) else { return "\(directory): \(Errno.current)" }
     var path = String(cString: resolved)
     free(resolved)
     let user = geteuid()
+    let overflow = (try? readFile("/proc/sys/kernel/overflowuid", limit: 32)).flatMap {
+      uid_t(String(decoding: $0, as: UTF8.self).filter(\.isNumber))
+    }
     var own = true
     while true {
       guard let status = try? status(path) else { return "cannot stat \(path)" }
-      let trusted = status.owner == user || status.owner == 0
+      let trusted = status.owner == user || status.owner == 0 || (!own && status.owner == overflow)
       if !trusted || (status.isWritableByOthers && (own || !status.isSticky)) {
         let mode = String(status.mode & 0o7777, radix: 8)
         return "\(path) (mode \(mode), owner uid \(status.owner)) can be written by other users, "

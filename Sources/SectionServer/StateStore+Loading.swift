@@ -50,7 +50,10 @@ extension StateStore {
     case .damaged(let problem):
       let fallback = try readState(spare)
       guard case .loaded(let previous) = fallback else {
-        if family.allSatisfy({ ((try? FileSystem.status($0))?.size ?? 0) == 0 }) {
+        let empty = { (file: String) in
+          (try? FileSystem.status(file)).map { $0.isRegularFile && $0.size == 0 } ?? true
+        }
+        if family.allSatisfy(empty) {
           // What a power cut leaves of files never fsynced (--fsync no): nothing to keep.
           Log.warning(
             "\(path) and the files beside it are empty (a power cut before they reached the disk?); started from the config"
