@@ -184,8 +184,12 @@ public enum FileSystem {
   /// ours there). Whoever can write there could put a FIFO, a link or a state of their own in
   /// place of the daemon's files, as sshd's StrictModes guards against. In a user namespace
   /// (systemd's PrivateUsers=) root's files show as the overflow uid: trusted above the
-  /// directory, as root's.
-  public static func privateDirectoryProblem(_ directory: String) -> String? {
+  /// directory, as root's. `contents` names what others could replace, for the message.
+  public static func privateDirectoryProblem(
+    _ directory: String, holding contents: String = "the state files"
+  )
+    -> String?
+  {
     guard let resolved = realpath(directory, nil) else { return "\(directory): \(Errno.current)" }
     var path = String(cString: resolved)
     free(resolved)
@@ -200,7 +204,7 @@ public enum FileSystem {
       if !trusted || (status.isWritableByOthers && (own || !status.isSticky)) {
         let mode = String(status.mode & 0o7777, radix: 8)
         return "\(path) (mode \(mode), owner uid \(status.owner)) can be written by other users, "
-          + "who could replace the state files; fix with: chmod go-w \(path)"
+          + "who could replace \(contents); fix with: chmod go-w \(path)"
           + (trusted ? "" : " && chown \(user) \(path)")
       }
       if path == "/" { return nil }

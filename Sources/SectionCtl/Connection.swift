@@ -28,7 +28,7 @@ final class Connection {
   static func socket(path: String, timeout: Double? = nil, deadline: UInt64? = nil) throws(ClientError)
     -> FileDescriptor
   {
-    if let problem = SocketDirectory.problem(socket: path, userID: ProcessInfo.userID) {
+    if let problem = SocketDirectory.problem(socket: path) {
       throw .untrustedSocket(problem)
     }
     let fd: FileDescriptor

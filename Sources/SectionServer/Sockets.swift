@@ -16,10 +16,11 @@ enum Sockets {
   static func open(_ options: DaemonOptions, inherited: [SocketActivation.Inherited]) throws -> [Opened] {
     let listening = inherited.filter { $0.kind == .listeningSocket }
     if !listening.isEmpty { return try adopt(listening) }
-    var sockets = [try bind(options.socketPath, access: .control, permissions: 0o660)]
+    let checked = !options.allowInsecure
+    var sockets = [try bind(options.socketPath, access: .control, permissions: 0o660, checked: checked)]
     if let path = options.readOnlySocketPath {
       do {
-        sockets.append(try bind(path, access: .readOnly, permissions: 0o666))
+        sockets.append(try bind(path, access: .readOnly, permissions: 0o666, checked: checked))
       } catch {
         sockets[0].fd.close()
         sockets[0].file?.removeIfStillOurs()
@@ -49,8 +50,11 @@ enum Sockets {
   }
 
   /// Binds `path`, after making its directory, checking that no other user can replace what is in
-  /// it, and clearing away a stale socket of a dead daemon.
-  private static func bind(_ path: String, access: SectionService.Access, permissions: mode_t) throws
+  /// it (unless `checked` is off: --allow-insecure, for test set-ups), and clearing away a stale
+  /// socket of a dead daemon.
+  private static func bind(
+    _ path: String, access: SectionService.Access, permissions: mode_t, checked: Bool
+  ) throws
     -> Opened
   {
     let length = path.utf8.count
@@ -66,7 +70,7 @@ enum Sockets {
       throw StartFailure(
         "cannot create the socket directory \(directory): \(error.errno)", errno: error.errno)
     }
-    if let problem = SocketDirectory.problem(socket: path, userID: ProcessInfo.userID) {
+    if checked, let problem = SocketDirectory.problem(socket: path) {
       throw StartFailure(problem)
     }
     try clearStale(path)

@@ -263,9 +263,9 @@ class CtlSafety:
                 daemon.wait()
                 return None, daemon.stderr.read()
 
-        cases = [("another user's directory", ATTACKER, 0o777, "belongs to user 4343"),
-                 ("another user's directory, mode 0700", ATTACKER, 0o700, "belongs to user 4343"),
-                 ("a directory everyone can write", 0, 0o777, "writable by other users (mode 0777)"),
+        cases = [("another user's directory", ATTACKER, 0o777, "owner uid 4343) can be written by other users"),
+                 ("another user's directory, mode 0700", ATTACKER, 0o700, "(mode 700, owner uid 4343)"),
+                 ("a directory everyone can write", 0, 0o777, "(mode 777, owner uid 0) can be written by other users"),
                  ("a directory the group can write", 0, 0o775, "chmod go-w")]
         for name, owner, mode, expected in cases:
             directory = tempfile.mkdtemp(prefix="sock.", dir=self.work)
@@ -293,7 +293,7 @@ class CtlSafety:
         os.chown(planted, ATTACKER, ATTACKER)
         status, _, err, _ = self.run("--socket", planted, "view")
         server.close()
-        self.check(status == 3 and b"belongs to user 4343" in err,
+        self.check(status == 3 and b"belongs to uid 4343" in err,
                    "in a sticky directory, another user's socket is refused", repr(err))
 
         # The reproduction: no XDG_RUNTIME_DIR, the attacker made /tmp/sectiond-UID first.
