@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages sectiond needs to build (with --test, to run its tests; with
-# --deb, to build the Debian package), only those that are missing, so a second run costs nothing.
+# --deb, to build the Debian package; with --web, for `make web`), only those that are
+# missing, so a second run costs nothing.
 set -euo pipefail
 packages=(libsystemd-dev pkg-config)
 for option in "$@"; do
   case "$option" in
-    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh) ;;
+    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh websocketd chromium chromium-driver python3-selenium curl) ;;
+    --web) packages+=(websocketd iproute2) ;;
     --deb) packages+=(dpkg-dev binutils) ;;
-    *) echo "deps.sh: unknown option '$option' (--test, --deb)" >&2; exit 2 ;;
+    *) echo "deps.sh: unknown option '$option' (--test, --deb, --web)" >&2; exit 2 ;;
   esac
 done
 missing=()
