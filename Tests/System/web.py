@@ -100,12 +100,8 @@ class Websocketd:
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
 
     def log(self):
         with open(self.log_path, errors="replace") as f:
@@ -412,8 +408,8 @@ def browser_checks(context):
         interaction_checks(context, subscriber)
     finally:
         subscriber.close()
-    edit_checks(context)
     screenshot_checks(context)
+    edit_checks(context)
     restart_checks(context)
     readonly_checks(context)
     speed_checks(context)

@@ -13,21 +13,14 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 export BUILD_DIR="${BUILD_DIR:-.build/debug}"
-needed=(websocketd chromium chromium-driver python3-selenium curl)
-missing=()
-for package in "${needed[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "FAIL ${missing[*]} missing: run sudo apt-get install ${missing[*]} (or scripts/deps.sh --test)"
+# websocketd, chromium, chromium-driver, python3-selenium and curl come with deps.sh --test.
+if ! { command -v websocketd && command -v chromium && command -v chromedriver && command -v curl &&
+  /usr/bin/python3 -c 'import selenium'; } >/dev/null 2>&1; then
+  scripts/deps.sh --test >&2 || {
+    echo "FAIL the browser test's packages are missing: run scripts/deps.sh --test as root"
     echo "0 passed, 1 failed"
     exit 1
-  fi
-  echo "installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  { apt-get -o DPkg::Lock::Timeout=600 update -qq &&
-    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"; } >/dev/null
+  }
 fi
 source Tests/System/lib/bounded.sh
 run_bounded "${WEB_TIMEOUT:-300}" web.py /usr/bin/python3 Tests/System/web.py "$@"
