@@ -15,6 +15,7 @@ import os
 import random
 import re
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -392,6 +393,7 @@ def main():
         for bridge in bridges:
             bridge.stop()
         daemon.close()
+        shutil.rmtree(directory, ignore_errors=True)
     return results.finish()
 
 
