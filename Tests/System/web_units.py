@@ -8,7 +8,8 @@ read-only socket (SUBSCRIBE answers, TOGGLE is ERR READONLY); a cross-site Origi
 runs as a dynamic user, not root; `systemd-analyze security` rates it (the figure is printed);
 the documented control drop-in (SECTIOND_WEB_SOCKET, SupplementaryGroups=sectiond) lets TOGGLE
 through. User unit: under a lab user's manager, with its own port drop-in, the page reads the
-user's own daemon and cannot change it. No journal line says a sandbox setting failed.
+user's own daemon and cannot change it; its `systemd-analyze --user security` figure. No journal
+line of the system unit says a sandbox setting failed.
 
 Prints PASS/FAIL lines, then `N passed, N failed`.
 """
@@ -54,6 +55,15 @@ def page_served(port):
         return False
 
 
+def security(result):
+    """The overall exposure `systemd-analyze security` printed (99 when it printed none)."""
+    match = re.search(r"Overall exposure level for (\S+): (\d+\.\d+)", result.stdout)
+    if not match:
+        return 99
+    print(f"FIGURE systemd-analyze security {match[1]}: {match[2]}", flush=True)
+    return float(match[2])
+
+
 def drop_in(lab, path, text):
     lab.write_file(path, "[Service]\n" + text)
 
@@ -78,10 +88,7 @@ def system_unit(lab):
     user = lab.run(["ps", "-o", "user=", "-p", str(pid)], check=False).stdout.strip()
     check(pid > 0 and user not in ("", "root"), "websocketd runs as a dynamic user, not root", user)
 
-    out = lab.run(["systemd-analyze", "security", "sectiond-web.service"], check=False).stdout
-    match = re.search(r"Overall exposure level for sectiond-web.service: (\d+\.\d+)", out)
-    exposure = float(match[1]) if match else 99
-    print(f"FIGURE systemd-analyze security sectiond-web.service: {exposure}", flush=True)
+    exposure = security(lab.run(["systemd-analyze", "security", "sectiond-web.service"], check=False))
     check(exposure <= 1.0, "systemd-analyze security rates the system unit at most 1.0", str(exposure))
 
     drop_in(lab, "/etc/systemd/system/sectiond-web.service.d/control.conf",
@@ -116,6 +123,8 @@ def user_unit(lab):
     check(served and status == 101 and any(line.startswith("section 0 ") for line in lines)
           and lines[-1].startswith("ERR READONLY"),
           "user unit: the page reads the user's own daemon, read-only", str(lines[-2:]))
+    exposure = security(run(["systemd-analyze", "--user", "security", "sectiond-web.service"]))
+    check(exposure <= 2.0, "systemd-analyze --user security rates the user unit at most 2.0", str(exposure))
     run(["systemctl", "--user", "stop", "sectiond-web.service"])
 
 
