@@ -54,7 +54,8 @@ private struct Relay {
       var watched: [(FileDescriptor, IOEvents)] = [
         (socket, toSocket.isEmpty ? .readable : [.readable, .writable])
       ]
-      // Standard output with no events asked: poll still reports it once its reader has gone.
+      // Standard output with no events asked: poll still reports it once its reader has gone
+      // (or when it is not open at all), and any report ends the relay.
       watched.append((output, []))
       let readsInput = inputOpen && toSocket.count < Pipe.pendingLimit
       if readsInput { watched.append((input, .readable)) }
@@ -64,21 +65,25 @@ private struct Relay {
       } catch {
         throw .connectionLost(path: path)
       }
-      if !ready[1].intersection(.hangUp).isEmpty { return .success }
-      if readsInput && !ready[2].isEmpty { readInput(input) }
-      if !toSocket.isEmpty && !ready[0].intersection([.writable, .hangUp]).isEmpty {
-        guard writeSocket() else { throw .connectionLost(path: path) }
-      }
-      if !inputOpen && toSocket.isEmpty && socketWriteOpen {
-        UnixSocket.shutdownWrite(socket)
-        socketWriteOpen = false
-      }
+      if !ready[1].isEmpty { return .success }
+      // Replies first: a daemon that answered and closed (QUIT) has its last lines passed on.
       if !ready[0].intersection([.readable, .hangUp]).isEmpty {
         switch readSocket(into: output) {
         case .more: break
         case .daemonClosed, .readerGone: return .success
         case .failed: throw .connectionLost(path: path)
         }
+      }
+      if readsInput && !ready[2].isEmpty { readInput(input) }
+      if !toSocket.isEmpty && !ready[0].intersection([.writable, .hangUp]).isEmpty && !writeSocket() {
+        // The daemon takes no more; reading tells whether it closed (0) or failed (3).
+        toSocket = []
+        inputOpen = false
+        socketWriteOpen = false
+      }
+      if !inputOpen && toSocket.isEmpty && socketWriteOpen {
+        UnixSocket.shutdownWrite(socket)
+        socketWriteOpen = false
       }
     }
   }
