@@ -285,6 +285,19 @@ def pipe_checks(daemon):
     check(done.returncode == 3 and f"no daemon is listening on {missing}" in done.stderr,
           "pipe: an unreachable socket exits 3 with sectionctl's message", done.stderr.strip()[:90])
 
+    done = run(socket_args + ["pipe"], input="PING\nQUIT\nLIST\n")
+    check(done.returncode == 0 and done.stdout == "OK\nOK\n",
+          "pipe: the replies before the daemon closes are passed on, the input after QUIT is dropped",
+          repr(done.stdout[:60]) + done.stderr)
+    # More than the daemon holds for a client that does not read (1 MiB), in and out at once:
+    # neither direction may wait for the other.
+    count = 30000
+    done = run(socket_args + ["pipe"], input="".join(f"PING {n}\n" for n in range(count)))
+    replies = done.stdout.splitlines()
+    check(done.returncode == 0 and len(replies) == count and all(r.startswith("ERR SYNTAX") for r in replies),
+          f"pipe: {count:,} pipelined requests get their {count:,} replies (no deadlock)",
+          f"{len(replies)} replies, exit {done.returncode}")
+
     # Line by line both ways: a request gets its reply, an event arrives, while input stays open.
     proc = subprocess.Popen([SECTIONCTL] + socket_args + ["pipe"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
