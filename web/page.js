@@ -394,8 +394,7 @@ function setReadonly(readonly) {
 
 function toggle(id) {
   if (state.readonly) {
-    return showMessage(
-      "Read-only: this page uses sectiond's read-only socket, so it cannot open or close sections.");
+    return showMessage("Nothing changed: this page is read-only.");
   }
   if (!bridge.connected || !state.synced) {
     return showMessage("Not connected to sectiond: the sections shown may be out of date. Retrying…");

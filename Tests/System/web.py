@@ -625,7 +625,7 @@ def readonly_checks(context):
         time.sleep(0.5)
         shown = page(driver)
         check(view(client)[0] == revision and not [e for e in subscriber.take() if not e.startswith("!state")]
-              and shown["message"] and "Read-only" in shown["message"],
+              and shown["message"] and "read-only" in shown["message"],
               "read-only bridge: a click changes nothing and the page says why", str(shown["message"]))
         reply = driver.execute_async_script(
             "const done = arguments[0]; window.sectiondPage.request('TOGGLE 0').then(done, (e) => done(String(e)))")
