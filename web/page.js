@@ -13,7 +13,7 @@
 // The state shown (aria-expanded above all) is only ever the daemon's: a click sends TOGGLE and
 // the header changes when the daemon's event says so. Daemon text reaches the page only through
 // textContent, never as HTML.
-import { Bridge, parseEvent, parseItem, parseSection } from "./protocol.js";
+import { Bridge, itemText, parseEvent, parseSection } from "./protocol.js";
 
 const byId = (id) => document.getElementById(id);
 const ui = {
@@ -54,10 +54,13 @@ const views = new Map();
 let viewCount = 0;
 
 // Building 100,000 item tiles takes longer than a person should wait for the first screen, so
-// render() builds tiles only until `tileDeadline` and leaves the rest to `drainTiles`, which builds
-// them a slice at a time between other work (the first sections, on screen, come first).
+// render() builds only the first `firstTiles` (more than a large screen shows), for at most
+// 100 ms, and leaves the rest to `drainTiles`, which builds them a slice at a time between other
+// work, top first.
+const firstTiles = 1000;
 const tileBacklog = new Set();
 let tileDeadline = Infinity;
+let tileBudget = Infinity;
 let drainScheduled = false;
 /** The render whose tiles the backlog holds, to note when it is complete. */
 let renderInProgress = null;
@@ -182,7 +185,7 @@ function readItems(id) {
     // A section deleted meanwhile answers NOSECTION; its !deleted brings a VIEW anyway, as does
     // an !items newer than this reply.
     if (!reply.ok || !section || (state.itemsChanged.get(id) ?? -1) > reply.revision) return;
-    section.items = reply.data.map(parseItem).filter(Boolean).map((item) => item.text);
+    section.items = reply.data.map(itemText).filter((text) => text !== null);
     update(section);
   }, ignore);
 }
@@ -202,8 +205,8 @@ function applyView(reply) {
       sections.push(section);
       continue;
     }
-    const item = parseItem(line);
-    if (item && sections.length > 0) sections[sections.length - 1].items.push(item.text);
+    const text = itemText(line);
+    if (text !== null && sections.length > 0) sections[sections.length - 1].items.push(text);
   }
   state.staleItems.clear();
   state.staleAll = false;
@@ -219,6 +222,7 @@ function applyView(reply) {
 /** Puts every section's view in list order, reusing each id's view, and drops the ones gone. */
 function render() {
   tileDeadline = performance.now() + 100;
+  tileBudget = firstTiles;
   const focused = document.activeElement;
   let next = ui.list.firstChild;
   const seen = new Set();
@@ -243,6 +247,7 @@ function render() {
     }
   }
   tileDeadline = Infinity;
+  tileBudget = Infinity;
   if (focused && focused !== document.activeElement && focused.isConnected) focused.focus();
   ui.list.setAttribute("aria-busy", "false");
   ui.empty.hidden = state.sections.length > 0;
@@ -292,7 +297,8 @@ function update(section, view = views.get(section.id)) {
       view.items = items;
       view.pending = null;
       tileBacklog.delete(view);
-    } else if (performance.now() < tileDeadline) {
+    } else if (tileBudget >= items.length && performance.now() < tileDeadline) {
+      tileBudget -= items.length;
       buildTiles(view, items);
     } else {
       view.pending = items;
