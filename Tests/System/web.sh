@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The web page (issue 22) in a real headless Chromium, against a real sectiond and websocketd
 # (run with the command line of systemd/sectiond-web.service.in), and `sectionctl pipe` on its
-# own: the work is done by Tests/System/web.py (and web_*.py) with Debian's python3-selenium, which belongs to
-# /usr/bin/python3. This wrapper installs what is missing and bounds the time.
+# own: the work is done by Tests/System/web.py (and its web_*.py) with Debian's python3-selenium,
+# which belongs to /usr/bin/python3. This wrapper installs what is missing and bounds the time.
 #
 #   Tests/System/web.sh                        # binaries from .build/debug
 #   BUILD_DIR=.build/release Tests/System/web.sh
