@@ -141,6 +141,11 @@ def browser_checks(context):
     restart_checks(context)
     readonly_checks(context)
     speed_checks(context)
+    # Nothing went wrong in the page: no script error, no resource refused (by the CSP, say).
+    # Chromium logs each failed WebSocket attempt while a restart is under way; those are expected.
+    errors = [entry["message"] for entry in context.driver.get_log("browser")
+              if entry["level"] == "SEVERE" and "WebSocket connection to" not in entry["message"]]
+    check(not errors, "the browser's console has no errors", "; ".join(errors[:3]))
 
 
 def interaction_checks(context, subscriber):
