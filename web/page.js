@@ -149,7 +149,7 @@ function apply(event) {
   if (event.revision !== null && event.revision > (state.revision ?? -1)) setRevision(event.revision);
 }
 
-/** Reads VIEW unless one is on its way already; the events that overtake it are applied again after it. */
+/** Reads VIEW unless one is on its way already; events that overtake it are applied again after it. */
 function readView() {
   if (state.viewInFlight || !bridge.connected) return;
   state.viewInFlight = true;
