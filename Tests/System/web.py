@@ -298,12 +298,15 @@ def restart_checks(context):
     disconnected = wait_for(lambda: page(driver)["connection"] == "disconnected", 5)
     status = page(driver)["status"]
     check(disconnected and "retrying" in status, "a stopped daemon: the page says so and retries", status)
+    # The next attempts reach websocketd, whose pipe finds no daemon and exits at once.
+    status = wait_for(lambda: "not answering" in page(driver)["status"] and page(driver)["status"], 5)
+    check(status, "the page tells a bridge without its daemon from a lost connection", str(status))
     with open(os.path.join(daemon.dir, "sections.json")) as f:
         changed = json.load(f)
     changed["sections"].insert(0, {"id": "after-restart", "title": "After the restart", "items": ["new"]})
     with open(os.path.join(daemon.dir, "sections.json"), "w") as f:
         json.dump(changed, f)
-    time.sleep(1.5)  # a few attempts fail while the daemon is down
+    time.sleep(1)  # more attempts fail while the daemon is down
     daemon.start()
     client = daemon.connect()
     started = time.monotonic()
