@@ -47,8 +47,15 @@ const state = {
   opened: false,
 };
 
-/** What the tests and the curious read: latencies from click to the daemon's OK, render times. */
+/** What the tests and the curious read: latencies from click to the daemon's OK, render times;
+ *  the last `kept` of each, since a kiosk's page stays open for weeks. */
 const stats = { clickToOk: [], renders: [] };
+const kept = 1000;
+
+function keepLast(list, value) {
+  if (list.length >= kept) list.shift();
+  list.push(value);
+}
 
 const views = new Map();
 let viewCount = 0;
@@ -166,7 +173,7 @@ function readView() {
     document.body.offsetHeight; // lay the page out, so the time below includes it
     const now = performance.now();
     const entry = { total: now - started, render: now - applied, complete: null, sections: state.sections.length };
-    stats.renders.push(entry);
+    keepLast(stats.renders, entry);
     renderInProgress = { entry, started };
     if (tileBacklog.size === 0) noteComplete();
     if (!state.synced) {
@@ -210,6 +217,8 @@ function applyView(reply) {
   }
   state.staleItems.clear();
   state.staleAll = false;
+  // An ITEMS reply read after this one is at least as new: older marks can no longer refuse it.
+  for (const [id, revision] of state.itemsChanged) if (revision <= reply.revision) state.itemsChanged.delete(id);
   state.sections = sections;
   state.byId = new Map(sections.map((section) => [section.id, section]));
   setRevision(reply.revision);
@@ -407,7 +416,7 @@ function toggle(id) {
   }
   const started = performance.now();
   bridge.request(`TOGGLE ${id}`).then((reply) => {
-    stats.clickToOk.push(performance.now() - started);
+    keepLast(stats.clickToOk, performance.now() - started);
     if (reply.ok) clearMessage();
     else showError(`TOGGLE ${id}`, reply);
   }, () => showMessage("The connection closed before sectiond answered; the section may not have changed."));
