@@ -84,6 +84,7 @@ mv "$stage/usr/share/zsh/site-functions/_sectionctl" "$stage/usr/share/zsh/vendo
 rmdir "$stage/usr/share/zsh/site-functions"
 gzip -9n "$stage"/usr/share/man/man*/*
 install -m 0644 packaging/deb/copyright "$doc/copyright"
+install -m 0644 docs/DBUS.md "$doc/DBUS.md"   # sectiond(8) --bus points here
 install -D -m 0644 packaging/deb/lintian-overrides "$stage/usr/share/lintian/overrides/sectiond"
 {
   printf 'sectiond (%s) unstable; urgency=medium\n\n' "$version"

@@ -15,4 +15,5 @@ for test in Tests/System/*.sh; do
 done
 echo "== bench smoke"
 python3 bench/bench.py --smoke || failed=1
+python3 bench/dbus_bench.py --smoke --no-build || failed=1
 exit $failed

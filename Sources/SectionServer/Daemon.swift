@@ -83,6 +83,7 @@ public enum Daemon {
     let sockets = try Sockets.open(options, inherited: inherited)
     for socket in sockets { try server.serve(socket.fd, access: socket.access, file: socket.file) }
     server.restore(inherited.filter { $0.kind != .listeningSocket })
+    if let kind = options.bus { server.bus = try BusFace(kind, server: server) }
 
     let signals = try [SIGTERM, SIGINT].map { try loop.onSignal($0) { server.shutdown() } }
     let hangUp = try loop.onSignal(SIGHUP) { server.reloadFromSignal() }

@@ -1,5 +1,6 @@
 import Posix
 import SectionCore
+import Systemd
 
 /// The daemon's command line, with the defaults the environment implies.
 public struct DaemonOptions: Equatable {
@@ -21,6 +22,8 @@ public struct DaemonOptions: Equatable {
   public var verbose = false
   /// How far clients may grow the list with runtime edits.
   public var editLimits = EditLimits()
+  /// The D-Bus bus to serve `org.sectiond.Sectiond1` on (docs/DBUS.md); nil: none.
+  public var bus: Bus.Kind?
 
   public static let usage = """
     usage: sectiond [options]
@@ -49,6 +52,8 @@ public struct DaemonOptions: Equatable {
       --max-section-items N    most items in one section (default 10000)
       --max-items N            most items in all sections together (default 1000000)
       --max-batch-lines N      most lines in one BATCH (default 10000)
+      --bus system|session     also serve org.sectiond.Sectiond1 on that D-Bus bus (default: none);
+                               a bus that is not there is retried, the sockets serve meanwhile
       --check-config           validate the config and exit
       --allow-insecure         start as root even if the config or state file is writable by others
       --verbose                log debug lines (clients connecting, client errors)
@@ -105,6 +110,12 @@ public struct DaemonOptions: Equatable {
       case "--max-section-items": options.editLimits.itemsPerSection = try count(for: argument)
       case "--max-items": options.editLimits.items = try count(for: argument)
       case "--max-batch-lines": options.editLimits.batchLines = try count(for: argument)
+      case "--bus":
+        let kind = try value(for: argument)
+        guard let bus = Bus.Kind(rawValue: kind) else {
+          throw UsageError(description: "--bus takes system or session, not \"\(kind)\"")
+        }
+        options.bus = bus
       case "--check-config": options.checkConfigOnly = true
       case "--allow-insecure": options.allowInsecure = true
       case "--verbose", "-v": options.verbose = true

@@ -18,6 +18,7 @@ extension Server {
       connection.flushQueued = false
       write(connection)
     }
+    bus?.publish()
   }
 
   func save() {
@@ -26,15 +27,17 @@ extension Server {
     } catch {
       Log.error("state not saved, changes refused: \(error)")
       service.rollback()
-      let refusal = ProtocolError(.internal, "state not saved: \(error)").line
+      let refusal = ProtocolError(.internal, "state not saved: \(error)")
       for connection in waitingForSave {
         guard case .awaitingSave(let start) = connection.state else { continue }
         connection.output.removeTail(from: start)
-        connection.output.append(contentsOf: refusal)
+        connection.output.append(contentsOf: refusal.line)
       }
+      bus?.saveFailed(refusal)
       releaseWaiting()
       return
     }
+    bus?.saved(events: service.pendingEvents)
     broadcast(service.commit())
     releaseWaiting()
     status?.figuresChanged()

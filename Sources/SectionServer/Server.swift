@@ -56,6 +56,8 @@ final class Server {
   var reloadRequested = false
   var acceptRetry: EventSource?
   var acceptPaused = false
+  /// The D-Bus face, with --bus: a peer of the sockets that the group commit answers too.
+  var bus: BusFace?
   /// Logs client errors with --verbose; nil otherwise, so that the request path pays nothing.
   var clientErrors = Log.threshold >= .debug ? ClientErrorLog() : nil
 
@@ -276,6 +278,7 @@ final class Server {
     for listener in listeners { listener.close() }
     listeners.removeAll()
     if service.hasUnsavedChanges { save() }
+    bus?.close()
     if connectionStore != nil {
       handOver()
     } else {
