@@ -106,13 +106,15 @@ public enum Daemon {
     guard let path = options.configPath else { return .demo }
     let bytes: [UInt8]
     do {
-      bytes = try FileSystem.readFile(path, limit: 4 << 20)
+      bytes = try FileSystem.readFile(path, limit: Config.readLimit)
     } catch let error as PosixError {
       throw StartFailure("cannot read the config file \(path): \(error.errno)", errno: error.errno)
     } catch {
       throw StartFailure("cannot read the config file \(path): \(error)")
     }
-    return try Config.parse(bytes, source: path)
+    let config = try Config.parse(bytes, source: path)
+    try config.check(options.editLimits, source: path)
+    return config
   }
 }
 

@@ -52,6 +52,12 @@ public struct DaemonOptions: Equatable {
       --max-section-items N    most items in one section (default 10000)
       --max-items N            most items in all sections together (default 1000000)
       --max-batch-lines N      most lines in one BATCH (default 10000)
+      --max-text-bytes N       most bytes of ids, titles and items in the whole list, which
+                               bounds the state file and the time a start takes to read it
+                               (default 16777216: 16 MiB)
+      --max-request-changes N  most changes one request may make, a BATCH's lines and each
+                               section OPEN ALL opens counted; bounds one loop turn (default
+                               100000; at least --max-sections + 1)
       --bus system|session     also serve org.sectiond.Sectiond1 on that D-Bus bus (default: none);
                                a bus that is not there is retried, the sockets serve meanwhile
       --check-config           validate the config and exit
@@ -110,6 +116,8 @@ public struct DaemonOptions: Equatable {
       case "--max-section-items": options.editLimits.itemsPerSection = try count(for: argument)
       case "--max-items": options.editLimits.items = try count(for: argument)
       case "--max-batch-lines": options.editLimits.batchLines = try count(for: argument)
+      case "--max-text-bytes": options.editLimits.textBytes = try count(for: argument)
+      case "--max-request-changes": options.editLimits.requestChanges = try count(for: argument)
       case "--bus":
         let kind = try value(for: argument)
         guard let bus = Bus.Kind(rawValue: kind) else {
@@ -126,6 +134,22 @@ public struct DaemonOptions: Equatable {
       default:
         throw UsageError(description: "unknown option \"\(argument)\"; see sectiond --help")
       }
+    }
+    if options.editLimits.requestChanges <= options.editLimits.sections {
+      throw UsageError(
+        description:
+          "--max-request-changes \(options.editLimits.requestChanges) is too small for --max-sections \(options.editLimits.sections): OPEN ALL makes a change per section; give at least \(options.editLimits.sections + 1)"
+      )
+    }
+    // What the limits let clients write must be read back at the next start: the state file,
+    // and its journal, which `StateStore` compacts once it is past twice the state file (plus
+    // one loop turn's changes, two requests' worth of events and journal at the most).
+    let stateFile = SavedState.maximumSize(for: options.editLimits)
+    if stateFile > (StateStore.readLimit - 2 * SectionService.renderedLimit) / 3 {
+      throw UsageError(
+        description:
+          "the limits let clients grow a state file of \(stateFile) bytes, which with its journal is more than a start reads (\(StateStore.readLimit) bytes); lower --max-text-bytes, --max-items or --max-sections"
+      )
     }
     if noState && options.statePath != nil {
       throw UsageError(description: "--state and --no-state contradict each other; give one")
