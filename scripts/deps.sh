@@ -6,7 +6,9 @@ set -euo pipefail
 packages=(libsystemd-dev pkg-config)
 for option in "$@"; do
   case "$option" in
-    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh websocketd chromium chromium-driver python3-selenium curl) ;;
+    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh
+      fuse3 cmake g++ libfuse3-dev libtoml11-dev libspdlog-dev # LazyFS (powerloss.sh)
+      websocketd chromium chromium-driver python3-selenium curl) ;; # the web page (web.sh)
     --web) packages+=(websocketd iproute2) ;;
     --deb) packages+=(dpkg-dev binutils) ;;
     *) echo "deps.sh: unknown option '$option' (--test, --deb, --web)" >&2; exit 2 ;;
