@@ -26,7 +26,7 @@ enum HelpText {
         --json         print JSON for scripts (for watch, one object per line)
         --timeout SECONDS
                        give up (exit 3) when the daemon has not answered within SECONDS;
-                       default \(Int(Invocation.defaultTimeout)), 0 waits for ever; not for watch and ui
+                       default \(Int(Invocation.defaultTimeout)), 0 waits for ever; not for watch, ui and pipe
         -h, --help     show this help, or a command's help
         --version      show sectionctl's version
 

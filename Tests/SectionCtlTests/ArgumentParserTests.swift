@@ -176,7 +176,8 @@ import Testing
     #expect(try parse("view", "--timeout=0").timeout == 0)
     #expect(usageError("--timeout", "soon", "ping")?.contains("--timeout needs a number of seconds") == true)
     #expect(usageError("--timeout", "-1", "ping") != nil)
-    #expect(usageError("--timeout", "5", "watch")?.contains("waits for changes by design") == true)
+    #expect(usageError("--timeout", "5", "watch")?.contains("waits for the daemon by design") == true)
+    #expect(usageError("--timeout", "5", "pipe") != nil)
     #expect(usageError("--timeout", "5", "ui") != nil)
   }
 
