@@ -231,7 +231,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="sdbusbench.") as tmp:
         floor = compile_c(os.path.join(bench.BENCH, "dbus_floor.c"), os.path.join(tmp, "dbus_floor"), ["-lsystemd"])
         load = compile_c(os.path.join(bench.BENCH, "dbus_load.c"), os.path.join(tmp, "dbus_load"), ["-lsystemd"])
-        loadgen = bench.build_loadgen(tmp)
+        loadgen = bench.build_c("loadgen", tmp)
         env = Env(args, prof, tmp, sectiond, loadgen, floor, load)
         try:
             for name, measure, sides, unit in SCENARIOS:
