@@ -35,7 +35,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402  (build_sectiond, build_loadgen, write_configs, Server, pin_to)
+import bench  # noqa: E402  (build_sectiond, build_c, write_configs, Server, pin_to)
 
 PROFILES = {
     "smoke": dict(runs=1, seconds=0.3, signals=20, subscribers=10, depth=64, signal_depth=1, conns=50,
