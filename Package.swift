@@ -40,6 +40,8 @@ let package = Package(
     // libsystemd, through pkg-config. Only the `Systemd` module imports it.
     .systemLibrary(
       name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+    // libedit's readline interface, through pkg-config: line editing and history for `sectionctl shell`.
+    .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
     // The few libc calls Swift cannot reach without _GNU_SOURCE (accept4, SO_PEERCRED).
     .target(name: "CShim", cSettings: [.define("_GNU_SOURCE")]),
     // Typed wrappers over every raw POSIX call the project makes.
@@ -52,7 +54,7 @@ let package = Package(
     .target(
       name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),
     // The client side of protocol 1 and the sectionctl command line.
-    .target(name: "SectionCtl", dependencies: ["Posix", "SectionCore"]),
+    .target(name: "SectionCtl", dependencies: ["Posix", "SectionCore", "CEdit"]),
     .executableTarget(
       name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
       linkerSettings: compactDaemon + [bindNow]),

@@ -46,12 +46,14 @@ public enum Request: Equatable, Sendable {
   /// Starts collecting lines up to `END`, applied as one change.
   case batch
   case end
+  /// The daemon's own facts (`SectionService.statusFields`), for `sectionctl status`.
+  case status
 
   /// Whether the reply shows the state (RELOAD's too: what it keeps depends on the state), so
   /// that it must wait while changes of other clients are not saved yet.
   public var readsState: Bool {
     switch self {
-    case .list, .view, .items, .subscribe, .reload: true
+    case .list, .view, .items, .subscribe, .reload, .status: true
     case .mode(let mode): mode == nil
     default: false
     }

@@ -43,6 +43,9 @@ public final class SectionService {
   /// records edits, not configs).
   public private(set) var needsSnapshot = false
   public let limits: EditLimits
+  /// What STATUS reports beside the revision, as (key, value) pairs of single-line text: the
+  /// server's facts (process, paths, clients), which this I/O-free type cannot know itself.
+  public var statusFields: () -> [(String, String)] = { [] }
   private var changes: [Change] = []
   private var rendered: RenderedSections
   private var listCache: [UInt8] = []
@@ -157,6 +160,9 @@ public final class SectionService {
       return .quit
     case .reload:
       return .reload
+    case .status:
+      for (key, value) in statusFields() { reply.append(utf8: "status \(key) \(value)\n") }
+      appendStatus(to: &reply.tail)
     case .batch, .end:
       preconditionFailure("handled with the connection's batch")
     }

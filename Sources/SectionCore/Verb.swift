@@ -1,6 +1,7 @@
 /// The commands of protocol 1, with their syntax and help text in one table.
 enum Verb: CaseIterable {
   case ping, version, list, items, view, open, close, toggle, mode, subscribe, unsubscribe, help, quit, reload
+  case status
   case insert, delete, move, rename, item, batch, end
 
   /// The verb `word` names, in any case. Runs for every request: a table of static strings
@@ -20,7 +21,7 @@ enum Verb: CaseIterable {
     (.open, "open"), (.close, "close"), (.toggle, "toggle"), (.mode, "mode"), (.subscribe, "subscribe"),
     (.unsubscribe, "unsubscribe"), (.help, "help"), (.quit, "quit"), (.reload, "reload"),
     (.insert, "insert"), (.delete, "delete"), (.move, "move"), (.rename, "rename"), (.item, "item"),
-    (.batch, "batch"), (.end, "end"),
+    (.batch, "batch"), (.end, "end"), (.status, "status"),
   ]
 
   var usage: String {
@@ -61,6 +62,7 @@ enum Verb: CaseIterable {
     case .item: "insert, delete, move or replace one item of a section (control socket only)"
     case .batch: "collect the lines up to END and apply them as one change: all or none"
     case .end: "end a BATCH"
+    case .status: "the daemon's process, paths, uptime, clients and subscribers"
     }
   }
 
@@ -111,6 +113,7 @@ enum Verb: CaseIterable {
     case .reload: .reload
     case .batch: .batch
     case .end: .end
+    case .status: .status
     case .items, .open, .close, .toggle, .mode, .insert, .delete, .move, .rename, .item:
       preconditionFailure("\(name) takes an argument")
     }

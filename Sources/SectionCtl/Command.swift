@@ -25,4 +25,10 @@ enum Command: Equatable, Sendable {
   /// Help on sectionctl, or on one subcommand.
   case help(Subcommand?)
   case version
+  /// Exit 0 when the section is open, 1 when closed, 4 when there is none.
+  case isOpen(String)
+  /// The list as it is now, as a config file.
+  case export
+  /// An interactive prompt: commands with line editing and history, events as they come.
+  case shell
 }

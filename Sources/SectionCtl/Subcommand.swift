@@ -2,6 +2,8 @@
 enum Subcommand: String, CaseIterable, Sendable {
   case list, view, items, open, close, toggle, mode, status, reload, ping, watch, ui, send, help
   case add, rm, mv, rename, item, batch
+  case isOpen = "is-open"
+  case export, shell
 
   /// The synopsis lines, without the leading `sectionctl `.
   var usage: [String] {
@@ -30,6 +32,9 @@ enum Subcommand: String, CaseIterable, Sendable {
         "item mv [--json] REF FROM TO", "item set [--json] REF POSITION TEXT...",
       ]
     case .batch: ["batch [--json] < REQUESTS"]
+    case .isOpen: ["is-open REF"]
+    case .export: ["export > sections.json"]
+    case .shell: ["shell"]
     }
   }
 
@@ -56,6 +61,9 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .rename: "give a section a new title (its id stays)"
     case .item: "add, delete, move or replace one item of a section"
     case .batch: "apply the request lines on standard input as one change, all or none"
+    case .isOpen: "exit 0 if a section is open, 1 if closed (for scripts, like systemctl is-active)"
+    case .export: "print the list as it is now as a config file sectiond --config accepts"
+    case .shell: "an interactive prompt with line editing and history, showing changes as they come"
     }
   }
 
@@ -186,6 +194,29 @@ enum Subcommand: String, CaseIterable, Sendable {
         set REF POSITION TEXT...   replace an item's text
       \(SectionCtlText.editOutput)
       """
+    case .isOpen:
+      """
+      Arguments:
+        REF   a section's index or id
+      Prints nothing. Exit status: 0 open, 1 closed, 3 the daemon cannot be reached,
+      4 no such section.
+      """
+    case .export:
+      """
+      Prints {"mode", "sections": [{"id", "title", "open", "items"}]}: the list as clients shaped
+      it, with the mode and the open sections as they are now, which 'sectiond --config' accepts.
+      To make it the config: write it over the config file and reload ('sectionctl reload');
+      sections clients edited keep their edits, now the same as the config's (see sectionctl(1)).
+      """
+    case .shell:
+      """
+      A prompt that reads sectionctl commands (list, open 1, add id Title, help ...) or raw
+      protocol lines (upper-case verbs: LIST, OPEN 1), with line editing and history (libedit:
+      Up/Down, Ctrl-R, Tab completes commands); the history is kept in
+      $XDG_STATE_HOME/sectionctl/history (~/.local/state/sectionctl/history). Changes made
+      anywhere are printed as they come, between prompts. Ctrl-D or 'quit' ends it.
+      'sectionctl' with no command starts it when standard input and output are a terminal.
+      """
     case .batch:
       """
       Reads request lines (as 'sectionctl send HELP' lists them: INSERT, DELETE, MOVE, RENAME,
@@ -216,9 +247,12 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .add: "sectionctl add --at 0 news Latest news"
     case .rm: "sectionctl rm news"
     case .mv: "sectionctl mv news 0"
-    case .rename: "sectionctl rename news Today's news"
+    case .rename: "sectionctl rename news \"Today's news\""
     case .item: "sectionctl item add news Call Bob"
     case .batch: "sectionctl batch < edits.txt"
+    case .isOpen: "sectionctl is-open inbox && echo 'inbox is open'"
+    case .export: "sectionctl export > sections.json && sectiond --check-config --config sections.json"
+    case .shell: "sectionctl shell"
     }
   }
 }
