@@ -9,7 +9,7 @@ extension ScreenModel {
   ) -> [ScreenLine] {
     var lines: [ScreenLine] =
       showsHelp
-      ? ScreenModel.help(unicode: style.unicode).map { ScreenLine([.init(text: $0)]) }
+      ? ScreenModel.help(unicode: style.unicode).dropFirst(helpScroll).map { ScreenLine([.init(text: $0)]) }
       : (top..<min(top + listHeight, layout.rows.count)).map {
         line(layout.rows[$0], state: state, style: style, isCursor: $0 == layout.cursor)
       }
@@ -46,6 +46,7 @@ extension ScreenModel {
   /// Mode, revision and link; the last message, or key hints; the socket last, as the least
   /// likely to be missed when a narrow terminal cuts the line.
   func statusLine(_ state: LiveState, status: StatusBar) -> ScreenLine {
+    if let prompt = status.prompt { return ScreenLine([.init(text: prompt)], highlighted: true) }
     let link =
       switch status.link {
       case .connected: status.readonly ? "viewer (read-only)" : "connected"
@@ -74,6 +75,10 @@ extension ScreenModel {
       ("g  G", "first / last row"),
       ("PgUp  PgDn", "a page up / down"),
       ("r", "ask the daemon to reload its config"),
+      ("a", "add a section after the cursor's (type ID TITLE)"),
+      ("i", "add an item to the cursor's section"),
+      ("e", "rename the section, or edit the item, at the cursor"),
+      ("d", "delete the section or item at the cursor (asks first)"),
       ("?", "these keys"),
       ("q  Esc  Ctrl-C", "quit"),
     ]
@@ -82,7 +87,7 @@ extension ScreenModel {
       + keys.map { "  " + $0 + String(repeating: " ", count: width - DisplayWidth.of($0)) + $1 }
       + [
         "", "Mouse: click a header to open or close it; the wheel scrolls.",
-        "Any other key closes this page.",
+        "j k and the arrows scroll this page; any other key closes it.",
       ]
   }
 }

@@ -15,4 +15,6 @@ struct StatusBar: Equatable, Sendable {
   var readonly: Bool
   /// A refusal, an error or a confirmation; cleared by the next key.
   var message: String?
+  /// The prompt line, which takes the status line's place while a person types into it.
+  var prompt: String?
 }
