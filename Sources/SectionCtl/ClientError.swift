@@ -29,6 +29,26 @@ enum ClientError: Error, Equatable {
     }
   }
 
+  /// A word for scripts (`--json` errors): the daemon's code, or what went wrong here.
+  var code: String {
+    switch self {
+    case .usage: "USAGE"
+    case .terminal: "TERMINAL"
+    case .cannotConnect, .noDaemon, .notASocket, .connectionLost: "UNAVAILABLE"
+    case .daemon(let code, _): code
+    case .malformedReply: "PROTOCOL"
+    }
+  }
+
+  /// The error as sectionctl --readonly reports it: the daemon's READONLY refusal names the
+  /// socket, and the fix on the command line is to drop the option.
+  var onReadonlySocket: ClientError {
+    guard case .daemon("READONLY", let message) = self else { return self }
+    let verb = message.split(separator: " ").first.map(String.init) ?? "this"
+    return .daemon(
+      code: "READONLY", message: "\(verb) changes state: drop --readonly (-r) to use the control socket")
+  }
+
   /// The diagnostic, without the `sectionctl: ` prefix.
   var message: String {
     switch self {

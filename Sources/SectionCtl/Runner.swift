@@ -141,7 +141,7 @@ struct Runner {
         changed += try reply.succeeded().sections.map(\.index)
         succeeded = true
       } catch {
-        output.diagnose(error.message)
+        output.report(invocation.readonly ? error.onReadonlySocket : error)
         status = error.exitStatus
       }
     }

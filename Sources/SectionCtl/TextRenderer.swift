@@ -1,3 +1,5 @@
+import SectionCore
+
 /// sectionctl's output for people: every function returns whole lines, each ending in LF.
 enum TextRenderer {
   /// `sectionctl list`: aligned columns under a header.
@@ -27,7 +29,7 @@ enum TextRenderer {
     var text = ""
     for section in sections {
       let marker = section.isOpen ? style.green(style.marker(open: true)) : style.marker(open: false)
-      let count = section.itemCount == 1 ? "1 item" : "\(section.itemCount) items"
+      let count = counted(section.itemCount, "item")
       text +=
         "\(marker) \(style.bold(section.title))  \(style.dim("(\(section.index) \(section.id), \(count))"))\n"
       for item in itemsBySection[section.index] ?? [] where section.isOpen {
@@ -72,7 +74,7 @@ enum TextRenderer {
     if let config = facts["config"] { text += "config:    \(config == "-" ? "built-in demo set" : config)\n" }
     if let state = facts["state"] { text += "state:     \(state == "-" ? "in memory only" : state)\n" }
     if let clients = facts["clients"], let subscribers = facts["subscribers"] {
-      text += "clients:   \(clients) (this one included), \(count(subscribers, "subscriber"))\n"
+      text += "clients:   \(clients) (this one included), \(subscribers) subscribed\n"
     }
     return text + """
       revision:  \(status.revision)
@@ -81,11 +83,6 @@ enum TextRenderer {
       items:     \(status.itemCount), \(status.visibleItemCount) visible
 
       """
-  }
-
-  /// "1 subscriber", "2 subscribers".
-  static func count(_ number: String, _ noun: String) -> String {
-    number == "1" ? "1 \(noun)" : "\(number) \(noun)s"
   }
 
   /// Seconds as a person reads them: `42s`, `3m 5s`, `2h 0m`, `3d 4h`.

@@ -36,8 +36,10 @@ public enum Daemon {
 
   private static func checkConfig(_ options: DaemonOptions) throws -> Int32 {
     let config = try loadConfig(options)
+    // The same refusal a start would give: OK must mean the daemon would start with it.
+    try Security.checkFiles(options, statePath: nil)
     let source = options.configPath ?? "built-in demo config"
-    print("\(source): OK: \(config.sections.count) sections, mode \(config.mode.rawValue)")
+    print("\(source): OK: \(counted(config.sections.count, "section")), mode \(config.mode.rawValue)")
     return 0
   }
 
@@ -92,7 +94,7 @@ public enum Daemon {
       $0.file?.path ?? "inherited \($0.access == .control ? "control" : "readonly") socket"
     }
     Log.notice(
-      "serving \(service.model.sections.count) sections on \(names.joined(separator: " and "))"
+      "serving \(counted(service.model.sections.count, "section")) on \(names.joined(separator: " and "))"
         + (store.map { ", state in \($0.path)" } ?? ", state in memory only")
         + (watchdog ? ", watchdog on" : ""))
     Notifier.ready(status: server.statusLine)

@@ -30,7 +30,7 @@ extension ScreenModel {
     let section = state.sections[row.section]
     switch row {
     case .header(let index):
-      let count = section.itemCount == 1 ? "1 item" : "\(section.itemCount) items"
+      let count = counted(section.itemCount, "item")
       return ScreenLine(
         [
           gutter, .init(text: style.marker(open: section.isOpen), look: section.isOpen ? .green : .plain),

@@ -1,3 +1,5 @@
+import SectionCore
+
 /// The runtime edits of `sectionctl ui`: a, i, e and d open the prompt line, which sends the
 /// request on Enter (on y for a delete) and closes on Esc or Ctrl-C.
 extension TerminalUI {
@@ -29,9 +31,9 @@ extension TerminalUI {
         question: "item \(position) of \(section!.id)",
         purpose: .editItem(id: section!.id, position: position), text: text)
     case (.delete, .header?):
-      let count = section!.itemCount == 1 ? "1 item" : "\(section!.itemCount) items"
       prompt = Prompt(
-        question: "delete section \(section!.id) (\(count))", purpose: .confirm("DELETE \(section!.id)"))
+        question: "delete section \(section!.id) (\(counted(section!.itemCount, "item")))",
+        purpose: .confirm("DELETE \(section!.id)"))
     case (.delete, .item(_, let position)?):
       prompt = Prompt(
         question: "delete item \(position) of \(section!.id)",
