@@ -8,8 +8,9 @@ build:
 	scripts/deps.sh
 	swift build
 
+# The demo writes its socket and state under .run/ in the checkout (scripts/run.sh says where).
 run: build
-	.build/debug/sectiond $(ARGS)
+	scripts/run.sh $(ARGS)
 
 test:
 	scripts/test.sh

@@ -2,7 +2,16 @@
 # Install sectiond: binaries, systemd units, sysusers.d/tmpfiles.d snippets,
 # the example config, man pages and shell completions.
 #
-#   scripts/install.sh [--no-build] [--prefix DIR] [--destdir DIR]
+#   scripts/install.sh [--no-build] [--prefix DIR] [--destdir DIR] [--user]
+#
+# As a user other than root (or with --user) it is a per-user install, no root needed:
+#   scripts/install.sh --prefix ~/.local
+# puts the binaries in ~/.local/bin, the man pages and completions under ~/.local/share, the
+# user units in ~/.local/share/systemd/user ($XDG_DATA_HOME/systemd/user, where the user
+# manager looks) and the example config in ~/.config/sectiond; no system unit, no sysusers or
+# tmpfiles snippet, nothing under /etc. Then, at once (both sockets: --now starts only the
+# units named):
+#   systemctl --user enable --now sectiond.socket sectiond-readonly.socket
 #
 # Environment (the options win over it):
 #   PREFIX      installation prefix, default /usr/local
@@ -32,7 +41,7 @@
 # reloads systemd if it is running; enable with
 #   systemctl enable --now sectiond.socket sectiond-readonly.socket
 # or, for one user's own daemon (no root needed to run it):
-#   systemctl --user enable --now sectiond.socket
+#   systemctl --user enable --now sectiond.socket sectiond-readonly.socket
 set -euo pipefail
 
 usage() {
@@ -40,6 +49,7 @@ usage() {
 }
 
 build=1
+user_install=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=0 ;;
@@ -47,6 +57,7 @@ while [ $# -gt 0 ]; do
     --prefix=*) PREFIX="${1#*=}" ;;
     --destdir) DESTDIR="${2:?--destdir needs a directory}"; shift ;;
     --destdir=*) DESTDIR="${1#*=}" ;;
+    --user) user_install=1 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "install.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -68,6 +79,14 @@ DESTDIR="${DESTDIR%/}"
 if [ -n "$DESTDIR" ]; then
   mkdir -p "$DESTDIR"
   DESTDIR="$(cd "$DESTDIR" && pwd)"
+fi
+
+# A per-user install: asked for, or what a user other than root gets on the live system.
+if [ -z "$user_install" ] && [ -z "$DESTDIR" ] && [ "$(id -u)" != 0 ]; then user_install=1; fi
+if [ -n "$user_install" ]; then
+  : "${HOME:?install.sh: a per-user install needs HOME}"
+  USERUNITDIR="${USERUNITDIR:-${XDG_DATA_HOME:-$HOME/.local/share}/systemd/user}"
+  SYSCONFDIR="${SYSCONFDIR:-${XDG_CONFIG_HOME:-$HOME/.config}}"
 fi
 
 BINDIR="${BINDIR:-$PREFIX/bin}"
@@ -134,11 +153,13 @@ inst 0755 "$BUILD_DIR/sectionctl" "$BINDIR/sectionctl"
 
 # sectiond.service.in names the binaries by @BINDIR@; the socket units are installed as they are.
 for u in sectiond.service.in sectiond.socket sectiond-readonly.socket; do
-  subst "systemd/$u" "$UNITDIR/${u%.in}"
+  [ -n "$user_install" ] || subst "systemd/$u" "$UNITDIR/${u%.in}"
   subst "systemd/user/$u" "$USERUNITDIR/${u%.in}"
 done
-inst 0644 systemd/sysusers.d/sectiond.conf "$SYSUSERSDIR/sectiond.conf"
-inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"
+if [ -z "$user_install" ]; then
+  inst 0644 systemd/sysusers.d/sectiond.conf "$SYSUSERSDIR/sectiond.conf"
+  inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"
+fi
 
 # The example config only ever goes beside the real one, never over it.
 inst 0644 examples/sections.json "$SYSCONFDIR/sectiond/sections.json.example"
@@ -168,7 +189,18 @@ if zsh_comp="$(first completions/_sectionctl completions/zsh/_sectionctl \
 fi
 
 # --- activate (live system only) ---------------------------------------------
-if [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
+if [ -n "$user_install" ] && [ -z "$DESTDIR" ]; then
+  if systemctl --user daemon-reload 2>/dev/null; then
+    say "your systemd user manager reloaded"
+  else
+    say "note: no systemd user manager answered; it finds the units at its next start"
+  fi
+  case ":$PATH:" in
+    *":$BINDIR:"*) ;;
+    *) say "note: $BINDIR is not on PATH; add it (export PATH=\"$BINDIR:\$PATH\")" ;;
+  esac
+  say "enable with: systemctl --user enable --now sectiond.socket sectiond-readonly.socket"
+elif [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
   if command -v systemd-sysusers >/dev/null; then
     if systemd-sysusers "$SYSUSERSDIR/sectiond.conf"; then
       say "user and group sectiond are in place"
@@ -192,5 +224,5 @@ if [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
     *) say "warning: systemd does not look for units in $UNITDIR; link them into /etc/systemd/system" ;;
   esac
   say "enable with: systemctl enable --now sectiond.socket sectiond-readonly.socket"
-  say "or, as a user, for your own daemon: systemctl --user enable --now sectiond.socket"
+  say "or, as a user, for your own daemon: systemctl --user enable --now sectiond.socket sectiond-readonly.socket"
 fi
