@@ -90,12 +90,15 @@ enum Subcommand: String, CaseIterable, Sendable {
         REF     a section's index or id; several are \(self == .open ? "opened" : "closed") in the order given
       Options:
         --all   \(self == .open ? "open every section (multi mode only)" : "close every section")
+      Each REF is a request of its own, not all or nothing: one the daemon refuses (no such
+      section) is reported and the others still happen; 'sectionctl batch' is all or nothing.
       Prints the sections named, as they are after the last change. With --json: {\"revision\", \"sections\": [...]}.
       """
     case .toggle:
       """
       Arguments:
         REF   a section's index or id; several are toggled in the order given
+      Each REF is a request of its own, not all or nothing (see 'sectionctl batch').
       Prints the sections named, as they are after the last change. With --json: {\"revision\", \"sections\": [...]}.
       """
     case .mode:
@@ -123,12 +126,15 @@ enum Subcommand: String, CaseIterable, Sendable {
       First prints the current state, then one line per change:
         state REV MODE IDS|-     opened REV INDEX ID     closed REV INDEX ID
         mode REV MODE            reload REV
+        inserted REV INDEX ID    deleted REV INDEX ID    moved REV FROM TO ID
+        renamed REV INDEX ID     items REV INDEX ID COUNT
       If the daemon restarts, watch reconnects (waiting at most 2 s between attempts) and prints
       the fresh state. Ctrl-C or SIGTERM ends it with status 0.
       Options:
         --count N   exit after N changes
         --view      redraw the accordion (as 'sectionctl view') on every change
-      With --json: one object per line, {\"event\": \"state\"|\"opened\"|\"closed\"|\"mode\"|\"reload\", \"revision\", ...}.
+      With --json: one object per line, {\"event\": \"state\"|\"opened\"|\"closed\"|\"mode\"|\"reload\"|
+      \"inserted\"|\"deleted\"|\"moved\"|\"renamed\"|\"items\", \"revision\", ...}.
       """
     case .ui:
       """
