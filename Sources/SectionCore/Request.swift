@@ -34,6 +34,8 @@ public enum Request: Equatable, Sendable {
   case help
   case quit
   case reload
+  /// `RELOAD FRESH`: the config as it is, clients' edits dropped.
+  case reloadFresh
   /// Runtime edits. Ids, titles and texts are slices of the request line, checked on use.
   case insert(Position, id: ArraySlice<UInt8>, title: ArraySlice<UInt8>)
   case delete(SectionRef)
@@ -53,7 +55,7 @@ public enum Request: Equatable, Sendable {
   /// that it must wait while changes of other clients are not saved yet.
   public var readsState: Bool {
     switch self {
-    case .list, .view, .items, .subscribe, .reload, .status: true
+    case .list, .view, .items, .subscribe, .reload, .reloadFresh, .status: true
     case .mode(let mode): mode == nil
     default: false
     }
@@ -62,7 +64,7 @@ public enum Request: Equatable, Sendable {
   /// Whether the request changes state, and so is refused on the read-only socket.
   public var changesState: Bool {
     switch self {
-    case .open, .close, .toggle, .reload, .batch, .end: true
+    case .open, .close, .toggle, .reload, .reloadFresh, .batch, .end: true
     case .mode(let mode): mode != nil
     default: isEdit
     }

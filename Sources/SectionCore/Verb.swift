@@ -29,6 +29,7 @@ enum Verb: CaseIterable {
     case .items, .toggle: "\(name) <index|id>"
     case .open, .close: "\(name) <index|id|ALL>"
     case .mode: "MODE [exclusive|multi]"
+    case .reload: "RELOAD [FRESH]"
     case .insert: "INSERT <index|end> <id> <title>"
     case .delete: "DELETE <index|id>"
     case .move: "MOVE <index|id> <index>"
@@ -54,7 +55,7 @@ enum Verb: CaseIterable {
     case .unsubscribe: "stop receiving events"
     case .help: "this list"
     case .quit: "close the connection"
-    case .reload: "re-read the config file, keeping clients' edits (control socket only)"
+    case .reload: "re-read the config file, keeping clients' edits; FRESH drops them (control socket only)"
     case .insert: "insert a new closed section with no items (control socket only)"
     case .delete: "delete a section (control socket only)"
     case .move: "move a section to an index (control socket only)"
@@ -81,6 +82,15 @@ enum Verb: CaseIterable {
         let target: Target = asciiCaseInsensitiveEquals(argument, "all") ? .all : .section(ref)
         return .success(self == .open ? .open(target) : .close(target))
       }
+    case .reload:
+      guard let argument else { return .success(.reload) }
+      guard asciiCaseInsensitiveEquals(argument, "fresh") else {
+        return .failure(
+          ProtocolError(
+            .syntax,
+            "unexpected \"\(String(decoding: argument, as: UTF8.self))\": RELOAD takes FRESH or nothing"))
+      }
+      return .success(.reloadFresh)
     case .mode:
       guard let argument else { return .success(.mode(nil)) }
       guard let mode = Mode(bytes: argument) else {
@@ -110,11 +120,10 @@ enum Verb: CaseIterable {
     case .unsubscribe: .unsubscribe
     case .help: .help
     case .quit: .quit
-    case .reload: .reload
     case .batch: .batch
     case .end: .end
     case .status: .status
-    case .items, .open, .close, .toggle, .mode, .insert, .delete, .move, .rename, .item:
+    case .items, .open, .close, .toggle, .mode, .reload, .insert, .delete, .move, .rename, .item:
       preconditionFailure("\(name) takes an argument")
     }
   }

@@ -48,6 +48,8 @@ enum ArgumentParser {
     var readonly = false
     var all = false
     var view = false
+    /// `reload --fresh`.
+    var fresh = false
     var socket: String?
     var readonlySocket: String?
     var count: Int?
@@ -75,6 +77,7 @@ enum ArgumentParser {
       case "-r", "--readonly": readonly = try flag()
       case "--all": all = try flag()
       case "--view": view = try flag()
+      case "--fresh": fresh = try flag()
       case "-s", "--socket": socket = try value()
       case "--readonly-socket": readonlySocket = try value()
       case "--at":
@@ -114,7 +117,9 @@ enum ArgumentParser {
     case .list: try none(arguments, subcommand); return .list
     case .view: try none(arguments, subcommand); return .view
     case .status: try none(arguments, subcommand); return .status
-    case .reload: try none(arguments, subcommand); return .reload
+    case .reload:
+      try none(arguments, subcommand)
+      return options.fresh ? .reloadFresh : .reload
     case .ping: try none(arguments, subcommand); return .ping
     case .ui: try none(arguments, subcommand); return .ui
     case .shell: try none(arguments, subcommand); return .shell
@@ -183,6 +188,7 @@ enum ArgumentParser {
     }
     if options.count != nil && subcommand != .watch { throw .usage("--count works only with watch") }
     if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
+    if options.fresh && subcommand != .reload { throw .usage("--fresh works only with reload") }
     if options.json && (subcommand == .ui || subcommand == .shell) {
       throw .usage("--json does not apply to \(subcommand.rawValue), which is for people")
     }

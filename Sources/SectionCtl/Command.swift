@@ -13,6 +13,8 @@ enum Command: Equatable, Sendable {
   case mode(Mode?)
   case status
   case reload
+  /// `reload --fresh`: the config as it is, clients' edits dropped.
+  case reloadFresh
   case ping
   case watch(count: Int?, view: Bool)
   /// The full-screen, live accordion.

@@ -44,8 +44,9 @@ struct Runner {
     case .status:
       let status = try daemonStatus()
       show(text: TextRenderer.status(status), json: JSONRenderer.status(status))
-    case .reload:
-      let reply = try connect().request("RELOAD").succeeded()
+    case .reload, .reloadFresh:
+      let line = invocation.command == .reload ? "RELOAD" : "RELOAD FRESH"
+      let reply = try connect().request(line).succeeded()
       if invocation.json { output.print(JSONRenderer.revision(reply.revision)) }
     case .ping:
       let client = try connect()

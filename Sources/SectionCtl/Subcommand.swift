@@ -16,7 +16,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .toggle: ["toggle [--json] REF..."]
     case .mode: ["mode [--json] [exclusive|multi]"]
     case .status: ["status [--json]"]
-    case .reload: ["reload [--json]"]
+    case .reload: ["reload [--json] [--fresh]"]
     case .ping: ["ping [--json]"]
     case .watch: ["watch [--json] [--view] [--count N]"]
     case .ui: ["ui"]
@@ -116,8 +116,13 @@ enum Subcommand: String, CaseIterable, Sendable {
       """
     case .reload:
       """
-      The daemon keeps open sections open by id; if the new config is invalid it keeps the old one
-      and sectionctl prints why and exits 1. Needs the control socket, not --readonly.
+      The daemon keeps open sections open by id, and clients' edits (see sectionctl(1)); if the
+      new config is invalid it keeps the old one and sectionctl prints why and exits 1. Needs the
+      control socket, not --readonly.
+      Options:
+        --fresh   take the config as it is: sections clients added go, those they deleted come
+                  back, those they edited take the config's title and items again. After
+                  'sectionctl export' into the config file, this makes the list the config's own.
       """
     case .ping:
       "Exits 0 when the daemon answers, 3 when it cannot be reached. With --json: {\"socket\", \"milliseconds\"}."

@@ -101,6 +101,17 @@ printf 'DELETE 0\nDELETE 0\nDELETE 0\nDELETE 0\n' | "$ctl" -s "$dir/c.sock" batc
 contains "an emptied list exports to a config sectiond accepts (refused before)" "OK: 0 sections" \
   "$("$bin/sectiond" --check-config --config "$dir/empty.json" 2>&1)"
 
+# The way back: the export becomes the config, and reload --fresh makes the list the config's
+# own, so that the next config edit applies to sections a client had added.
+echo '{"sections": [{"title": "Inbox"}]}' >"$dir/e.json"
+start e --no-state --config "$dir/e.json"
+"$ctl" -s "$dir/e.sock" add later Later
+"$ctl" -s "$dir/e.sock" export >"$dir/e.json" && "$ctl" -s "$dir/e.sock" reload --fresh
+sed -i 's/"title":"Later"/"title":"Later on"/' "$dir/e.json"
+"$ctl" -s "$dir/e.sock" reload
+expect "export into the config, reload --fresh: a later config edit reaches a section a client added" \
+  "section 1 later closed 0 Later on" "$("$ctl" -s "$dir/e.sock" send LIST | sed -n 2p)"
+
 # --- config corners ---------------------------------------------------------------------
 echo '{"mode": "Exclusive", "sections": [{"title": "Ünïcode Title"}]}' >"$dir/corner.json"
 contains "config mode Exclusive is read as exclusive; Ünïcode Title gets the id unicode-title" \
