@@ -168,6 +168,10 @@ if [ ! -e "$DESTDIR$SYSCONFDIR/sectiond/sections.json" ]; then
     "set until you create one (start from sections.json.example)"
 fi
 
+# The README and the protocol reference, which the man pages point to.
+inst 0644 README.md "$DATADIR/doc/sectiond/README.md"
+inst 0644 docs/PROTOCOL.md "$DATADIR/doc/sectiond/PROTOCOL.md"
+
 shopt -s nullglob
 for page in man/*.1 man/*.8; do
   section="${page##*.}"

@@ -114,7 +114,9 @@ def check_contents(results, deb, scratch):
               "usr/share/bash-completion/completions/sectionctl",
               "usr/share/zsh/vendor-completions/_sectionctl",
               "usr/share/doc/sectiond/examples/sections.json", "usr/share/doc/sectiond/copyright",
-              "usr/share/doc/sectiond/examples/waybar/config.jsonc", "usr/share/doc/sectiond/examples/tmux.conf"]
+              "usr/share/doc/sectiond/examples/waybar/config.jsonc", "usr/share/doc/sectiond/examples/tmux.conf",
+              # sectiond(8) points to PROTOCOL.md (issue 23: the package shipped neither).
+              "usr/share/doc/sectiond/README.md.gz", "usr/share/doc/sectiond/PROTOCOL.md.gz"]
     absent = [f for f in wanted if not os.path.isfile(os.path.join(unpacked, f))]
     results.check(not absent, f"the package holds units, snippets, man pages, completions, examples "
                   f"({len(wanted)} files)", ", ".join(absent) and "missing: " + ", ".join(absent))
