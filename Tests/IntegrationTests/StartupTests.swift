@@ -100,7 +100,7 @@ import Testing
     }
     #expect(answered)
     #expect(try FileSystem.status(socket)?.mode == 0o140660)
-    #expect(try FileSystem.status(directory.file("a/b/readonly.sock"))?.mode == 0o140666)
+    #expect(try FileSystem.status(directory.file("a/b/c.readonly.sock"))?.mode == 0o140666)
   }
 
   @Test func secondDaemonOnTheSamePathIsRefused() throws {

@@ -133,13 +133,13 @@ import Testing
   @Test func failureToStartIsReportedToSystemd() throws {
     let directory = TemporaryDirectory()
     let notify = try NotifyRecorder(directory: directory)
-    let config = directory.write("bad.json", #"{"sections":[]}"#)
+    let config = directory.write("bad.json", #"{"sections":[{"title":"A"},{"title":"A"}]}"#)
     let result = try runCommand(
       Built.sectiond, ["--config", config, "--socket", directory.file("c.sock"), "--no-state"],
       environment: ["NOTIFY_SOCKET": notify.path])
     #expect(result.status == 1)
     let status = try notify.waitFor("STATUS=")
-    #expect(status.contains("\(config): \"sections\" is empty"))
+    #expect(status.contains("\(config): ") && status.contains("must be unique"))
     #expect(!notify.messages.contains { $0.text.contains("READY=1") })
 
     let missing = try runCommand(

@@ -18,8 +18,23 @@ extension ScreenModel {
     }
     lines = Array(lines.prefix(listHeight))
     lines += Array(repeating: ScreenLine([]), count: listHeight - lines.count)
-    lines.append(statusLine(state, status: status))
+    var shown = status
+    if !showsHelp { shown.below = max(0, layout.rows.count - (top + listHeight)) }
     let ellipsis = style.unicode ? "…" : "~"
+    // A message too long for the status line takes the line above it too, rather than being cut.
+    let message = status.message.map { " " + $0 } ?? ""
+    if status.prompt == nil, DisplayWidth.of(message) > size.columns, listHeight > 1 {
+      let first = ScreenLine([.init(text: message)]).fitted(width: size.columns, ellipsis: "").text
+      let rest = " " + message.dropFirst(first.count)
+      lines[lines.count - 1] = ScreenLine([.init(text: first)], highlighted: true)
+      lines.append(ScreenLine([.init(text: rest)], highlighted: true))
+    } else if status.prompt == nil, DisplayWidth.of(statusLine(state, status: shown).text) > size.columns,
+      !message.isEmpty
+    {
+      lines.append(ScreenLine([.init(text: message)], highlighted: true))
+    } else {
+      lines.append(statusLine(state, status: shown))
+    }
     return lines.suffix(max(size.rows, 1)).map { $0.fitted(width: size.columns, ellipsis: ellipsis) }
   }
 
@@ -30,12 +45,19 @@ extension ScreenModel {
     let section = state.sections[row.section]
     switch row {
     case .header(let index):
-      let count = counted(section.itemCount, "item")
+      let suffix = "  (\(index) \(section.id), \(counted(section.itemCount, "item")))"
+      let marker = style.marker(open: section.isOpen)
+      // A long title is cut before the suffix is, while it keeps a few cells of its own.
+      let room = size.columns - DisplayWidth.of(gutter.text + marker + " " + suffix)
+      let title =
+        room >= 8 && DisplayWidth.of(section.title) > room
+        ? ScreenLine([.init(text: section.title)]).fitted(width: room, ellipsis: style.unicode ? "…" : "~")
+          .text
+        : section.title
       return ScreenLine(
         [
-          gutter, .init(text: style.marker(open: section.isOpen), look: section.isOpen ? .green : .plain),
-          .init(text: " "), .init(text: section.title, look: .bold),
-          .init(text: "  (\(index) \(section.id), \(count))", look: .dim),
+          gutter, .init(text: marker, look: section.isOpen ? .green : .plain),
+          .init(text: " "), .init(text: title, look: .bold), .init(text: suffix, look: .dim),
         ], highlighted: isCursor)
     case .item(_, let position):
       let text = state.items[section.id].flatMap { $0.indices.contains(position) ? $0[position] : nil } ?? ""
@@ -55,10 +77,12 @@ extension ScreenModel {
       }
     let mode = state.mode?.rawValue ?? "-"
     let hints = "? keys  q quit"
+    let more = status.below > 0 ? "  |  \(status.below) more below" : ""
     return ScreenLine(
       [
         .init(
-          text: " \(mode)  rev \(state.revision)  \(link)  |  \(status.message ?? hints)  |  \(status.socket)"
+          text:
+            " \(mode)  rev \(state.revision)  \(link)  |  \(status.message ?? hints)\(more)  |  \(status.socket)"
         )
       ],
       highlighted: true)
