@@ -49,6 +49,7 @@ _sectionctl() {
     open | close) options+=" --all" ;;
     watch) options+=" --count --view" ;;
     add | item) options+=" --at" ;;
+    reload) options+=" --fresh" ;;
     esac
     COMPREPLY=($(compgen -W "$options" -- "$cur"))
     return
