@@ -176,11 +176,11 @@ import Testing
         ListedSection(index: 0, id: "a", isOpen: true, itemCount: 5, title: long),
         ListedSection(index: 1, id: "b", isOpen: false, itemCount: 1, title: "B"),
       ], items: (0..<5).map { ListedItem(sectionIndex: 0, position: $0, text: "a-\($0)") }, revision: 2)
-    var model = ScreenModel(rows: 4, columns: 60)
+    var model = ScreenModel(rows: 4, columns: 80)
     let layout = model.layout(listed)
     let lines = text(model, listed, layout: layout)
     #expect(lines[0].hasSuffix("…  (0 a, 5 items)"))
-    #expect(DisplayWidth.of(lines[0]) <= 60)
+    #expect(DisplayWidth.of(lines[0]) <= 80)
     #expect(lines[3].contains("4 more below"))
     var status = StatusBar(socket: "/s", link: .connected, readonly: false)
     status.message = String(repeating: "m", count: 100)
