@@ -16,8 +16,9 @@ test:
 	scripts/test.sh
 
 bench:
-	scripts/deps.sh
+	scripts/deps.sh --test
 	python3 bench/bench.py
+	python3 bench/dbus_bench.py --no-build
 
 install:
 	scripts/deps.sh

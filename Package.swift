@@ -42,14 +42,16 @@ let package = Package(
       name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
     // libedit's readline interface, through pkg-config: line editing and history for `sectionctl shell`.
     .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+    // sectiond's sd-bus vtable, written with sd-bus's C macros (Swift cannot spell them).
+    .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("systemd")]),
     // The few libc calls Swift cannot reach without _GNU_SOURCE (accept4, SO_PEERCRED).
     .target(name: "CShim", cSettings: [.define("_GNU_SOURCE")]),
     // Typed wrappers over every raw POSIX call the project makes.
     .target(name: "Posix", dependencies: ["CShim"]),
     // The model, the config, the protocol: pure, no I/O.
     .target(name: "SectionCore", swiftSettings: hotPath),
-    // The one place that calls libsystemd: sd-event, sd_notify, socket activation.
-    .target(name: "Systemd", dependencies: ["CSystemd", "Posix"]),
+    // The one place that calls libsystemd: sd-event, sd_notify, socket activation, sd-bus.
+    .target(name: "Systemd", dependencies: ["CSystemd", "CSystemdBus", "Posix"]),
     // The daemon's I/O layer: listeners, connections, the state file, the command line.
     .target(
       name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),

@@ -83,9 +83,8 @@ mkdir -p "$stage/usr/share/zsh/vendor-completions"
 mv "$stage/usr/share/zsh/site-functions/_sectionctl" "$stage/usr/share/zsh/vendor-completions/"
 rmdir "$stage/usr/share/zsh/site-functions"
 gzip -9n "$stage"/usr/share/man/man*/*
-# As dh_compress: documentation over 4 KB is compressed (install.sh put README and PROTOCOL there).
-gzip -9n "$doc/README.md" "$doc/PROTOCOL.md"
 install -m 0644 packaging/deb/copyright "$doc/copyright"
+install -m 0644 docs/DBUS.md "$doc/DBUS.md"   # sectiond(8) --bus points here
 install -D -m 0644 packaging/deb/lintian-overrides "$stage/usr/share/lintian/overrides/sectiond"
 {
   printf 'sectiond (%s) unstable; urgency=medium\n\n' "$version"

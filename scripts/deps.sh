@@ -10,6 +10,9 @@ for option in "$@"; do
     *) echo "deps.sh: unknown option '$option' (--test, --deb)" >&2; exit 2 ;;
   esac
 done
+# The D-Bus tests (Tests/System/dbus.sh): a private dbus-daemon, gdbus, and Python's Gio
+# (Debian's python3-gi, for /usr/bin/python3); dbus-lab.sh: a user's session bus.
+case " $* " in *" --test "*) packages+=(dbus-daemon dbus-user-session libglib2.0-bin python3-gi) ;; esac
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -31,6 +31,8 @@
 #   /usr/local/lib/sysusers.d/sectiond.conf, /usr/local/lib/tmpfiles.d/sectiond.conf
 #   /usr/local/share/man/man{1,8}/..., /usr/local/share/bash-completion/completions/sectionctl,
 #   /usr/local/share/zsh/site-functions/_sectionctl
+#   /usr/local/share/dbus-1/{system-services,services,interfaces}/org.sectiond.Sectiond1.*,
+#   /etc/dbus-1/system.d/org.sectiond.Sectiond1.conf (/usr/share/dbus-1/system.d with PREFIX=/usr)
 #   /etc/sectiond/sections.json.example (a real sections.json is never touched)
 # With PREFIX=/usr the units go to /lib/systemd/system and /usr/lib/systemd/user
 # (Debian's systemdsystemunitdir and systemduserunitdir) and the snippets to
@@ -158,8 +160,21 @@ for u in sectiond.service.in sectiond.socket sectiond-readonly.socket; do
 done
 if [ -z "$user_install" ]; then
   inst 0644 systemd/sysusers.d/sectiond.conf "$SYSUSERSDIR/sectiond.conf"
+  # D-Bus (docs/DBUS.md): the system bus policy, bus activation for both buses, and the
+  # interface's introspection XML. dbus-daemon reads policies from /usr/share/dbus-1/system.d
+  # and /etc/dbus-1/system.d only: outside PREFIX=/usr the policy goes to the latter.
+  case "$DATADIR" in
+    /usr/share) DBUSPOLICYDIR=/usr/share/dbus-1/system.d ;;
+    *) DBUSPOLICYDIR="$SYSCONFDIR/dbus-1/system.d" ;;
+  esac
+  inst 0644 packaging/dbus/org.sectiond.Sectiond1.conf "$DBUSPOLICYDIR/org.sectiond.Sectiond1.conf"
+  inst 0644 packaging/dbus/system-services/org.sectiond.Sectiond1.service \
+    "$DATADIR/dbus-1/system-services/org.sectiond.Sectiond1.service"
   inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"
 fi
+# A user's session bus reads ~/.local/share/dbus-1/services too.
+inst 0644 packaging/dbus/services/org.sectiond.Sectiond1.service "$DATADIR/dbus-1/services/org.sectiond.Sectiond1.service"
+inst 0644 docs/org.sectiond.Sectiond1.xml "$DATADIR/dbus-1/interfaces/org.sectiond.Sectiond1.xml"
 
 # The example config only ever goes beside the real one, never over it.
 inst 0644 examples/sections.json "$SYSCONFDIR/sectiond/sections.json.example"

@@ -34,6 +34,7 @@ for test in Tests/System/*.sh; do
   suite "$test" env BUILD_DIR=.build/debug bash "$test"
 done
 suite "bench smoke" python3 bench/bench.py --smoke
+suite "D-Bus bench smoke" python3 bench/dbus_bench.py --smoke --no-build
 echo
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed:"

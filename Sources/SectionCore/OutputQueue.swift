@@ -71,11 +71,15 @@ public struct OutputQueue {
   public mutating func send(
     upToTail mark: Int? = nil, _ send: (UnsafeRawBufferPointer) -> Int?
   ) -> Bool {
-    while let first = blocks.first {
-      guard let sent = first.withUnsafeBytes(send) else { return false }
-      if sent == 0 { return true }
-      blockedCount -= sent
-      if sent < first.count { blocks[0] = first.dropFirst(sent) } else { blocks.removeFirst() }
+    // Only when there are blocks: the loop's writes to the array made every send copy the
+    // empty array's shared storage first (an allocation per reply, callgrind).
+    if !blocks.isEmpty {
+      while let first = blocks.first {
+        guard let sent = first.withUnsafeBytes(send) else { return false }
+        if sent == 0 { return true }
+        blockedCount -= sent
+        if sent < first.count { blocks[0] = first.dropFirst(sent) } else { blocks.removeFirst() }
+      }
     }
     let end = mark ?? tail.count
     while sentOfTail < end {

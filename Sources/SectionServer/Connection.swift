@@ -13,9 +13,12 @@ final class Connection {
   enum State: Equatable {
     /// Taking requests.
     case ready
-    /// Its last request changed state: the reply, from `replyStart` in the output's tail, is
-    /// held until the change is saved (and replaced by an error if the save fails).
-    case awaitingSave(replyStart: Int)
+    /// It changed state in this loop turn: its replies from `replyStart` in the output's tail
+    /// (`replies` of them, the group) are held until the turn's changes are saved, and each is
+    /// replaced by the error if the save fails. It goes on taking the changes it has read in
+    /// this turn, each joining the group, up to the first other request (a read, PING, QUIT),
+    /// which is handled after the save; it reads no more from its socket until then.
+    case awaitingSave(replyStart: Int, replies: Int)
     /// Its next request would show other clients' changes that are not saved yet: it is
     /// handled once they are.
     case awaitingOthersSave
@@ -63,10 +66,39 @@ final class Connection {
     return state == .ready
   }
 
-  /// Where the reply held for a save starts, if one is.
+  /// Whether the next request already read may be handled now: when requests are accepted,
+  /// and while replies are held for a save (it joins their group), up to the output limit.
+  func takesNextRequest() -> Bool {
+    guard case .awaitingSave = state else { return acceptsRequests() }
+    return output.count < Connection.outputLimit
+  }
+
+  /// Where the replies held for a save start, if any are.
   var heldReplyStart: Int? {
-    if case .awaitingSave(let start) = state { return start }
+    if case .awaitingSave(let start, _) = state { return start }
     return nil
+  }
+
+  /// A reply was queued from `start`: a change's reply starts the group held for the save or
+  /// joins it (so does an `ERR TOOLONG` while one is held). True when a group began.
+  func noteReply(from start: Int, changed: Bool) -> Bool {
+    switch state {
+    case .awaitingSave(let first, let replies):
+      state = .awaitingSave(replyStart: first, replies: replies + 1)
+      return false
+    case .ready where changed:
+      state = .awaitingSave(replyStart: start, replies: 1)
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// The save failed: each reply of the held group becomes `refusal`, in request order.
+  func refuseHeldReplies(with refusal: [UInt8]) {
+    guard case .awaitingSave(let start, let replies) = state else { return }
+    output.removeTail(from: start)
+    for _ in 0..<replies { output.append(contentsOf: refusal) }
   }
 
   /// Whether there is nothing left to do but close: the client is done and so are we.
@@ -89,13 +121,15 @@ final class Connection {
       }
     }
     let moved = output.compact()
-    if case .awaitingSave(let start) = state { state = .awaitingSave(replyStart: start - moved) }
+    if case .awaitingSave(let start, let replies) = state {
+      state = .awaitingSave(replyStart: start - moved, replies: replies)
+    }
     return alive
   }
 
   /// Queues `bytes` behind the output, sending what the socket takes at once when nothing is
   /// waiting ahead of them: a broadcast then reaches the first subscribers before it is copied
-  /// for the last. Returns whether output is left to flush (failures included: the flush
+  /// for the last (a large rest is shared, so `bytes` must never change afterwards). Returns whether output is left to flush (failures included: the flush
   /// meets them again and closes the connection).
   func enqueue(_ bytes: [UInt8]) -> Bool {
     var sent = 0
@@ -104,7 +138,7 @@ final class Connection {
     {
       sent = count
     }
-    if sent < bytes.count { output.append(contentsOf: bytes[sent...]) }
+    if sent < bytes.count { output.append(shared: bytes[sent...]) }
     return !output.isEmpty
   }
 }

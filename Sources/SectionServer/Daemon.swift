@@ -86,6 +86,7 @@ public enum Daemon {
     let sockets = try Sockets.open(options, inherited: inherited)
     for socket in sockets { try server.serve(socket.fd, access: socket.access, file: socket.file) }
     server.restore(inherited.filter { $0.kind != .listeningSocket })
+    if let kind = options.bus { server.bus = try BusFace(kind, server: server) }
 
     let signals = try [SIGTERM, SIGINT].map { try loop.onSignal($0) { server.shutdown() } }
     let hangUp = try loop.onSignal(SIGHUP) { server.reloadFromSignal() }
@@ -135,13 +136,15 @@ public enum Daemon {
     guard let path = options.configPath else { return .demo }
     let bytes: [UInt8]
     do {
-      bytes = try FileSystem.readFile(path, limit: 4 << 20)
+      bytes = try FileSystem.readFile(path, limit: Config.readLimit)
     } catch let error as PosixError {
       throw StartFailure("cannot read the config file \(path): \(error.errno)", errno: error.errno)
     } catch {
       throw StartFailure("cannot read the config file \(path): \(error)")
     }
-    return try Config.parse(bytes, source: path)
+    let config = try Config.parse(bytes, source: path)
+    try config.check(options.editLimits, source: path)
+    return config
   }
 }
 

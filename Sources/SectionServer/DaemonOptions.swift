@@ -1,5 +1,6 @@
 import Posix
 import SectionCore
+import Systemd
 
 /// The daemon's command line, with the defaults the environment implies.
 public struct DaemonOptions: Equatable {
@@ -21,6 +22,8 @@ public struct DaemonOptions: Equatable {
   public var verbose = false
   /// How far clients may grow the list with runtime edits.
   public var editLimits = EditLimits()
+  /// The D-Bus bus to serve `org.sectiond.Sectiond1` on (docs/DBUS.md); nil: none.
+  public var bus: Bus.Kind?
 
   public static let usage = """
     usage: sectiond [options]
@@ -51,6 +54,14 @@ public struct DaemonOptions: Equatable {
       --max-section-items N    most items in one section (default 10000)
       --max-items N            most items in all sections together (default 1000000)
       --max-batch-lines N      most lines in one BATCH (default 10000)
+      --max-text-bytes N       most bytes of ids, titles and items in the whole list, which
+                               bounds the state file and the time a start takes to read it
+                               (default 16777216: 16 MiB)
+      --max-request-changes N  most changes one request may make, a BATCH's lines and each
+                               section OPEN ALL opens counted; bounds one loop turn (default
+                               100000; at least --max-sections + 1)
+      --bus system|session     also serve org.sectiond.Sectiond1 on that D-Bus bus (default: none);
+                               a bus that is not there is retried, the sockets serve meanwhile
       --check-config           validate the config and exit
       --allow-insecure         start as root even if the config or state file is writable by others
       --verbose                log debug lines (clients connecting, client errors)
@@ -107,6 +118,14 @@ public struct DaemonOptions: Equatable {
       case "--max-section-items": options.editLimits.itemsPerSection = try count(for: argument)
       case "--max-items": options.editLimits.items = try count(for: argument)
       case "--max-batch-lines": options.editLimits.batchLines = try count(for: argument)
+      case "--max-text-bytes": options.editLimits.textBytes = try count(for: argument)
+      case "--max-request-changes": options.editLimits.requestChanges = try count(for: argument)
+      case "--bus":
+        let kind = try value(for: argument)
+        guard let bus = Bus.Kind(rawValue: kind) else {
+          throw UsageError(description: "--bus takes system or session, not \"\(kind)\"")
+        }
+        options.bus = bus
       case "--check-config": options.checkConfigOnly = true
       case "--allow-insecure": options.allowInsecure = true
       case "--verbose", "-v": options.verbose = true
@@ -117,6 +136,22 @@ public struct DaemonOptions: Equatable {
       default:
         throw UsageError(description: "unknown option \"\(argument)\"; see sectiond --help")
       }
+    }
+    if options.editLimits.requestChanges <= options.editLimits.sections {
+      throw UsageError(
+        description:
+          "--max-request-changes \(options.editLimits.requestChanges) is too small for --max-sections \(options.editLimits.sections): OPEN ALL makes a change per section; give at least \(options.editLimits.sections + 1)"
+      )
+    }
+    // What the limits let clients write must be read back at the next start: the state file,
+    // and its journal, which `StateStore` compacts once it is past twice the state file (plus
+    // one loop turn's changes, two requests' worth of events and journal at the most).
+    let stateFile = SavedState.maximumSize(for: options.editLimits)
+    if stateFile > (StateStore.readLimit - 2 * SectionService.renderedLimit) / 3 {
+      throw UsageError(
+        description:
+          "the limits let clients grow a state file of \(stateFile) bytes, which with its journal is more than a start reads (\(StateStore.readLimit) bytes); lower --max-text-bytes, --max-items or --max-sections"
+      )
     }
     if noState && options.statePath != nil {
       throw UsageError(description: "--state and --no-state contradict each other; give one")

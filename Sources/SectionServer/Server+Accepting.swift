@@ -68,7 +68,7 @@ extension Server {
       connection.fd.close()
       return false
     }
-    connections[connection.fd.rawValue] = connection
+    connections[fd: connection.fd.rawValue] = connection
     if connection.access == .readOnly { readOnlyCount += 1 }
     status?.figuresChanged()
     return true

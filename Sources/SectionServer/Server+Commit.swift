@@ -8,16 +8,18 @@ extension Server {
   /// End of a loop iteration: save the changes of this iteration once, then write everything.
   func finishIteration() {
     if service.hasUnsavedChanges { save() }
-    if reloadRequested && !service.hasUnsavedChanges {
-      reloadRequested = false
-      Notifier.ready(status: statusLine)
-    }
+    if reloadRequested && !service.hasUnsavedChanges { reloadFinished() }
+    // The requests that waited for this save are answered now, before a client can make
+    // another change; the changes they make themselves are saved at the end of the next turn.
+    if !released.isEmpty { handleReleased() }
+    if service.hasUnsavedChanges { resume?.trigger() }
     let connections = toFlush
     toFlush.removeAll(keepingCapacity: true)
     for connection in connections {
       connection.flushQueued = false
       write(connection)
     }
+    bus?.publish()
   }
 
   func save() {
@@ -26,37 +28,37 @@ extension Server {
     } catch {
       Log.error("state not saved, changes refused: \(error)")
       service.rollback()
-      let refusal = ProtocolError(.internal, "state not saved: \(error)").line
-      for connection in waitingForSave {
-        guard case .awaitingSave(let start) = connection.state else { continue }
-        connection.output.removeTail(from: start)
-        connection.output.append(contentsOf: refusal)
-      }
+      let refusal = ProtocolError(.internal, "state not saved: \(error)")
+      for connection in waitingForSave { connection.refuseHeldReplies(with: refusal.line) }
+      bus?.saveFailed(refusal)
       releaseWaiting()
       return
     }
+    bus?.saved(events: service.pendingEvents)
     broadcast(service.commit())
     releaseWaiting()
     status?.figuresChanged()
   }
 
-  /// The save is done (or refused): replies go out, and waiting requests are handled next.
+  /// The save is done (or refused): replies go out, and the requests that waited are
+  /// `released`, the reads first.
   private func releaseWaiting() {
-    for connection in waitingForSave + waitingForOthers where !connection.isClosed {
+    for connection in waitingForOthers + waitingForSave where !connection.isClosed {
       connection.state = .ready
       queueFlush(connection)
-      if !connection.pending.isEmpty { runnable.append(connection) }
+      if !connection.pending.isEmpty { released.append(connection) }
     }
     waitingForSave.removeAll(keepingCapacity: true)
     waitingForOthers.removeAll(keepingCapacity: true)
-    if !runnable.isEmpty { resume?.trigger() }
   }
 
   /// Queues the events for every subscriber; one that has too much unread gets a snapshot later.
+  /// One that has read everything takes the turn's events whole, however many changes the
+  /// turn's pipelines made (a large block is shared between subscribers, not copied).
   private func broadcast(_ events: [UInt8]) {
     guard !events.isEmpty else { return }
     for subscriber in subscribers where subscriber.subscription == .live {
-      if subscriber.output.count + events.count > Connection.eventLimit {
+      if !subscriber.output.isEmpty && subscriber.output.count + events.count > Connection.eventLimit {
         subscriber.subscription = .owedSnapshot
         queueFlush(subscriber)
       } else if subscriber.enqueue(events) {

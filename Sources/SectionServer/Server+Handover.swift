@@ -14,7 +14,7 @@ extension Server {
   /// listening has stopped and the last changes are saved, so that every record is complete.
   func handOver() {
     var records: [HandoverState.Connection] = []
-    for connection in Array(connections.values) {
+    for connection in connections.values {
       guard connection.flush() else {
         close(connection)
         continue

@@ -8,10 +8,12 @@ import Systemd
 /// group of changes once, then sends replies and events.
 ///
 /// One loop iteration handles every connection that is readable. Requests that change state
-/// leave their reply unsent; at the end of the iteration (sd-event's post source) the state is
-/// saved once for all of them (group commit), and only then are replies and events written:
-/// an `OK` is never sent for a change that is not in the state file, and no reply shows a
-/// change before it is saved (such requests wait for the save, see `Connection.State`).
+/// leave their reply unsent, and so do the requests a client pipelined after them in the same
+/// read; at the end of the iteration (sd-event's post source) the state is saved once for all
+/// of them (group commit), and only then are replies and events written: an `OK` is never sent
+/// for a change that is not in the state file, and no reply shows a change before it is saved
+/// (another client's read waits for the save, see `Connection.State`, and is answered first
+/// after it).
 ///
 /// The other concerns live beside this file: accepting (`Server+Accepting`), saving and
 /// writing (`Server+Commit`).
@@ -30,18 +32,21 @@ final class Server {
   /// Every client socket, watched as one sd-event source (see `Epoll` for why).
   let clients: Epoll
   private var clientsSource: EventSource?
-  var connections: [Int32: Connection] = [:]
+  var connections = ConnectionTable()
   /// Connections accepted on the read-only socket, counted against their own limit.
   var readOnlyCount = 0
   var subscribers: [Connection] = []
   /// Connections with output queued during this iteration.
   var toFlush: [Connection] = []
-  /// Connections whose last request changed state and waits for the save.
+  /// Connections whose replies are held for the save (a group, begun by a change).
   var waitingForSave: [Connection] = []
   /// Connections whose next request waits for other clients' changes to be saved.
   var waitingForOthers: [Connection] = []
-  /// Connections with input left over that can be handled now.
+  /// Connections with input left over that can be handled now: once output drained, or taken
+  /// over from the previous process.
   var runnable: [Connection] = []
+  /// Connections whose requests waited for the save just done, the reads first.
+  var released: [Connection] = []
   /// One read buffer for all connections: input is handled where it lands, never copied
   /// unless a partial line remains. Room for a partial line carried over, plus `readSize`.
   private var readBuffer = [UInt8](repeating: 0, count: LineFramer.maximumLineLength + 2 + Server.readSize)
@@ -56,6 +61,8 @@ final class Server {
   var reloadRequested = false
   var acceptRetry: EventSource?
   var acceptPaused = false
+  /// The D-Bus face, with --bus: a peer of the sockets that the group commit answers too.
+  var bus: BusFace?
   /// Logs client errors with --verbose; nil otherwise, so that the request path pays nothing.
   var clientErrors = Log.threshold >= .debug ? ClientErrorLog() : nil
 
@@ -99,7 +106,7 @@ final class Server {
   /// Handles one batch of ready clients; sd-event calls again while more are ready.
   func pollClients() {
     clients.poll { fd, events in
-      if let connection = connections[fd.rawValue] { handleEvents(events, on: connection) }
+      if let connection = connections[fd: fd.rawValue] { handleEvents(events, on: connection) }
     }
   }
 
@@ -147,12 +154,26 @@ final class Server {
   }
 
   /// Handles the complete lines in `input` until one must wait (for a save, or for output to
-  /// drain); keeps the rest.
-  private func handle(_ input: ArraySlice<UInt8>, on connection: Connection) {
+  /// drain), or `replies` requests have been answered; keeps the rest.
+  ///
+  /// A change holds its reply for the save, and the changes after it join that group (see
+  /// `Connection.State.awaitingSave`); the first other request (a read, PING, QUIT...) is
+  /// answered after the save. So one client's pipelined changes in one turn cost one save,
+  /// while none of their replies goes out before it.
+  private func handle(_ input: ArraySlice<UInt8>, on connection: Connection, replies: Int = .max) {
     var input = input
-    while connection.acceptsRequests() {
-      guard let frame = connection.framer.next(&input, endOfInput: connection.inputEnded) else { break }
-      guard case .line(let line) = frame else {
+    var replies = replies
+    requests: while replies > 0, connection.takesNextRequest() {
+      let start = connection.output.tailMark
+      let line: ArraySlice<UInt8>
+      // A switch on the frame itself moves the line out of it; binding the frame first made
+      // a copy of the line and a destruction of the frame per request (callgrind).
+      switch connection.framer.next(&input, endOfInput: connection.inputEnded) {
+      case nil:
+        break requests
+      case .line(let framed)?:
+        line = framed
+      case .tooLong?:
         if connection.batch != nil {
           connection.batch!.addTooLong()
           continue
@@ -160,37 +181,42 @@ final class Server {
         if connection.subscription == .owedSnapshot { _ = sendOwedSnapshot(connection) }
         connection.output.append(contentsOf: ProtocolError.tooLong.line)
         clientErrors?.note("answered a client ERR TOOLONG")
+        _ = connection.noteReply(from: start, changed: false)
+        replies -= 1
         continue
       }
       if connection.subscription == .owedSnapshot && !sendOwedSnapshot(connection) {
-        waitForOthersSave(connection, handingBack: line, before: &input)
+        waitForSave(connection, handingBack: line, before: &input)
         break
       }
-      let start = connection.output.tailMark
       guard
         let outcome = service.handle(
           line, access: connection.access, batch: &connection.batch, reply: &connection.output)
       else {
         continue
       }
-      if outcome == .deferred {
-        waitForOthersSave(connection, handingBack: line, before: &input)
+      if outcome == .deferred || (outcome != .changed && connection.heldReplyStart != nil) {
+        connection.output.removeTail(from: start)
+        waitForSave(connection, handingBack: line, before: &input)
         break
       }
+      replies -= 1
       clientErrors?.noteReply(connection.output.tail, from: start)
       apply(outcome, on: connection, replyStart: start)
     }
     if !input.isEmpty { connection.pending = Array(input) }
-    queueFlush(connection)
+    // Replies that wait for nothing go out now, as a plain line server would send them: the
+    // client can read them while the loop turn goes on with the other connections.
+    if connection.state == .ready { write(connection) } else { queueFlush(connection) }
   }
 
   private func apply(_ outcome: SectionService.Outcome, on connection: Connection, replyStart: Int) {
-    switch outcome {
-    case .replied, .deferred:
-      break
-    case .changed:
-      connection.state = .awaitingSave(replyStart: replyStart)
+    if connection.noteReply(from: replyStart, changed: outcome == .changed) {
       waitingForSave.append(connection)
+    }
+    switch outcome {
+    case .replied, .deferred, .changed:
+      break
     case .subscribe:
       subscribe(connection)
     case .unsubscribe:
@@ -203,16 +229,18 @@ final class Server {
     }
   }
 
-  /// The request `line` waits until the changes of this iteration are saved (or refused): it
-  /// goes back in front of the rest of the input. Rebuilt from the line, not kept as a slice
-  /// of the input from before it: that copy cost a retain on every pipelined request.
-  private func waitForOthersSave(
+  /// The request `line` waits until the changes of this turn are saved (or refused): it goes
+  /// back in front of the rest of the input. Rebuilt from the line, not kept as a slice of the
+  /// input from before it: that copy cost a retain on every pipelined request. A connection
+  /// whose own replies are held is already waiting for the save.
+  private func waitForSave(
     _ connection: Connection, handingBack line: ArraySlice<UInt8>, before input: inout ArraySlice<UInt8>
   ) {
     var unhandled = Array(line)
     unhandled.append(0x0A)
     unhandled.append(contentsOf: input)
     input = unhandled[...]
+    guard connection.heldReplyStart == nil else { return }
     connection.state = .awaitingOthersSave
     waitingForOthers.append(connection)
   }
@@ -221,16 +249,26 @@ final class Server {
   func reload(reply: inout OutputQueue) -> SectionService.Outcome {
     Notifier.reloading()
     reloadRequested = true
+    let outcome: SectionService.Outcome
     do {
       let config = try loadConfig()
-      let outcome = try service.reload(config, reply: &reply)
+      outcome = try service.reload(config, reply: &reply)
       Log.notice("reloaded the config: \(counted(config.sections.count, "section"))")
-      return outcome
     } catch {
       let reason = service.refuseReload(error, reply: &reply)
       Log.error("reload refused, still serving the previous config: \(reason)")
-      return .replied
+      outcome = .replied
     }
+    // With nothing to save the reload is over now, and systemd hears so before the client's
+    // reply goes out; a reload that changed the sections is over once they are saved.
+    if outcome != .changed { reloadFinished() }
+    return outcome
+  }
+
+  /// READY=1 again after RELOADING=1.
+  func reloadFinished() {
+    reloadRequested = false
+    Notifier.ready(status: statusLine)
   }
 
   /// SIGHUP: reload without a client to answer.
@@ -242,16 +280,35 @@ final class Server {
   private func handleRunnable() {
     let ready = runnable
     runnable.removeAll(keepingCapacity: true)
+    handleWaiting(ready)
+  }
+
+  /// Answers the requests that waited for the save just done: called right after it, before a
+  /// client can make another change.
+  func handleReleased() {
+    let ready = released
+    released.removeAll(keepingCapacity: true)
+    handleWaiting(ready)
+  }
+
+  /// Handles the input of connections that waited (for a save, or for output to drain) in two
+  /// passes: the request each one waited with first, then the rest. A request waits for a save
+  /// because it reads the state (or depends on it); answered before any of them makes a new
+  /// change, it waits for one save only, however many clients flood changes.
+  private func handleWaiting(_ ready: [Connection]) {
     for connection in ready where connection.acceptsRequests() {
+      handlePending(connection, replies: 1)
+    }
+    for connection in ready where !connection.pending.isEmpty && connection.takesNextRequest() {
       handlePending(connection)
     }
   }
 
   /// Handles input kept from an earlier read (lines that waited for a save, or for output to drain).
-  private func handlePending(_ connection: Connection) {
+  private func handlePending(_ connection: Connection, replies: Int = .max) {
     let input = connection.pending
     connection.pending = []
-    handle(input[...], on: connection)
+    handle(input[...], on: connection, replies: replies)
   }
 
   // MARK: Closing and stopping
@@ -261,7 +318,7 @@ final class Server {
     unsubscribe(connection)
     connectionStore?.forget(connection)
     connection.state = .closed
-    connections[connection.fd.rawValue] = nil
+    connections[fd: connection.fd.rawValue] = nil
     if connection.access == .readOnly { readOnlyCount -= 1 }
     connection.fd.close()
     if acceptRetry != nil { resumeAccepting() }
@@ -276,6 +333,7 @@ final class Server {
     for listener in listeners { listener.close() }
     listeners.removeAll()
     if service.hasUnsavedChanges { save() }
+    bus?.close()
     if connectionStore != nil {
       handOver()
     } else {
@@ -283,7 +341,7 @@ final class Server {
       for subscriber in subscribers {
         SectionService.appendGoodbyeEvent(reason: "shutdown", to: &subscriber.output)
       }
-      for connection in Array(connections.values) {
+      for connection in connections.values {
         _ = connection.flush()
         close(connection)
       }

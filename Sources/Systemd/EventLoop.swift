@@ -7,7 +7,8 @@ import Posix
 /// Handlers are Swift closures; each source keeps its closure in a box whose address is the
 /// C callback's userdata. The loop is single-threaded: everything runs on the thread that calls `run`.
 public final class EventLoop {
-  fileprivate let event: OpaquePointer
+  /// The sd_event, for sources registered elsewhere in this module (the bus, see `Bus`).
+  let event: OpaquePointer
 
   public init() throws {
     var event: OpaquePointer?

@@ -15,6 +15,17 @@ import Testing
     return String(decoding: error.line.dropLast(), as: UTF8.self)
   }
 
+  /// The service answers these lines before parsing: each must be one `parse` reads as PING.
+  @Test func pingShortcutMatchesOnlyPing() {
+    for line in ["PING", "ping", "PiNg", "pING"] {
+      #expect(RequestParser.isPing(bytes(line)), "\(line)")
+      #expect(parse(line) == .success(.ping), "\(line)")
+    }
+    for line in ["PING ", " PING", "PINGS", "PIN", "PONG", "PING x", "P\u{0}NG", "PIN\u{7}", "", "ping\r"] {
+      #expect(!RequestParser.isPing(bytes(line)), "\(line)")
+    }
+  }
+
   @Test func everyVerb() {
     #expect(parse("PING") == .success(.ping))
     #expect(parse("VERSION") == .success(.version))

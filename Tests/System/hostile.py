@@ -36,7 +36,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sdlib import (  # noqa: E402
-    Client, Daemon, Results, config_json, replay_journal, require_binary, sectiond_path)
+    Client, Daemon, config_json, replay_journal, run_parts, sectiond_path)
 
 HZ = os.sysconf("SC_CLK_TCK")
 
@@ -413,14 +413,7 @@ PARTS = {"spin": spin, "fair": fair, "unsaved": unsaved, "slots": slots, "big": 
 
 
 def main(argv):
-    require_binary()
-    results = Results()
-    for name in argv or list(PARTS):
-        print(f"-- {name}", flush=True)
-        started = time.monotonic()
-        PARTS[name](results)
-        print(f"-- {name}: {time.monotonic() - started:.1f} s", flush=True)
-    return results.finish()
+    return run_parts(PARTS, argv)
 
 
 if __name__ == "__main__":

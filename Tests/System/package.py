@@ -115,10 +115,15 @@ def check_contents(results, deb, scratch):
               "usr/share/zsh/vendor-completions/_sectionctl",
               "usr/share/doc/sectiond/examples/sections.json", "usr/share/doc/sectiond/copyright",
               "usr/share/doc/sectiond/examples/waybar/config.jsonc", "usr/share/doc/sectiond/examples/tmux.conf",
+              # the D-Bus face (docs/DBUS.md): policy, activation on both buses, the interface
+              "usr/share/dbus-1/system.d/org.sectiond.Sectiond1.conf",
+              "usr/share/dbus-1/system-services/org.sectiond.Sectiond1.service",
+              "usr/share/dbus-1/services/org.sectiond.Sectiond1.service",
+              "usr/share/dbus-1/interfaces/org.sectiond.Sectiond1.xml", "usr/share/doc/sectiond/DBUS.md",
               # sectiond(8) points to PROTOCOL.md (issue 23: the package shipped neither).
-              "usr/share/doc/sectiond/README.md.gz", "usr/share/doc/sectiond/PROTOCOL.md.gz"]
+              "usr/share/doc/sectiond/README.md", "usr/share/doc/sectiond/PROTOCOL.md"]
     absent = [f for f in wanted if not os.path.isfile(os.path.join(unpacked, f))]
-    results.check(not absent, f"the package holds units, snippets, man pages, completions, examples "
+    results.check(not absent, f"the package holds units, snippets, man pages, completions, examples, D-Bus files "
                   f"({len(wanted)} files)", ", ".join(absent) and "missing: " + ", ".join(absent))
     in_etc = [os.path.join(d, f) for d, _, files in os.walk(os.path.join(unpacked, "etc")) for f in files]
     conffiles = sh(["sh", "-c", f"dpkg-deb --ctrl-tarfile {deb} | tar -t"]).stdout

@@ -47,6 +47,23 @@ class Results:
         return 1 if self.failed else 0
 
 
+def run_parts(parts, names):
+    """Runs the named parts of a driver (all of `parts`, a dict of name -> function taking a
+    Results, when `names` is empty), each between `-- name` lines with its time; a part that
+    ends in an OSError or RuntimeError is one failure. Returns the exit status."""
+    require_binary()
+    results = Results()
+    for name in names or list(parts):
+        print(f"-- {name}", flush=True)
+        started = time.monotonic()
+        try:
+            parts[name](results)
+        except (OSError, RuntimeError) as error:
+            results.check(False, f"{name} ran to its end", repr(error))
+        print(f"-- {name}: {time.monotonic() - started:.1f} s", flush=True)
+    return results.finish()
+
+
 def config_json(section_ids, mode="multi"):
     return json.dumps({
         "mode": mode,
@@ -260,6 +277,19 @@ def percentile(values, p):
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
+
+
+def run_parts(parts, argv):
+    """Runs the named parts of a driver (all of them without names), each given a `Results`,
+    timing each; returns the exit status."""
+    require_binary()
+    results = Results()
+    for name in argv or list(parts):
+        print(f"-- {name}", flush=True)
+        started = time.monotonic()
+        parts[name](results)
+        print(f"-- {name}: {time.monotonic() - started:.1f} s", flush=True)
+    return results.finish()
 
 
 def require_binary():

@@ -257,7 +257,7 @@ expect "user sectiond.service PrivateUsers" "$(value PrivateUsers "$usvc")" yes
 expect "user sectiond.service ProtectSystem" "$(value ProtectSystem "$usvc")" strict
 expect "user sectiond.service ReadWritePaths" "$(value ReadWritePaths "$usvc")" "$state_dir"
 expect "user sectiond.service ExecStart" "$(value ExecStart "$usvc")" \
-  "$PREFIX/bin/sectiond --socket %t/sectiond/control.sock --readonly-socket %t/sectiond/readonly.sock --state $state_dir/state.json --fd-store 1025"
+  "$PREFIX/bin/sectiond --socket %t/sectiond/control.sock --readonly-socket %t/sectiond/readonly.sock --state $state_dir/state.json --fd-store 1025 --bus session"
 # Clients survive restarts only if the daemon stores no more than the unit keeps, and the
 # unit keeps every client plus the handover record: --fd-store = FileDescriptorStoreMax= >
 # --max-clients (default 1024).

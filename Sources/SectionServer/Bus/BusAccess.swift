@@ -1,0 +1,37 @@
+import Glibc
+import Systemd
+
+/// Who may change state over the bus: what the control socket's permissions allow, i.e.
+/// root, the daemon's own user, and members of the `sectiond` group (the control socket's
+/// group under the system unit). Reading is open to every peer.
+///
+/// The caller's effective uid and supplementary groups come from the bus daemon
+/// (GetConnectionCredentials, see `BusCall.senderCredentials`), which took them from the caller's socket when it connected;
+/// on the system bus the policy file (org.sectiond.Sectiond1.conf) applies the same rule
+/// before a call ever arrives. The answer is kept per unique name: a unique name is never
+/// given to another connection while the bus runs, and asking costs a round trip to the bus
+/// daemon that the loop would wait for on every change.
+struct BusAccess {
+  /// The group whose members may change state; nil when there is no such group.
+  let group: gid_t? = getgrnam("sectiond").map { $0.pointee.gr_gid }
+  let ownUser = getuid()
+  private var decided: [String: Bool] = [:]
+  /// Unique names remembered at most; past it the cache starts over (a name asks again).
+  static let remembered = 4096
+
+  mutating func mayChange(_ call: BusCall) -> Bool {
+    let sender = call.sender
+    if let known = decided[sender] { return known }
+    let allowed: Bool
+    do {
+      let (uid, groups) = try call.senderCredentials()
+      allowed = uid == 0 || uid == ownUser || group.map(groups.contains) == true
+    } catch {
+      Log.warning("D-Bus: cannot tell who \(sender) is (\(error)); its changes are refused")
+      return false
+    }
+    if decided.count >= BusAccess.remembered { decided.removeAll(keepingCapacity: true) }
+    decided[sender] = allowed
+    return allowed
+  }
+}

@@ -1,0 +1,200 @@
+import Posix
+import SectionCore
+import Systemd
+
+/// sectiond on D-Bus (docs/DBUS.md): the object `/org/sectiond/Sectiond1` under the name
+/// `org.sectiond.Sectiond1`, a peer of the control socket.
+///
+/// A method call becomes the protocol line it stands for and enters where a socket request
+/// enters, `SectionService.handle`; a change's return waits, as a socket's `OK` does, for the
+/// group commit (`Server.save`), which hands the face the saved changes: their signals, one
+/// PropertiesChanged for the group, then the returns. One code path for durability,
+/// revisions and access, whichever face a change came in on.
+final class BusFace {
+  static let name = "org.sectiond.Sectiond1"
+  static let path = "/org/sectiond/Sectiond1"
+  static let interface = "org.sectiond.Sectiond1"
+  static let propertiesInterface = "org.freedesktop.DBus.Properties"
+
+  unowned let server: Server
+  var bus: Bus!
+  var access: BusAccess
+  /// Calls whose change waits for the save; each is answered after it (or refused with NotSaved).
+  var waitingForSave: [HeldCall] = []
+  /// Saved, to be answered by `publish()` with the signals of `unpublished`.
+  private var answering: [HeldCall] = []
+  /// The protocol events of the saved changes whose signals are not sent yet.
+  private var unpublished: [UInt8] = []
+  /// Calls whose answer would show other changes not saved yet: handled again once they are.
+  var waitingForOthers: [BusCall] = []
+  private var resume: EventSource?
+
+  /// A call answered once its change is saved.
+  struct HeldCall {
+    let call: BusCall
+    let answer: BusRequest.Answer
+    let revision: UInt64
+    /// Toggle's answer: whether the section is open now.
+    let open: Bool
+  }
+
+  init(_ kind: Bus.Kind, server: Server) throws {
+    self.server = server
+    access = BusAccess()
+    resume = try server.loop.deferred { [unowned self] in self.handleWaiting() }
+    bus = Bus(
+      kind, name: BusFace.name, path: BusFace.path, interface: BusFace.interface, loop: server.loop,
+      handlers: Bus.Handlers(
+        method: { [unowned self] call in self.handle(call) },
+        property: { [unowned self] name, writer in try self.append(property: name, to: &writer) },
+        intercept: { [unowned self] call in self.intercept(call) },
+        log: { message, isProblem in
+          isProblem ? Log.warning("D-Bus: \(message)") : Log.notice("D-Bus: \(message)")
+        }
+      ))
+  }
+
+  /// Writes what is queued and leaves the bus: the daemon is stopping.
+  func close() {
+    publish()
+    bus.close()
+  }
+
+  // MARK: Calls
+
+  /// A method call of the interface: parsed, checked, then handled as its protocol lines.
+  private func handle(_ call: BusCall) {
+    do throws(ProtocolError) {
+      run(call, try BusRequest(call))
+    } catch {
+      answer(call, error)
+    }
+  }
+
+  /// Runs the protocol lines of `request`, then answers, holds the call for the save, or
+  /// keeps it for after the save of other changes its answer would show.
+  func run(_ call: BusCall, _ request: BusRequest) {
+    let mayChange = !request.changesState || access.mayChange(call)
+    var reply = OutputQueue()
+    var batch: Batch?
+    var outcome: SectionService.Outcome?
+    for line in request.lines {
+      outcome = server.service.handle(
+        line[...], access: mayChange ? .control : .readOnly, batch: &batch, reply: &reply)
+    }
+    if outcome == .reload { outcome = server.reload(reply: &reply) }
+    let status = BusStatus.of(reply.tail)
+    switch (outcome, status) {
+    case (.deferred?, _):
+      waitingForOthers.append(call)
+    case (_, .failure(let error)):
+      answer(call, error)
+    case (.changed?, .success(let revision)):
+      waitingForSave.append(
+        HeldCall(call: call, answer: request.answer, revision: revision, open: BusStatus.isOpen(reply.tail)))
+    case (_, .success(let revision)):
+      send(call) { writer in
+        try self.write(request.answer, revision: revision, open: BusStatus.isOpen(reply.tail), to: &writer)
+      }
+    }
+  }
+
+  /// Writes the return values of a call that succeeded.
+  private func write(_ answer: BusRequest.Answer, revision: UInt64, open: Bool, to writer: inout BusWriter)
+    throws
+  {
+    switch answer {
+    case .nothing: break
+    case .revision: try writer.append(revision)
+    case .toggled:
+      try writer.append(open)
+      try writer.append(revision)
+    case .list:
+      try writer.append(revision)
+      try appendSections(to: &writer)
+    case .items(let ref):
+      try writer.append(revision)
+      let model = server.service.model
+      // ITEMS succeeded: the ref names a section, by index (all digits) or by id.
+      let index = ref.utf8.allSatisfy { (0x30...0x39).contains($0) } ? Int(ref) : model.index(ofID: ref.utf8)
+      try writer.append(index.map { model.sections[$0].items } ?? [])
+    }
+  }
+
+  func answer(_ call: BusCall, _ error: ProtocolError) {
+    do {
+      try call.replyError(BusStatus.errorName(error.code), error.message)
+    } catch {
+      Log.debug("D-Bus: an error reply to \(call.sender) was not sent: \(error)")
+    }
+  }
+
+  func send(_ call: BusCall, _ body: (inout BusWriter) throws -> Void) {
+    do {
+      try call.reply(body)
+    } catch {
+      Log.debug("D-Bus: a reply to \(call.sender) was not sent: \(error)")
+    }
+  }
+
+  // MARK: After the save
+
+  /// The group commit saved the changes whose protocol events are `events`: their signals
+  /// and the returns of the calls that made them go out with `publish()`, once the socket
+  /// clients' replies are written (a signal costs a write to the bus daemon, and the
+  /// socket's replies need not wait for it).
+  func saved(events: [UInt8]) {
+    unpublished.append(contentsOf: events)
+    answering.append(contentsOf: waitingForSave)
+    waitingForSave.removeAll(keepingCapacity: true)
+  }
+
+  /// The end of the loop turn: the saved groups' signals, one PropertiesChanged, then the
+  /// returns of the calls that made the changes, in that order (a caller sees its change's
+  /// signal first).
+  func publish() {
+    guard !unpublished.isEmpty || !answering.isEmpty else { return }
+    do {
+      try bus.propertiesChanged(BusEvent.publish(unpublished, on: bus))
+    } catch {
+      Log.warning("D-Bus: signals of revision \(server.service.model.revision) not sent: \(error)")
+    }
+    unpublished.removeAll(keepingCapacity: true)
+    for held in answering {
+      send(held.call) { writer in
+        try self.write(held.answer, revision: held.revision, open: held.open, to: &writer)
+      }
+    }
+    answering.removeAll(keepingCapacity: true)
+    resumeWaiting()
+  }
+
+  /// The save failed and the changes were undone: their calls get the protocol's refusal.
+  func saveFailed(_ refusal: ProtocolError) {
+    for held in waitingForSave { answer(held.call, refusal) }
+    waitingForSave.removeAll(keepingCapacity: true)
+    resumeWaiting()
+  }
+
+  private func resumeWaiting() {
+    if !waitingForOthers.isEmpty { resume?.trigger() }
+  }
+
+  /// The calls that waited for others' changes to be saved, handled again in order.
+  private func handleWaiting() {
+    let calls = waitingForOthers
+    waitingForOthers.removeAll(keepingCapacity: true)
+    for call in calls {
+      call.rewind()
+      if call.isMethodCall(interface: BusFace.propertiesInterface, member: "Get")
+        || call.isMethodCall(interface: BusFace.propertiesInterface, member: "GetAll")
+      {
+        answerPropertyRead(call)
+      } else if call.isMethodCall(interface: BusFace.propertiesInterface, member: "Set") {
+        _ = intercept(call)
+      } else {
+        handle(call)
+      }
+    }
+  }
+}

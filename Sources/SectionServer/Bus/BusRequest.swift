@@ -1,0 +1,126 @@
+import SectionCore
+import Systemd
+
+/// A method call of the interface as the protocol lines it stands for (docs/DBUS.md maps
+/// each member to its request), and what its return carries.
+struct BusRequest {
+  /// What a successful call returns.
+  enum Answer {
+    /// No values (Properties.Set of Mode).
+    case nothing
+    /// `(t revision)`.
+    case revision
+    /// Toggle's `(b open, t revision)`.
+    case toggled
+    /// List's `(t revision, a(ssbu) sections)`.
+    case list
+    /// Items' `(t revision, as items)` of the section `ref` names.
+    case items(ref: String)
+
+    /// List and Items read; every other call changes state (or is a no-op that could have).
+    var isRead: Bool {
+      switch self {
+      case .list, .items: true
+      case .nothing, .revision, .toggled: false
+      }
+    }
+  }
+
+  let lines: [[UInt8]]
+  let answer: Answer
+  let changesState: Bool
+
+  init(lines: [[UInt8]], answer: Answer, changesState: Bool) {
+    self.lines = lines
+    self.answer = answer
+    self.changesState = changesState
+  }
+
+  /// The request of a call; throws SYNTAX for an argument that cannot stand in a request.
+  init(_ call: BusCall) throws(ProtocolError) {
+    let member = call.member
+    func string(_ what: String) throws(ProtocolError) -> String {
+      do { return try call.readString() } catch {
+        throw ProtocolError(.syntax, "\(member): \(what) is missing")
+      }
+    }
+    func number(_ what: String) throws(ProtocolError) -> String {
+      do { return String(try call.readUInt32()) } catch {
+        throw ProtocolError(.syntax, "\(member): \(what) is missing")
+      }
+    }
+    /// A ref, an id, an index or a position: one word, as the protocol splits a line.
+    func word(_ what: String) throws(ProtocolError) -> String {
+      let value = try string(what)
+      if value.isEmpty || value.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
+        throw ProtocolError(.syntax, "\(member): \(what) \"\(value)\" must be one word, without spaces")
+      }
+      return value
+    }
+    /// The ref of Open and Close, where the protocol's ALL would mean every section: on the
+    /// bus that is OpenAll and CloseAll, and no id is "all".
+    func ref() throws(ProtocolError) -> String {
+      let ref = try word("ref")
+      if ref.lowercased() == "all" {
+        throw ProtocolError(.noSection, "no section \"\(ref)\": call \(member)All for every section")
+      }
+      return ref
+    }
+    var answer = Answer.revision
+    let line: String
+    switch member {
+    case "List":
+      line = "LIST"
+      answer = .list
+    case "Items":
+      let ref = try word("ref")
+      line = "ITEMS \(ref)"
+      answer = .items(ref: ref)
+    case "Open": line = "OPEN \(try ref())"
+    case "Close": line = "CLOSE \(try ref())"
+    case "Toggle":
+      line = "TOGGLE \(try word("ref"))"
+      answer = .toggled
+    case "OpenAll": line = "OPEN ALL"
+    case "CloseAll": line = "CLOSE ALL"
+    case "InsertSection": line = "INSERT \(try word("index")) \(try word("id")) \(try string("title"))"
+    case "DeleteSection": line = "DELETE \(try word("ref"))"
+    case "MoveSection": line = "MOVE \(try word("ref")) \(try number("index"))"
+    case "RenameSection": line = "RENAME \(try word("ref")) \(try string("title"))"
+    case "InsertItem": line = "ITEM INSERT \(try word("ref")) \(try word("position")) \(try string("text"))"
+    case "DeleteItem": line = "ITEM DELETE \(try word("ref")) \(try number("position"))"
+    case "MoveItem": line = "ITEM MOVE \(try word("ref")) \(try number("from")) \(try number("to"))"
+    case "SetItem": line = "ITEM SET \(try word("ref")) \(try number("position")) \(try string("text"))"
+    case "Reload": line = "RELOAD"
+    case "Batch":
+      let requests: [String]
+      do { requests = try call.readStrings() } catch {
+        throw ProtocolError(.syntax, "Batch: requests are missing")
+      }
+      // The call is the whole BATCH ... END: a line of its own that ended or began one would
+      // apply what came before it, or after it, outside the batch.
+      for (number, request) in requests.enumerated() {
+        let verb = request.split(whereSeparator: { $0 == " " || $0 == "\t" }).first?.uppercased()
+        if verb == "END" || verb == "BATCH" {
+          throw ProtocolError(
+            .syntax, "line \(number + 1): \(verb!) cannot stand inside Batch; it is the whole batch")
+        }
+      }
+      try self.init(lines: ["BATCH"] + requests + ["END"], answer: .revision)
+      return
+    default:
+      throw ProtocolError(.unknown, "unknown method \(member)")
+    }
+    try self.init(lines: [line], answer: answer)
+  }
+
+  /// `lines` as requests; each must fit on one protocol line.
+  init(lines: [String], answer: Answer) throws(ProtocolError) {
+    var bytes: [[UInt8]] = []
+    for line in lines {
+      if line.utf8.count > LineFramer.maximumLineLength { throw ProtocolError.tooLong }
+      bytes.append(Array(line.utf8))
+    }
+    self.init(lines: bytes, answer: answer, changesState: !answer.isRead)
+  }
+}

@@ -1,0 +1,278 @@
+import CSystemd
+import CSystemdBus
+import Glibc
+import Posix
+
+/// One connection to the system or the session bus, on an `EventLoop`, serving sectiond's
+/// object (the vtable of CSystemdBus) under one well-known name.
+///
+/// The bus is watched with sources of its own rather than `sd_bus_attach_event`, whose
+/// handler takes one message per loop turn: the daemon saves once per turn (group commit),
+/// and one message a turn would make every bus change a save of its own. Here a turn takes up
+/// to `messagesPerTurn` messages. A bus that is not there, or goes away, is retried every few
+/// seconds: the daemon serves its sockets all the while.
+public final class Bus {
+  public enum Kind: String, Sendable {
+    case system
+    case session
+  }
+
+  /// What the served object does. `method`: a call of the interface, answered now or later;
+  /// `property`: writes a property's value; `intercept`: sees every call to the object first
+  /// and returns true when it took it.
+  public struct Handlers {
+    public var method: (BusCall) -> Void
+    public var property: (String, inout BusWriter) throws -> Void
+    public var intercept: (BusCall) -> Bool
+    /// One line for the log: the connection came, went, or the name could not be had.
+    public var log: (_ message: String, _ isProblem: Bool) -> Void
+
+    public init(
+      method: @escaping (BusCall) -> Void, property: @escaping (String, inout BusWriter) throws -> Void,
+      intercept: @escaping (BusCall) -> Bool, log: @escaping (String, Bool) -> Void
+    ) {
+      self.method = method
+      self.property = property
+      self.intercept = intercept
+      self.log = log
+    }
+  }
+
+  /// The most messages taken in one loop turn: the bound on how long the bus keeps socket
+  /// clients (and the save) waiting. 128 calls are about 3 ms of the debug build's work, and
+  /// enough that a pipelining client's calls are saved together.
+  static let messagesPerTurn = 128
+  /// Waits between attempts to reach a missing bus: the first after one second, doubling to this.
+  static let longestRetry: UInt64 = 16_000_000
+
+  public let kind: Kind
+  public let name: String
+  public let path: String
+  public let interface: String
+  let handlers: Handlers
+  private let loop: EventLoop
+  private var bus: OpaquePointer?
+  private var io: OpaquePointer?
+  private var timer: OpaquePointer?
+  private var vtableSlot: OpaquePointer?
+  private var callbackSlot: OpaquePointer?
+  private let object: UnsafeMutablePointer<sectiond_bus_object>
+  private var retry: EventSource?
+  private var retryDelay: UInt64 = 1_000_000
+  /// The last failure was logged; the next success is logged too.
+  private var failureLogged = false
+
+  /// Connects now, or logs why not and keeps trying.
+  public init(
+    _ kind: Kind, name: String, path: String, interface: String, loop: EventLoop, handlers: Handlers
+  ) {
+    self.kind = kind
+    self.name = name
+    self.path = path
+    self.interface = interface
+    self.loop = loop
+    self.handlers = handlers
+    object = .allocate(capacity: 1)
+    object.initialize(
+      to: sectiond_bus_object(
+        context: nil, method: methodThunk, property: propertyThunk, intercept: interceptThunk))
+    object.pointee.context = Unmanaged.passUnretained(self).toOpaque()
+    connect()
+  }
+
+  deinit {
+    disconnect()
+    object.deallocate()
+  }
+
+  public var isConnected: Bool { bus != nil }
+
+  /// Emits the signal `member` of the interface, its arguments written by `body`.
+  public func emit(_ member: String, _ body: (inout BusWriter) throws -> Void) throws {
+    guard let bus else { return }
+    var signal: OpaquePointer?
+    try check(sd_bus_message_new_signal(bus, &signal, path, interface, member), "sd_bus_message_new_signal")
+    defer { sd_bus_message_unref(signal) }
+    var writer = BusWriter(message: signal!)
+    try body(&writer)
+    try check(sd_bus_send(bus, signal, nil), "sd_bus_send")
+  }
+
+  /// One org.freedesktop.DBus.Properties.PropertiesChanged for `names`: the values of those
+  /// the vtable says emit a change, the others as invalidated.
+  public func propertiesChanged(_ names: [String]) throws {
+    guard let bus, !names.isEmpty else { return }
+    var copies = names.map { strdup($0) }
+    copies.append(nil)
+    defer { for copy in copies { free(copy) } }
+    try check(
+      sd_bus_emit_properties_changed_strv(bus, path, interface, &copies), "sd_bus_emit_properties_changed")
+  }
+
+  /// Writes what is queued and leaves the bus (the name goes with the connection).
+  public func close() {
+    if let bus { _ = sd_bus_flush(bus) }
+    disconnect()
+    retry = nil
+  }
+
+  // MARK: Connecting
+
+  private func connect() {
+    do {
+      try open()
+      handlers.log("on the \(kind) bus as \(name)", false)
+      failureLogged = false
+      retryDelay = 1_000_000
+    } catch {
+      disconnect()
+      if !failureLogged {
+        handlers.log(
+          "the \(kind) bus is not reachable (\(error)); trying again every few seconds, the sockets serve meanwhile",
+          true)
+        failureLogged = true
+      }
+      scheduleRetry()
+    }
+  }
+
+  private func open() throws {
+    var bus: OpaquePointer?
+    switch kind {
+    case .system: try check(sd_bus_open_system_with_description(&bus, "sectiond"), "sd_bus_open_system")
+    case .session: try check(sd_bus_open_user_with_description(&bus, "sectiond"), "sd_bus_open_user")
+    }
+    self.bus = bus
+    try check(
+      sectiond_bus_add_object(bus, &vtableSlot, &callbackSlot, path, interface, object),
+      "sd_bus_add_object_vtable")
+    // Queued: across a restart the name passes from the old process to this one as the old
+    // one leaves, instead of being refused while it is still there.
+    try check(
+      sd_bus_request_name_async(
+        bus, nil, name, UInt64(SD_BUS_NAME_QUEUE), nameThunk, Unmanaged.passUnretained(self).toOpaque()),
+      "sd_bus_request_name_async", name)
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    try check(sd_event_add_io(loop.event, &io, sd_bus_get_fd(bus), 0, ioThunk, context), "sd_event_add_io")
+    try check(sd_event_source_set_prepare(io, prepareThunk), "sd_event_source_set_prepare")
+    try check(
+      sd_event_add_time(loop.event, &timer, CLOCK_MONOTONIC, 0, 0, timeThunk, context), "sd_event_add_time")
+    _ = sd_event_source_set_enabled(timer, Int32(SD_EVENT_OFF))
+  }
+
+  private func disconnect() {
+    io = io.flatMap { sd_event_source_disable_unref($0) }
+    timer = timer.flatMap { sd_event_source_disable_unref($0) }
+    vtableSlot = vtableSlot.flatMap { sd_bus_slot_unref($0) }
+    callbackSlot = callbackSlot.flatMap { sd_bus_slot_unref($0) }
+    bus = bus.flatMap { sd_bus_close_unref($0) }
+  }
+
+  private func scheduleRetry() {
+    let delay = retryDelay
+    retryDelay = min(retryDelay * 2, Bus.longestRetry)
+    if let retry {
+      retry.rearm(after: delay)
+    } else {
+      retry = try? loop.timer(after: delay) { [unowned self] in self.connect() }
+    }
+  }
+
+  fileprivate func lost(_ reason: String) {
+    handlers.log("lost the \(kind) bus (\(reason)); trying again every few seconds", true)
+    failureLogged = true
+    disconnect()
+    scheduleRetry()
+  }
+
+  // MARK: Serving
+
+  /// Takes up to `messagesPerTurn` messages; what is left stays for the next turn (the
+  /// prepare step sees it and arms the timer at once).
+  fileprivate func process() {
+    guard let bus else { return }
+    for _ in 0..<Bus.messagesPerTurn {
+      let result = sd_bus_process(bus, nil)
+      if result < 0 {
+        lost("\(Errno(-result))")
+        return
+      }
+      if result == 0 { break }
+    }
+    if sd_bus_is_open(bus) <= 0 { lost("the bus closed the connection") }
+  }
+
+  /// Before the loop sleeps: what the bus waits for, and when its next deadline is.
+  fileprivate func prepare() {
+    guard let bus else { return }
+    let events = sd_bus_get_events(bus)
+    if events >= 0 { _ = sd_event_source_set_io_events(io, UInt32(events)) }
+    var until: UInt64 = 0
+    if sd_bus_get_timeout(bus, &until) >= 0, until != UInt64.max {
+      _ = sd_event_source_set_time(timer, until)
+      _ = sd_event_source_set_enabled(timer, Int32(SD_EVENT_ONESHOT))
+    } else {
+      _ = sd_event_source_set_enabled(timer, Int32(SD_EVENT_OFF))
+    }
+  }
+
+  fileprivate func nameReply(_ reply: OpaquePointer?) {
+    if let error = sd_bus_message_get_error(reply), let text = error.pointee.message {
+      handlers.log("cannot own \(name) on the \(kind) bus: \(String(cString: text))", true)
+      return
+    }
+    var result: UInt32 = 0
+    if sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &result) > 0, result == 2 {
+      handlers.log("\(name) is owned by another process; this one takes it when that one leaves", true)
+    }
+  }
+}
+
+private func bus(_ userdata: UnsafeMutableRawPointer?) -> Bus {
+  Unmanaged<Bus>.fromOpaque(userdata!).takeUnretainedValue()
+}
+
+private let ioThunk: sd_event_io_handler_t = { _, _, _, userdata in
+  bus(userdata).process()
+  return 0
+}
+private let timeThunk: sd_event_time_handler_t = { _, _, userdata in
+  bus(userdata).process()
+  return 0
+}
+private let prepareThunk: sd_event_handler_t = { _, userdata in
+  bus(userdata).prepare()
+  return 0
+}
+private let nameThunk: sd_bus_message_handler_t = { reply, userdata, _ in
+  bus(userdata).nameReply(reply)
+  return 0
+}
+
+/// A method call: answered by the handler, now or once its change is saved.
+private let methodThunk:
+  @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<sd_bus_error>?)
+    -> Int32 = { message, context, _ in
+      bus(context).handlers.method(BusCall(message!))
+      return 1
+    }
+private let propertyThunk:
+  @convention(c) (
+    OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutableRawPointer?, UnsafeMutablePointer<sd_bus_error>?
+  )
+    -> Int32 = { reply, property, context, _ in
+      var writer = BusWriter(message: reply!)
+      do {
+        try bus(context).handlers.property(String(cString: property!), &writer)
+        return 1
+      } catch let error as PosixError {
+        return -error.errno.rawValue
+      } catch {
+        return -EINVAL
+      }
+    }
+private let interceptThunk:
+  @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<sd_bus_error>?) -> Int32 = {
+    message, context, _ in
+    bus(context).handlers.intercept(BusCall(message!)) ? 1 : 0
+  }

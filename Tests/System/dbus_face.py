@@ -1,0 +1,674 @@
+#!/usr/bin/python3
+"""sectiond's D-Bus face (issue 21, docs/DBUS.md) on a private dbus-daemon, with real clients:
+busctl, gdbus, and Python on Gio as a desktop program would be. Run by Tests/System/dbus.sh.
+
+Each part starts the daemon (and, where it matters, the bus) afresh in its own directory:
+--bus on the command line and in --help and sectiond(8); the examples of docs/DBUS.md and the introspection XML; socket and bus changes interleaved
+as one sequence of revisions; many pipelined calls saved in groups, each announced by one
+PropertiesChanged before its returns; the errors and the protocol's messages; who may
+change; durability and the name across a crash and a restart; a bus missing at start-up
+and one that goes away.
+
+Needs /usr/bin/python3 with python3-gi. Prints PASS/FAIL lines and "N passed, N failed".
+"""
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import gi
+
+gi.require_version("Gio", "2.0")
+from gi.repository import Gio, GLib  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.abspath(os.path.join(ROOT, os.environ.get("BUILD_DIR", ".build/debug")))
+SECTIOND = os.path.join(BUILD, "sectiond")
+NAME = "org.sectiond.Sectiond1"
+PATH = "/org/sectiond/Sectiond1"
+IFACE = NAME
+DOC = os.path.join(ROOT, "docs", "DBUS.md")
+XML = os.path.join(ROOT, "docs", "org.sectiond.Sectiond1.xml")
+BUS_CONFIG = os.path.join(ROOT, "bench", "dbus-private.conf.in")
+
+passed = failed = 0
+
+
+def check(ok, name, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"PASS {name}", flush=True)
+    else:
+        failed += 1
+        print(f"FAIL {name}", flush=True)
+        if detail:
+            for line in str(detail).splitlines():
+                print(f"     | {line}", flush=True)
+
+
+def wait_for(condition, timeout, step=0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(step)
+    return condition()
+
+
+class PrivateBus:
+    """A dbus-daemon of our own, on a socket path in `directory`, admitting every user (so
+    that a test can call as nobody) with a session bus's open policy."""
+
+    def __init__(self, directory, name="bus"):
+        self.path = os.path.join(directory, name)
+        self.address = f"unix:path={self.path}"
+        self.config = os.path.join(directory, name + ".conf")
+        with open(self.config, "w") as f:
+            f.write(open(BUS_CONFIG).read().replace("@SOCKET@", self.path))
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            ["dbus-daemon", f"--config-file={self.config}", "--nofork", "--nopidfile"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not wait_for(lambda: os.path.exists(self.path), 10):
+            raise RuntimeError("dbus-daemon did not start")
+        return self
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+
+
+class Daemon:
+    def __init__(self, directory, bus_address, args=()):
+        self.directory = directory
+        self.socket = os.path.join(directory, "c.sock")
+        self.log_path = os.path.join(directory, "sectiond.log")
+        self.args = list(args)
+        self.bus_address = bus_address
+        self.process = None
+
+    def start(self):
+        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=self.bus_address)
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
+        self.log = open(self.log_path, "a")
+        self.process = subprocess.Popen(
+            [SECTIOND, "--socket", self.socket, "--bus", "session"] + self.args,
+            env=env, stdout=self.log, stderr=self.log)
+        if not wait_for(lambda: os.path.exists(self.socket), 10):
+            raise RuntimeError("sectiond did not start: " + self.log_text())
+        return self
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=10)
+        self.log.close()
+
+    def log_text(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def connect(self):
+        return LineClient(self.socket)
+
+
+class LineClient:
+    """A protocol client on the control socket."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.sock.settimeout(10)
+        self.buffer = b""
+
+    def line(self):
+        while b"\n" not in self.buffer:
+            data = self.sock.recv(65536)
+            if not data:
+                raise EOFError("connection closed")
+            self.buffer += data
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode()
+
+    def request(self, *lines):
+        self.sock.sendall("".join(line + "\n" for line in lines).encode())
+        reply = []
+        while True:
+            line = self.line()
+            if line.startswith("!"):
+                continue
+            reply.append(line)
+            if line.startswith("OK") or line.startswith("ERR"):
+                return reply
+
+    def events(self, count):
+        got = []
+        while len(got) < count:
+            line = self.line()
+            if line.startswith("!"):
+                got.append(line)
+        return got
+
+    def close(self):
+        self.sock.close()
+
+
+class BusClient:
+    """A Gio connection to the bus that records, in arrival order, every message it gets
+    (a filter sees them on GDBus's worker thread as they come off the socket)."""
+
+    def __init__(self, address):
+        self.connection = Gio.DBusConnection.new_for_address_sync(
+            address,
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None)
+        self.lock = threading.Lock()
+        self.arrivals = []
+        self.connection.add_filter(self._filter)
+        self.connection.call_sync(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch",
+            GLib.Variant("(s)", (f"type='signal',path='{PATH}'",)), None, 0, 5000, None)
+        self.connection.call_sync(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch",
+            GLib.Variant("(s)", (f"type='signal',member='NameOwnerChanged',arg0='{NAME}'",)), None, 0, 5000,
+            None)
+
+    def _filter(self, connection, message, incoming):
+        if incoming:
+            body = message.get_body()
+            with self.lock:
+                self.arrivals.append((message.get_message_type(), message.get_member(),
+                                      message.get_reply_serial(), body.unpack() if body else ()))
+        return message
+
+    def signals(self, member=None):
+        with self.lock:
+            return [(m, body) for kind, m, _, body in self.arrivals
+                    if kind == Gio.DBusMessageType.SIGNAL and (member is None or m == member)]
+
+    def clear(self):
+        with self.lock:
+            self.arrivals.clear()
+
+    def call(self, method, signature=None, args=(), interface=IFACE, timeout=10000):
+        parameters = GLib.Variant(f"({signature})", args) if signature else None
+        return self.connection.call_sync(NAME, PATH, interface, method, parameters, None, 0, timeout, None).unpack()
+
+    def get(self, prop):
+        return self.call("Get", "ss", (IFACE, prop), interface="org.freedesktop.DBus.Properties")[0]
+
+    def set_mode(self, mode):
+        return self.call("Set", "ssv", (IFACE, "Mode", GLib.Variant("s", mode)),
+                         interface="org.freedesktop.DBus.Properties")
+
+    def error(self, method, signature=None, args=(), **kw):
+        """(D-Bus error name, message) of a call that must fail."""
+        try:
+            result = self.call(method, signature, args, **kw)
+        except GLib.Error as e:
+            name = Gio.DBusError.get_remote_error(e)
+            return name, e.message.removeprefix(f"GDBus.Error:{name}: ")
+        return None, f"no error: {result}"
+
+    def name_owner(self):
+        try:
+            return self.connection.call_sync(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+                GLib.Variant("(s)", (NAME,)), None, 0, 5000, None).unpack()[0]
+        except GLib.Error:
+            return None
+
+    def close(self):
+        self.connection.close_sync(None)
+
+
+@contextlib.contextmanager
+def served(tmp, args):
+    """A private bus, the daemon on it with `args`, and a Gio client once the name is there;
+    all three gone on leaving."""
+    bus = PrivateBus(tmp).start()
+    daemon = Daemon(tmp, bus.address, args).start()
+    client = BusClient(bus.address)
+    try:
+        check(wait_for(lambda: client.name_owner() is not None, 10), "the daemon owns org.sectiond.Sectiond1",
+              daemon.log_text())
+        yield bus, daemon, client
+    finally:
+        client.close()
+        daemon.stop()
+        bus.stop()
+
+
+def event_of(member, body):
+    """The protocol event line a signal is the peer of."""
+    names = {"Opened": "opened", "Closed": "closed", "ModeChanged": "mode", "Inserted": "inserted",
+             "Deleted": "deleted", "Moved": "moved", "Renamed": "renamed", "ItemsChanged": "items",
+             "Reloaded": "reload"}
+    return "!" + " ".join([names[member]] + [str(value) for value in body])
+
+
+def section_signals(client):
+    return [(m, b) for m, b in client.signals() if m not in ("PropertiesChanged", "NameOwnerChanged",
+                                                            "NameAcquired", "NameLost")]
+
+
+def run(command, env):
+    done = subprocess.run(command, shell=True, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=30)
+    return done.stdout.rstrip("\n")
+
+
+# --- the parts -------------------------------------------------------------------
+
+
+def examples_and_introspection(tmp):
+    with served(tmp, ["--no-state"]) as (bus, daemon, client):
+        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=bus.address)
+        text = open(DOC).read()
+        console = re.search(r"```console\n(.*?)```", text, re.S).group(1)
+        command, shown, ran = None, [], 0
+
+        def run_example():
+            nonlocal ran
+            if command is None:
+                return
+            ran += 1
+            got = run(command, env)
+            check(got == "\n".join(shown), f"DBUS.md example: {command[:90]}",
+                  f"expected:\n" + "\n".join(shown) + f"\ngot:\n{got}")
+
+        for line in console.splitlines():
+            if line.startswith("$ "):
+                run_example()
+                command, shown = line[2:], []
+            else:
+                shown.append(line)
+        run_example()
+        check(ran >= 6, f"DBUS.md has its busctl and gdbus examples ({ran})")
+
+        program = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+        path = os.path.join(tmp, "example.py")
+        with open(path, "w") as f:
+            f.write(program)
+        revision = client.get("Revision")
+        watcher = subprocess.Popen(["/usr/bin/python3", path, "--changes", "2"], env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # The example subscribes once it has listed the sections; its first line says it has.
+        first = watcher.stdout.readline()
+        time.sleep(0.5)
+        run(f"busctl --user call {NAME} {PATH} {IFACE} Toggle s first", env)
+        run(f"busctl --user call {NAME} {PATH} {IFACE} Toggle s first", env)
+        try:
+            rest, _ = watcher.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            watcher.kill()
+            rest, _ = watcher.communicate()
+        lines = (first + rest).splitlines()
+        check(lines[:1] == [f"revision {revision}"] and lines[-2:] == [
+            f"Opened {revision + 1} 0 first", f"Closed {revision + 2} 0 first"],
+            "DBUS.md's Python example lists the sections and prints the signals", "\n".join(lines))
+
+        introspected = client.call("Introspect", interface="org.freedesktop.DBus.Introspectable")[0]
+        check(introspected.rstrip("\n") == open(XML).read().rstrip("\n"),
+              "docs/org.sectiond.Sectiond1.xml is what the daemon serves",
+              "refresh it: busctl introspect --xml-interface org.sectiond.Sectiond1 /org/sectiond/Sectiond1")
+        interface = re.search(r' <interface name="org.sectiond.Sectiond1">.*? </interface>', introspected, re.S).group(0)
+        check(f"```xml\n{interface}\n```" in text, "DBUS.md shows the interface the daemon serves")
+
+
+def interleaved(tmp):
+    """Socket and bus clients take turns; both faces see one sequence of revisions."""
+    with served(tmp, ["--state", os.path.join(tmp, "state.json")]) as (bus, daemon, client):
+        subscriber = daemon.connect()
+        check(subscriber.request("SUBSCRIBE")[-1] == "OK 0", "a socket subscriber starts at revision 0")
+        sock = daemon.connect()
+        steps = [
+            ("socket", lambda: sock.request("TOGGLE 0")),
+            ("bus", lambda: client.call("Toggle", "s", ("second",))),
+            ("socket", lambda: sock.request("INSERT end notes Release notes")),
+            ("bus", lambda: client.call("RenameSection", "ss", ("notes", "Notes"))),
+            ("bus", lambda: client.call("Batch", "as", (["OPEN notes", "ITEM INSERT notes end one",
+                                                         "ITEM INSERT notes 0 zero"],))),
+            ("socket", lambda: sock.request("MODE exclusive")),
+            ("bus", lambda: client.call("Open", "s", ("third",))),
+            ("bus", lambda: client.call("MoveSection", "su", ("third", 0))),
+            ("socket", lambda: sock.request("ITEM MOVE notes 0 1")),
+            ("bus", lambda: client.set_mode("multi")),
+            ("bus", lambda: client.call("OpenAll")),
+            ("socket", lambda: sock.request("DELETE notes")),
+            ("bus", lambda: client.call("SetItem", "sus", ("first", 0, "changed"))),
+            ("bus", lambda: client.call("DeleteItem", "su", ("first", 1))),
+            ("bus", lambda: client.call("InsertItem", "sss", ("first", "end", "new item"))),
+            ("bus", lambda: client.call("DeleteSection", "s", ("second",))),
+            ("bus", lambda: client.call("InsertSection", "sss", ("0", "top", "Top"))),
+            ("bus", lambda: client.call("CloseAll")),
+            ("socket", lambda: sock.request("TOGGLE top")),
+        ]
+        revisions = []
+        for face, step in steps:
+            result = step()
+            if face == "socket":
+                revisions.append(int(result[-1].split()[1]))
+            elif result == ():  # Properties.Set returns nothing: read the revision it made
+                revisions.append(client.get("Revision"))
+            else:
+                revisions.append(result[-1])
+        check(revisions == sorted(set(revisions)) and revisions[0] == 1,
+              "every change, on either face, has a revision of its own, in order", revisions)
+        final = revisions[-1]
+        events = subscriber.events(final)
+        check([int(e.split()[1]) for e in events] == list(range(1, final + 1)),
+              f"the socket subscriber got revisions 1-{final}, once each", "\n".join(events))
+        check(wait_for(lambda: len(section_signals(client)) >= final, 10),
+              f"the bus client got {final} signals", len(section_signals(client)))
+        signals = section_signals(client)
+        check([event_of(m, b) for m, b in signals] == events,
+              "the signals are the socket's events, with the same revisions and arguments",
+              "\n".join(f"{event_of(m, b)}    {e}" for (m, b), e in zip(signals, events)))
+        wait_for(lambda: len(client.signals("PropertiesChanged")) >= len(steps), 10)
+        changed = client.signals("PropertiesChanged")
+        check(len(changed) == len(steps), "one PropertiesChanged per saved group (one per step here)",
+              f"{len(changed)} for {len(steps)} steps")
+        check(changed[-1][1][1].get("Revision") == final, "the last PropertiesChanged carries the final Revision",
+              changed[-1])
+        listed = sock.request("LIST")
+        open_ids = [line.split()[2] for line in listed if line.split()[3:4] == ["open"]]
+        check(client.get("OpenSections") == open_ids and client.get("Revision") == final,
+              "OpenSections and Revision match the socket's LIST", f"{client.get('OpenSections')} {listed}")
+        rev, sections = client.call("List")
+        check(rev == final and [s[0] for s in sections] == [line.split()[1 + 1] for line in listed[:-1]],
+              "List shows the sections LIST shows", f"{sections} {listed}")
+        check(client.get("Sections") == sections, "the Sections property is List's sections")
+        index = [s[0] for s in sections].index("first")
+        items = [line.split(" ", 3)[3] for line in sock.request("ITEMS first")[:-1]]
+        check(client.call("Items", "s", ("first",)) == client.call("Items", "s", (str(index),)) == (final, items),
+              "Items by id and by index show what ITEMS shows", f"{client.call('Items', 's', ('first',))} {items}")
+        subscriber.close()
+        sock.close()
+
+
+def group_commit(tmp):
+    """Pipelined calls are saved in groups: each group's signals, then one PropertiesChanged,
+    then its returns; no return comes before the PropertiesChanged of its revision."""
+    with served(tmp, ["--state", os.path.join(tmp, "state.json")]) as (bus, daemon, client):
+        count = 200
+        pending = {}
+        done = []
+        context = GLib.MainContext.default()
+
+        def finished(connection, result, index):
+            try:
+                done.append((index, connection.call_finish(result).unpack()))
+            except GLib.Error as e:
+                done.append((index, (e.message, -1)))
+
+        for index in range(count):
+            client.connection.call(NAME, PATH, IFACE, "Toggle", GLib.Variant("(s)", (str(index % 3),)), None, 0,
+                                   20000, None, finished, index)
+        end = time.monotonic() + 30
+        while len(done) < count and time.monotonic() < end:
+            if not context.iteration(False):
+                time.sleep(0.002)
+        check(len(done) == count, f"{count} pipelined Toggle calls returned", len(done))
+        revisions = [result[1] for _, result in sorted(done)]
+        check(revisions == list(range(1, count + 1)), "their revisions are 1 to N in the order they were sent",
+              revisions[:20])
+        with client.lock:
+            arrivals = list(client.arrivals)
+        announced = 0
+        early = []
+        groups = 0
+        for kind, member, reply_serial, body in arrivals:
+            if kind == Gio.DBusMessageType.SIGNAL and member == "PropertiesChanged":
+                announced = body[1]["Revision"]
+                groups += 1
+            elif kind == Gio.DBusMessageType.METHOD_RETURN and len(body) == 2 and body[1] > announced:
+                early.append(body)
+        check(not early, "no return before the PropertiesChanged of its save", early[:5])
+        check(1 <= groups < count, f"{count} calls were saved in {groups} groups, one PropertiesChanged each")
+        signals = [b[0] for m, b in section_signals(client)]
+        check(signals == list(range(1, count + 1)), "one signal per change, in order")
+
+        # Reads pipelined behind changes: a Get handled while a change waits for its save
+        # is answered after the save, so no Revision read is ahead of its change's return.
+        client.clear()
+        done.clear()
+        for index in range(100):
+            client.connection.call(NAME, PATH, IFACE, "Toggle", GLib.Variant("(s)", ("1",)), None, 0, 20000, None,
+                                   finished, index)
+            client.connection.call(NAME, PATH, "org.freedesktop.DBus.Properties", "Get",
+                                   GLib.Variant("(ss)", (IFACE, "Revision")), None, 0, 20000, None, finished, -1)
+        end = time.monotonic() + 30
+        while len(done) < 200 and time.monotonic() < end:
+            if not context.iteration(False):
+                time.sleep(0.002)
+        with client.lock:
+            arrivals = list(client.arrivals)
+        returned, ahead, reads = 0, [], 0
+        for kind, member, reply_serial, body in arrivals:
+            if kind != Gio.DBusMessageType.METHOD_RETURN:
+                continue
+            if len(body) == 2:
+                returned = max(returned, body[1])
+            elif len(body) == 1:
+                reads += 1
+                if body[0] > returned:
+                    ahead.append((body[0], returned))
+        check(reads == 100 and not ahead, "no Revision read pipelined behind a change shows it before its return",
+              f"{reads} reads; ahead: {ahead[:5]}")
+
+
+def errors(tmp):
+    """Each error has its name and the protocol's message, the one ERR shows on the socket."""
+    config = os.path.join(tmp, "sections.json")
+    good = '{"mode": "multi", "sections": [{"id": "first", "title": "First", "items": ["a", "b"]},' \
+           ' {"id": "second", "title": "Second", "items": []}, {"id": "third", "title": "Third", "items": []}]}'
+    with open(config, "w") as f:
+        f.write(good)
+    state_dir = os.path.join(tmp, "state")
+    os.mkdir(state_dir)
+    mounted = os.geteuid() == 0 and subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", state_dir]).returncode == 0
+    arguments = ["--config", config, "--max-sections", "4", "--state", os.path.join(state_dir, "state.json")]
+    try:
+        with served(tmp, arguments) as (bus, daemon, client):
+            errors_on(bus, daemon, client, config, good, state_dir, mounted)
+    finally:
+        if mounted:
+            subprocess.run(["umount", "-l", state_dir])
+
+
+def errors_on(bus, daemon, client, config, good, state_dir, mounted):
+    """The checks of `errors`, on the daemon it started."""
+    sock = daemon.connect()
+
+    def same(name, call, request, error):
+        got_name, message = client.error(*call)
+        expected = sock.request(*request)[-1]
+        check(got_name == error and expected.split(" ", 2)[2:] == [message],
+              f"{name}: {error} with the protocol's message", f"{got_name}: {message}\n{expected}")
+
+    same("unknown section", ("Toggle", "s", ("nope",)), ["TOGGLE nope"],
+         "org.sectiond.Sectiond1.Error.NoSuchSection")
+    client.set_mode("exclusive")
+    same("OpenAll in exclusive mode", ("OpenAll",), ["OPEN ALL"], "org.sectiond.Sectiond1.Error.WrongMode")
+    client.set_mode("multi")
+    same("an id in use", ("InsertSection", "sss", ("end", "first", "Again")), ["INSERT end first Again"],
+         "org.sectiond.Sectiond1.Error.Exists")
+    client.call("InsertSection", "sss", ("end", "fourth", "Fourth"))
+    same("past --max-sections", ("InsertSection", "sss", ("end", "fifth", "Fifth")), ["INSERT end fifth Fifth"],
+         "org.sectiond.Sectiond1.Error.Limit")
+    same("no such item", ("DeleteItem", "su", ("first", 9)), ["ITEM DELETE first 9"],
+         "org.sectiond.Sectiond1.Error.NoSuchItem")
+    same("a move past the end", ("MoveSection", "su", ("first", 9)), ["MOVE first 9"],
+         "org.sectiond.Sectiond1.Error.OutOfRange")
+    same("a bad line in a batch", ("Batch", "as", (["OPEN first", "BOGUS x"],)),
+         ["BATCH", "OPEN first", "BOGUS x", "END"], "org.freedesktop.DBus.Error.InvalidArgs")
+    same("a failing batch", ("Batch", "as", (["OPEN first", "TOGGLE nope"],)),
+         ["BATCH", "OPEN first", "TOGGLE nope", "END"], "org.sectiond.Sectiond1.Error.NoSuchSection")
+    check("first" not in client.get("OpenSections"), "a failed Batch changed nothing")
+    name, message = client.error("Open", "s", ("all",))
+    check(name == "org.sectiond.Sectiond1.Error.NoSuchSection" and "OpenAll" in message,
+          "Open(\"all\") is no section (OpenAll is the call for every section)", f"{name}: {message}")
+    revision = client.get("Revision")
+    name, message = client.error("Batch", "as", (["OPEN first", "end", "OPEN second"],))
+    check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "END cannot stand inside Batch" in message
+          and client.get("Revision") == revision, "END inside Batch is refused and changes nothing",
+          f"{name}: {message}")
+    name, message = client.error("Toggle", "s", ("a b",))
+    check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "one word" in message,
+          "a ref with a space: InvalidArgs", f"{name}: {message}")
+    name, message = client.error("InsertItem", "sss", ("first", "end", "two\nlines"))
+    check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "control character" in message,
+          "a text with a newline: InvalidArgs with SYNTAX's message", f"{name}: {message}")
+    name, message = client.error("Set", "ssv", (IFACE, "Mode", GLib.Variant("s", "bogus")),
+                                 interface="org.freedesktop.DBus.Properties")
+    check(name == "org.freedesktop.DBus.Error.InvalidArgs", "Mode set to a bogus value: InvalidArgs",
+          f"{name}: {message}")
+    name, message = client.error("Set", "ssv", (IFACE, "Revision", GLib.Variant("t", 7)),
+                                 interface="org.freedesktop.DBus.Properties")
+    check(name == "org.freedesktop.DBus.Error.PropertyReadOnly", "Revision cannot be set", f"{name}: {message}")
+    with open(config, "w") as f:
+        f.write("{ not json")
+    same("Reload of a broken config", ("Reload",), ["RELOAD"], "org.sectiond.Sectiond1.Error.Config")
+    with open(config, "w") as f:
+        f.write(good.replace("Third", "Third, reloaded"))
+    revision = client.get("Revision")
+    check(client.call("Reload") == (revision + 1,), "Reload of a good config returns its revision")
+    check(client.call("Open", "s", ("first",)) == (revision + 2,) and
+          client.call("Open", "s", ("first",)) == (revision + 2,),
+          "a no-op returns the unchanged revision")
+
+    if mounted:
+        subprocess.run(["mount", "-o", "remount,ro", state_dir], check=True)
+        name, message = client.error("Toggle", "s", ("second",))
+        check(name == "org.sectiond.Sectiond1.Error.NotSaved" and message.startswith("state not saved: "),
+              "a change that cannot be saved: NotSaved", f"{name}: {message}")
+        check(client.get("Revision") == revision + 2 and "second" not in client.get("OpenSections"),
+              "and it was undone")
+        subprocess.run(["mount", "-o", "remount,rw", state_dir], check=True)
+        check(client.call("Toggle", "s", ("second",)) == (True, revision + 3),
+              "changes are saved again once the file system is writable")
+    else:
+        print("SKIP NotSaved: mounting a tmpfs needs root")
+
+    if os.geteuid() == 0:
+        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=bus.address)
+        nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups "
+        denied = run(nobody + f"gdbus call --address {bus.address} --dest {NAME} --object-path {PATH} "
+                              f"--method {IFACE}.Toggle first", env)
+        check("org.freedesktop.DBus.Error.AccessDenied: TOGGLE changes state; use the control socket" in denied,
+              "a user who may not use the control socket gets AccessDenied for Toggle", denied)
+        denied = run(nobody + f"busctl --address={bus.address} set-property {NAME} {PATH} {IFACE} Mode s "
+                              "exclusive", env)
+        check("changes state" in denied or "Access denied" in denied,
+              "... and for setting Mode", denied)
+        read = run(nobody + f"busctl --address={bus.address} get-property {NAME} {PATH} {IFACE} Revision", env)
+        listed = run(nobody + f"busctl --address={bus.address} call {NAME} {PATH} {IFACE} List", env)
+        check(read == f"t {client.get('Revision')}" and listed.startswith("ta(ssbu)"),
+              "... while reading properties and List", f"{read}\n{listed}")
+    else:
+        print("SKIP AccessDenied: calling as another user needs root")
+    sock.close()
+
+
+def restarts(tmp):
+    """The name follows the process; Revision continues; an acknowledged change survives a crash."""
+    with served(tmp, ["--state", os.path.join(tmp, "state.json")]) as (bus, daemon, client):
+        first_owner = client.name_owner()
+        for index in range(5):
+            client.call("Toggle", "s", (str(index % 3),))
+        acknowledged = client.call("Toggle", "s", ("first",))[1]
+        daemon.stop(signal.SIGKILL)
+        check(wait_for(lambda: client.name_owner() is None, 10), "after a crash the name is gone")
+        daemon.start()
+        check(wait_for(lambda: client.name_owner() is not None, 10), "the next process takes the name")
+        check(client.get("Revision") == acknowledged, "the change acknowledged just before the crash was saved",
+              f"{client.get('Revision')} != {acknowledged}")
+        owners = [b for m, b in client.signals("NameOwnerChanged") if b[0] == NAME]
+        check(len(owners) == 2 and owners[0][1] == first_owner and owners[0][2] == ""
+              and owners[1][1] == "" and owners[1][2] == client.name_owner(),
+              "a client sees NameOwnerChanged: the old owner goes, the new one comes", owners)
+        daemon.stop(signal.SIGTERM)
+        daemon.start()
+        check(wait_for(lambda: client.name_owner() is not None, 10), "after a stop and start, the name is back")
+        check(client.call("Toggle", "s", ("first",))[1] == acknowledged + 1, "Revision continues")
+
+
+def missing_bus(tmp):
+    """No bus at start-up: logged, retried, the socket serves; the bus comes, goes, and comes back."""
+    bus = PrivateBus(tmp, "late")
+    daemon = Daemon(tmp, bus.address, ["--no-state"]).start()
+    try:
+        sock = daemon.connect()
+        check(sock.request("TOGGLE 0")[-1] == "OK 1", "without a bus the socket serves")
+        check(wait_for(lambda: "session bus is not reachable" in daemon.log_text(), 5),
+              "the missing bus is logged", daemon.log_text())
+        check(daemon.process.poll() is None, "and the daemon runs on")
+        bus.start()
+        client = BusClient(bus.address)
+        check(wait_for(lambda: client.name_owner() is not None, 25), "once the bus is there, the daemon joins it",
+              daemon.log_text())
+        check(client.get("Revision") == 1, "and serves the state the socket changed")
+        client.close()
+        bus.stop()
+        check(sock.request("TOGGLE 0")[-1] == "OK 2", "when the bus goes, the socket serves on")
+        check(wait_for(lambda: "lost the session bus" in daemon.log_text(), 5), "the loss is logged",
+              daemon.log_text())
+        bus.start()
+        client = BusClient(bus.address)
+        check(wait_for(lambda: client.name_owner() is not None, 25), "a bus that comes back is joined again",
+              daemon.log_text())
+        check(client.call("Toggle", "s", ("0",)) == (True, 3), "and changes go on in one sequence")
+        client.close()
+        sock.close()
+    finally:
+        daemon.stop()
+        bus.stop()
+
+
+def command_line(tmp):
+    """--bus takes system or session, and --help and sectiond(8) say so."""
+    bad = subprocess.run([SECTIOND, "--bus", "bogus"], capture_output=True, text=True, timeout=10)
+    check(bad.returncode == 2 and '--bus takes system or session, not "bogus"' in bad.stderr,
+          "sectiond --bus bogus is a usage error naming the choices", bad.stderr)
+    usage = subprocess.run([SECTIOND, "--help"], capture_output=True, text=True, timeout=10).stdout
+    check("--bus system|session" in usage, "sectiond --help lists --bus system|session")
+    page = subprocess.run(["man", "-l", os.path.join(ROOT, "man", "sectiond.8")], capture_output=True, text=True,
+                          env=dict(os.environ, MANWIDTH="1000"), timeout=30).stdout
+    check("--bus system|session" in page and "org.sectiond.Sectiond1" in page, "sectiond(8) documents --bus")
+
+
+def main():
+    parts = [command_line, examples_and_introspection, interleaved, group_commit, errors, restarts, missing_bus]
+    only = sys.argv[1:]
+    for part in parts:
+        if only and part.__name__ not in only:
+            continue
+        print(f"== {part.__name__}", flush=True)
+        with tempfile.TemporaryDirectory(prefix="sdbus.", dir="/tmp") as tmp:
+            os.chmod(tmp, 0o755)
+            try:
+                part(tmp)
+            except Exception as e:  # a broken part fails, the others still run
+                check(False, f"{part.__name__} ran to the end", repr(e))
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
