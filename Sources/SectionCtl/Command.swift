@@ -33,4 +33,12 @@ enum Command: Equatable, Sendable {
   case export
   /// An interactive prompt: commands with line editing and history, events as they come.
   case shell
+
+  /// Whether the command only reads, so that the read-only socket serves it as well.
+  var onlyReads: Bool {
+    switch self {
+    case .list, .view, .items, .status, .ping, .isOpen, .export, .mode(nil): true
+    default: false
+    }
+  }
 }

@@ -122,7 +122,25 @@ struct Runner {
   }
 
   func connect() throws(ClientError) -> Client {
-    try Client(path: socket().path)
+    try connectWithKind().client
+  }
+
+  /// A connection to the daemon, and whose it is. A command that only reads, refused the
+  /// control socket (a user outside the daemon's group), reads through the read-only socket
+  /// of the same daemon instead, as `--readonly` would: `sectionctl status` works for anyone.
+  private func connectWithKind() throws(ClientError) -> (client: Client, kind: SocketLocation.Kind) {
+    do {
+      let socket = try socket()
+      return (try Client(path: socket.path), socket.kind)
+    } catch .cannotConnect(let path, .permissionDenied)
+      where invocation.command.onlyReads && !invocation.readonly
+    {
+      let viewer = SocketNames.readonlyPath(forControl: path)
+      guard let client = try? Client(path: viewer) else {
+        throw .cannotConnect(path: path, errno: .permissionDenied)
+      }
+      return (client, candidates.first { $0.path == path }?.kind ?? .given)
+    }
   }
 
   private func show(text: String, json: JSON) {
@@ -159,8 +177,7 @@ struct Runner {
   /// VERSION, MODE, LIST and STATUS in one round trip. A daemon without STATUS (older than
   /// this sectionctl) answers it ERR UNKNOWN: its facts are then left out.
   func daemonStatus() throws(ClientError) -> DaemonStatus {
-    let socket = try socket()
-    let client = try Client(path: socket.path)
+    let (client, kind) = try connectWithKind()
     let replies = try client.request(["VERSION", "MODE", "LIST", "STATUS"])
     let version = try replies[0].succeeded()
     let modeReply = try replies[1].succeeded()
@@ -173,7 +190,7 @@ struct Runner {
     return DaemonStatus(
       daemonVersion: daemonVersion, protocolVersion: protocolVersion, socket: client.path,
       revision: list.revision ?? modeReply.revision ?? 0, mode: mode, sections: list.sections,
-      kind: socket.kind, facts: (try? replies[3].succeeded())?.facts ?? [:])
+      kind: kind, facts: (try? replies[3].succeeded())?.facts ?? [:])
   }
 
   /// `is-open`: the answer is the exit status.

@@ -47,6 +47,17 @@ expect "sectionctl -s b.sock -r reads daemon b, not a" '["second"] /b.readonly.s
   "$("$ctl" -s "$dir/b.sock" -r -j status | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["open_ids"]), d["socket"][len(sys.argv[1]):])' "$dir")"
 A=(-s "$dir/a.sock")
 
+# A user outside the daemon's group reads through the read-only socket without being told to.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  chmod 755 "$dir"
+  as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+  out=$("${as_nobody[@]}" "$ctl" -s "$dir/b.sock" status 2>&1)
+  contains "sectionctl status by a user the control socket refuses reads through the read-only one" \
+    "socket:    $dir/b.readonly.sock" "$out"
+  err=$("${as_nobody[@]}" "$ctl" -s "$dir/b.sock" open 0 2>&1)
+  contains "  ... while a change says how to get the right, or to use --readonly" "usermod -aG sectiond" "$err"
+fi
+
 # --- send: BATCH and QUIT ---------------------------------------------------------------
 out=$(timeout 10 "$ctl" "${A[@]}" send BATCH 'OPEN 0' 'OPEN 2' END 2>&1)
 expect "send BATCH 'OPEN 0' 'OPEN 2' END answers once and returns (hung before)" "OK 2" "$out"

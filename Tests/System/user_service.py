@@ -202,6 +202,10 @@ def fallback(results, lab):
     results.check(viewer.returncode == 0 and "/run/sectiond/readonly.sock (the system daemon)" in viewer.stdout,
                   "without the user's own daemon, sectionctl -r status reads the system daemon and says so",
                   output(viewer).splitlines()[1] if viewer.returncode == 0 else output(viewer))
+    plain = run(["sectionctl", "status"])
+    results.check(plain.returncode == 0 and "/run/sectiond/readonly.sock (the system daemon)" in plain.stdout,
+                  "sectionctl status (no -r) by a user outside group sectiond reads the system daemon",
+                  "" if plain.returncode == 0 else output(plain))
     control = run(["sectionctl", "open", "etc-one"])
     results.check(control.returncode == 3 and "usermod -aG sectiond" in control.stderr,
                   "a user outside group sectiond is told how to join it, or to use --readonly",
