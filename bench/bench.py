@@ -778,6 +778,8 @@ SCENARIOS = [
      throughput(16, peer="floor"), "runs", "higher", ("ratio", 0.75)),
     ("write_c50_d1", "TOGGLE i / INCR k (AOF), 50 x 1", "req/s", throughput(1, write=True),
      "runs", "higher", ("ratio", 1.0)),
+    ("sync_c50_d1", "TOGGLE i --sync / INCR k (AOF always), 50 x 1", "req/s",
+     throughput(1, write=True, sync=True), "runs", "higher", ("ratio", 1.0)),
     ("write_c50_d16", "TOGGLE i / INCR k (AOF), 50 x 16", "req/s", throughput(16, write=True),
      "runs", "higher", ("ratio", 1.5)),
     ("write_sync_c50_d16", "TOGGLE --sync / INCR fsync always, 50x16", "req/s",

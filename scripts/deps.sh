@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(libsystemd-dev libedit-dev pkg-config)
 for option in "$@"; do
   case "$option" in
-    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh) ;;
+    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh
+      fuse3 cmake g++ libfuse3-dev libtoml11-dev libspdlog-dev) ;; # the last six: LazyFS (powerloss.sh)
     --deb) packages+=(dpkg-dev binutils) ;;
     *) echo "deps.sh: unknown option '$option' (--test, --deb)" >&2; exit 2 ;;
   esac

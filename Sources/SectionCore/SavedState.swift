@@ -100,6 +100,21 @@ public struct SavedState: Equatable, Sendable {
     buffer.append("]")
   }
 
+  /// The format of a state file written by a newer sectiond than this one (nil for any other
+  /// file): such a file is not damaged, and must be neither read nor set aside, lest a downgrade
+  /// lose the state. Every version writes `{"format":N` first, so only that is read: asked of
+  /// a file `decode` refused, which may be large and anything but JSON.
+  public static func newerFormat(in bytes: some Collection<UInt8>) -> Int64? {
+    let prefix = Array(bytes.prefix(40).filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 })
+    let head = Array("{\"format\":".utf8)
+    guard prefix.starts(with: head) else { return nil }
+    let digits = prefix.dropFirst(head.count).prefix { (0x30...0x39).contains($0) }
+    guard let format = Int64(String(decoding: digits, as: UTF8.self)), format > SavedState.format else {
+      return nil
+    }
+    return format
+  }
+
   /// The largest state file a list within `limits` can make, so that the limits can be
   /// checked against what a start reads back. Titles and items cost at most two bytes a byte
   /// of text (JSON escapes `"` and `\\`; control characters are refused), ids are written

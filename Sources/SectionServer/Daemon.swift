@@ -47,23 +47,26 @@ public enum Daemon {
     ProcessInfo.ignoreBrokenPipes()
     ProcessInfo.raiseFileLimit(to: options.maxClients + 64)
     let config = try loadConfig(options)
-    let store = options.statePath.map { StateStore(path: $0, sync: options.syncState) }
+    let store = options.statePath.map { StateStore(path: $0, policy: options.fsync) }
+    defer { store?.close() }
     try Security.checkFiles(options, statePath: store?.path)
     let saved: SavedState?
     do {
-      try store?.prepareDirectory()
+      try store?.prepareDirectory(allowInsecure: options.allowInsecure)
       saved = try store?.load()
+    } catch let failure as StartFailure {
+      throw failure
     } catch {
       throw StartFailure(
         "cannot load the state file \(store!.path): \(error)", errno: (error as? PosixError)?.errno)
     }
     let service = SectionService(
       model: SectionModel(config: config, saved: saved), limits: options.editLimits)
-    if let store, saved != SavedState(service.model) {
+    if let store, saved != SavedState(service.model) || store.durableSaveNeeded {
       // What this start decided (the config's sections, those it opened) is saved before anyone
       // sees it, so that the next start knows it as a reload would, whatever the config says then.
       do {
-        try store.save(service)
+        try store.saveAtStart(service)
       } catch {
         Log.warning(
           "cannot save the state file \(store.path) at start-up (\(error)); changes are refused until it can be written"

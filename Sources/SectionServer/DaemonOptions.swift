@@ -18,7 +18,8 @@ public struct DaemonOptions: Equatable {
   public var fdStore = 0
   public var checkConfigOnly = false
   public var allowInsecure = false
-  public var syncState = false
+  /// When the state is fsynced: what a power cut may take (see `FsyncPolicy`).
+  public var fsync = FsyncPolicy.everySecond
   public var verbose = false
   /// How far clients may grow the list with runtime edits.
   public var editLimits = EditLimits()
@@ -43,7 +44,13 @@ public struct DaemonOptions: Equatable {
       --state FILE             state file (default $STATE_DIRECTORY/state.json under systemd,
                                /var/lib/sectiond/state.json for root, else $XDG_STATE_HOME/sectiond/state.json)
       --no-state               keep state in memory only
-      --sync                   fsync the state file before acknowledging changes (survives power loss)
+      --fsync always|everysec|no
+                               when the state is fsynced: before each change is acknowledged
+                               (a power cut loses nothing acknowledged), at most a second after
+                               it in the background (the default: a power cut loses at most the
+                               last second or so), or never (tmpfs, tests: a power cut may lose
+                               anything); a crash of sectiond alone loses nothing acknowledged
+      --sync                   the same as --fsync always
       --max-clients N          most connections at once (default 1024)
       --max-readonly-clients N most of them on the read-only socket (default: all but a
                                sixteenth of --max-clients, which stay free for the control socket)
@@ -63,7 +70,8 @@ public struct DaemonOptions: Equatable {
       --bus system|session     also serve org.sectiond.Sectiond1 on that D-Bus bus (default: none);
                                a bus that is not there is retried, the sockets serve meanwhile
       --check-config           validate the config and exit
-      --allow-insecure         start as root even if the config or state file is writable by others
+      --allow-insecure         start even if the state directory is writable by others, or as
+                               root even if the config or state file is writable by others
       --verbose                log debug lines (clients connecting, client errors)
       --version                print the version and exit
       --help                   print this help and exit
@@ -110,7 +118,13 @@ public struct DaemonOptions: Equatable {
       case "--readonly-socket": options.readOnlySocketPath = try value(for: argument)
       case "--state": options.statePath = try value(for: argument)
       case "--no-state": noState = true
-      case "--sync": options.syncState = true
+      case "--sync": options.fsync = .always
+      case "--fsync":
+        let word = try value(for: argument)
+        guard let policy = FsyncPolicy(rawValue: word) else {
+          throw UsageError(description: "--fsync needs always, everysec or no, not \"\(word)\"")
+        }
+        options.fsync = policy
       case "--max-clients": options.maxClients = try count(for: argument)
       case "--max-readonly-clients": options.maxReadOnlyClients = try count(for: argument)
       case "--fd-store": options.fdStore = try count(for: argument)

@@ -144,15 +144,27 @@ def fair(results):
 # ---------------------------------------------------------------- a change that cannot be saved
 
 class Tmpfs:
-    """A small tmpfs for the state directory, remountable read-only (needs root)."""
+    """A small tmpfs for the state directory, which can be filled up (needs root). (Not
+    remounted read-only: sectiond holds its journal open for writing, which makes the kernel
+    refuse that with EBUSY, as for any database holding its log.)"""
 
     def __init__(self):
         self.path = tempfile.mkdtemp(prefix="sdh.", dir="/tmp")
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "sectiond-hostile", self.path],
                        check=True, capture_output=True)
 
-    def remount(self, option):
-        subprocess.run(["mount", "-o", f"remount,{option}", self.path], check=True, capture_output=True)
+    def fill(self):
+        """Writes a file until the file system is full; returns its path."""
+        filler = os.path.join(self.path, "filler")
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while True:
+                os.write(fd, b"x" * 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        return filler
 
     def close(self):
         subprocess.run(["umount", "-l", self.path], capture_output=True)
@@ -198,7 +210,7 @@ def unsaved(results):
             writers = [threading.Thread(target=writer, args=(s,), daemon=True) for s in "abc"]
             subscriber = daemon.connect(readonly=True)
             state = subscriber.request("SUBSCRIBE")[0].split(" ")
-            tmpfs.remount("ro")
+            filler = tmpfs.fill()
             for thread in readers + writers:
                 thread.start()
             time.sleep(2.0)
@@ -215,7 +227,7 @@ def unsaved(results):
             shown = max(seen)
             results.check(shown <= saved, "no LIST showed a revision that was not saved",
                           f"{len(seen)} revisions seen, highest {shown}, saved {saved}")
-            tmpfs.remount("rw")
+            os.remove(filler)
             with daemon.connect() as client:
                 after = client.request("TOGGLE b")
                 revision, opened = parse_list(client.request("LIST"))
