@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="$PWD/.run"
 if [ ${#dir} -gt 90 ]; then dir=$(mktemp -d /tmp/sectiond-run.XXXXXX); fi
-mkdir -p "$dir"
+mkdir -p -m 0700 "$dir"
 cat >&2 <<TEXT
 make run: socket $dir/control.sock (and readonly.sock), state $dir/state.json
   in another terminal:  export SECTIOND_SOCKET=$dir/control.sock

@@ -210,7 +210,7 @@ screen | grep -q "rev" && pass "ui: Esc closes the key list, not the ui" || fail
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
   mkdir -p "$root/.run"
   out=$(unshare --mount --propagation private bash -c '
-    mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /var/lib && mount -t tmpfs tmpfs "$1/.run" || exit 9
+    mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /var/lib && mount -t tmpfs -o mode=0700 tmpfs "$1/.run" || exit 9
     BUILD_DIR=$2 timeout 3 "$1/scripts/run.sh" 2>&1 &
     for _ in $(seq 60); do [ -S "$1/.run/control.sock" ] && break; sleep 0.05; done
     echo "in .run: $(ls "$1/.run" | tr "\n" " ")"; echo "in /run and /var/lib: $(ls /run /var/lib | grep -c sectiond)"
