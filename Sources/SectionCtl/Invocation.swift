@@ -15,4 +15,6 @@ struct Invocation: Equatable, Sendable {
   /// Longer than the daemon's WatchdogSec=20s, so that a daemon systemd still counts as alive
   /// is waited for, and what systemctl waits for a D-Bus reply; a hung one is given up on.
   static let defaultTimeout = 25.0
+  /// Whether a command was named: without one, sectionctl lists, or on a terminal starts `shell`.
+  var commandGiven = true
 }
