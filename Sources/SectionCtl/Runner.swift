@@ -77,7 +77,8 @@ struct Runner {
     case .isOpen(let ref):
       return try isOpen(ref)
     case .export:
-      output.print(try Exporter(client: connect()).config())
+      // JSON text: C1, bidi and invisible characters as \u escapes, as every JSON output.
+      output.print(VisibleText.escape(json: try Exporter(client: connect()).config()))
     case .shell:
       return try Shell(runner: self).run()
     }
