@@ -65,13 +65,19 @@ enum VisibleText {
   /// `\uHHHH` (a pair of them past U+FFFF), as RFC 8259 allows: the serializer escapes only
   /// what JSON requires (C0), and `jq -r` or a log viewer would otherwise pass an 8-bit CSI
   /// (U+009B) or a bidi override to a terminal. Lossless: a JSON reader gets the same text.
+  /// A pretty-printed document (`export`) keeps its line breaks.
   static func escape(json serialized: String) -> String {
-    guard !isPrintableASCII(serialized),
-      serialized.unicodeScalars.contains(where: { needsEscape($0, asciiOnly: false) })
+    // Below DEL nothing: the serializer has escaped C0 in strings, so what is left is the
+    // document's own whitespace (a pretty-printed one has LFs).
+    func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+      scalar.value >= 0x7F && VisibleText.needsEscape(scalar, asciiOnly: false)
+    }
+    guard serialized.utf8.contains(where: { $0 >= 0x7F }),
+      serialized.unicodeScalars.contains(where: needsEscape)
     else { return serialized }
     var escaped = ""
     for scalar in serialized.unicodeScalars {
-      if needsEscape(scalar, asciiOnly: false) {
+      if needsEscape(scalar) {
         for unit in String(scalar).utf16 { escaped += hex(UInt32(unit), prefix: "\\u", digits: 4) }
       } else {
         escaped.unicodeScalars.append(scalar)

@@ -61,6 +61,8 @@ import Testing
         + "👩‍💻\"}")
     #expect(try JSON.parse(Array(escaped.utf8))["title"] == .string(text))
     #expect(VisibleText.escape(json: #"{"a":"é"}"#) == #"{"a":"é"}"#)
+    // The document's own whitespace stays: `export` writes one section a line.
+    #expect(VisibleText.escape(json: "{\n  \"a\": \"\u{202E}\"\n}\n") == "{\n  \"a\": \"\\u202e\"\n}\n")
   }
 
   @Test func everyTextOutputEscapes() {
