@@ -78,7 +78,10 @@ enum SocketLocation {
   }
 
   /// Connects and closes: nil when a daemon accepted, else why not.
+  /// A socket in a directory another user could write is not connected to: it counts as the
+  /// one to use, so that the connection that follows refuses it and says why (see `Connection`).
   static func probe(_ path: String) -> Errno? {
+    if SocketDirectory.problem(socket: path) != nil { return nil }
     do {
       try UnixSocket.connect(path: path).close()
       return nil
