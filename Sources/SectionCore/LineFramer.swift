@@ -98,7 +98,7 @@ extension LineFramer {
   ///
   /// PING is the keep-alive and the barrier every client pipelines. Answered here, where the
   /// line is framed, a PING costs a compare of its five or six bytes (`PING` and LF or CR LF:
-  /// exactly what framing would make a lone PING) and three bytes appended, with no call into
+  /// exactly what framing would make a lone PING) and its three bytes of reply are appended with the others of its run, with no call into
   /// the service, no memchr and no slice of the input per line (callgrind, 50 connections at
   /// 16 in flight: 466 instructions a PING before, see docs/PERFORMANCE.md). The caller
   /// decides when PING may be answered at once: not inside a BATCH, not while replies are held
@@ -120,9 +120,9 @@ extension LineFramer {
       } else {
         break
       }
-      reply.append("OK\n")
       answered += 1
     }
+    reply.appendOK(times: answered)
     return answered
   }
 }

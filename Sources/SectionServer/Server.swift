@@ -171,13 +171,14 @@ final class Server {
       requests: while replies > 0, connection.takesNextRequest() {
         // PINGs are answered where they are framed, like a plain line server would answer
         // them, while nothing else must come first (see `LineFramer.answerPings`).
-        if connection.state == .ready, connection.batch == nil, connection.subscription != .owedSnapshot {
+        if connection.isReady, connection.batch == nil, connection.subscription != .owedSnapshot {
           // No more of them than the output limit has room for, three bytes each.
           let limit = min(replies, (Connection.outputLimit - connection.output.count + 2) / 3)
           let answered = connection.framer.answerPings(
             in: bytes, from: &position, limit: limit, reply: &connection.output)
           replies -= answered
           if answered == limit { continue }
+          if position == bytes.count { break }
         }
         let start = connection.output.tailMark
         let line: ArraySlice<UInt8>
@@ -223,7 +224,7 @@ final class Server {
     if position < input.count { connection.pending = Array(input.dropFirst(position)) }
     // Replies that wait for nothing go out now, as a plain line server would send them: the
     // client can read them while the loop turn goes on with the other connections.
-    if connection.state == .ready { write(connection) } else { queueFlush(connection) }
+    if connection.isReady { write(connection) } else { queueFlush(connection) }
   }
 
   private func apply(_ outcome: SectionService.Outcome, on connection: Connection, replyStart: Int) {
