@@ -7,6 +7,9 @@ valgrind --tool=callgrind and twice under strace -c -f, driven by bench/loadgen 
 connections at the given depth for N1 and then N2 PINGs; the difference between the two
 runs divided by N2 - N1 is the cost of a PING, start-up and shutdown cancelling out.
 
+valgrind 3.19 cannot read the DWARF of the toolchain's release build ("possibly corrupted
+debuginfo file"): give it a copy made with `objcopy --strip-debug`, which keeps the symbols.
+
 Usage: python3 bench/ping_cost.py --sectiond PATH --loadgen PATH --floor PATH
            [--depth 1,16] [--n1 20000] [--n2 60000] [--callgrind-out DIR]
 """
@@ -108,7 +111,8 @@ def main():
                              for name in calls2}
                     detail = " (" + ", ".join(f"{n} {v:.3f}" for n, v in sorted(diffs.items(), key=lambda kv: -kv[1])
                                               if v >= 0.005) + ")"
-                print(f"{kind} depth {depth}: {per:,.1f} {unit} a PING{detail}", flush=True)
+                figure = f"{per:,.1f}" if tool == "callgrind" else f"{per:.3f}"
+                print(f"{kind} depth {depth}: {figure} {unit} a PING{detail}", flush=True)
 
 
 if __name__ == "__main__":
