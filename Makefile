@@ -2,7 +2,7 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: build run test bench install deb format
+.PHONY: build run web test bench install deb format
 
 build:
 	scripts/deps.sh
@@ -10,6 +10,11 @@ build:
 
 run: build
 	.build/debug/sectiond $(ARGS)
+
+# sectiond on the demo list and its web page (web/, through websocketd); prints the address.
+# WEB_PORT=8090 picks the port, WEB_READONLY=1 the read-only socket; ARGS go to sectiond.
+web:
+	scripts/web.sh $(ARGS)
 
 test:
 	scripts/test.sh

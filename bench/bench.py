@@ -584,6 +584,188 @@ def startup(env, kind):
     return statistics.median(samples)
 
 
+# --------------------------------------------------------------------------
+# the bounds the defaults set (issue 19): the largest state they accept, the worst request
+
+DEFAULT_TEXT_BYTES = 16 << 20  # sectiond --max-text-bytes
+DEFAULT_ITEMS = 1_000_000      # --max-items
+DEFAULT_SECTIONS = 10_000      # --max-sections
+DEFAULT_REQUEST_CHANGES = 100_000  # --max-request-changes
+RENDERED_LIMIT = 16 << 20      # SectionService.renderedLimit
+BOUND_CONFIG = '{"sections":[{"id":"a","title":"A"}]}'
+
+
+def proc_cpu_s(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def write_bound_states(t):
+    """The largest states the default limits accept, written the way the daemon writes them:
+    every character a `"` (two bytes in JSON, the worst escaping). Returns {name: (state,
+    journal or None)}. Each lists the config's section "a" as saved, so a start saves nothing."""
+    out = {}
+    head = '{"format":2,"revision":%d,"mode":"multi","sections":{%s},\n"list":[\n'
+    a_entry = '{"id":"a","title":"A","items":[],"origin":"config"}'
+    # 1. a million items (the --max-items) of 16 quotes in 10,000 sections: the most strings
+    nsec = DEFAULT_SECTIONS - 1
+    ids = [f"s{n:04d}" for n in range(nsec)]
+    per = (DEFAULT_TEXT_BYTES - 2 - nsec * 6) // DEFAULT_ITEMS
+    item = json.dumps('"' * per)
+    items = ",".join([item] * (DEFAULT_ITEMS // nsec))
+    path = f"{t}/bound-items.json"
+    with open(path, "w") as f:
+        f.write(head % (1, ",".join(['"a":null'] + [f'"{i}":null' for i in ids])))
+        f.write(a_entry)
+        for i in ids:
+            f.write(',\n{"id":"%s","title":"\\"","items":[%s],"origin":"client"}' % (i, items))
+        f.write('],\n"deleted":[],"edited":[]}\n')
+    out["1M items of 16 quotes"] = (path, None)
+    # 2. items of 4,000 quotes, and a journal just under the size that makes the next save
+    # compact it (twice the state file), of ITEM SETs that rewrite them
+    count = (DEFAULT_TEXT_BYTES - 2 - 4) // 4000
+    path = f"{t}/bound-long.json"
+    with open(path, "w") as f:
+        f.write(head % (1, '"a":null,"big":null'))
+        f.write(a_entry + ',\n{"id":"big","title":"\\"","items":[%s],"origin":"client"}'
+                % ",".join([json.dumps('"' * 4000)] * count))
+        f.write('],\n"deleted":[],"edited":[]}\n')
+    out["4,194 items of 4,000 quotes"] = (path, None)
+    size = os.path.getsize(path)
+    journal = path + ".journal"
+    with open(journal, "w") as f:
+        rev, written, position = 1, 0, 0
+        while written < 2 * size - 10_000:
+            lines = []
+            for _ in range(100):
+                rev += 1
+                text = chr(ord("a") + position // count % 26) + '"' * 3999
+                lines.append(f"items {rev} 1 big {count} set {position % count} {text}\n")
+                position += 1
+            lines.append(f"commit {rev}\n")
+            chunk = "".join(lines)
+            f.write(chunk)
+            written += len(chunk)
+    out["the same with a journal of twice its size"] = (path, journal)
+    return out
+
+
+def bound_states(env):
+    if not hasattr(env, "_bound_states"):
+        env._bound_states = write_bound_states(env.tmp)
+        with open(f"{env.tmp}/bound-config.json", "w") as f:
+            f.write(BOUND_CONFIG)
+    return env._bound_states
+
+
+def start_with_state(env, state, journal):
+    """Starts sectiond on a copy of `state` (and `journal`); returns (server, seconds from exec
+    to the first PING answered, CPU seconds the daemon spent until then)."""
+    t = env.tmp
+    shutil.copyfile(state, f"{t}/state.json")
+    if journal:
+        shutil.copyfile(journal, f"{t}/state.json.journal")
+    elif os.path.exists(f"{t}/state.json.journal"):
+        os.unlink(f"{t}/state.json.journal")
+    srv = Server("sectiond", env.sectiond_argv(config=f"{t}/bound-config.json"), f"{t}/s.sock",
+                 f"{t}/sectiond.log", env.server_cpu)
+    begun = time.monotonic()
+    srv.start(timeout=120)
+    took = time.monotonic() - begun
+    return srv, took, proc_cpu_s(srv.proc.pid)
+
+
+def load_bound_state(env, kind):
+    """Exec to the first PING answered, with the largest states the default limits accept:
+    the slowest of them. The details give each, with its size and rate."""
+    if kind != "sectiond":
+        raise Skip("sectiond only")
+    worst, details = 0.0, {}
+    for name, (state, journal) in bound_states(env).items():
+        srv, took, cpu = start_with_state(env, state, journal)
+        srv.stop()
+        size = os.path.getsize(state) + (os.path.getsize(journal) if journal else 0)
+        details[name] = dict(mb=round(size / 1e6, 1), seconds=round(took, 3), cpu_seconds=cpu,
+                             mb_per_s=round(size / 1e6 / took, 1))
+        log(f"    {name}: {size / 1e6:.1f} MB ready after {took * 1000:.0f} ms "
+            f"(CPU {cpu:.2f} s, {size / 1e6 / took:.0f} MB/s)")
+        worst = max(worst, took * 1000)
+    return worst, details
+
+
+def turn_of(path, head, last, timeout=60):
+    """Sends `head` (a batch's lines), then `last` (the line that completes the request) on
+    one connection and, at once, PING on another that was idle. The request's reply comes
+    after its turn's save; the PING's after the work of the turn that reads it (replies that
+    wait for nothing go out during the turn). Returns (the request's reply, the longer of the
+    two waits in ms)."""
+    with socket.socket(socket.AF_UNIX) as c, socket.socket(socket.AF_UNIX) as p:
+        for s in (c, p):
+            s.settimeout(timeout)
+            s.connect(path)
+        p.sendall(b"PING\n")
+        p.recv(64)
+        c.sendall(head)
+        time.sleep(0.3)  # the batch's lines are read and kept before its END arrives
+        begun = time.monotonic()
+        c.sendall(last)
+        p.sendall(b"PING\n")
+        p.recv(64)
+        pinged = time.monotonic() - begun
+        reply = b""
+        while not (reply.endswith(b"\n") and reply.rsplit(b"\n", 2)[-2][:3] in (b"OK", b"OK ", b"ERR")):
+            chunk = c.recv(1 << 16)
+            if not chunk:
+                break
+            reply += chunk
+        replied = time.monotonic() - begun
+        return reply.decode(errors="replace").strip().splitlines()[-1], max(pinged, replied) * 1000
+
+
+def worst_turn(env, kind):
+    """The longest loop turn the worst requests the defaults accept make (see `turn_of`): OPEN ALL / CLOSE ALL
+    on 10,000 sections up to --max-request-changes, ITEM INSERTs into a section with a
+    4,000-byte id up to what a request may render, and the first change after a start with
+    the largest state (which writes the whole state file)."""
+    if kind != "sectiond":
+        raise Skip("sectiond only")
+    t = env.tmp
+    ids = ["L" * 4000] + [f"s{n}" for n in range(1, DEFAULT_SECTIONS)]
+    with open(f"{t}/turn-config.json", "w") as f:
+        json.dump({"sections": [{"id": i, "title": "T"} for i in ids]}, f)
+    flips = DEFAULT_REQUEST_CHANGES // DEFAULT_SECTIONS
+    per_line = 2 * (4000 + 30)
+    candidates = [
+        (f"BATCH of {flips} OPEN ALL / CLOSE ALL, 10,000 sections",
+         b"BATCH\n" + b"OPEN ALL\nCLOSE ALL\n" * (flips // 2)),
+        ("the same, 10,000 lines: refused at the bound",
+         b"BATCH\n" + b"OPEN ALL\nCLOSE ALL\n" * 5000),
+        (f"BATCH of {RENDERED_LIMIT // per_line:,} ITEM INSERT, 4,000-byte id",
+         b"BATCH\n" + b"ITEM INSERT 0 end x\n" * (RENDERED_LIMIT // per_line)),
+    ]
+    worst, details = 0.0, {}
+    srv = Server("sectiond", env.sectiond_argv(config=f"{t}/turn-config.json"), f"{t}/s.sock",
+                 f"{t}/sectiond.log", env.server_cpu, cleanup=(f"{t}/state.json", f"{t}/state.json.journal"))
+    with srv.start(timeout=60):
+        for name, request in candidates:
+            reply, took = turn_of(srv.sock, request, b"END\n")
+            details[name] = dict(ms=round(took, 1), reply=reply[:60])
+            log(f"    {name}: {took:.1f} ms ({reply[:50]})")
+            worst = max(worst, took)
+    state, journal = bound_states(env)["1M items of 16 quotes"]
+    srv, _, _ = start_with_state(env, state, journal)
+    try:
+        name = "first change after a start with the largest state (whole state written)"
+        reply, took = turn_of(srv.sock, b"", b"TOGGLE a\n")
+        details[name] = dict(ms=round(took, 1), reply=reply[:60])
+        log(f"    {name}: {took:.1f} ms ({reply[:50]})")
+        worst = max(worst, took)
+    finally:
+        srv.stop()
+    return worst, details
+
+
 # name, label, unit, measure, runs key, better ("higher"/"lower"), target
 SCENARIOS = [
     ("ping_c50_d1", "PING, 50 conns x 1 in flight", "req/s", throughput(1), "runs",
@@ -596,6 +778,8 @@ SCENARIOS = [
      throughput(16, peer="floor"), "runs", "higher", ("ratio", 0.75)),
     ("write_c50_d1", "TOGGLE i / INCR k (AOF), 50 x 1", "req/s", throughput(1, write=True),
      "runs", "higher", ("ratio", 1.0)),
+    ("sync_c50_d1", "TOGGLE i --sync / INCR k (AOF always), 50 x 1", "req/s",
+     throughput(1, write=True, sync=True), "runs", "higher", ("ratio", 1.0)),
     ("write_c50_d16", "TOGGLE i / INCR k (AOF), 50 x 16", "req/s", throughput(16, write=True),
      "runs", "higher", ("ratio", 1.5)),
     ("write_sync_c50_d16", "TOGGLE --sync / INCR fsync always, 50x16", "req/s",
@@ -628,6 +812,10 @@ SCENARIOS = [
      ("abs", 20.0)),
     ("idle_rss_mib", "idle RSS, demo config", "MiB", idle_rss, "other_runs", "lower",
      ("abs", 8.0)),
+    ("load_bound_state_ms", "start-up, largest state the defaults accept", "ms", load_bound_state,
+     "other_runs", "lower", ("abs", 2000.0)),
+    ("worst_turn_ms", "longest loop turn, worst accepted request", "ms", worst_turn,
+     "other_runs", "lower", ("abs", 1000.0)),
 ]
 
 

@@ -35,7 +35,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402  (build_sectiond, build_loadgen, write_configs, Server, pin_to)
+import bench  # noqa: E402  (build_sectiond, build_c, write_configs, Server, pin_to)
 
 PROFILES = {
     "smoke": dict(runs=1, seconds=0.3, signals=20, subscribers=10, depth=64, signal_depth=1, conns=50,
@@ -231,7 +231,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="sdbusbench.") as tmp:
         floor = compile_c(os.path.join(bench.BENCH, "dbus_floor.c"), os.path.join(tmp, "dbus_floor"), ["-lsystemd"])
         load = compile_c(os.path.join(bench.BENCH, "dbus_load.c"), os.path.join(tmp, "dbus_load"), ["-lsystemd"])
-        loadgen = bench.build_loadgen(tmp)
+        loadgen = bench.build_c("loadgen", tmp)
         env = Env(args, prof, tmp, sectiond, loadgen, floor, load)
         try:
             for name, measure, sides, unit in SCENARIOS:

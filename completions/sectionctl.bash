@@ -19,7 +19,7 @@ _sectionctl_ids() {
 
 _sectionctl() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="list view items open close toggle mode status reload ping watch ui send help add rm mv rename item batch"
+  local commands="list view items open close toggle mode status reload ping watch ui send pipe help add rm mv rename item batch"
   local options="--socket --readonly --readonly-socket --json --help --version"
   local command="" i
   local -a socket=()

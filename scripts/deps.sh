@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages sectiond needs to build (with --test, to run its tests; with
-# --deb, to build the Debian package), only those that are missing, so a second run costs nothing.
+# --deb, to build the Debian package; with --web, for `make web`), only those that are
+# missing, so a second run costs nothing.
 set -euo pipefail
 packages=(libsystemd-dev pkg-config)
 for option in "$@"; do
   case "$option" in
-    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh) ;;
+    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh
+      fuse3 cmake g++ libfuse3-dev libtoml11-dev libspdlog-dev # LazyFS (powerloss.sh)
+      websocketd chromium chromium-driver python3-selenium curl) ;; # the web page (web.sh)
+    --web) packages+=(websocketd iproute2) ;;
     --deb) packages+=(dpkg-dev binutils) ;;
-    *) echo "deps.sh: unknown option '$option' (--test, --deb)" >&2; exit 2 ;;
+    *) echo "deps.sh: unknown option '$option' (--test, --deb, --web)" >&2; exit 2 ;;
   esac
 done
 # The D-Bus tests (Tests/System/dbus.sh): a private dbus-daemon, gdbus, and Python's Gio

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install sectiond: binaries, systemd units, sysusers.d/tmpfiles.d snippets,
-# the example config, man pages and shell completions.
+# the example config, man pages, shell completions and the web page.
 #
 #   scripts/install.sh [--no-build] [--prefix DIR] [--destdir DIR]
 #
@@ -17,8 +17,10 @@
 #
 # Layout for PREFIX=/usr/local (the default):
 #   /usr/local/bin/{sectiond,sectionctl}
-#   /usr/local/lib/systemd/system/{sectiond.service,sectiond.socket,sectiond-readonly.socket}
-#   /usr/local/lib/systemd/user/{the same three, for a user's own daemon}
+#   /usr/local/lib/systemd/system/{sectiond.service,sectiond.socket,sectiond-readonly.socket,
+#     sectiond-web.service}
+#   /usr/local/lib/systemd/user/{the same four, for a user's own daemon}
+#   /usr/local/share/sectiond/web/ (the page sectiond-web.service serves through websocketd)
 #   /usr/local/lib/sysusers.d/sectiond.conf, /usr/local/lib/tmpfiles.d/sectiond.conf
 #   /usr/local/share/man/man{1,8}/..., /usr/local/share/bash-completion/completions/sectionctl,
 #   /usr/local/share/zsh/site-functions/_sectionctl
@@ -120,7 +122,7 @@ inst() { # inst MODE SRC DEST (DEST without DESTDIR)
 subst() { # subst SRC DEST
   local tmp
   tmp="$(mktemp)"
-  sed -e "s|@BINDIR@|$BINDIR|g" "$1" >"$tmp"
+  sed -e "s|@BINDIR@|$BINDIR|g" -e "s|@DATADIR@|$DATADIR|g" "$1" >"$tmp"
   if grep -q '@[A-Z_]*@' "$tmp"; then
     echo "install.sh: unsubstituted placeholder left in $1:" >&2
     grep -n '@[A-Z_]*@' "$tmp" >&2
@@ -135,9 +137,13 @@ inst 0755 "$BUILD_DIR/sectiond" "$BINDIR/sectiond"
 inst 0755 "$BUILD_DIR/sectionctl" "$BINDIR/sectionctl"
 
 # sectiond.service.in names the binaries by @BINDIR@; the socket units are installed as they are.
-for u in sectiond.service.in sectiond.socket sectiond-readonly.socket; do
+for u in sectiond.service.in sectiond.socket sectiond-readonly.socket sectiond-web.service.in; do
   subst "systemd/$u" "$UNITDIR/${u%.in}"
   subst "systemd/user/$u" "$USERUNITDIR/${u%.in}"
+done
+# The web page: HTML, CSS and JavaScript, served as they are.
+for page in web/*; do
+  inst 0644 "$page" "$DATADIR/sectiond/web/$(basename "$page")"
 done
 inst 0644 systemd/sysusers.d/sectiond.conf "$SYSUSERSDIR/sectiond.conf"
 # D-Bus (docs/DBUS.md): the system bus policy, bus activation for both buses, and the
@@ -207,4 +213,5 @@ if [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
   esac
   say "enable with: systemctl enable --now sectiond.socket sectiond-readonly.socket"
   say "or, as a user, for your own daemon: systemctl --user enable --now sectiond.socket"
+  say "the web page (needs websocketd; read-only, http://127.0.0.1:8047/): systemctl enable --now sectiond-web.service"
 fi

@@ -64,6 +64,13 @@ public struct FileDescriptor: Hashable, Sendable {
     return (UInt64(info.st_dev), UInt64(info.st_ino))
   }
 
+  /// What fstat says about the open file.
+  public func status(subject: String? = nil) throws -> FileSystem.Status {
+    var info = stat()
+    _ = try retrying("fstat", subject) { fstat(rawValue, &info) }
+    return FileSystem.Status(info)
+  }
+
   public func setNonBlocking() throws {
     let flags = try retrying("fcntl") { fcntl(rawValue, F_GETFL) }
     _ = try retrying("fcntl") { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }

@@ -10,20 +10,32 @@ public enum FileSystem {
     /// Device and inode: which file this is, to tell it from another one put at the same path.
     public let device: UInt64
     public let inode: UInt64
+    /// How many names the file has (hard links).
+    public let linkCount: Int
+    public let size: Int
     public var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
     public var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
     public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    public var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
     /// Writable by the file's group or by everyone: by users other than its owner.
     public var isWritableByOthers: Bool { mode & (S_IWGRP | S_IWOTH) != 0 }
+    /// The sticky bit: in such a directory only a file's owner may remove or rename it (/tmp).
+    public var isSticky: Bool { mode & S_ISVTX != 0 }
+
+    init(_ info: stat) {
+      mode = info.st_mode
+      owner = info.st_uid
+      device = UInt64(info.st_dev)
+      inode = UInt64(info.st_ino)
+      linkCount = Int(info.st_nlink)
+      size = Int(info.st_size)
+    }
   }
 
   /// `lstat`: never follows a symbolic link (with `followingLinks`, `stat`). Nil when nothing is there.
   public static func status(_ path: String, followingLinks: Bool = false) throws -> Status? {
     var info = stat()
-    if (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 {
-      return Status(
-        mode: info.st_mode, owner: info.st_uid, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-    }
+    if (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 { return Status(info) }
     let error = Errno.current
     if error == .noEntry { return nil }
     throw PosixError(followingLinks ? "stat" : "lstat", path, errno: error)
@@ -80,18 +92,40 @@ public enum FileSystem {
   /// A file system that cannot exchange names gets the rename over the old file, as atomic.
   ///
   /// Power loss is another matter: `sync` makes the save durable (fsync of the file before the
-  /// exchange, of the directory after it).
+  /// exchange, of the directory after it). `writeSpare` and `swapIn` do the same in two steps,
+  /// for a caller that fsyncs on another thread.
   public static func replaceAtomically(
     _ path: String, with bytes: [UInt8], permissions: mode_t = 0o600, sync: Bool = false
   ) throws {
+    try swapIn(try writeSpare(for: path, bytes, permissions: permissions), as: path, sync: sync)
+  }
+
+  /// The spare of `path`, `path.tmp`, holding `bytes` and still open, for `swapIn`.
+  public static func writeSpare(for path: String, _ bytes: [UInt8], permissions: mode_t = 0o600) throws
+    -> FileDescriptor
+  {
     let spare = path + ".tmp"
-    // Opened before anything changes, so that failing to open it leaves the old file in place.
-    let directory = sync ? try FileDescriptor.open(directoryName(of: path), O_RDONLY | O_DIRECTORY) : nil
-    defer { directory?.close() }
-    let fd = try openSpare(spare, permissions: permissions)
+    let fd = try openPrivateFile(spare, permissions: permissions)
     do {
       try fd.writeAll(bytes, subject: spare)
-      _ = try retrying("ftruncate", spare) { ftruncate(fd.rawValue, off_t(bytes.count)) }
+      try fd.truncate(to: bytes.count, subject: spare)
+    } catch {
+      fd.close()
+      throw error
+    }
+    return fd
+  }
+
+  /// Puts the spare `fd` (from `writeSpare`) in place of `path` and closes it; with `sync`,
+  /// only once its data is on disk, and the directory (`directory`, or opened by its name) is
+  /// fsynced after, so that the new name survives a power cut too.
+  public static func swapIn(
+    _ fd: FileDescriptor, as path: String, sync: Bool, directory: FileDescriptor? = nil
+  )
+    throws
+  {
+    let spare = path + ".tmp"
+    do {
       if sync { try fd.sync(subject: spare) }
     } catch {
       fd.close()
@@ -99,26 +133,85 @@ public enum FileSystem {
     }
     fd.close()
     try exchangeOrRename(spare, path)
-    try directory?.sync(subject: directoryName(of: path))
+    guard sync else { return }
+    if let directory {
+      try directory.sync(subject: directoryName(of: path))
+    } else {
+      try syncDirectory(directoryName(of: path))
+    }
   }
 
-  /// Opens the spare for writing from its start, creating it when missing. O_NOFOLLOW makes a
-  /// symbolic link planted there fail (ELOOP) instead of being followed, and O_NONBLOCK does the
-  /// same for a FIFO (ENXIO) instead of hanging the daemon; either is removed, and the spare
-  /// created afresh with O_EXCL.
-  private static func openSpare(_ spare: String, permissions: mode_t) throws -> FileDescriptor {
-    let flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK
+  /// fsyncs the directory `path`: the names made or changed in it survive a power cut.
+  public static func syncDirectory(_ path: String) throws {
+    let directory = try FileDescriptor.open(path, O_RDONLY | O_DIRECTORY)
+    defer { directory.close() }
+    try directory.sync(subject: path)
+  }
+
+  /// Opens a file of the daemon's own for writing, creating it when missing, and makes sure
+  /// that what is written goes to that file alone. O_NOFOLLOW makes a symbolic link planted
+  /// there fail (ELOOP) instead of being followed, and O_NONBLOCK does the same for a FIFO or a
+  /// socket (ENXIO) instead of hanging the daemon; a device, another user's file, or a second
+  /// name (hard link) of another file is found by fstat once open. Any of these is removed,
+  /// and the file created afresh with O_EXCL. With `truncating`, the file starts empty.
+  public static func openPrivateFile(
+    _ path: String, permissions: mode_t = 0o600, truncating: Bool = false, appending: Bool = false
+  ) throws -> FileDescriptor {
+    let flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | (appending ? O_APPEND : 0)
     do {
-      return try FileDescriptor.open(spare, flags, permissions: permissions)
-    } catch let error as PosixError where error.errno == Errno(ELOOP) || error.errno == Errno(ENXIO) {
-      try remove(spare)
-      return try FileDescriptor.open(spare, flags | O_EXCL, permissions: permissions)
+      let fd = try FileDescriptor.open(path, flags, permissions: permissions)
+      var info = stat()
+      if fstat(fd.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1,
+        info.st_uid == geteuid()
+      {
+        do {
+          if truncating { try fd.truncate(to: 0, subject: path) }
+        } catch {
+          fd.close()
+          throw error
+        }
+        return fd
+      }
+      fd.close()
+    } catch let error as PosixError where error.errno == Errno(ELOOP) || error.errno == Errno(ENXIO) {}
+    try remove(path)
+    return try FileDescriptor.open(path, flags | O_EXCL, permissions: permissions)
+  }
+
+  /// Why `directory` is not safe to keep private files in, or nil when it is: it (after
+  /// symbolic links) and each directory above it must be owned by this user or root, and
+  /// writable by no one else, unless sticky above it (as /tmp is: others cannot rename what is
+  /// ours there). Whoever can write there could put a FIFO, a link or a state of their own in
+  /// place of the daemon's files, as sshd's StrictModes guards against. In a user namespace
+  /// (systemd's PrivateUsers=) root's files show as the overflow uid: trusted above the
+  /// directory, as root's.
+  public static func privateDirectoryProblem(_ directory: String) -> String? {
+    guard let resolved = realpath(directory, nil) else { return "\(directory): \(Errno.current)" }
+    var path = String(cString: resolved)
+    free(resolved)
+    let user = geteuid()
+    let overflow = (try? readFile("/proc/sys/kernel/overflowuid", limit: 32)).flatMap {
+      uid_t(String(decoding: $0, as: UTF8.self).filter(\.isNumber))
+    }
+    var own = true
+    while true {
+      guard let status = try? status(path) else { return "cannot stat \(path)" }
+      let trusted = status.owner == user || status.owner == 0 || (!own && status.owner == overflow)
+      if !trusted || (status.isWritableByOthers && (own || !status.isSticky)) {
+        let mode = String(status.mode & 0o7777, radix: 8)
+        return "\(path) (mode \(mode), owner uid \(status.owner)) can be written by other users, "
+          + "who could replace the state files; fix with: chmod go-w \(path)"
+          + (trusted ? "" : " && chown \(user) \(path)")
+      }
+      if path == "/" { return nil }
+      path = directoryName(of: path)
+      own = false
     }
   }
 
   /// Swaps the names of `from` and `to`; renames `from` to `to` when there is no `to` yet or
   /// the file system cannot swap names.
-  private static func exchangeOrRename(_ from: String, _ to: String) throws {
+  public static func exchangeOrRename(_ from: String, _ to: String) throws {
     do {
       _ = try retrying("renameat2", "\(from) <-> \(to)") { cshim_rename_exchange(from, to) }
     } catch let error as PosixError

@@ -8,6 +8,20 @@ public struct Config: Equatable, Sendable {
     self.sections = sections
   }
 
+  /// The largest config file the daemon reads.
+  public static let readLimit = 4 << 20
+
+  /// Bytes of text of its sections (`Section.textBytes`).
+  public var textBytes: Int { sections.reduce(0) { $0 + $1.textBytes } }
+
+  /// Refuses a config whose sections hold more text than `limits` lets the list hold.
+  public func check(_ limits: EditLimits, source: String) throws(ConfigError) {
+    guard textBytes > limits.textBytes else { return }
+    throw ConfigError(
+      "\(source): the sections hold \(textBytes) bytes of ids, titles and items; at most \(limits.textBytes) (sectiond --max-text-bytes)"
+    )
+  }
+
   /// What a newcomer sees with no config file at all.
   public static let demo = Config(
     mode: .multi,

@@ -1,15 +1,19 @@
 /// The journal: the changes saved since the last whole state file, one text line each, so that
 /// a change costs what it changed to save rather than the size of the list.
 ///
-/// Each group commit appends its changes, then `commit <rev>`; only complete groups are read
-/// back, so a group torn by a crash is ignored whole (a batch stays all or nothing).
+/// Each group commit appends its changes, then `commit <rev> <crc>`: the CRC-32C (eight hex
+/// digits) of the group's bytes up to that checksum. Only complete groups whose checksum holds
+/// are read back, so a group torn by a crash or a power cut, or written in part, is dropped
+/// whole (a batch stays all or nothing) and never read as something else.
 ///
 /// ```
 /// open 8 2
 /// insert 9 0 news Latest news
 /// items 10 0 news 1 insert 0 Hello
-/// commit 10
+/// commit 10 5f0e8a1c
 /// ```
+/// Journals written before checksums end groups with `commit <rev>` alone; they are read as
+/// before (the first commit line decides which kind a journal is).
 public enum Journal {
   /// Appends the line of `change`. A reload is never journaled: it is saved as a whole state.
   public static func append(_ change: Change, to buffer: inout [UInt8]) {
@@ -84,44 +88,125 @@ public enum Journal {
     return line
   }
 
-  /// Appends the line that ends a group commit.
-  public static func appendCommit(revision: UInt64, to buffer: inout [UInt8]) {
+  /// Appends the line that ends a group commit; the group is `buffer[groupStart...]`, which
+  /// its checksum covers together with the start of this line.
+  public static func appendCommit(revision: UInt64, to buffer: inout [UInt8], groupStart: Int) {
     buffer.append("commit ")
     buffer.appendDecimal(revision)
+    buffer.append(" ")
+    appendHex(CRC32C.checksum(buffer[groupStart...]), to: &buffer)
     buffer.append("\n")
   }
 
-  /// The complete groups in `bytes`, each with the revision it committed. An incomplete last
-  /// group (a crash while appending it) is left out; any other damage is an error. What only
-  /// undoing needs is not in the journal: the changes read back have it empty.
-  public static func decode(_ bytes: [UInt8]) throws(ConfigError) -> [(revision: UInt64, changes: [Change])] {
-    var groups: [(revision: UInt64, changes: [Change])] = []
+  private static func appendHex(_ value: UInt32, to buffer: inout [UInt8]) {
+    for shift in stride(from: 28, through: 0, by: -4) {
+      let digit = UInt8((value >> UInt32(shift)) & 0xF)
+      buffer.append(digit < 10 ? 0x30 + digit : 0x57 + digit)
+    }
+  }
+
+  /// What a journal holds: its intact groups, in order, each with the revision it committed,
+  /// and where reading stopped short of the end, if it did.
+  public struct Contents {
+    public var groups: [(revision: UInt64, changes: [Change])] = []
+    public var stop: Stop?
+  }
+
+  /// The first group that could not be read, and why. A crash or a power cut leaves at most a
+  /// torn last group; one followed by intact groups is damage.
+  public struct Stop: Sendable, CustomStringConvertible {
+    /// The line that group starts at, from 1.
+    public let line: Int
+    public let reason: String
+    /// Whether complete groups with a good checksum follow it (which were not read).
+    public let intactGroupsAfter: Bool
+
+    public var description: String { "line \(line): \(reason)" }
+  }
+
+  /// The intact groups in `bytes`, up to the first that is incomplete, fails its checksum or
+  /// does not parse. What only undoing needs is not in the journal: the changes read back have
+  /// it empty.
+  public static func decode(_ bytes: [UInt8]) -> Contents {
+    var contents = Contents()
     var group: [Change] = []
+    var groupStart = 0
+    var groupLine = 1
+    var damage: String?
+    var checksummed: Bool?
     var start = 0
     var number = 0
+    func stop(_ reason: String) -> Contents {
+      contents.stop = Stop(
+        line: groupLine, reason: reason, intactGroupsAfter: hasIntactGroup(bytes, after: start))
+      return contents
+    }
     while let newline = bytes[start...].firstIndex(of: 0x0A) {
       number += 1
       let line = bytes[start..<newline]
       start = newline + 1
-      guard let parsed = parse(line) else {
-        throw ConfigError("journal line \(number) is damaged: \(String(decoding: line, as: UTF8.self))")
+      guard let commit = commitLine(line) else {
+        if damage == nil {
+          if let change = parse(line) {
+            group.append(change)
+          } else {
+            damage = "line \(number) is damaged: \(String(decoding: line.prefix(80), as: UTF8.self))"
+          }
+        }
+        continue
       }
-      switch parsed {
-      case .change(let change): group.append(change)
-      case .commit(let revision):
-        groups.append((revision, group))
-        group = []
+      if checksummed == nil { checksummed = commit.checksum != nil }
+      if let checksum = commit.checksum {
+        let covered = bytes[groupStart..<(line.endIndex - 8)]
+        guard checksummed == true, checksum == CRC32C.checksum(covered) else {
+          return stop("the group's checksum does not match (torn or damaged)")
+        }
+      } else if checksummed == true {
+        return stop("line \(number) has no checksum")
       }
+      if let damage { return stop(damage) }
+      contents.groups.append((commit.revision, group))
+      group = []
+      groupStart = start
+      groupLine = number + 1
     }
-    return groups
+    if groupStart < bytes.count { return stop("the last group is incomplete") }
+    return contents
   }
 
-  private enum Line {
-    case change(Change)
-    case commit(UInt64)
+  /// `commit <rev> <crc>` or `commit <rev>`: the revision and the checksum, if any; nil for
+  /// any other line.
+  private static func commitLine(_ line: ArraySlice<UInt8>) -> (revision: UInt64, checksum: UInt32?)? {
+    var words = Words(line)
+    guard let name = words.next(), name.elementsEqual("commit".utf8), let word = words.next(),
+      let revision = RequestParser.number(word).map(UInt64.init)
+    else { return nil }
+    guard let hex = words.next() else { return (revision, nil) }
+    guard hex.count == 8, words.next() == nil, hex.endIndex == line.endIndex,
+      let checksum = UInt32(String(decoding: hex, as: UTF8.self), radix: 16)
+    else { return nil }
+    return (revision, checksum)
   }
 
-  private static func parse(_ line: ArraySlice<UInt8>) -> Line? {
+  /// Whether a complete group with a good checksum starts somewhere after `offset`: whether
+  /// what a stop leaves out holds acknowledged changes rather than only a torn end.
+  private static func hasIntactGroup(_ bytes: [UInt8], after offset: Int) -> Bool {
+    var groupStart = offset
+    var start = offset
+    while let newline = bytes[start...].firstIndex(of: 0x0A) {
+      let line = bytes[start..<newline]
+      start = newline + 1
+      guard let commit = commitLine(line) else { continue }
+      if let checksum = commit.checksum, CRC32C.checksum(bytes[groupStart..<(line.endIndex - 8)]) == checksum
+      {
+        return true
+      }
+      groupStart = start
+    }
+    return false
+  }
+
+  private static func parse(_ line: ArraySlice<UInt8>) -> Change? {
     var words = Words(line)
     guard let name = words.next(), let revisionWord = words.next(),
       let revision = RequestParser.number(revisionWord).map(UInt64.init)
@@ -129,10 +214,9 @@ public enum Journal {
     func string(_ word: ArraySlice<UInt8>?) -> String? { word.map { String(decoding: $0, as: UTF8.self) } }
     func number() -> Int? { words.next().flatMap(RequestParser.number) }
     switch String(decoding: name, as: UTF8.self) {
-    case "commit": return .commit(revision)
     case "mode":
       guard let word = words.next(), let mode = Mode(bytes: word) else { return nil }
-      return .change(.mode(revision: revision, mode))
+      return .mode(revision: revision, mode)
     default: break
     }
     guard let index = number() else { return nil }
@@ -166,7 +250,7 @@ public enum Journal {
       change = .items(revision: revision, index: index, id: id, edit: edit, count: count, previous: nil)
     default: change = nil
     }
-    return change.map(Line.change)
+    return change
   }
 
   private static func itemEdit(_ words: inout Words) -> ItemEdit? {
@@ -184,28 +268,63 @@ public enum Journal {
 }
 
 extension SavedState {
-  /// The state after the journal's groups that came after this state file, for a start.
-  /// A group that does not repeat is an error: the journal belongs to another state file.
-  public func replaying(_ groups: [(revision: UInt64, changes: [Change])]) throws(ConfigError) -> SavedState {
+  /// The state after the journal's groups that came after this state file, for a start: groups
+  /// it already holds are skipped, the rest applied in order as far as they continue it.
+  /// `stop` says why a group was not applied (it does not follow on, or does not apply: the
+  /// journal belongs to another state file, or lost groups between); nil when all were.
+  public func replaying(_ groups: [(revision: UInt64, changes: [Change])]) -> (
+    state: SavedState, stop: String?
+  ) {
     let newer = groups.filter { $0.revision > revision }
-    guard !newer.isEmpty else { return self }
-    guard let list else { throw ConfigError("a journal needs a state file of format 2") }
-    var model = SectionModel(
+    guard !newer.isEmpty else { return (self, nil) }
+    guard list != nil else { return (self, "a journal needs a state file of format 2") }
+    do throws(ReplayFailure) {
+      return (SavedState(try replayed(newer[...])), nil)
+    } catch {
+      // Applied in part: replay the groups before the one that failed (which all apply).
+      let failed = error.group
+      return (SavedState((try? replayed(newer[..<failed])) ?? restored), error.message)
+    }
+  }
+
+  private var restored: SectionModel {
+    let list = list ?? []
+    return SectionModel(
       restoring: list, openedAt: list.map { sections[$0.id] ?? nil }, mode: mode, revision: revision,
       deleted: deleted, edited: edited)
-    for group in newer {
+  }
+
+  private struct ReplayFailure: Error {
+    let group: Int
+    let message: String
+  }
+
+  private func replayed(_ groups: ArraySlice<(revision: UInt64, changes: [Change])>) throws(ReplayFailure)
+    -> SectionModel
+  {
+    var model = restored
+    for (index, group) in zip(groups.indices, groups) {
+      guard group.revision > model.revision else { continue }
+      guard group.changes.first?.revision == model.revision + 1 else {
+        throw ReplayFailure(
+          group: index,
+          message:
+            "the group committed at revision \(group.revision) does not follow revision \(model.revision)")
+      }
       for change in group.changes {
         do throws(ProtocolError) {
           try model.replay(change)
         } catch {
-          throw ConfigError("journal: \(error.message)")
+          throw ReplayFailure(group: index, message: "revision \(change.revision): \(error.message)")
         }
       }
       guard model.revision == group.revision else {
-        throw ConfigError("journal: group committed at revision \(group.revision) ends at \(model.revision)")
+        throw ReplayFailure(
+          group: index, message: "the group committed at revision \(group.revision) ends at \(model.revision)"
+        )
       }
     }
-    return SavedState(model)
+    return model
   }
 }
 

@@ -100,6 +100,42 @@ public struct SavedState: Equatable, Sendable {
     buffer.append("]")
   }
 
+  /// The format of a state file written by a newer sectiond than this one (nil for any other
+  /// file): such a file is not damaged, and must be neither read nor set aside, lest a downgrade
+  /// lose the state. Every version writes `{"format":N` first, so only that is read: asked of
+  /// a file `decode` refused, which may be large and anything but JSON.
+  public static func newerFormat(in bytes: some Collection<UInt8>) -> Int64? {
+    let prefix = Array(bytes.prefix(40).filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 })
+    let head = Array("{\"format\":".utf8)
+    guard prefix.starts(with: head) else { return nil }
+    let digits = prefix.dropFirst(head.count).prefix { (0x30...0x39).contains($0) }
+    guard let format = Int64(String(decoding: digits, as: UTF8.self)), format > SavedState.format else {
+      return nil
+    }
+    return format
+  }
+
+  /// The largest state file a list within `limits` can make, so that the limits can be
+  /// checked against what a start reads back. Titles and items cost at most two bytes a byte
+  /// of text (JSON escapes `"` and `\\`; control characters are refused), ids are written
+  /// twice unescaped (the "sections" map and the list); each item adds its quotes and comma,
+  /// each section its keys and its opened-at revision; the ids of config sections in
+  /// "deleted" and "edited" are at most the config's, which is read up to 4 MiB. 45.7 MB
+  /// with the default limits.
+  public static func maximumSize(for limits: EditLimits) -> Int {
+    let perSection = #"{"id":"","title":"","items":[],"origin":"client"},\n"":9223372036854775807,"#.utf8
+      .count
+    // Every item holds a byte of text at least, every section two (its id and title).
+    let text = limits.textBytes
+    let (items, sections) = (min(limits.items, text), min(limits.sections, text / 2))
+    let (each, overflow) = [2 * text, 3 * items, perSection * sections, 2 * Config.readLimit, 256]
+      .reduce((0, false)) { sum, part in
+        let (total, over) = sum.0.addingReportingOverflow(part)
+        return (total, sum.1 || over)
+      }
+    return overflow ? .max : each
+  }
+
   /// Reads a state file's bytes; anything unexpected is an error, so a damaged file is set aside
   /// rather than half-trusted.
   public static func decode(_ bytes: some Collection<UInt8>) throws(ConfigError) -> SavedState {
@@ -146,14 +182,15 @@ public struct SavedState: Equatable, Sendable {
     for (index, entry) in entries.enumerated() {
       guard case .string(let id) = entry["id"] ?? .null, Section.idProblem(id) == nil,
         seen.insert(id).inserted,
-        case .string(let title) = entry["title"] ?? .null, Section.textProblem(title) == nil,
+        case .string(let title) = entry["title"] ?? .null,
+        Section.textProblem(title, allowingBidi: true) == nil,
         case .array(let values) = entry["items"] ?? .null,
         case .string(let originName) = entry["origin"] ?? .null,
         let origin = Section.Origin(rawValue: originName)
       else { throw ConfigError("\"list\" entry \(index) is damaged") }
       var items: [String] = []
       for value in values {
-        guard case .string(let item) = value, Section.textProblem(item) == nil else {
+        guard case .string(let item) = value, Section.textProblem(item, allowingBidi: true) == nil else {
           throw ConfigError("\"list\" entry \(index) has a damaged item")
         }
         items.append(item)

@@ -66,6 +66,11 @@ public struct Section: Equatable, Sendable {
     return storage
   }
 
+  /// Bytes of its id, title and items: what it adds to the list's text (`EditLimits.textBytes`).
+  public var textBytes: Int {
+    storage.items.reduce(storage.id.utf8.count + storage.title.utf8.count) { $0 + $1.utf8.count }
+  }
+
   public static func == (lhs: Section, rhs: Section) -> Bool {
     lhs.storage === rhs.storage
       || (lhs.idHash == rhs.idHash && lhs.id == rhs.id && lhs.title == rhs.title && lhs.items == rhs.items
@@ -119,15 +124,38 @@ public struct Section: Equatable, Sendable {
 
   /// What is wrong with `text` as a title or item, to follow its name in a message; nil when
   /// nothing. Titles and items are single lines: they travel as the rest of a protocol line.
-  public static func textProblem(_ text: String) -> String? {
+  ///
+  /// Bidirectional embedding, override and isolate controls (U+202A-202E, U+2066-2069) are
+  /// refused too: they reorder the text that follows them on screen, so an item
+  /// `\u{202E}gnp.exe` shows as `exe.png` and an unterminated one flips the rest of the line
+  /// a client prints after it ("Trojan Source", CVE-2021-42574; compilers warn on them now).
+  /// `allowingBidi` accepts them, for state files and journals written before they were refused.
+  public static func textProblem(_ text: String, allowingBidi: Bool = false) -> String? {
     if text.isEmpty { return "is empty" }
-    if let bad = text.unicodeScalars.first(where: {
-      $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) || $0 == "\u{2028}"
-        || $0 == "\u{2029}"
-    }) {
+    // Most text is printable ASCII: one pass over the bytes settles it (a start reads tens of
+    // megabytes of it).
+    let utf8 = text.utf8
+    let printable = utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+    if printable ?? utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return nil }
+    guard
+      let bad = text.unicodeScalars.first(where: {
+        $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) || $0 == "\u{2028}"
+          || $0 == "\u{2029}" || (!allowingBidi && isBidiControl($0))
+      })
+    else { return nil }
+    if isBidiControl(bad) {
       return
-        "contains control character U+\(String(bad.value, radix: 16, uppercase: true)); titles and items are single lines of plain text"
+        "contains bidirectional control \(codePoint(bad)), which would reorder the text shown after it; remove it"
     }
-    return nil
+    return
+      "contains control character \(codePoint(bad)); titles and items are single lines of plain text"
+  }
+
+  private static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+    (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+  }
+
+  private static func codePoint(_ scalar: Unicode.Scalar) -> String {
+    "U+" + String(scalar.value, radix: 16, uppercase: true)
   }
 }

@@ -1,20 +1,63 @@
-/// How far clients may grow the list; each is a sectiond flag. Going past one is `ERR LIMIT`.
+/// How far clients may grow the list, and how much one request may do; each is a sectiond
+/// flag. Going past one is `ERR LIMIT`, with nothing applied.
 public struct EditLimits: Equatable, Sendable {
   public var sections = 10_000
   public var itemsPerSection = 10_000
   public var items = 1_000_000
   public var batchLines = 10_000
+  /// Bytes of text (ids, titles and items) in the whole list. This is what bounds the state
+  /// file (about twice the text at most, a `"` costing two bytes in JSON: see
+  /// `SavedState.maximumSize`), and so what a start must read back and how long that takes:
+  /// the other limits alone allowed a gigabyte that the daemon then refused to read.
+  public var textBytes = 16 << 20
+  /// Changes one request may make (OPEN ALL on 10,000 sections is 10,000; a BATCH is the sum
+  /// of its lines). One loop turn does at most about twice this (see `SectionService.change`),
+  /// so this is what bounds a turn: 100,000 OPEN/CLOSE changes take about 0.1 s of the release
+  /// daemon here, where 10^7 took 7.5 s and 2 GB. At least `sections` + 1, so that OPEN ALL
+  /// and a switch of mode always fit.
+  public var requestChanges = 100_000
+  /// Whether titles and items may hold bidirectional controls (see `Section.textProblem`):
+  /// only when replaying a journal, which may hold text accepted before they were refused.
+  var acceptsBidiControls = false
 
   public init() {}
 
   /// No limits: for replaying the journal, which holds only edits that were within them.
-  static let none = EditLimits(sections: .max, itemsPerSection: .max, items: .max, batchLines: .max)
+  static let none = EditLimits(
+    sections: .max, itemsPerSection: .max, items: .max, batchLines: .max, textBytes: .max,
+    requestChanges: .max)
 
-  init(sections: Int, itemsPerSection: Int, items: Int, batchLines: Int) {
+  init(sections: Int, itemsPerSection: Int, items: Int, batchLines: Int, textBytes: Int, requestChanges: Int)
+  {
+    acceptsBidiControls = true
     self.sections = sections
     self.itemsPerSection = itemsPerSection
     self.items = items
     self.batchLines = batchLines
+    self.textBytes = textBytes
+    self.requestChanges = requestChanges
+  }
+
+  /// Refuses what one request has changed so far (`count` changes, up to `revision`) when it
+  /// is more than a request may change, or takes the revision past the highest the state file
+  /// can hold: a BATCH makes more changes than `SectionModel.hasRoomForAChange` allows for, one
+  /// a line and up to one a section for each OPEN ALL in it. The caller undoes the changes.
+  func checkRequest(_ count: Int, revision: UInt64) throws(ProtocolError) {
+    if revision > SectionModel.maxRevision { throw ProtocolError.revisionsExhausted }
+    guard count > requestChanges else { return }
+    throw ProtocolError(
+      .limit,
+      "changes: at most \(requestChanges) in one request (sectiond --max-request-changes); nothing was applied"
+    )
+  }
+
+  /// `ERR LIMIT` for an edit that would take the list's text to `total` bytes.
+  func checkText(growingTo total: Int) throws(ProtocolError) {
+    guard total > textBytes else { return }
+    throw ProtocolError(
+      .limit,
+      "text: at most \(textBytes) bytes of ids, titles and items in all (sectiond --max-text-bytes); this would make \(total)"
+    )
   }
 }
 
@@ -38,12 +81,15 @@ extension SectionModel {
     if sectionIDs.contains(id), let other = self.index(ofID: id.utf8) {
       throw ProtocolError(.exists, "id \"\(id)\" is already used by section \(other); ids must be unique")
     }
-    try checkText(title, "title")
+    try checkText(title, "title", limits)
+    let grown = textBytes + id.utf8.count + title.utf8.count
+    try limits.checkText(growingTo: grown)
     let section = Section(id: id, title: title, items: [], origin: .client)
     revision += 1
     sections.insert(section, at: index)
     openedAt.insert(nil, at: index)
     sectionIDs.insert(id)
+    textBytes = grown
     changes.append(.inserted(revision: revision, index: index, section: section))
   }
 
@@ -53,6 +99,7 @@ extension SectionModel {
     let openSince = openedAt.remove(at: index)
     sectionIDs.remove(section.id)
     itemCount -= section.items.count
+    textBytes -= section.textBytes
     if section.origin == .config {
       deletedConfigIDs.insert(section.id)
       editedConfigIDs.remove(section.id)
@@ -76,11 +123,16 @@ extension SectionModel {
     changes.append(.moved(revision: revision, from: from, to: to, id: section.id))
   }
 
-  public mutating func rename(_ index: Int, to title: String, changes: inout [Change]) throws(ProtocolError) {
-    try checkText(title, "title")
+  public mutating func rename(
+    _ index: Int, to title: String, limits: EditLimits, changes: inout [Change]
+  ) throws(ProtocolError) {
+    try checkText(title, "title", limits)
     let previous = sections[index].title
     guard previous != title else { return }
+    let grown = textBytes - previous.utf8.count + title.utf8.count
+    try limits.checkText(growingTo: grown)
     sections[index].title = title
+    textBytes = grown
     markEdited(index)
     revision += 1
     changes.append(
@@ -111,13 +163,16 @@ extension SectionModel {
       guard itemCount < limits.items else {
         throw ProtocolError(.limit, "items: at most \(limits.items) in all (sectiond --max-items)")
       }
-      try checkText(text, "item")
+      try checkText(text, "item", limits)
+      try limits.checkText(growingTo: textBytes + text.utf8.count)
       sections[index].items.insert(text, at: position)
       itemCount += 1
+      textBytes += text.utf8.count
     case .delete(let position):
       try check(position, below: count)
       previous = sections[index].items.remove(at: position)
       itemCount -= 1
+      textBytes -= previous!.utf8.count
     case .move(let from, let to):
       try check(from, below: count)
       try check(to, below: count)
@@ -125,10 +180,14 @@ extension SectionModel {
       sections[index].items.insert(sections[index].items.remove(at: from), at: to)
     case .set(let position, let text):
       try check(position, below: count)
-      try checkText(text, "item")
+      try checkText(text, "item", limits)
       guard sections[index].items[position] != text else { return }
-      previous = sections[index].items[position]
+      let replaced = sections[index].items[position]
+      let grown = textBytes - replaced.utf8.count + text.utf8.count
+      try limits.checkText(growingTo: grown)
+      previous = replaced
       sections[index].items[position] = text
+      textBytes = grown
     }
     markEdited(index)
     revision += 1
@@ -138,8 +197,10 @@ extension SectionModel {
         count: sections[index].items.count, previous: previous))
   }
 
-  private func checkText(_ text: String, _ what: String) throws(ProtocolError) {
-    if let problem = Section.textProblem(text) { throw ProtocolError(.syntax, "\(what) \(problem)") }
+  private func checkText(_ text: String, _ what: String, _ limits: EditLimits) throws(ProtocolError) {
+    if let problem = Section.textProblem(text, allowingBidi: limits.acceptsBidiControls) {
+      throw ProtocolError(.syntax, "\(what) \(problem)")
+    }
   }
 
   private mutating func markEdited(_ index: Int) {
@@ -188,10 +249,11 @@ extension SectionModel {
     return (result, deleted.filter { configIDs.contains($0) }, edited.filter { pinnedIDs.contains($0) })
   }
 
-  /// Derives what the model keeps about the whole list (the item count, the ids) once the
-  /// list has been replaced; edits keep both up to date themselves.
+  /// Derives what the model keeps about the whole list (the item count, the text, the ids)
+  /// once the list has been replaced; edits keep them up to date themselves.
   mutating func summarizeSections() {
     itemCount = sections.reduce(0) { $0 + $1.items.count }
+    textBytes = sections.reduce(0) { $0 + $1.textBytes }
     sectionIDs = Set(sections.lazy.map(\.id))
   }
 
@@ -215,7 +277,8 @@ extension SectionModel {
       try insert(id: section.id, title: section.title, at: at, limits: .none, changes: &produced)
     case .deleted(_, let at, _, _): delete(try index(at), changes: &produced)
     case .moved(_, let from, let to, _): try move(try index(from), to: to, changes: &produced)
-    case .renamed(_, let at, _, let title, _): try rename(try index(at), to: title, changes: &produced)
+    case .renamed(_, let at, _, let title, _):
+      try rename(try index(at), to: title, limits: .none, changes: &produced)
     case .items(_, let at, _, let edit, _, _):
       try editItems(try index(at), edit, limits: .none, changes: &produced)
     }

@@ -40,7 +40,8 @@ extension SectionModel {
       try insert(id: text(id), title: text(title), at: index, limits: limits, changes: &changes)
     case .delete(let ref): delete(try resolve(ref), changes: &changes)
     case .move(let ref, let to): try move(try resolve(ref), to: to, changes: &changes)
-    case .rename(let ref, let title): try rename(try resolve(ref), to: text(title), changes: &changes)
+    case .rename(let ref, let title):
+      try rename(try resolve(ref), to: text(title), limits: limits, changes: &changes)
     case .itemInsert(let ref, let position, let item):
       let section = try resolve(ref)
       let at = self.index(position, count: sections[section].items.count)

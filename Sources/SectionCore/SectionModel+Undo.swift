@@ -15,12 +15,14 @@ extension SectionModel {
     let deleted: Set<String>
     let edited: Set<String>
     let itemCount: Int
+    let textBytes: Int
   }
 
   public var checkpoint: Checkpoint {
     Checkpoint(
-      mode: mode, revision: revision, deleted: deletedConfigIDs, edited: editedConfigIDs, itemCount: itemCount
-    )
+      mode: mode, revision: revision, deleted: deletedConfigIDs, edited: editedConfigIDs,
+      itemCount: itemCount,
+      textBytes: textBytes)
   }
 
   /// Goes back to `checkpoint` by undoing `changes`, every change made since it, newest last.
@@ -36,6 +38,7 @@ extension SectionModel {
     deletedConfigIDs = checkpoint.deleted
     editedConfigIDs = checkpoint.edited
     itemCount = checkpoint.itemCount
+    textBytes = checkpoint.textBytes
   }
 
   /// Undoes what `change` did to the sections and their open state (the rest comes back with

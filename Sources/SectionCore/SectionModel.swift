@@ -22,6 +22,9 @@ public struct SectionModel: Equatable, Sendable {
   public internal(set) var editedConfigIDs: Set<String> = []
   /// Items of all sections together, checked against `EditLimits.items`.
   public internal(set) var itemCount = 0
+  /// Bytes of text of all sections together (`Section.textBytes`), checked against
+  /// `EditLimits.textBytes`.
+  public internal(set) var textBytes = 0
   /// The ids of `sections`, so that an INSERT checks its id is new without a scan of the list.
   var sectionIDs: Set<String> = []
 

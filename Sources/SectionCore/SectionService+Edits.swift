@@ -2,7 +2,11 @@
 extension SectionService {
   /// Applies a batch's lines as one change: every line is parsed first, then they are applied
   /// in order; the first that fails undoes the others, and is the reply.
+  /// A batch that must wait for the next turn waits before its lines are parsed: when many
+  /// clients end batches in one turn, each that waits would otherwise parse its 10,000 lines
+  /// again every turn it waits.
   func apply(_ batch: Batch, reply: inout OutputQueue) throws(ProtocolError) -> Outcome {
+    if turnIsFull { return .deferred }
     if let problem = batch.problem { throw problem }
     var requests: [(Request, Int)] = []
     requests.reserveCapacity(batch.count)
@@ -17,14 +21,15 @@ extension SectionService {
       case nil: break
       }
     }
+    // A line that fails, or takes the batch past a bound, is the reply; `change` undoes the
+    // lines before it. The bounds are checked after each line, so that a refused batch stops
+    // at the bound rather than run its 10,000 lines of OPEN ALL first.
     return try change(reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
-      let before = model.checkpoint
       for (request, number) in requests {
         do throws(ProtocolError) {
           try model.perform(request, limits: limits, changes: &changes)
+          try limits.checkRequest(changes.count, revision: model.revision)
         } catch {
-          model.restore(before, undoing: changes)
-          changes.removeAll()
           throw Batch.atLine(number, error)
         }
       }

@@ -47,6 +47,8 @@ public final class SectionService {
   private var rendered: RenderedSections
   private var listCache: [UInt8] = []
   private var viewCache: [UInt8] = []
+  /// `snapshot`, rendered once per state for every SUBSCRIBE and `!state`.
+  private var snapshotCache: [UInt8] = []
 
   public init(model: SectionModel, limits: EditLimits = EditLimits()) {
     self.model = model
@@ -150,7 +152,7 @@ public final class SectionService {
       }
     case .subscribe:
       reply.append("state ")
-      appendSnapshot(to: &reply.tail)
+      reply.append(shared: snapshot)
       appendStatus(to: &reply.tail)
       return .subscribe
     case .unsubscribe:
@@ -182,21 +184,36 @@ public final class SectionService {
   /// would show their unsaved state.
   /// A change that fails has changed nothing (edits check before they change, batches are
   /// undone by `apply`).
+  ///
+  /// What one request may do is bounded (`EditLimits.requestChanges`, `renderedLimit`): past
+  /// a bound it is `ERR LIMIT` and undone. What one loop turn does is bounded too: a change
+  /// waits for the next turn (`.deferred`) once the changes of this turn waiting for their
+  /// save reach `EditLimits.requestChanges` or render `Batch.byteLimit`, so a turn makes at
+  /// most about two requests' worth, however many clients send at once.
   func change(
     showing index: Int? = nil, reply: inout OutputQueue, showingMode: Bool = false,
     _ body: (inout SectionModel, inout [Change]) throws(ProtocolError) -> Void
   ) throws(ProtocolError) -> Outcome {
     let othersUnsaved = saved != nil
+    if turnIsFull { return .deferred }
     guard model.hasRoomForAChange else {
       if othersUnsaved { return .deferred }
       reply.append(contentsOf: ProtocolError.revisionsExhausted.line)
       return .replied
     }
-    if !othersUnsaved { saved = .checkpoint(model.checkpoint) }
+    let before = model.checkpoint
+    if !othersUnsaved { saved = .checkpoint(before) }
     changes.removeAll(keepingCapacity: true)
+    var renderedStepped = false
     do {
       try body(&model, &changes)
+      try limits.checkRequest(changes.count, revision: model.revision)
+      renderedStepped = !changes.isEmpty
+      try recordChanges()
     } catch {
+      if !changes.isEmpty { model.restore(before, undoing: changes) }
+      if renderedStepped { rebuildRendered() }
+      changes.removeAll()
       if !othersUnsaved { saved = nil }
       throw error
     }
@@ -207,33 +224,71 @@ public final class SectionService {
     if let index { rendered.appendSectionLine(index, open: model.isOpen(index), to: &reply.tail) }
     if showingMode { appendModeLine(to: &reply.tail) }
     appendStatus(to: &reply.tail)
-    guard !changes.isEmpty else { return .replied }
-    recordChanges()
-    return .changed
+    return changes.isEmpty ? .replied : .changed
   }
 
+  /// Whether this turn's unsaved changes already hold about a request's worth: then further
+  /// changes wait for the next turn (see `change`).
+  var turnIsFull: Bool {
+    saved != nil
+      && (unsaved.count >= limits.requestChanges || journal.count + pendingEvents.count >= Batch.byteLimit)
+  }
+
+  /// The most bytes of events and journal one request may render. Each event and journal
+  /// line of an edit repeats the section's id, so 10,000 one-byte ITEM INSERTs into a
+  /// section with a 4,000-byte id rendered 80 MB in one turn from a 200 KB batch; and
+  /// OPEN ALL on sections with long ids renders their ids once per OPEN ALL.
+  public static let renderedLimit = 16 << 20
+
   /// Renders the events and journal lines of `changes`, keeping the rendered pieces in step
-  /// one change at a time (a batch's events name indices as they were at each step).
-  private func recordChanges() {
-    listCache.removeAll(keepingCapacity: true)
-    viewCache.removeAll(keepingCapacity: true)
-    unsaved.append(contentsOf: changes)
+  /// one change at a time (a batch's events name indices as they were at each step). Past
+  /// `renderedLimit`, takes back what it rendered and throws: the caller undoes the changes
+  /// and renders the pieces again.
+  private func recordChanges() throws(ProtocolError) {
+    guard !changes.isEmpty else { return }
+    let (eventsStart, journalStart) = (pendingEvents.count, journal.count)
     for change in changes {
       rendered.apply(change)
       appendEvent(change, to: &pendingEvents)
       if case .reloaded = change { needsSnapshot = true } else { Journal.append(change, to: &journal) }
+      if pendingEvents.count - eventsStart + journal.count - journalStart > SectionService.renderedLimit {
+        pendingEvents.removeSubrange(eventsStart...)
+        journal.removeSubrange(journalStart...)
+        throw ProtocolError(
+          .limit,
+          "changes: their events and journal would take more than \(SectionService.renderedLimit) bytes (each repeats the section's id); nothing was applied; send fewer lines, or use shorter ids"
+        )
+      }
     }
+    forgetRendered()
+    unsaved.append(contentsOf: changes)
   }
 
   /// The unsaved changes are now in the state file: hand their events over for broadcast.
   public func commit() -> [UInt8] {
     saved = nil
-    unsaved.removeAll(keepingCapacity: true)
-    journal.removeAll(keepingCapacity: true)
-    needsSnapshot = false
-    defer { pendingEvents.removeAll(keepingCapacity: true) }
-    return pendingEvents
+    let events = pendingEvents
+    forgetUnsaved()
+    return events
   }
+
+  /// Empties the buffers of the unsaved changes. Their storage is kept for the next turn
+  /// when small; after a large turn (a BATCH of 100,000 changes renders megabytes of
+  /// events and journal) it is given back, so what one request took does not stay taken.
+  private func forgetUnsaved() {
+    func empty<T>(_ buffer: inout [T], keepingUpTo bytes: Int) {
+      buffer.removeAll(keepingCapacity: buffer.capacity * MemoryLayout<T>.stride <= bytes)
+    }
+    empty(&unsaved, keepingUpTo: SectionService.keptCapacity)
+    empty(&changes, keepingUpTo: SectionService.keptCapacity)
+    empty(&journal, keepingUpTo: SectionService.keptCapacity)
+    empty(&pendingEvents, keepingUpTo: SectionService.keptCapacity)
+    needsSnapshot = false
+  }
+
+  /// The most storage the buffers of unsaved changes keep between turns (each): a turn of a
+  /// thousand changes fits.
+  static let keptCapacity = 64 << 10
 
   /// The unsaved changes could not be saved: forget them and their events.
   public func rollback() {
@@ -243,12 +298,8 @@ public final class SectionService {
     case .copy(let copy)?: model = copy
     }
     saved = nil
-    unsaved.removeAll(keepingCapacity: true)
-    pendingEvents.removeAll(keepingCapacity: true)
-    journal.removeAll(keepingCapacity: true)
-    needsSnapshot = false
-    listCache.removeAll(keepingCapacity: true)
-    viewCache.removeAll(keepingCapacity: true)
+    forgetUnsaved()
+    forgetRendered()
     rebuildRendered()
   }
 
@@ -266,12 +317,25 @@ public final class SectionService {
     case .copy(let copy)?: lastSaved = copy
     }
     changes.removeAll(keepingCapacity: true)
+    let before = model
     model.reload(config, changes: &changes)
+    // The config's sections and the clients' edits together may pass the text bound that each
+    // kept alone: the state file could then grow past what a start reads back in time.
+    if model.textBytes > limits.textBytes && model.textBytes > before.textBytes {
+      let total = model.textBytes
+      model = before
+      changes.removeAll()
+      throw ProtocolError(
+        .limit,
+        "text: the config with the clients' edits would hold \(total) bytes of ids, titles and items; at most \(limits.textBytes) (sectiond --max-text-bytes); still serving the previous config"
+      )
+    }
     appendStatus(to: &reply.tail)
     guard !changes.isEmpty else { return .replied }
     saved = .copy(lastSaved)
     rebuildRendered()
-    recordChanges()
+    // One change: far below the bound on what a request renders.
+    try recordChanges()
     return .changed
   }
 
@@ -304,7 +368,14 @@ public final class SectionService {
   }
 
   /// `<rev> <mode> <open ids>` plus LF: the body of both the SUBSCRIBE reply and `!state`.
-  public func appendSnapshot(to buffer: inout [UInt8]) {
+  /// Rendered once per state and shared, like a LIST: with 2,000 open sections of long ids it
+  /// is 8 MB, and copying it for each subscriber that does not read took 8 MB per connection.
+  private var snapshot: ArraySlice<UInt8> {
+    if snapshotCache.isEmpty { appendSnapshot(to: &snapshotCache) }
+    return snapshotCache[...]
+  }
+
+  private func appendSnapshot(to buffer: inout [UInt8]) {
     buffer.appendDecimal(model.revision)
     buffer.append(" ")
     buffer.append(model.mode.word)
@@ -322,7 +393,7 @@ public final class SectionService {
   /// The `!state` event that replaces events a slow subscriber missed.
   public func appendStateEvent(to output: inout OutputQueue) {
     output.append("!state ")
-    appendSnapshot(to: &output.tail)
+    output.append(shared: snapshot)
   }
 
   /// `!bye <reason>`: the server is about to close the connection (`shutdown`).
@@ -331,6 +402,15 @@ public final class SectionService {
   }
 
   // MARK: Rendering
+
+  /// The state changed: the replies rendered from it are stale. Emptied, never edited in
+  /// place: connections may still hold their storage (`OutputQueue.append(shared:)`), which
+  /// they then keep to themselves.
+  private func forgetRendered() {
+    listCache.removeAll(keepingCapacity: true)
+    viewCache.removeAll(keepingCapacity: true)
+    snapshotCache.removeAll(keepingCapacity: true)
+  }
 
   /// The sections changed (reload, or a rollback of one): render their fixed parts again.
   private func rebuildRendered() {

@@ -104,6 +104,7 @@ enum ArgumentParser {
     case .reload: try none(arguments, subcommand); return .reload
     case .ping: try none(arguments, subcommand); return .ping
     case .ui: try none(arguments, subcommand); return .ui
+    case .pipe: try none(arguments, subcommand); return .pipe
     case .watch:
       try none(arguments, subcommand)
       return .watch(count: options.count, view: options.view)
@@ -166,8 +167,9 @@ enum ArgumentParser {
     if options.at != nil && subcommand != .add && subcommand != .item {
       throw .usage("--at works only with add and item add")
     }
-    if options.json && subcommand == .send {
-      throw .usage("--json does not apply to send, which prints the daemon's lines as they are")
+    if options.json && (subcommand == .send || subcommand == .pipe) {
+      throw .usage(
+        "--json does not apply to \(subcommand.rawValue), which prints the daemon's lines as they are")
     }
   }
 

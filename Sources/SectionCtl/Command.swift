@@ -18,6 +18,8 @@ enum Command: Equatable, Sendable {
   /// The full-screen, live accordion.
   case ui
   case send([String])
+  /// Relay standard input and output to the socket.
+  case pipe
   /// A runtime edit: the request line to send (INSERT, DELETE, MOVE, RENAME or ITEM ...).
   case edit(String)
   /// Request lines read from standard input, sent as one BATCH.

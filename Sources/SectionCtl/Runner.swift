@@ -65,6 +65,8 @@ struct Runner {
       ).run()
     case .send(let lines):
       return try send(lines)
+    case .pipe:
+      return try Pipe(path: socketPath(), outputIsTerminal: environment.outputIsTerminal).run()
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())
     case .batch:

@@ -1,6 +1,6 @@
 /// sectionctl's subcommands, with the help text of each in one table so `--help` and the parser agree.
 enum Subcommand: String, CaseIterable, Sendable {
-  case list, view, items, open, close, toggle, mode, status, reload, ping, watch, ui, send, help
+  case list, view, items, open, close, toggle, mode, status, reload, ping, watch, ui, send, pipe, help
   case add, rm, mv, rename, item, batch
 
   /// The synopsis lines, without the leading `sectionctl `.
@@ -19,6 +19,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .watch: ["watch [--json] [--view] [--count N]"]
     case .ui: ["ui"]
     case .send: ["send LINE..."]
+    case .pipe: ["pipe"]
     case .help: ["help [COMMAND]"]
     case .add: ["add [--json] [--at INDEX] ID TITLE..."]
     case .rm: ["rm [--json] REF"]
@@ -49,6 +50,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .watch: "print every change as it happens, until interrupted"
     case .ui: "the accordion full screen, live and shared, with keys and mouse"
     case .send: "send raw protocol lines and print the raw replies"
+    case .pipe: "relay standard input and output to the daemon's socket, for scripts and websocketd"
     case .help: "help on sectionctl or on one command"
     case .add: "add a new section, closed and empty (at the end, or --at INDEX)"
     case .rm: "delete a section"
@@ -143,6 +145,17 @@ enum Subcommand: String, CaseIterable, Sendable {
         LINE   a request such as 'TOGGLE 1'; each is sent in turn and its reply printed as is
       Exits 1 if any reply is ERR. 'sectionctl send HELP' lists the daemon's commands.
       """
+    case .pipe:
+      """
+      Connects to the socket (the control socket, or the read-only one with --readonly) and relays
+      bytes both ways: request lines from standard input go to the daemon, its replies and events
+      to standard output, each as soon as it arrives (never held back to fill a buffer). At end of
+      input it sends what is left and waits for the last replies; it exits when the daemon closes
+      the connection (after QUIT, or once every reply is out) or standard output's reader goes away.
+      One pipe is one protocol client: SUBSCRIBE and the events follow on the same stream.
+      This is what websocketd runs for each browser connection of sectiond's web page.
+      Exits 0 when the connection ends, 3 when the daemon cannot be reached or the connection fails.
+      """
     case .help:
       """
       Arguments:
@@ -212,6 +225,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .watch: "sectionctl watch | while read -r event rev rest; do echo \"$event at $rev\"; done"
     case .ui: "sectionctl --readonly ui"
     case .send: "sectionctl send 'OPEN 1' LIST"
+    case .pipe: "sectionctl --readonly pipe <<< 'VIEW'"
     case .help: "sectionctl help watch"
     case .add: "sectionctl add --at 0 news Latest news"
     case .rm: "sectionctl rm news"

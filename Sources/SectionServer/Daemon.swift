@@ -45,23 +45,26 @@ public enum Daemon {
     ProcessInfo.ignoreBrokenPipes()
     ProcessInfo.raiseFileLimit(to: options.maxClients + 64)
     let config = try loadConfig(options)
-    let store = options.statePath.map { StateStore(path: $0, sync: options.syncState) }
+    let store = options.statePath.map { StateStore(path: $0, policy: options.fsync) }
+    defer { store?.close() }
     try Security.checkFiles(options, statePath: store?.path)
     let saved: SavedState?
     do {
-      try store?.prepareDirectory()
+      try store?.prepareDirectory(allowInsecure: options.allowInsecure)
       saved = try store?.load()
+    } catch let failure as StartFailure {
+      throw failure
     } catch {
       throw StartFailure(
         "cannot load the state file \(store!.path): \(error)", errno: (error as? PosixError)?.errno)
     }
     let service = SectionService(
       model: SectionModel(config: config, saved: saved), limits: options.editLimits)
-    if let store, saved != SavedState(service.model) {
+    if let store, saved != SavedState(service.model) || store.durableSaveNeeded {
       // What this start decided (the config's sections, those it opened) is saved before anyone
       // sees it, so that the next start knows it as a reload would, whatever the config says then.
       do {
-        try store.save(service)
+        try store.saveAtStart(service)
       } catch {
         Log.warning(
           "cannot save the state file \(store.path) at start-up (\(error)); changes are refused until it can be written"
@@ -106,13 +109,15 @@ public enum Daemon {
     guard let path = options.configPath else { return .demo }
     let bytes: [UInt8]
     do {
-      bytes = try FileSystem.readFile(path, limit: 4 << 20)
+      bytes = try FileSystem.readFile(path, limit: Config.readLimit)
     } catch let error as PosixError {
       throw StartFailure("cannot read the config file \(path): \(error.errno)", errno: error.errno)
     } catch {
       throw StartFailure("cannot read the config file \(path): \(error)")
     }
-    return try Config.parse(bytes, source: path)
+    let config = try Config.parse(bytes, source: path)
+    try config.check(options.editLimits, source: path)
+    return config
   }
 }
 

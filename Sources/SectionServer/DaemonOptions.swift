@@ -18,7 +18,8 @@ public struct DaemonOptions: Equatable {
   public var fdStore = 0
   public var checkConfigOnly = false
   public var allowInsecure = false
-  public var syncState = false
+  /// When the state is fsynced: what a power cut may take (see `FsyncPolicy`).
+  public var fsync = FsyncPolicy.everySecond
   public var verbose = false
   /// How far clients may grow the list with runtime edits.
   public var editLimits = EditLimits()
@@ -41,7 +42,13 @@ public struct DaemonOptions: Equatable {
       --state FILE             state file (default $STATE_DIRECTORY/state.json under systemd,
                                /var/lib/sectiond/state.json for root, else $XDG_STATE_HOME/sectiond/state.json)
       --no-state               keep state in memory only
-      --sync                   fsync the state file before acknowledging changes (survives power loss)
+      --fsync always|everysec|no
+                               when the state is fsynced: before each change is acknowledged
+                               (a power cut loses nothing acknowledged), at most a second after
+                               it in the background (the default: a power cut loses at most the
+                               last second or so), or never (tmpfs, tests: a power cut may lose
+                               anything); a crash of sectiond alone loses nothing acknowledged
+      --sync                   the same as --fsync always
       --max-clients N          most connections at once (default 1024)
       --max-readonly-clients N most of them on the read-only socket (default: all but a
                                sixteenth of --max-clients, which stay free for the control socket)
@@ -52,10 +59,17 @@ public struct DaemonOptions: Equatable {
       --max-section-items N    most items in one section (default 10000)
       --max-items N            most items in all sections together (default 1000000)
       --max-batch-lines N      most lines in one BATCH (default 10000)
+      --max-text-bytes N       most bytes of ids, titles and items in the whole list, which
+                               bounds the state file and the time a start takes to read it
+                               (default 16777216: 16 MiB)
+      --max-request-changes N  most changes one request may make, a BATCH's lines and each
+                               section OPEN ALL opens counted; bounds one loop turn (default
+                               100000; at least --max-sections + 1)
       --bus system|session     also serve org.sectiond.Sectiond1 on that D-Bus bus (default: none);
                                a bus that is not there is retried, the sockets serve meanwhile
       --check-config           validate the config and exit
-      --allow-insecure         start as root even if the config or state file is writable by others
+      --allow-insecure         start even if the state directory is writable by others, or as
+                               root even if the config or state file is writable by others
       --verbose                log debug lines (clients connecting, client errors)
       --version                print the version and exit
       --help                   print this help and exit
@@ -102,7 +116,13 @@ public struct DaemonOptions: Equatable {
       case "--readonly-socket": options.readOnlySocketPath = try value(for: argument)
       case "--state": options.statePath = try value(for: argument)
       case "--no-state": noState = true
-      case "--sync": options.syncState = true
+      case "--sync": options.fsync = .always
+      case "--fsync":
+        let word = try value(for: argument)
+        guard let policy = FsyncPolicy(rawValue: word) else {
+          throw UsageError(description: "--fsync needs always, everysec or no, not \"\(word)\"")
+        }
+        options.fsync = policy
       case "--max-clients": options.maxClients = try count(for: argument)
       case "--max-readonly-clients": options.maxReadOnlyClients = try count(for: argument)
       case "--fd-store": options.fdStore = try count(for: argument)
@@ -110,6 +130,8 @@ public struct DaemonOptions: Equatable {
       case "--max-section-items": options.editLimits.itemsPerSection = try count(for: argument)
       case "--max-items": options.editLimits.items = try count(for: argument)
       case "--max-batch-lines": options.editLimits.batchLines = try count(for: argument)
+      case "--max-text-bytes": options.editLimits.textBytes = try count(for: argument)
+      case "--max-request-changes": options.editLimits.requestChanges = try count(for: argument)
       case "--bus":
         let kind = try value(for: argument)
         guard let bus = Bus.Kind(rawValue: kind) else {
@@ -126,6 +148,22 @@ public struct DaemonOptions: Equatable {
       default:
         throw UsageError(description: "unknown option \"\(argument)\"; see sectiond --help")
       }
+    }
+    if options.editLimits.requestChanges <= options.editLimits.sections {
+      throw UsageError(
+        description:
+          "--max-request-changes \(options.editLimits.requestChanges) is too small for --max-sections \(options.editLimits.sections): OPEN ALL makes a change per section; give at least \(options.editLimits.sections + 1)"
+      )
+    }
+    // What the limits let clients write must be read back at the next start: the state file,
+    // and its journal, which `StateStore` compacts once it is past twice the state file (plus
+    // one loop turn's changes, two requests' worth of events and journal at the most).
+    let stateFile = SavedState.maximumSize(for: options.editLimits)
+    if stateFile > (StateStore.readLimit - 2 * SectionService.renderedLimit) / 3 {
+      throw UsageError(
+        description:
+          "the limits let clients grow a state file of \(stateFile) bytes, which with its journal is more than a start reads (\(StateStore.readLimit) bytes); lower --max-text-bytes, --max-items or --max-sections"
+      )
     }
     if noState && options.statePath != nil {
       throw UsageError(description: "--state and --no-state contradict each other; give one")

@@ -11,6 +11,7 @@ extension Server {
     if reloadRequested && !service.hasUnsavedChanges { reloadFinished() }
     // The requests that waited for this save are answered now, before a client can make
     // another change; the changes they make themselves are saved at the end of the next turn.
+    bus?.handleReleased()
     if !released.isEmpty { handleReleased() }
     if service.hasUnsavedChanges { resume?.trigger() }
     let connections = toFlush

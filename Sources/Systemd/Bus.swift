@@ -49,6 +49,9 @@ public final class Bus {
   public let name: String
   public let path: String
   public let interface: String
+  /// `path` and `interface` as C strings, made once: sd-bus takes them for every signal.
+  private let cPath: UnsafeMutablePointer<CChar>
+  private let cInterface: UnsafeMutablePointer<CChar>
   let handlers: Handlers
   private let loop: EventLoop
   private var bus: OpaquePointer?
@@ -70,6 +73,8 @@ public final class Bus {
     self.name = name
     self.path = path
     self.interface = interface
+    cPath = strdup(path)
+    cInterface = strdup(interface)
     self.loop = loop
     self.handlers = handlers
     object = .allocate(capacity: 1)
@@ -83,15 +88,21 @@ public final class Bus {
   deinit {
     disconnect()
     object.deallocate()
+    free(cPath)
+    free(cInterface)
   }
 
   public var isConnected: Bool { bus != nil }
 
-  /// Emits the signal `member` of the interface, its arguments written by `body`.
-  public func emit(_ member: String, _ body: (inout BusWriter) throws -> Void) throws {
+  /// Emits the signal `member` of the interface, its arguments written by `body`. The path,
+  /// interface and member go to sd-bus as the C strings they already are (this runs once per
+  /// change while the bus is attached).
+  public func emit(_ member: StaticString, _ body: (inout BusWriter) throws -> Void) throws {
     guard let bus else { return }
     var signal: OpaquePointer?
-    try check(sd_bus_message_new_signal(bus, &signal, path, interface, member), "sd_bus_message_new_signal")
+    try check(
+      sd_bus_message_new_signal(bus, &signal, cPath, cInterface, cString(member)), "sd_bus_message_new_signal"
+    )
     defer { sd_bus_message_unref(signal) }
     var writer = BusWriter(message: signal!)
     try body(&writer)
@@ -100,13 +111,16 @@ public final class Bus {
 
   /// One org.freedesktop.DBus.Properties.PropertiesChanged for `names`: the values of those
   /// the vtable says emit a change, the others as invalidated.
-  public func propertiesChanged(_ names: [String]) throws {
+  public func propertiesChanged(_ names: [StaticString]) throws {
     guard let bus, !names.isEmpty else { return }
-    var copies = names.map { strdup($0) }
-    copies.append(nil)
-    defer { for copy in copies { free(copy) } }
-    try check(
-      sd_bus_emit_properties_changed_strv(bus, path, interface, &copies), "sd_bus_emit_properties_changed")
+    try withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<CChar>?.self, capacity: names.count + 1) {
+      strv in
+      for (index, name) in names.enumerated() { strv[index] = UnsafeMutablePointer(mutating: cString(name)) }
+      strv[names.count] = nil
+      try check(
+        sd_bus_emit_properties_changed_strv(bus, cPath, cInterface, strv.baseAddress),
+        "sd_bus_emit_properties_changed")
+    }
   }
 
   /// Writes what is queued and leaves the bus (the name goes with the connection).
@@ -226,6 +240,11 @@ public final class Bus {
       handlers.log("\(name) is owned by another process; this one takes it when that one leaves", true)
     }
   }
+}
+
+/// A static string's bytes as the C string they are (a StaticString literal ends in a NUL).
+private func cString(_ string: StaticString) -> UnsafePointer<CChar> {
+  UnsafeRawPointer(string.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
 private func bus(_ userdata: UnsafeMutableRawPointer?) -> Bus {

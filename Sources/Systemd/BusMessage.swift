@@ -162,7 +162,7 @@ public struct BusWriter {
   }
 
   /// An `s` of UTF-8 bytes, copied with its NUL onto the stack (no String, no heap).
-  public mutating func append(utf8 bytes: ArraySlice<UInt8>) throws {
+  public mutating func append(utf8 bytes: UnsafeBufferPointer<UInt8>) throws {
     try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { buffer in
       _ = buffer.initialize(from: bytes)
       buffer[bytes.count] = 0

@@ -87,7 +87,7 @@ import Testing
     #expect(names.contains { $0.hasPrefix("state.json.corrupt-") })
   }
 
-  @Test func theSpareFileBesideTheStateFileIsNeverRead() throws {
+  @Test func aLeftoverSpareIsNeverTakenForAMissingStateFile() throws {
     let directory = TemporaryDirectory()
     let daemon = try TestDaemon(directory: directory)
     #expect(try daemon.connect().request("OPEN first").last == "OK 1")

@@ -13,7 +13,7 @@ import Testing
     #expect(model.openedAt == [nil, nil, nil, nil])
     try model.move(1, to: 3, changes: &changes)
     #expect(model.sections.map(\.id) == ["a", "b", "c", "n"])
-    try model.rename(3, to: "Newer", changes: &changes)
+    try model.rename(3, to: "Newer", limits: EditLimits(), changes: &changes)
     model.delete(0, changes: &changes)
     #expect(model.sections.map(\.id) == ["b", "c", "n"])
     #expect(model.deletedConfigIDs == ["a"])
@@ -47,7 +47,7 @@ import Testing
     var model = SectionModel(config: abc())
     var changes: [Change] = []
     try model.move(1, to: 1, changes: &changes)
-    try model.rename(0, to: "A", changes: &changes)
+    try model.rename(0, to: "A", limits: EditLimits(), changes: &changes)
     try model.editItems(0, .move(from: 1, to: 1), limits: limits, changes: &changes)
     try model.editItems(0, .set(at: 0, text: "a1"), limits: limits, changes: &changes)
     #expect(changes.isEmpty)
@@ -93,7 +93,7 @@ import Testing
     var model = original
     var changes: [Change] = []
     try model.editItems(0, .insert(at: 0, text: "new"), limits: limits, changes: &changes)
-    try model.rename(0, to: "Renamed", changes: &changes)
+    try model.rename(0, to: "Renamed", limits: EditLimits(), changes: &changes)
     #expect(original.sections[0].items == ["a1", "a2"])
     #expect(original.sections[0].title == "A")
     #expect(model.sections[0].items == ["new", "a1", "a2"])

@@ -39,7 +39,7 @@ import Testing
     var changes: [Change] = []
     try model.insert(id: "q", title: "Say \"hi\" \\ ö", at: 0, limits: EditLimits(), changes: &changes)
     try model.editItems(0, .insert(at: 0, text: "x\u{1F600}"), limits: EditLimits(), changes: &changes)
-    try model.rename(1, to: "Aa", changes: &changes)
+    try model.rename(1, to: "Aa", limits: EditLimits(), changes: &changes)
     model.delete(2, changes: &changes)
     let text = String(decoding: SavedState.encode(model), as: UTF8.self)
     #expect(text.contains(#"{"id":"q","title":"Say \"hi\" \\ ö","items":["x\#u{1F600}"],"origin":"client"}"#))

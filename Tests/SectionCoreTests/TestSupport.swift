@@ -51,7 +51,7 @@ func editEveryWay(_ model: inout SectionModel) throws -> [Change] {
   try model.insert(id: "n", title: "Latest  news", at: 0, limits: limits, changes: &changes)
   model.open(0, changes: &changes)
   try model.move(0, to: 3, changes: &changes)
-  try model.rename(0, to: "Aye aye", changes: &changes)
+  try model.rename(0, to: "Aye aye", limits: EditLimits(), changes: &changes)
   try model.editItems(3, .insert(at: 0, text: "hello world"), limits: limits, changes: &changes)
   try model.editItems(3, .insert(at: 1, text: "ö x"), limits: limits, changes: &changes)
   try model.editItems(3, .move(from: 1, to: 0), limits: limits, changes: &changes)

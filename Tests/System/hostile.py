@@ -36,7 +36,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sdlib import (  # noqa: E402
-    Client, Daemon, Results, config_json, replay_journal, require_binary, sectiond_path)
+    Client, Daemon, config_json, replay_journal, run_parts, sectiond_path)
 
 HZ = os.sysconf("SC_CLK_TCK")
 
@@ -144,15 +144,27 @@ def fair(results):
 # ---------------------------------------------------------------- a change that cannot be saved
 
 class Tmpfs:
-    """A small tmpfs for the state directory, remountable read-only (needs root)."""
+    """A small tmpfs for the state directory, which can be filled up (needs root). (Not
+    remounted read-only: sectiond holds its journal open for writing, which makes the kernel
+    refuse that with EBUSY, as for any database holding its log.)"""
 
     def __init__(self):
         self.path = tempfile.mkdtemp(prefix="sdh.", dir="/tmp")
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "sectiond-hostile", self.path],
                        check=True, capture_output=True)
 
-    def remount(self, option):
-        subprocess.run(["mount", "-o", f"remount,{option}", self.path], check=True, capture_output=True)
+    def fill(self):
+        """Writes a file until the file system is full; returns its path."""
+        filler = os.path.join(self.path, "filler")
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while True:
+                os.write(fd, b"x" * 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        return filler
 
     def close(self):
         subprocess.run(["umount", "-l", self.path], capture_output=True)
@@ -198,7 +210,7 @@ def unsaved(results):
             writers = [threading.Thread(target=writer, args=(s,), daemon=True) for s in "abc"]
             subscriber = daemon.connect(readonly=True)
             state = subscriber.request("SUBSCRIBE")[0].split(" ")
-            tmpfs.remount("ro")
+            filler = tmpfs.fill()
             for thread in readers + writers:
                 thread.start()
             time.sleep(2.0)
@@ -215,7 +227,7 @@ def unsaved(results):
             shown = max(seen)
             results.check(shown <= saved, "no LIST showed a revision that was not saved",
                           f"{len(seen)} revisions seen, highest {shown}, saved {saved}")
-            tmpfs.remount("rw")
+            os.remove(filler)
             with daemon.connect() as client:
                 after = client.request("TOGGLE b")
                 revision, opened = parse_list(client.request("LIST"))
@@ -413,14 +425,7 @@ PARTS = {"spin": spin, "fair": fair, "unsaved": unsaved, "slots": slots, "big": 
 
 
 def main(argv):
-    require_binary()
-    results = Results()
-    for name in argv or list(PARTS):
-        print(f"-- {name}", flush=True)
-        started = time.monotonic()
-        PARTS[name](results)
-        print(f"-- {name}: {time.monotonic() - started:.1f} s", flush=True)
-    return results.finish()
+    return run_parts(PARTS, argv)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,23 @@ class Results:
         return 1 if self.failed else 0
 
 
+def run_parts(parts, names):
+    """Runs the named parts of a driver (all of `parts`, a dict of name -> function taking a
+    Results, when `names` is empty), each between `-- name` lines with its time; a part that
+    ends in an OSError or RuntimeError is one failure. Returns the exit status."""
+    require_binary()
+    results = Results()
+    for name in names or list(parts):
+        print(f"-- {name}", flush=True)
+        started = time.monotonic()
+        try:
+            parts[name](results)
+        except (OSError, RuntimeError) as error:
+            results.check(False, f"{name} ran to its end", repr(error))
+        print(f"-- {name}: {time.monotonic() - started:.1f} s", flush=True)
+    return results.finish()
+
+
 def config_json(section_ids, mode="multi"):
     return json.dumps({
         "mode": mode,
@@ -166,17 +183,20 @@ class Daemon:
 
     def saved_state(self):
         """The saved state as the daemon would load it: the state file with the complete
-        groups of its journal (state.json.journal) replayed; a journal group cut short by a
-        crash is ignored, as the daemon ignores it. Keeps "sections" (id -> opened-at or None),
-        "revision", "mode" and, in format 2, "list" (entries with "id") up to date."""
+        groups of its journal (state.json.journal, then state.json.journal.next, which a
+        compaction under way starts) replayed; a journal group cut short by a crash is
+        ignored, as the daemon ignores it (checksums are not checked here). Keeps "sections"
+        (id -> opened-at or None), "revision", "mode" and, in format 2, "list" (entries with
+        "id") up to date."""
         with open(self.state) as f:
             saved = json.load(f)
-        try:
-            with open(self.state + ".journal", "rb") as f:
-                journal = f.read().decode()
-        except FileNotFoundError:
-            return saved
-        return replay_journal(saved, journal)
+        for name in (".journal", ".journal.next"):
+            try:
+                with open(self.state + name, "rb") as f:
+                    saved = replay_journal(saved, f.read().decode(errors="replace"))
+            except FileNotFoundError:
+                pass
+        return saved
 
     def close(self):
         self.kill()

@@ -25,9 +25,9 @@ final class BusFace {
   private var answering: [HeldCall] = []
   /// The protocol events of the saved changes whose signals are not sent yet.
   private var unpublished: [UInt8] = []
-  /// Calls whose answer would show other changes not saved yet: handled again once they are.
+  /// Calls whose answer would show other changes not saved yet: handled again right after
+  /// the save (`handleReleased()`).
   var waitingForOthers: [BusCall] = []
-  private var resume: EventSource?
 
   /// A call answered once its change is saved.
   struct HeldCall {
@@ -41,7 +41,6 @@ final class BusFace {
   init(_ kind: Bus.Kind, server: Server) throws {
     self.server = server
     access = BusAccess()
-    resume = try server.loop.deferred { [unowned self] in self.handleWaiting() }
     bus = Bus(
       kind, name: BusFace.name, path: BusFace.path, interface: BusFace.interface, loop: server.loop,
       handlers: Bus.Handlers(
@@ -166,22 +165,23 @@ final class BusFace {
       }
     }
     answering.removeAll(keepingCapacity: true)
-    resumeWaiting()
   }
 
   /// The save failed and the changes were undone: their calls get the protocol's refusal.
   func saveFailed(_ refusal: ProtocolError) {
     for held in waitingForSave { answer(held.call, refusal) }
     waitingForSave.removeAll(keepingCapacity: true)
-    resumeWaiting()
   }
 
-  private func resumeWaiting() {
-    if !waitingForOthers.isEmpty { resume?.trigger() }
-  }
-
-  /// The calls that waited for others' changes to be saved, handled again in order.
-  private func handleWaiting() {
+  /// Right after the save (or its refusal), where the socket's waiting requests are handled
+  /// (`Server.finishIteration`), and before them: the calls that waited for it, in order.
+  /// Handled then, before any client makes another change, a read waits for one save only,
+  /// however many clients flood changes; on a later turn, new changes would defer it again.
+  /// The saved group's signals and returns go out first, so that no answer shows a revision
+  /// whose signal has not been sent.
+  func handleReleased() {
+    guard !waitingForOthers.isEmpty else { return }
+    publish()
     let calls = waitingForOthers
     waitingForOthers.removeAll(keepingCapacity: true)
     for call in calls {
@@ -189,7 +189,7 @@ final class BusFace {
       if call.isMethodCall(interface: BusFace.propertiesInterface, member: "Get")
         || call.isMethodCall(interface: BusFace.propertiesInterface, member: "GetAll")
       {
-        answerPropertyRead(call)
+        if !intercept(call) { answerPropertyRead(call) }
       } else if call.isMethodCall(interface: BusFace.propertiesInterface, member: "Set") {
         _ = intercept(call)
       } else {

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# `make web`: sectiond on the demo list and its web page, in the foreground, until Ctrl-C.
+#
+#   scripts/web.sh [SECTIOND-ARGUMENTS...]     e.g. --config examples/sections.json
+#
+# Environment:
+#   WEB_PORT       the page's port on 127.0.0.1 (default 8047, the system unit's)
+#   WEB_READONLY   1: the page uses the read-only socket, as sectiond-web.service does by default
+#   BUILD_DIR      the binaries (default: a debug build made here)
+#
+# Builds the binaries, starts sectiond on sockets in a fresh temporary directory (its state
+# stays there and goes with it) and websocketd serving web/ with `sectionctl pipe` behind every
+# WebSocket, allowing only the page's own origins, then prints the address to open.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+port="${WEB_PORT:-8047}"
+
+scripts/deps.sh --web
+if [ -z "${BUILD_DIR:-}" ]; then
+  swift build >/dev/null
+  BUILD_DIR="$(swift build --show-bin-path)"
+fi
+BUILD_DIR="$(cd "$BUILD_DIR" && pwd)"
+if ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
+  echo "web.sh: port $port is in use (sectiond-web.service?); choose another: WEB_PORT=8090 make web" >&2
+  exit 1
+fi
+
+dir="$(mktemp -d /tmp/sectiond-web.XXXXXX)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 0' INT TERM
+
+"$BUILD_DIR/sectiond" --socket "$dir/control.sock" --readonly-socket "$dir/readonly.sock" \
+  --state "$dir/state.json" "$@" &
+pids+=($!)
+for _ in $(seq 100); do [ -S "$dir/readonly.sock" ] && break; sleep 0.05; done
+[ -S "$dir/readonly.sock" ] || { echo "web.sh: sectiond did not start" >&2; exit 1; }
+
+if [ "${WEB_READONLY:-0}" = 1 ]; then
+  pipe=(--readonly-socket "$dir/readonly.sock")
+  kind="read-only socket: the page shows changes and cannot make them"
+else
+  pipe=(--socket "$dir/control.sock")
+  kind="control socket: a tap opens or closes a section for everyone"
+fi
+# websocketd runs as sectiond-web.service runs it (the same origin list, headers and --binary),
+# with this checkout's page and binaries in place of the installed ones.
+unit="$(sed -n 's/^ExecStart=//p' systemd/sectiond-web.service.in)"
+unit="${unit//@DATADIR@\/sectiond\/web/$(printf %q "$root/web")}"
+unit="${unit//@BINDIR@\/sectionctl/$(printf %q "$BUILD_DIR/sectionctl")}"
+unit="${unit//\$\{SECTIOND_WEB_PORT\}/$port}"
+unit="${unit//--socket \$\{SECTIOND_WEB_SOCKET\}/$(printf '%q ' "${pipe[@]}")}"
+eval "command=($unit)"
+"${command[@]}" &
+pids+=($!)
+for _ in $(seq 100); do ss -Hltn "sport = :$port" | grep -q . && break; sleep 0.05; done
+
+cat <<EOF
+
+  sectiond's page: http://127.0.0.1:$port/   (or http://localhost:$port/)
+  ($kind)
+
+  Change the list from a terminal and watch the page follow:
+    $BUILD_DIR/sectionctl --socket $dir/control.sock toggle 0
+    $BUILD_DIR/sectionctl --socket $dir/control.sock add news Latest news
+
+  Ctrl-C stops sectiond and websocketd.
+EOF
+# Either one ending ends both.
+wait -n "${pids[@]}"
