@@ -8,8 +8,9 @@ build:
 	scripts/deps.sh
 	swift build
 
+# The demo writes its socket and state under .run/ in the checkout (scripts/run.sh says where).
 run: build
-	.build/debug/sectiond $(ARGS)
+	scripts/run.sh $(ARGS)
 
 # sectiond on the demo list and its web page (web/, through websocketd); prints the address.
 # WEB_PORT=8090 picks the port, WEB_READONLY=1 the read-only socket; ARGS go to sectiond.

@@ -40,6 +40,8 @@ let package = Package(
     // libsystemd, through pkg-config. Only the `Systemd` module imports it.
     .systemLibrary(
       name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+    // libedit's readline interface, through pkg-config: line editing and history for `sectionctl shell`.
+    .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
     // sectiond's sd-bus vtable, written with sd-bus's C macros (Swift cannot spell them).
     .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("systemd")]),
     // The few libc calls Swift cannot reach without _GNU_SOURCE (accept4, SO_PEERCRED).
@@ -54,7 +56,7 @@ let package = Package(
     .target(
       name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),
     // The client side of protocol 1 and the sectionctl command line.
-    .target(name: "SectionCtl", dependencies: ["Posix", "SectionCore"]),
+    .target(name: "SectionCtl", dependencies: ["Posix", "SectionCore", "CEdit"]),
     .executableTarget(
       name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
       linkerSettings: compactDaemon + [bindNow]),

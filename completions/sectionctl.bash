@@ -6,7 +6,7 @@ _sectionctl_ids() {
   local -a control=() readonly=(--readonly)
   while (($#)); do
     case $1 in
-    --socket) control=(--socket "$2") ;;
+    --socket | -s) control=(--socket "$2") ;;
     --readonly-socket) readonly=(--readonly-socket "$2") ;;
     esac
     shift 2
@@ -19,13 +19,13 @@ _sectionctl_ids() {
 
 _sectionctl() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands="list view items open close toggle mode status reload ping watch ui send pipe help add rm mv rename item batch"
-  local options="--socket --readonly --readonly-socket --json --help --version"
+  local commands="list view items open close toggle mode status reload ping watch ui send pipe help add rm mv rename item batch is-open export shell"
+  local options="--socket -s --readonly -r --readonly-socket --json -j --help --version"
   local command="" i
   local -a socket=()
 
   case $prev in
-  --socket | --readonly-socket)
+  --socket | -s | --readonly-socket)
     COMPREPLY=($(compgen -f -- "$cur"))
     return
     ;;
@@ -34,7 +34,7 @@ _sectionctl() {
 
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
-    --socket | --readonly-socket)
+    --socket | -s | --readonly-socket)
       socket+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]}")
       ((i++))
       ;;
@@ -49,6 +49,7 @@ _sectionctl() {
     open | close) options+=" --all" ;;
     watch) options+=" --count --view" ;;
     add | item) options+=" --at" ;;
+    reload) options+=" --fresh" ;;
     esac
     COMPREPLY=($(compgen -W "$options" -- "$cur"))
     return
@@ -57,9 +58,9 @@ _sectionctl() {
   case $command in
   "" ) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
   help) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
-  items | open | close | toggle | rm | mv | rename)
-    # Only the first argument of rm, mv and rename is a section.
-    [[ $command == @(rm|mv|rename) && ${COMP_WORDS[COMP_CWORD - 1]} != "$command" ]] && return
+  items | open | close | toggle | rm | mv | rename | is-open)
+    # Only the first argument of rm, mv, rename and is-open is a section.
+    [[ $command == @(rm|mv|rename|is-open) && ${COMP_WORDS[COMP_CWORD - 1]} != "$command" ]] && return
     COMPREPLY=($(compgen -W "$(_sectionctl_ids "${socket[@]}")" -- "$cur"))
     ;;
   item)

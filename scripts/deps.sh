@@ -3,7 +3,7 @@
 # --deb, to build the Debian package; with --web, for `make web`), only those that are
 # missing, so a second run costs nothing.
 set -euo pipefail
-packages=(libsystemd-dev pkg-config)
+packages=(libsystemd-dev libedit-dev pkg-config)
 for option in "$@"; do
   case "$option" in
     --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh

@@ -2,7 +2,16 @@
 # Install sectiond: binaries, systemd units, sysusers.d/tmpfiles.d snippets,
 # the example config, man pages, shell completions and the web page.
 #
-#   scripts/install.sh [--no-build] [--prefix DIR] [--destdir DIR]
+#   scripts/install.sh [--no-build] [--prefix DIR] [--destdir DIR] [--user]
+#
+# As a user other than root (or with --user) it is a per-user install, no root needed:
+#   scripts/install.sh --prefix ~/.local
+# puts the binaries in ~/.local/bin, the man pages and completions under ~/.local/share, the
+# user units in ~/.local/share/systemd/user ($XDG_DATA_HOME/systemd/user, where the user
+# manager looks) and the example config in ~/.config/sectiond; no system unit, no sysusers or
+# tmpfiles snippet, nothing under /etc. Then, at once (both sockets: --now starts only the
+# units named):
+#   systemctl --user enable --now sectiond.socket sectiond-readonly.socket
 #
 # Environment (the options win over it):
 #   PREFIX      installation prefix, default /usr/local
@@ -36,7 +45,7 @@
 # reloads systemd if it is running; enable with
 #   systemctl enable --now sectiond.socket sectiond-readonly.socket
 # or, for one user's own daemon (no root needed to run it):
-#   systemctl --user enable --now sectiond.socket
+#   systemctl --user enable --now sectiond.socket sectiond-readonly.socket
 set -euo pipefail
 
 usage() {
@@ -44,6 +53,7 @@ usage() {
 }
 
 build=1
+user_install=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=0 ;;
@@ -51,6 +61,7 @@ while [ $# -gt 0 ]; do
     --prefix=*) PREFIX="${1#*=}" ;;
     --destdir) DESTDIR="${2:?--destdir needs a directory}"; shift ;;
     --destdir=*) DESTDIR="${1#*=}" ;;
+    --user) user_install=1 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "install.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -72,6 +83,14 @@ DESTDIR="${DESTDIR%/}"
 if [ -n "$DESTDIR" ]; then
   mkdir -p "$DESTDIR"
   DESTDIR="$(cd "$DESTDIR" && pwd)"
+fi
+
+# A per-user install: asked for, or what a user other than root gets on the live system.
+if [ -z "$user_install" ] && [ -z "$DESTDIR" ] && [ "$(id -u)" != 0 ]; then user_install=1; fi
+if [ -n "$user_install" ]; then
+  : "${HOME:?install.sh: a per-user install needs HOME}"
+  USERUNITDIR="${USERUNITDIR:-${XDG_DATA_HOME:-$HOME/.local/share}/systemd/user}"
+  SYSCONFDIR="${SYSCONFDIR:-${XDG_CONFIG_HOME:-$HOME/.config}}"
 fi
 
 BINDIR="${BINDIR:-$PREFIX/bin}"
@@ -138,27 +157,30 @@ inst 0755 "$BUILD_DIR/sectionctl" "$BINDIR/sectionctl"
 
 # sectiond.service.in names the binaries by @BINDIR@; the socket units are installed as they are.
 for u in sectiond.service.in sectiond.socket sectiond-readonly.socket sectiond-web.service.in; do
-  subst "systemd/$u" "$UNITDIR/${u%.in}"
+  [ -n "$user_install" ] || subst "systemd/$u" "$UNITDIR/${u%.in}"
   subst "systemd/user/$u" "$USERUNITDIR/${u%.in}"
 done
 # The web page: HTML, CSS and JavaScript, served as they are.
 for page in web/*; do
   inst 0644 "$page" "$DATADIR/sectiond/web/$(basename "$page")"
 done
-inst 0644 systemd/sysusers.d/sectiond.conf "$SYSUSERSDIR/sectiond.conf"
-# D-Bus (docs/DBUS.md): the system bus policy, bus activation for both buses, and the
-# interface's introspection XML. dbus-daemon reads policies from /usr/share/dbus-1/system.d
-# and /etc/dbus-1/system.d only: outside PREFIX=/usr the policy goes to the latter.
-case "$DATADIR" in
-  /usr/share) DBUSPOLICYDIR=/usr/share/dbus-1/system.d ;;
-  *) DBUSPOLICYDIR="$SYSCONFDIR/dbus-1/system.d" ;;
-esac
-inst 0644 packaging/dbus/org.sectiond.Sectiond1.conf "$DBUSPOLICYDIR/org.sectiond.Sectiond1.conf"
-inst 0644 packaging/dbus/system-services/org.sectiond.Sectiond1.service \
-  "$DATADIR/dbus-1/system-services/org.sectiond.Sectiond1.service"
+if [ -z "$user_install" ]; then
+  inst 0644 systemd/sysusers.d/sectiond.conf "$SYSUSERSDIR/sectiond.conf"
+  # D-Bus (docs/DBUS.md): the system bus policy, bus activation for both buses, and the
+  # interface's introspection XML. dbus-daemon reads policies from /usr/share/dbus-1/system.d
+  # and /etc/dbus-1/system.d only: outside PREFIX=/usr the policy goes to the latter.
+  case "$DATADIR" in
+    /usr/share) DBUSPOLICYDIR=/usr/share/dbus-1/system.d ;;
+    *) DBUSPOLICYDIR="$SYSCONFDIR/dbus-1/system.d" ;;
+  esac
+  inst 0644 packaging/dbus/org.sectiond.Sectiond1.conf "$DBUSPOLICYDIR/org.sectiond.Sectiond1.conf"
+  inst 0644 packaging/dbus/system-services/org.sectiond.Sectiond1.service \
+    "$DATADIR/dbus-1/system-services/org.sectiond.Sectiond1.service"
+  inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"
+fi
+# A user's session bus reads ~/.local/share/dbus-1/services too.
 inst 0644 packaging/dbus/services/org.sectiond.Sectiond1.service "$DATADIR/dbus-1/services/org.sectiond.Sectiond1.service"
 inst 0644 docs/org.sectiond.Sectiond1.xml "$DATADIR/dbus-1/interfaces/org.sectiond.Sectiond1.xml"
-inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"
 
 # The example config only ever goes beside the real one, never over it.
 inst 0644 examples/sections.json "$SYSCONFDIR/sectiond/sections.json.example"
@@ -166,6 +188,10 @@ if [ ! -e "$DESTDIR$SYSCONFDIR/sectiond/sections.json" ]; then
   say "note: no $SYSCONFDIR/sectiond/sections.json; sectiond serves its built-in demo" \
     "set until you create one (start from sections.json.example)"
 fi
+
+# The README and the protocol reference, which the man pages point to.
+inst 0644 README.md "$DATADIR/doc/sectiond/README.md"
+inst 0644 docs/PROTOCOL.md "$DATADIR/doc/sectiond/PROTOCOL.md"
 
 shopt -s nullglob
 for page in man/*.1 man/*.8; do
@@ -188,7 +214,18 @@ if zsh_comp="$(first completions/_sectionctl completions/zsh/_sectionctl \
 fi
 
 # --- activate (live system only) ---------------------------------------------
-if [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
+if [ -n "$user_install" ] && [ -z "$DESTDIR" ]; then
+  if systemctl --user daemon-reload 2>/dev/null; then
+    say "your systemd user manager reloaded"
+  else
+    say "note: no systemd user manager answered; it finds the units at its next start"
+  fi
+  case ":$PATH:" in
+    *":$BINDIR:"*) ;;
+    *) say "note: $BINDIR is not on PATH; add it (export PATH=\"$BINDIR:\$PATH\")" ;;
+  esac
+  say "enable with: systemctl --user enable --now sectiond.socket sectiond-readonly.socket"
+elif [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
   if command -v systemd-sysusers >/dev/null; then
     if systemd-sysusers "$SYSUSERSDIR/sectiond.conf"; then
       say "user and group sectiond are in place"
@@ -212,6 +249,6 @@ if [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
     *) say "warning: systemd does not look for units in $UNITDIR; link them into /etc/systemd/system" ;;
   esac
   say "enable with: systemctl enable --now sectiond.socket sectiond-readonly.socket"
-  say "or, as a user, for your own daemon: systemctl --user enable --now sectiond.socket"
+  say "or, as a user, for your own daemon: systemctl --user enable --now sectiond.socket sectiond-readonly.socket"
   say "the web page (needs websocketd; read-only, http://127.0.0.1:8047/): systemctl enable --now sectiond-web.service"
 fi

@@ -55,7 +55,7 @@ extension Config {
 
     var mode = Mode.multi
     if let value = document["mode"] {
-      guard case .string(let name) = value, let parsed = Mode(rawValue: name) else {
+      guard case .string(let name) = value, let parsed = Mode(rawValue: name.lowercased()) else {
         throw ConfigError(
           "\(source): \"mode\" must be \"multi\" or \"exclusive\", found \(value.serialized())")
       }
@@ -63,9 +63,6 @@ extension Config {
     }
     guard case .array(let entries) = document["sections"] ?? .null else {
       throw ConfigError("\(source): \"sections\" must be an array of sections")
-    }
-    guard !entries.isEmpty else {
-      throw ConfigError("\(source): \"sections\" is empty; a config needs at least one section")
     }
     var sections: [Section] = []
     var seen: [String: Int] = [:]

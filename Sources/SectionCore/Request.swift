@@ -34,6 +34,8 @@ public enum Request: Equatable, Sendable {
   case help
   case quit
   case reload
+  /// `RELOAD FRESH`: the config as it is, clients' edits dropped.
+  case reloadFresh
   /// Runtime edits. Ids, titles and texts are slices of the request line, checked on use.
   case insert(Position, id: ArraySlice<UInt8>, title: ArraySlice<UInt8>)
   case delete(SectionRef)
@@ -46,12 +48,14 @@ public enum Request: Equatable, Sendable {
   /// Starts collecting lines up to `END`, applied as one change.
   case batch
   case end
+  /// The daemon's own facts (`SectionService.statusFields`), for `sectionctl status`.
+  case status
 
   /// Whether the reply shows the state (RELOAD's too: what it keeps depends on the state), so
   /// that it must wait while changes of other clients are not saved yet.
   public var readsState: Bool {
     switch self {
-    case .list, .view, .items, .subscribe, .reload: true
+    case .list, .view, .items, .subscribe, .reload, .reloadFresh, .status: true
     case .mode(let mode): mode == nil
     default: false
     }
@@ -60,7 +64,7 @@ public enum Request: Equatable, Sendable {
   /// Whether the request changes state, and so is refused on the read-only socket.
   public var changesState: Bool {
     switch self {
-    case .open, .close, .toggle, .reload, .batch, .end: true
+    case .open, .close, .toggle, .reload, .reloadFresh, .batch, .end: true
     case .mode(let mode): mode != nil
     default: isEdit
     }

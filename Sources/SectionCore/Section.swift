@@ -84,22 +84,42 @@ public struct Section: Equatable, Sendable {
     return hash
   }
 
-  /// The id a title gets when the config gives none: lower-cased, every run of characters
-  /// other than a-z and 0-9 turned into one `-`, with `-` trimmed from both ends.
+  /// The id a title gets when the config gives none: lower-cased, Latin letters with accents
+  /// without them (`Ünïcode` gives `unicode`), every run of other characters than a-z and 0-9
+  /// turned into one `-`, with `-` trimmed from both ends.
   public static func derivedID(fromTitle title: String) -> String {
     var id = ""
     var pendingDash = false
-    for scalar in title.lowercased().unicodeScalars {
-      if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
-        if pendingDash && !id.isEmpty { id += "-" }
-        pendingDash = false
-        id.unicodeScalars.append(scalar)
+    for scalar in title.unicodeScalars {
+      let letters: Substring
+      if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || ("A"..."Z").contains(scalar) {
+        letters = Substring(String(scalar).lowercased())
+      } else if (0xC0..<0x180).contains(scalar.value), case let word = latinLetters[Int(scalar.value) - 0xC0],
+        word != "-"
+      {
+        letters = word
       } else {
         pendingDash = true
+        continue
       }
+      if pendingDash && !id.isEmpty { id += "-" }
+      pendingDash = false
+      id += letters
     }
     return id
   }
+
+  /// The ASCII letters of U+00C0 to U+017F (Latin-1 Supplement and Latin Extended-A) for
+  /// derived ids: the letter without its accent (Ü u, ç c), ligatures and special letters
+  /// spelt out (ß ss, æ ae, þ th), `-` for the two signs among them (× ÷). Generated from
+  /// Unicode's canonical decompositions; other scripts have no ASCII spelling, and separate.
+  private static let latinLetters: [Substring] = """
+    a a a a a a ae c e e e e i i i i d n o o o o o - o u u u u y th ss a a a a a a ae c 
+    e e e e i i i i d n o o o o o - o u u u u y th y a a a a a a c c c c c c c c d d d 
+    d e e e e e e e e e e g g g g g g g g h h h h i i i i i i i i i i ij ij j j k k k l 
+    l l l l l l l l l n n n n n n n ng ng o o o o o o oe oe r r r r r r s s s s s s s s 
+    t t t t t t u u u u u u u u u u u u w w y y y z z z z z z s
+    """.split(whereSeparator: { $0 == " " || $0 == "\n" })
 
   /// What is wrong with `id` as a section id, to follow "id" in a message; nil when nothing.
   /// Ids travel in space-separated protocol lines and comma-separated lists, so they are

@@ -162,16 +162,23 @@ public struct SectionModel: Equatable, Sendable {
 
   /// Replaces the sections with those of a reloaded config, merged with clients' edits (see
   /// `merged`), keeping each surviving section's state by id. Counts as one change when the
-  /// list of sections differs at all.
-  public mutating func reload(_ config: Config, changes: inout [Change]) {
+  /// list of sections differs at all. `dropsEdits` (RELOAD FRESH): the config's list as it is,
+  /// as if no client had edited anything, which counts as a change whenever there were edits.
+  public mutating func reload(_ config: Config, dropsEdits: Bool = false, changes: inout [Change]) {
     let previous = Dictionary(uniqueKeysWithValues: zip(sections.map(\.id), openedAt))
-    let (merged, deleted, edited) = SectionModel.merged(
-      sections, deleted: deletedConfigIDs, edited: editedConfigIDs, with: config.sections)
+    let hadEdits =
+      dropsEdits
+      && (!deletedConfigIDs.isEmpty || !editedConfigIDs.isEmpty || sections.contains { $0.origin == .client })
+    let (merged, deleted, edited) =
+      dropsEdits
+      ? (config.sections, [], [])
+      : SectionModel.merged(
+        sections, deleted: deletedConfigIDs, edited: editedConfigIDs, with: config.sections)
     deletedConfigIDs = deleted
     editedConfigIDs = edited
     let (newOpenedAt, _) = SectionModel.arrange(
       merged, mode: mode, at: revision + 1, known: { previous[$0] })
-    guard !merged.elementsEqual(sections) || !newOpenedAt.elementsEqual(openedAt) else { return }
+    guard hadEdits || !merged.elementsEqual(sections) || !newOpenedAt.elementsEqual(openedAt) else { return }
     sections = ChunkedArray(merged)
     openedAt = ChunkedArray(newOpenedAt)
     summarizeSections()

@@ -43,6 +43,11 @@ public final class SectionService {
   /// records edits, not configs).
   public private(set) var needsSnapshot = false
   public let limits: EditLimits
+  /// What STATUS reports beside the revision, as (key, value) pairs of single-line text: the
+  /// server's facts (process, paths, clients), which this I/O-free type cannot know itself.
+  public var statusFields: () -> [(String, String)] = { [] }
+  /// The RELOAD being done is RELOAD FRESH: `reload(_:reply:)` drops clients' edits.
+  private var reloadDropsEdits = false
   private var changes: [Change] = []
   private var rendered: RenderedSections
   private var listCache: [UInt8] = []
@@ -165,6 +170,12 @@ public final class SectionService {
       return .quit
     case .reload:
       return .reload
+    case .reloadFresh:
+      reloadDropsEdits = true
+      return .reload
+    case .status:
+      for (key, value) in statusFields() { reply.append(utf8: "status \(key) \(value)\n") }
+      appendStatus(to: &reply.tail)
     case .batch, .end:
       preconditionFailure("handled with the connection's batch")
     }
@@ -308,6 +319,8 @@ public final class SectionService {
   /// between loop turns, after the save). Throws, changing and replying nothing, when the
   /// revision is at its limit: the caller logs the refusal and replies with it.
   public func reload(_ config: Config, reply: inout OutputQueue) throws(ProtocolError) -> Outcome {
+    let dropsEdits = reloadDropsEdits
+    reloadDropsEdits = false
     guard model.hasRoomForAChange else { throw .revisionsExhausted }
     // Undoing a reload needs the sections it replaced: the model as last saved, whole.
     var lastSaved = model
@@ -318,7 +331,7 @@ public final class SectionService {
     }
     changes.removeAll(keepingCapacity: true)
     let before = model
-    model.reload(config, changes: &changes)
+    model.reload(config, dropsEdits: dropsEdits, changes: &changes)
     // The config's sections and the clients' edits together may pass the text bound that each
     // kept alone: the state file could then grow past what a start reads back in time.
     if model.textBytes > limits.textBytes && model.textBytes > before.textBytes {
@@ -357,6 +370,7 @@ public final class SectionService {
   /// the error `reload(_:reply:)` threw. Returns the reason, for the log.
   @discardableResult
   public func refuseReload(_ error: any Error, reply: inout OutputQueue) -> String {
+    reloadDropsEdits = false
     let refusal = error as? ProtocolError ?? ProtocolError(.config, "\(error)")
     reply.append(contentsOf: refusal.line)
     return refusal.message

@@ -1,6 +1,7 @@
 /// The commands of protocol 1, with their syntax and help text in one table.
 enum Verb: CaseIterable {
   case ping, version, list, items, view, open, close, toggle, mode, subscribe, unsubscribe, help, quit, reload
+  case status
   case insert, delete, move, rename, item, batch, end
 
   /// The verb `word` names, in any case. Runs for every request: a table of static strings
@@ -20,7 +21,7 @@ enum Verb: CaseIterable {
     (.open, "open"), (.close, "close"), (.toggle, "toggle"), (.mode, "mode"), (.subscribe, "subscribe"),
     (.unsubscribe, "unsubscribe"), (.help, "help"), (.quit, "quit"), (.reload, "reload"),
     (.insert, "insert"), (.delete, "delete"), (.move, "move"), (.rename, "rename"), (.item, "item"),
-    (.batch, "batch"), (.end, "end"),
+    (.batch, "batch"), (.end, "end"), (.status, "status"),
   ]
 
   var usage: String {
@@ -28,6 +29,7 @@ enum Verb: CaseIterable {
     case .items, .toggle: "\(name) <index|id>"
     case .open, .close: "\(name) <index|id|ALL>"
     case .mode: "MODE [exclusive|multi]"
+    case .reload: "RELOAD [FRESH]"
     case .insert: "INSERT <index|end> <id> <title>"
     case .delete: "DELETE <index|id>"
     case .move: "MOVE <index|id> <index>"
@@ -53,7 +55,7 @@ enum Verb: CaseIterable {
     case .unsubscribe: "stop receiving events"
     case .help: "this list"
     case .quit: "close the connection"
-    case .reload: "re-read the config file, keeping clients' edits (control socket only)"
+    case .reload: "re-read the config file, keeping clients' edits; FRESH drops them (control socket only)"
     case .insert: "insert a new closed section with no items (control socket only)"
     case .delete: "delete a section (control socket only)"
     case .move: "move a section to an index (control socket only)"
@@ -61,6 +63,7 @@ enum Verb: CaseIterable {
     case .item: "insert, delete, move or replace one item of a section (control socket only)"
     case .batch: "collect the lines up to END and apply them as one change: all or none"
     case .end: "end a BATCH"
+    case .status: "the daemon's process, paths, uptime, clients and subscribers"
     }
   }
 
@@ -79,6 +82,15 @@ enum Verb: CaseIterable {
         let target: Target = asciiCaseInsensitiveEquals(argument, "all") ? .all : .section(ref)
         return .success(self == .open ? .open(target) : .close(target))
       }
+    case .reload:
+      guard let argument else { return .success(.reload) }
+      guard asciiCaseInsensitiveEquals(argument, "fresh") else {
+        return .failure(
+          ProtocolError(
+            .syntax,
+            "unexpected \"\(String(decoding: argument, as: UTF8.self))\": RELOAD takes FRESH or nothing"))
+      }
+      return .success(.reloadFresh)
     case .mode:
       guard let argument else { return .success(.mode(nil)) }
       guard let mode = Mode(bytes: argument) else {
@@ -108,10 +120,10 @@ enum Verb: CaseIterable {
     case .unsubscribe: .unsubscribe
     case .help: .help
     case .quit: .quit
-    case .reload: .reload
     case .batch: .batch
     case .end: .end
-    case .items, .open, .close, .toggle, .mode, .insert, .delete, .move, .rename, .item:
+    case .status: .status
+    case .items, .open, .close, .toggle, .mode, .reload, .insert, .delete, .move, .rename, .item:
       preconditionFailure("\(name) takes an argument")
     }
   }

@@ -7,10 +7,14 @@ enum ArgumentParser {
     var options = Options()
     var positionals: [String] = []
     var remaining = arguments[...]
-    while let argument = remaining.popFirst() {
+    while var argument = remaining.popFirst() {
       if argument == "--" {
         positionals += remaining
         break
+      }
+      if let (first, rest) = shortCluster(argument) {
+        argument = first
+        remaining.insert(contentsOf: rest, at: remaining.startIndex)
       }
       if argument.hasPrefix("-") && argument != "-" {
         try options.take(argument, from: &remaining)
@@ -24,7 +28,16 @@ enum ArgumentParser {
     return Invocation(
       command: try command(positionals, options), socket: options.socket,
       readonly: options.readonly || options.readonlySocket != nil, readonlySocket: options.readonlySocket,
-      json: options.json)
+      json: options.json, commandGiven: !positionals.isEmpty)
+  }
+
+  /// Short options written together or with their value attached, as getopt allows: `-rj` is
+  /// `-r -j`, `-s/x.sock` is `-s /x.sock`. Nil for anything else (long options, `-s` alone).
+  private static func shortCluster(_ argument: String) -> (String, [String])? {
+    guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 else { return nil }
+    let letters = argument.dropFirst()
+    if letters.first == "s" { return ("-s", [String(letters.dropFirst())]) }
+    return ("-" + String(letters.first!), letters.dropFirst().map { "-" + String($0) })
   }
 
   /// The options seen, wherever they appeared.
@@ -35,6 +48,8 @@ enum ArgumentParser {
     var readonly = false
     var all = false
     var view = false
+    /// `reload --fresh`.
+    var fresh = false
     var socket: String?
     var readonlySocket: String?
     var count: Int?
@@ -58,11 +73,12 @@ enum ArgumentParser {
       switch name {
       case "-h", "--help": help = try flag()
       case "--version": version = try flag()
-      case "--json": json = try flag()
-      case "--readonly": readonly = try flag()
+      case "-j", "--json": json = try flag()
+      case "-r", "--readonly": readonly = try flag()
       case "--all": all = try flag()
       case "--view": view = try flag()
-      case "--socket": socket = try value()
+      case "--fresh": fresh = try flag()
+      case "-s", "--socket": socket = try value()
       case "--readonly-socket": readonlySocket = try value()
       case "--at":
         let text = try value()
@@ -101,10 +117,19 @@ enum ArgumentParser {
     case .list: try none(arguments, subcommand); return .list
     case .view: try none(arguments, subcommand); return .view
     case .status: try none(arguments, subcommand); return .status
-    case .reload: try none(arguments, subcommand); return .reload
+    case .reload:
+      try none(arguments, subcommand)
+      return options.fresh ? .reloadFresh : .reload
     case .ping: try none(arguments, subcommand); return .ping
     case .ui: try none(arguments, subcommand); return .ui
     case .pipe: try none(arguments, subcommand); return .pipe
+    case .shell: try none(arguments, subcommand); return .shell
+    case .export: try none(arguments, subcommand); return .export
+    case .isOpen:
+      guard arguments.count == 1 else {
+        throw .usage("is-open needs exactly one section (an index or an id), got \(arguments.count)")
+      }
+      return .isOpen(try reference(arguments[0]))
     case .watch:
       try none(arguments, subcommand)
       return .watch(count: options.count, view: options.view)
@@ -140,6 +165,7 @@ enum ArgumentParser {
         $0.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
       }
       guard !lines.isEmpty else { throw .usage("send needs at least one protocol line, such as 'PING'") }
+      try checkSession(lines)
       return .send(lines)
     case .add, .rm, .mv, .rename, .item:
       return .edit(try editRequest(subcommand, arguments, at: options.at))
@@ -163,7 +189,10 @@ enum ArgumentParser {
     }
     if options.count != nil && subcommand != .watch { throw .usage("--count works only with watch") }
     if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
-    if options.json && subcommand == .ui { throw .usage("--json does not apply to ui, which is for people") }
+    if options.fresh && subcommand != .reload { throw .usage("--fresh works only with reload") }
+    if options.json && (subcommand == .ui || subcommand == .shell) {
+      throw .usage("--json does not apply to \(subcommand.rawValue), which is for people")
+    }
     if options.at != nil && subcommand != .add && subcommand != .item {
       throw .usage("--at works only with add and item add")
     }
@@ -171,6 +200,22 @@ enum ArgumentParser {
       throw .usage(
         "--json does not apply to \(subcommand.rawValue), which prints the daemon's lines as they are")
     }
+  }
+
+  /// Raw lines for `send` that would leave it waiting for a reply that never comes, or
+  /// sending into a closed connection: lines after QUIT, a BATCH without END.
+  private static func checkSession(_ lines: [String]) throws(ClientError) {
+    var inBatch = false
+    for (number, line) in lines.enumerated() {
+      switch SendLine.verb(line) {
+      case "QUIT" where !inBatch && number < lines.count - 1:
+        throw .usage("QUIT must be the last line: the daemon closes the connection after it")
+      case "BATCH" where !inBatch: inBatch = true
+      case "END": inBatch = false
+      default: break
+      }
+    }
+    if inBatch { throw .usage("a BATCH needs its END: the daemon applies nothing until it reads END") }
   }
 
   private static func none(_ arguments: [String], _ subcommand: Subcommand) throws(ClientError) {

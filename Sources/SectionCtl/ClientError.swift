@@ -1,5 +1,6 @@
 import Glibc
 import Posix
+import SectionCore
 
 /// Everything that can stop sectionctl, each with the message a person reads and the exit status a script reads.
 enum ClientError: Error, Equatable {
@@ -7,6 +8,8 @@ enum ClientError: Error, Equatable {
   case usage(String)
   /// `connect` to the socket failed.
   case cannotConnect(path: String, errno: Errno)
+  /// Neither the user's own daemon nor the system's answers (the paths tried, in order).
+  case noDaemon(paths: [String])
   /// Something other than a socket is at the path (`kind`: "a regular file", "a directory", ...).
   case notASocket(path: String, kind: String)
   /// The daemon closed the connection before the reply was complete.
@@ -21,9 +24,29 @@ enum ClientError: Error, Equatable {
   var exitStatus: ExitStatus {
     switch self {
     case .usage, .terminal: .usage
-    case .cannotConnect, .notASocket, .connectionLost: .unavailable
+    case .cannotConnect, .noDaemon, .notASocket, .connectionLost: .unavailable
     case .daemon, .malformedReply: .daemonError
     }
+  }
+
+  /// A word for scripts (`--json` errors): the daemon's code, or what went wrong here.
+  var code: String {
+    switch self {
+    case .usage: "USAGE"
+    case .terminal: "TERMINAL"
+    case .cannotConnect, .noDaemon, .notASocket, .connectionLost: "UNAVAILABLE"
+    case .daemon(let code, _): code
+    case .malformedReply: "PROTOCOL"
+    }
+  }
+
+  /// The error as sectionctl --readonly reports it: the daemon's READONLY refusal names the
+  /// socket, and the fix on the command line is to drop the option.
+  var onReadonlySocket: ClientError {
+    guard case .daemon("READONLY", let message) = self else { return self }
+    let verb = message.split(separator: " ").first.map(String.init) ?? "this"
+    return .daemon(
+      code: "READONLY", message: "\(verb) changes state: drop --readonly (-r) to use the control socket")
   }
 
   /// The diagnostic, without the `sectionctl: ` prefix.
@@ -35,6 +58,9 @@ enum ClientError: Error, Equatable {
       return text
     case .cannotConnect(let path, let errno):
       return ClientError.connectMessage(path: path, errno: errno)
+    case .noDaemon(let paths):
+      return "no daemon is listening on "
+        + paths.map { "\($0) (\(ClientError.startHint(for: $0)))" }.joined(separator: " nor on ")
     case .notASocket(let path, let kind):
       return
         "cannot connect to \(path): it is \(kind), not a socket; check --socket, --readonly-socket or SECTIOND_SOCKET"
@@ -74,19 +100,33 @@ enum ClientError: Error, Equatable {
     }
   }
 
+  /// How to start the daemon that owns `path`: the system's through systemctl, the user's
+  /// through `systemctl --user` (or by hand), any other by hand with that socket.
+  static func startHint(for path: String) -> String {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    let unit = name == SocketNames.readonly ? "sectiond-readonly.socket" : "sectiond.socket"
+    if path.hasPrefix("/run/sectiond/") {
+      return "the system's daemon: start it with 'sudo systemctl start \(unit)'"
+    }
+    if path.hasSuffix("/sectiond/\(name)") && (name == SocketNames.control || name == SocketNames.readonly) {
+      return "your own daemon: start it with 'systemctl --user start \(unit)', or run sectiond"
+    }
+    return "start one with 'sectiond --socket' naming its control socket"
+  }
+
   private static func connectMessage(path: String, errno: Errno) -> String {
-    let start = "start it with 'systemctl start sectiond.socket', or run sectiond"
+    let start = startHint(for: path)
     switch errno {
     case .noEntry:
-      return "no daemon is listening on \(path): there is no socket there (is sectiond running? \(start))"
+      return "no daemon is listening on \(path): there is no socket there (\(start))"
     case .connectionRefused:
       return
         "no daemon is listening on \(path): the socket is left over from a daemon that stopped "
-        + "(is sectiond running? \(start))"
+        + "(\(start))"
     case .permissionDenied:
       return
-        "permission denied connecting to \(path): changing state is for members of the daemon's group; "
-        + "use --readonly to read and watch"
+        "permission denied connecting to \(path): changing state is for members of the daemon's group "
+        + "(sudo usermod -aG sectiond $USER, then log in again); use --readonly (-r) to read and watch"
     case .nameTooLong:
       return
         "the socket path \(path) is longer than \(UnixSocket.maximumPathLength) bytes; use a shorter --socket"

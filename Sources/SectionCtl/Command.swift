@@ -13,6 +13,8 @@ enum Command: Equatable, Sendable {
   case mode(Mode?)
   case status
   case reload
+  /// `reload --fresh`: the config as it is, clients' edits dropped.
+  case reloadFresh
   case ping
   case watch(count: Int?, view: Bool)
   /// The full-screen, live accordion.
@@ -27,4 +29,18 @@ enum Command: Equatable, Sendable {
   /// Help on sectionctl, or on one subcommand.
   case help(Subcommand?)
   case version
+  /// Exit 0 when the section is open, 1 when closed, 4 when there is none.
+  case isOpen(String)
+  /// The list as it is now, as a config file.
+  case export
+  /// An interactive prompt: commands with line editing and history, events as they come.
+  case shell
+
+  /// Whether the command only reads, so that the read-only socket serves it as well.
+  var onlyReads: Bool {
+    switch self {
+    case .list, .view, .items, .status, .ping, .isOpen, .export, .mode(nil): true
+    default: false
+    }
+  }
 }

@@ -8,6 +8,10 @@ struct DaemonStatus: Equatable, Sendable {
   let revision: UInt64
   let mode: Mode
   let sections: [ListedSection]
+  /// Whose daemon the socket belongs to, as sectionctl found it.
+  var kind: SocketLocation.Kind = .given
+  /// The daemon's STATUS lines: pid, uid, systemd, uptime, config, state, clients, subscribers.
+  var facts: [String: String] = [:]
 
   var openSections: [ListedSection] { sections.filter(\.isOpen) }
   var itemCount: Int { sections.reduce(0) { $0 + $1.itemCount } }

@@ -7,11 +7,14 @@ struct Environment: Sendable {
   var userID: UInt32
   /// Whether standard output is a terminal: colour and screen redraws only go there.
   var outputIsTerminal: Bool
+  /// Whether standard input is a terminal: with output on one too, no command means `shell`.
+  var inputIsTerminal = false
 
   static var current: Environment {
     Environment(
       variable: { ProcessInfo.environment($0) }, userID: ProcessInfo.userID,
-      outputIsTerminal: FileDescriptor.standardOutput.isTerminal)
+      outputIsTerminal: FileDescriptor.standardOutput.isTerminal,
+      inputIsTerminal: FileDescriptor.standardInput.isTerminal)
   }
 
   /// A variable's value, with an empty value treated as unset (as NO_COLOR and the locale variables define).

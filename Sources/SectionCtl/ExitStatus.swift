@@ -8,4 +8,6 @@ public enum ExitStatus: Int32, Sendable {
   case usage = 2
   /// The daemon could not be reached, or went away before answering.
   case unavailable = 3
+  /// `is-open`: the daemon has no such section.
+  case noSection = 4
 }

@@ -10,27 +10,29 @@ enum HelpText {
       Usage: sectionctl [OPTIONS] [COMMAND [ARGUMENTS...]]
 
       Shows and changes which sections sectiond holds open, over its control socket.
-      Without a command, sectionctl lists the sections.
+      Without a command, sectionctl lists the sections (on a terminal: starts the shell).
 
       Commands:
       \(commands)
       Options (before or after the command):
-        --socket PATH  the daemon's control socket; default $SECTIOND_SOCKET, else
-                       \(SocketLocation.systemPath) for root,
-                       else $XDG_RUNTIME_DIR/sectiond/control.sock
-                       (/tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR)
-        --readonly     use the read-only socket (\(SocketLocation.readonlyName) beside the control socket):
-                       reading and watching only
+        -s, --socket PATH
+                       the daemon's control socket; default $SECTIOND_SOCKET, else
+                       \(SocketLocation.systemPath) for root, else your own daemon's
+                       $XDG_RUNTIME_DIR/sectiond/control.sock when it runs (or
+                       /tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR), else the
+                       system daemon's; 'sectionctl status' says which
+        -r, --readonly use the read-only socket (\(SocketLocation.readonlyName) beside control.sock,
+                       NAME.readonly.sock beside NAME.sock): reading and watching only
         --readonly-socket PATH
                        use the read-only socket at PATH (implies --readonly; not with --socket)
-        --json         print JSON for scripts (for watch, one object per line)
+        -j, --json     print JSON for scripts (for watch, one object per line; errors too)
         -h, --help     show this help, or a command's help
         --version      show sectionctl's version
 
       REF is a section's index (0, 1, ...) as 'sectionctl list' shows it, or its id.
 
       Exit status: 0 done, 1 the daemon answered with an error (printed on stderr),
-      2 wrong command line, 3 the daemon cannot be reached.
+      2 wrong command line, 3 the daemon cannot be reached (is-open: 1 closed, 4 no such section).
 
       Examples:
         sectionctl view

@@ -9,4 +9,6 @@ struct Invocation: Equatable, Sendable {
   var readonlySocket: String? = nil
   /// `--json`: machine-readable output.
   var json = false
+  /// Whether a command was named: without one, sectionctl lists, or on a terminal starts `shell`.
+  var commandGiven = true
 }

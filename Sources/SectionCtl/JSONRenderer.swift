@@ -49,7 +49,23 @@ enum JSONRenderer {
       ("open_ids", .array(status.openSections.map { .string($0.id) })),
       ("items", integer(status.itemCount)),
       ("visible_items", integer(status.visibleItemCount)),
+      ("daemon", .string(status.kind.rawValue)),
+      ("pid", fact(status.facts["pid"], number: true)),
+      ("uid", fact(status.facts["uid"], number: true)),
+      ("systemd", status.facts["systemd"].map { .bool($0 == "yes") } ?? .null),
+      ("uptime_seconds", fact(status.facts["uptime"], number: true)),
+      ("config", fact(status.facts["config"], number: false)),
+      ("state", fact(status.facts["state"], number: false)),
+      ("clients", fact(status.facts["clients"], number: true)),
+      ("subscribers", fact(status.facts["subscribers"], number: true)),
     ])
+  }
+
+  /// One STATUS fact: null when the daemon did not give it, or gave `-` (none).
+  private static func fact(_ value: String?, number: Bool) -> JSON {
+    guard let value, value != "-" else { return .null }
+    guard number else { return .string(value) }
+    return Int64(value).map { .integer($0) } ?? .null
   }
 
   /// `watch --json`: one object per event, told apart by `event`.

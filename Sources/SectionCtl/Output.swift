@@ -3,6 +3,9 @@ import SectionCore
 
 /// Standard output and standard error, written unbuffered so that `watch` lines reach a pipe at once.
 struct Output: Sendable {
+  /// --json: errors too are JSON, one object on standard error.
+  var json = false
+
   /// Writes to standard output. When the reader has gone (`sectionctl watch | head -1`) the process
   /// ends quietly with status 0, as it would by SIGPIPE had the parent not ignored it; any other
   /// failure (a full disk) is reported and ends it with status 1, so a script never trusts a cut-off result.
@@ -20,6 +23,18 @@ struct Output: Sendable {
   /// One JSON document on one line.
   func print(_ json: JSON) {
     print(json.serialized() + "\n")
+  }
+
+  /// An error as the output was asked for: a diagnostic line, or with --json one object
+  /// `{"error": CODE, "message": TEXT, "exit": STATUS}` on standard error, so that a script
+  /// reading JSON reads its failures the same way.
+  func report(_ error: ClientError) {
+    guard json else { return diagnose(error.message) }
+    let object = JSON.object([
+      ("error", .string(error.code)), ("message", .string(error.message)),
+      ("exit", .integer(Int64(error.exitStatus.rawValue))),
+    ])
+    try? FileDescriptor.standardError.writeAll(Array((object.serialized() + "\n").utf8), subject: "stderr")
   }
 
   /// A diagnostic line on standard error, prefixed with the program's name.

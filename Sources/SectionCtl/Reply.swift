@@ -35,6 +35,16 @@ struct Reply: Equatable, Sendable {
     data.lazy.compactMap { if case .mode(let mode) = $0 { mode } else { nil } }.first
   }
 
+  /// The `status KEY VALUE` lines of a STATUS reply.
+  var facts: [String: String] {
+    var facts: [String: String] = [:]
+    for case .other(let line) in data where line.hasPrefix("status ") {
+      let fields = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+      if fields.count == 3 { facts[String(fields[1])] = String(fields[2]) }
+    }
+    return facts
+  }
+
   /// The reply itself when it succeeded; the daemon's error otherwise.
   func succeeded() throws(ClientError) -> Reply {
     if case .error(let code, let message) = status { throw .daemon(code: code, message: message) }

@@ -16,6 +16,8 @@ struct Runner {
     case .version:
       output.print(
         "sectionctl \(SectionService.daemonVersion) (protocol \(SectionService.protocolVersion))\n")
+    case .list where !invocation.commandGiven && environment.inputIsTerminal && environment.outputIsTerminal:
+      return try Shell(runner: self).run()
     case .list:
       let reply = try connect().request("LIST").succeeded()
       show(
@@ -42,8 +44,9 @@ struct Runner {
     case .status:
       let status = try daemonStatus()
       show(text: TextRenderer.status(status), json: JSONRenderer.status(status))
-    case .reload:
-      let reply = try connect().request("RELOAD").succeeded()
+    case .reload, .reloadFresh:
+      let line = invocation.command == .reload ? "RELOAD" : "RELOAD FRESH"
+      let reply = try connect().request(line).succeeded()
       if invocation.json { output.print(JSONRenderer.revision(reply.revision)) }
     case .ping:
       let client = try connect()
@@ -70,8 +73,14 @@ struct Runner {
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())
     case .batch:
-      let lines = try standardInputLines().filter { !$0.allSatisfy { $0 == " " || $0 == "\t" } }
-      showRevision(try connect().request(batch: lines).succeeded())
+      // Blank lines are sent too: the daemon counts them in the line numbers of its errors.
+      showRevision(try connect().request(batch: try standardInputLines()).succeeded())
+    case .isOpen(let ref):
+      return try isOpen(ref)
+    case .export:
+      output.print(try Exporter(client: connect()).config())
+    case .shell:
+      return try Shell(runner: self).run()
     }
     return .success
   }
@@ -89,18 +98,51 @@ struct Runner {
     } catch {
       throw .usage("cannot read the requests from standard input: \(error)")
     }
-    return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
-      .map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
+    var lines = String(decoding: bytes, as: UTF8.self).split(
+      separator: "\n", omittingEmptySubsequences: false)
+    if lines.last?.isEmpty == true { lines.removeLast() }
+    return lines.map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
   }
 
-  private func socketPath() -> String {
-    SocketLocation.resolve(
+  private var candidates: [SocketLocation.Candidate] {
+    SocketLocation.candidates(
       explicit: invocation.socket, readonly: invocation.readonly,
       explicitReadonly: invocation.readonlySocket, environment: environment)
   }
 
-  private func connect() throws(ClientError) -> Client {
-    try Client(path: socketPath())
+  /// The socket of the daemon to talk to now (see `SocketLocation`); one that is named is
+  /// not tried first, its connection says what is wrong.
+  func socket() throws(ClientError) -> SocketLocation.Candidate {
+    let candidates = candidates
+    if candidates.count == 1 { return candidates[0] }
+    return try SocketLocation.choose(candidates, probe: SocketLocation.probe)
+  }
+
+  /// For watch, ui and shell, which wait for a daemon that is not there yet.
+  func socketPath() -> String {
+    SocketLocation.chooseForWaiting(candidates, probe: SocketLocation.probe).path
+  }
+
+  func connect() throws(ClientError) -> Client {
+    try connectWithKind().client
+  }
+
+  /// A connection to the daemon, and whose it is. A command that only reads, refused the
+  /// control socket (a user outside the daemon's group), reads through the read-only socket
+  /// of the same daemon instead, as `--readonly` would: `sectionctl status` works for anyone.
+  private func connectWithKind() throws(ClientError) -> (client: Client, kind: SocketLocation.Kind) {
+    do {
+      let socket = try socket()
+      return (try Client(path: socket.path), socket.kind)
+    } catch .cannotConnect(let path, .permissionDenied)
+      where invocation.command.onlyReads && !invocation.readonly
+    {
+      let viewer = SocketNames.readonlyPath(forControl: path)
+      guard let client = try? Client(path: viewer) else {
+        throw .cannotConnect(path: path, errno: .permissionDenied)
+      }
+      return (client, candidates.first { $0.path == path }?.kind ?? .given)
+    }
   }
 
   private func show(text: String, json: JSON) {
@@ -120,7 +162,7 @@ struct Runner {
         changed += try reply.succeeded().sections.map(\.index)
         succeeded = true
       } catch {
-        output.diagnose(error.message)
+        output.report(invocation.readonly ? error.onReadonlySocket : error)
         status = error.exitStatus
       }
     }
@@ -134,10 +176,11 @@ struct Runner {
     return status
   }
 
-  /// VERSION, MODE and LIST in one round trip.
-  private func daemonStatus() throws(ClientError) -> DaemonStatus {
-    let client = try connect()
-    let replies = try client.request(["VERSION", "MODE", "LIST"])
+  /// VERSION, MODE, LIST and STATUS in one round trip. A daemon without STATUS (older than
+  /// this sectionctl) answers it ERR UNKNOWN: its facts are then left out.
+  func daemonStatus() throws(ClientError) -> DaemonStatus {
+    let (client, kind) = try connectWithKind()
+    let replies = try client.request(["VERSION", "MODE", "LIST", "STATUS"])
     let version = try replies[0].succeeded()
     let modeReply = try replies[1].succeeded()
     let list = try replies[2].succeeded()
@@ -148,15 +191,44 @@ struct Runner {
     }
     return DaemonStatus(
       daemonVersion: daemonVersion, protocolVersion: protocolVersion, socket: client.path,
-      revision: list.revision ?? modeReply.revision ?? 0, mode: mode, sections: list.sections)
+      revision: list.revision ?? modeReply.revision ?? 0, mode: mode, sections: list.sections,
+      kind: kind, facts: (try? replies[3].succeeded())?.facts ?? [:])
+  }
+
+  /// `is-open`: the answer is the exit status.
+  private func isOpen(_ ref: String) throws(ClientError) -> ExitStatus {
+    let list = try connect().request("LIST").succeeded()
+    let section: ListedSection?
+    if ref.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+      section = Int(ref).flatMap { index in list.sections.first { $0.index == index } }
+    } else {
+      section = list.sections.first { $0.id == ref }
+    }
+    guard let section else {
+      output.diagnose("no section \"\(ref)\": there are \(list.sections.count)")
+      return .noSection
+    }
+    return section.isOpen ? .success : .daemonError
   }
 
   /// Raw lines, one request at a time so that even a long list never fills the socket both ways.
+  /// The lines of a BATCH get no reply until its END; QUIT's OK is the last line (the parser
+  /// made sure nothing follows it).
   private func send(_ lines: [String]) throws(ClientError) -> ExitStatus {
-    let connection = try Connection(path: socketPath())
+    let connection = try Connection(path: socket().path)
     var status = ExitStatus.success
+    var inBatch = false
     for line in lines {
       try connection.send([line])
+      let verb = SendLine.verb(line)
+      if inBatch && verb != "END" { continue }
+      // On the read-only socket BATCH is refused at once, and each line after it is a request.
+      if verb == "BATCH" && !invocation.readonly {
+        inBatch = true
+        continue
+      }
+      inBatch = false
+      if verb.isEmpty { continue }
       while true {
         guard let reply = connection.readLine() else { throw .connectionLost(path: connection.path) }
         output.print(reply + "\n")

@@ -1,32 +1,91 @@
-/// Where the daemon's socket is, found the same way the daemon decides where to put it.
-enum SocketLocation {
-  static let systemPath = "/run/sectiond/control.sock"
-  static let readonlyName = "readonly.sock"
+import Posix
+import SectionCore
 
-  /// `--socket`, else `$SECTIOND_SOCKET`, else the system socket for root, else the user's runtime
-  /// directory (`/tmp/sectiond-UID` without one, as the daemon does); with `readonly`, the
-  /// `--readonly-socket` given, else `readonly.sock` in the same directory.
+/// Where the daemon's socket is: the one named (`--socket`, `$SECTIOND_SOCKET`), else for root
+/// the system daemon's, else the user's own daemon if it runs and the system daemon if not.
+enum SocketLocation {
+  static let systemPath = "/run/sectiond/" + SocketNames.control
+  static let readonlyName = SocketNames.readonly
+
+  /// Whose daemon a socket belongs to: what `status` says, and what hint a failure gives.
+  enum Kind: String, Equatable, Sendable {
+    /// Named with --socket, --readonly-socket or SECTIOND_SOCKET.
+    case given
+    /// The user's own daemon (the per-user service, or sectiond started by hand).
+    case user
+    /// The machine's daemon (the system service or the Debian package).
+    case system
+  }
+
+  struct Candidate: Equatable, Sendable {
+    let path: String
+    let kind: Kind
+  }
+
+  /// The first candidate, without trying any: the socket sectionctl looks at first.
   static func resolve(
     explicit: String?, readonly: Bool, explicitReadonly: String? = nil, environment: Environment
   ) -> String {
-    if readonly, let explicitReadonly { return explicitReadonly }
-    let control: String
-    if let explicit {
-      control = explicit
-    } else if let fromEnvironment = environment.nonEmpty("SECTIOND_SOCKET") {
-      control = fromEnvironment
-    } else if environment.userID == 0 {
-      control = systemPath
-    } else {
-      let runtime = environment.nonEmpty("XDG_RUNTIME_DIR").map { $0 + "/sectiond" }
-      control = (runtime ?? "/tmp/sectiond-\(environment.userID)") + "/control.sock"
-    }
-    return readonly ? sibling(of: control, named: readonlyName) : control
+    candidates(
+      explicit: explicit, readonly: readonly, explicitReadonly: explicitReadonly, environment: environment)[0]
+      .path
   }
 
-  /// `name` in the directory that holds `path`.
-  private static func sibling(of path: String, named name: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return name }
-    return String(path[...slash]) + name
+  /// The sockets to try, in order: one when it is named or for root; for another user, their
+  /// own (`$XDG_RUNTIME_DIR/sectiond`, or `/tmp/sectiond-UID` as the daemon does without
+  /// one), then the system's. With `readonly`, the read-only socket of each (`--readonly-socket`
+  /// if given), named after its control socket as the daemon names it (`SocketNames`).
+  static func candidates(
+    explicit: String?, readonly: Bool, explicitReadonly: String? = nil, environment: Environment
+  ) -> [Candidate] {
+    if readonly, let explicitReadonly { return [Candidate(path: explicitReadonly, kind: .given)] }
+    func socket(_ control: String, _ kind: Kind) -> Candidate {
+      Candidate(path: readonly ? SocketNames.readonlyPath(forControl: control) : control, kind: kind)
+    }
+    if let explicit { return [socket(explicit, .given)] }
+    if let fromEnvironment = environment.nonEmpty("SECTIOND_SOCKET") {
+      return [socket(fromEnvironment, .given)]
+    }
+    if environment.userID == 0 { return [socket(systemPath, .system)] }
+    let runtime = environment.nonEmpty("XDG_RUNTIME_DIR").map { $0 + "/sectiond" }
+    let user = (runtime ?? "/tmp/sectiond-\(environment.userID)") + "/" + SocketNames.control
+    return [socket(user, .user), socket(systemPath, .system)]
+  }
+
+  /// The first candidate whose daemon accepts a connection (`probe` returns nil when it does,
+  /// else the errno). When none does: one candidate's failure as it is; with a user and a
+  /// system socket, a failure that is not "nobody there" (permission denied on the system's)
+  /// is the one reported, else both are named with how to start each.
+  static func choose(_ candidates: [Candidate], probe: (String) -> Errno?) throws(ClientError) -> Candidate {
+    var failures: [(Candidate, Errno)] = []
+    for candidate in candidates {
+      guard let errno = probe(candidate.path) else { return candidate }
+      failures.append((candidate, errno))
+    }
+    let absent: [Errno] = [.noEntry, .connectionRefused]
+    if failures.count > 1, let (candidate, errno) = failures.first(where: { !absent.contains($0.1) }) {
+      throw ClientError.connectFailure(path: candidate.path, errno: errno)
+    }
+    if failures.count > 1 { throw ClientError.noDaemon(paths: failures.map(\.0.path)) }
+    throw ClientError.connectFailure(path: failures[0].0.path, errno: failures[0].1)
+  }
+
+  /// For commands that wait for a daemon to come (watch, ui): the one that answers now, else the
+  /// first whose socket file exists, else the first.
+  static func chooseForWaiting(_ candidates: [Candidate], probe: (String) -> Errno?) -> Candidate {
+    if let running = candidates.first(where: { probe($0.path) == nil }) { return running }
+    return candidates.first { FileSystem.exists($0.path) } ?? candidates[0]
+  }
+
+  /// Connects and closes: nil when a daemon accepted, else why not.
+  static func probe(_ path: String) -> Errno? {
+    do {
+      try UnixSocket.connect(path: path).close()
+      return nil
+    } catch let error as PosixError {
+      return error.errno
+    } catch {
+      return Errno(0)
+    }
   }
 }

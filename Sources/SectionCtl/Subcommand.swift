@@ -2,6 +2,8 @@
 enum Subcommand: String, CaseIterable, Sendable {
   case list, view, items, open, close, toggle, mode, status, reload, ping, watch, ui, send, pipe, help
   case add, rm, mv, rename, item, batch
+  case isOpen = "is-open"
+  case export, shell
 
   /// The synopsis lines, without the leading `sectionctl `.
   var usage: [String] {
@@ -14,7 +16,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .toggle: ["toggle [--json] REF..."]
     case .mode: ["mode [--json] [exclusive|multi]"]
     case .status: ["status [--json]"]
-    case .reload: ["reload [--json]"]
+    case .reload: ["reload [--json] [--fresh]"]
     case .ping: ["ping [--json]"]
     case .watch: ["watch [--json] [--view] [--count N]"]
     case .ui: ["ui"]
@@ -31,6 +33,9 @@ enum Subcommand: String, CaseIterable, Sendable {
         "item mv [--json] REF FROM TO", "item set [--json] REF POSITION TEXT...",
       ]
     case .batch: ["batch [--json] < REQUESTS"]
+    case .isOpen: ["is-open REF"]
+    case .export: ["export > sections.json"]
+    case .shell: ["shell"]
     }
   }
 
@@ -58,6 +63,9 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .rename: "give a section a new title (its id stays)"
     case .item: "add, delete, move or replace one item of a section"
     case .batch: "apply the request lines on standard input as one change, all or none"
+    case .isOpen: "exit 0 if a section is open, 1 if closed (for scripts, like systemctl is-active)"
+    case .export: "print the list as it is now as a config file sectiond --config accepts"
+    case .shell: "an interactive prompt with line editing and history, showing changes as they come"
     }
   }
 
@@ -84,12 +92,15 @@ enum Subcommand: String, CaseIterable, Sendable {
         REF     a section's index or id; several are \(self == .open ? "opened" : "closed") in the order given
       Options:
         --all   \(self == .open ? "open every section (multi mode only)" : "close every section")
+      Each REF is a request of its own, not all or nothing: one the daemon refuses (no such
+      section) is reported and the others still happen; 'sectionctl batch' is all or nothing.
       Prints the sections named, as they are after the last change. With --json: {\"revision\", \"sections\": [...]}.
       """
     case .toggle:
       """
       Arguments:
         REF   a section's index or id; several are toggled in the order given
+      Each REF is a request of its own, not all or nothing (see 'sectionctl batch').
       Prints the sections named, as they are after the last change. With --json: {\"revision\", \"sections\": [...]}.
       """
     case .mode:
@@ -107,8 +118,13 @@ enum Subcommand: String, CaseIterable, Sendable {
       """
     case .reload:
       """
-      The daemon keeps open sections open by id; if the new config is invalid it keeps the old one
-      and sectionctl prints why and exits 1. Needs the control socket, not --readonly.
+      The daemon keeps open sections open by id, and clients' edits (see sectionctl(1)); if the
+      new config is invalid it keeps the old one and sectionctl prints why and exits 1. Needs the
+      control socket, not --readonly.
+      Options:
+        --fresh   take the config as it is: sections clients added go, those they deleted come
+                  back, those they edited take the config's title and items again. After
+                  'sectionctl export' into the config file, this makes the list the config's own.
       """
     case .ping:
       "Exits 0 when the daemon answers, 3 when it cannot be reached. With --json: {\"socket\", \"milliseconds\"}."
@@ -117,12 +133,15 @@ enum Subcommand: String, CaseIterable, Sendable {
       First prints the current state, then one line per change:
         state REV MODE IDS|-     opened REV INDEX ID     closed REV INDEX ID
         mode REV MODE            reload REV
+        inserted REV INDEX ID    deleted REV INDEX ID    moved REV FROM TO ID
+        renamed REV INDEX ID     items REV INDEX ID COUNT
       If the daemon restarts, watch reconnects (waiting at most 2 s between attempts) and prints
       the fresh state. Ctrl-C or SIGTERM ends it with status 0.
       Options:
         --count N   exit after N changes
         --view      redraw the accordion (as 'sectionctl view') on every change
-      With --json: one object per line, {\"event\": \"state\"|\"opened\"|\"closed\"|\"mode\"|\"reload\", \"revision\", ...}.
+      With --json: one object per line, {\"event\": \"state\"|\"opened\"|\"closed\"|\"mode\"|\"reload\"|
+      \"inserted\"|\"deleted\"|\"moved\"|\"renamed\"|\"items\", \"revision\", ...}.
       """
     case .ui:
       """
@@ -199,6 +218,29 @@ enum Subcommand: String, CaseIterable, Sendable {
         set REF POSITION TEXT...   replace an item's text
       \(SectionCtlText.editOutput)
       """
+    case .isOpen:
+      """
+      Arguments:
+        REF   a section's index or id
+      Prints nothing. Exit status: 0 open, 1 closed, 3 the daemon cannot be reached,
+      4 no such section.
+      """
+    case .export:
+      """
+      Prints {"mode", "sections": [{"id", "title", "open", "items"}]}: the list as clients shaped
+      it, with the mode and the open sections as they are now, which 'sectiond --config' accepts.
+      To make it the config: write it over the config file and reload ('sectionctl reload');
+      sections clients edited keep their edits, now the same as the config's (see sectionctl(1)).
+      """
+    case .shell:
+      """
+      A prompt that reads sectionctl commands (list, open 1, add id Title, help ...) or raw
+      protocol lines (upper-case verbs: LIST, OPEN 1), with line editing and history (libedit:
+      Up/Down, Ctrl-R, Tab completes commands); the history is kept in
+      $XDG_STATE_HOME/sectionctl/history (~/.local/state/sectionctl/history). Changes made
+      anywhere are printed as they come, between prompts. Ctrl-D or 'quit' ends it.
+      'sectionctl' with no command starts it when standard input and output are a terminal.
+      """
     case .batch:
       """
       Reads request lines (as 'sectionctl send HELP' lists them: INSERT, DELETE, MOVE, RENAME,
@@ -230,9 +272,12 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .add: "sectionctl add --at 0 news Latest news"
     case .rm: "sectionctl rm news"
     case .mv: "sectionctl mv news 0"
-    case .rename: "sectionctl rename news Today's news"
+    case .rename: "sectionctl rename news \"Today's news\""
     case .item: "sectionctl item add news Call Bob"
     case .batch: "sectionctl batch < edits.txt"
+    case .isOpen: "sectionctl is-open inbox && echo 'inbox is open'"
+    case .export: "sectionctl export > sections.json && sectiond --check-config --config sections.json"
+    case .shell: "sectionctl shell"
     }
   }
 }

@@ -1,3 +1,5 @@
+import SectionCore
+
 /// sectionctl's output for people: every function returns whole lines, each ending in LF.
 enum TextRenderer {
   /// `sectionctl list`: aligned columns under a header.
@@ -27,7 +29,7 @@ enum TextRenderer {
     var text = ""
     for section in sections {
       let marker = section.isOpen ? style.green(style.marker(open: true)) : style.marker(open: false)
-      let count = section.itemCount == 1 ? "1 item" : "\(section.itemCount) items"
+      let count = counted(section.itemCount, "item")
       text +=
         "\(marker) \(style.bold(section.title))  \(style.dim("(\(section.index) \(section.id), \(count))"))\n"
       for item in itemsBySection[section.index] ?? [] where section.isOpen {
@@ -52,15 +54,44 @@ enum TextRenderer {
   static func status(_ status: DaemonStatus) -> String {
     let open = status.openSections
     let openNames = open.isEmpty ? "" : " (\(open.map(\.id).joined(separator: ", ")))"
-    return """
-      daemon:    sectiond \(status.daemonVersion), protocol \(status.protocolVersion)
-      socket:    \(status.socket)
+    let facts = status.facts
+    let whose =
+      switch status.kind {
+      case .system: "the system daemon"
+      case .user: "your own daemon"
+      case .given: facts["uid"] == "0" ? "a daemon run by root" : "the daemon named"
+      }
+    var process = ""
+    if let pid = facts["pid"] { process += ", pid \(pid)" }
+    if let uid = facts["uid"] { process += ", uid \(uid)" }
+    if facts["systemd"] == "yes" { process += ", under systemd" }
+    var text = """
+      daemon:    sectiond \(status.daemonVersion), protocol \(status.protocolVersion)\(process)
+      socket:    \(status.socket) (\(whose))
+
+      """
+    if let uptime = facts["uptime"].flatMap({ UInt64($0) }) { text += "uptime:    \(duration(uptime))\n" }
+    if let config = facts["config"] { text += "config:    \(config == "-" ? "built-in demo set" : config)\n" }
+    if let state = facts["state"] { text += "state:     \(state == "-" ? "in memory only" : state)\n" }
+    if let clients = facts["clients"], let subscribers = facts["subscribers"] {
+      text += "clients:   \(clients) (this one included), \(subscribers) subscribed\n"
+    }
+    return text + """
       revision:  \(status.revision)
       mode:      \(status.mode.rawValue)
       sections:  \(status.sections.count), \(open.count) open\(openNames)
       items:     \(status.itemCount), \(status.visibleItemCount) visible
 
       """
+  }
+
+  /// Seconds as a person reads them: `42s`, `3m 5s`, `2h 0m`, `3d 4h`.
+  static func duration(_ seconds: UInt64) -> String {
+    let (days, hours, minutes) = (seconds / 86400, seconds / 3600 % 24, seconds / 60 % 60)
+    if days > 0 { return "\(days)d \(hours)h" }
+    if seconds >= 3600 { return "\(seconds / 3600)h \(minutes)m" }
+    if seconds >= 60 { return "\(minutes)m \(seconds % 60)s" }
+    return "\(seconds)s"
   }
 
   /// `sectionctl watch`: one line per event, the event's words without the `!`, so that

@@ -36,8 +36,10 @@ public enum Daemon {
 
   private static func checkConfig(_ options: DaemonOptions) throws -> Int32 {
     let config = try loadConfig(options)
+    // The same refusal a start would give: OK must mean the daemon would start with it.
+    try Security.checkFiles(options, statePath: nil)
     let source = options.configPath ?? "built-in demo config"
-    print("\(source): OK: \(config.sections.count) sections, mode \(config.mode.rawValue)")
+    print("\(source): OK: \(counted(config.sections.count, "section")), mode \(config.mode.rawValue)")
     return 0
   }
 
@@ -82,6 +84,7 @@ public enum Daemon {
     ) {
       try loadConfig(options)
     }
+    service.statusFields = statusFields(options, store: store, server: server)
     let inherited = try SocketActivation.inherited()
     let sockets = try Sockets.open(options, inherited: inherited)
     for socket in sockets { try server.serve(socket.fd, access: socket.access, file: socket.file) }
@@ -95,13 +98,40 @@ public enum Daemon {
       $0.file?.path ?? "inherited \($0.access == .control ? "control" : "readonly") socket"
     }
     Log.notice(
-      "serving \(service.model.sections.count) sections on \(names.joined(separator: " and "))"
+      "serving \(counted(service.model.sections.count, "section")) on \(names.joined(separator: " and "))"
         + (store.map { ", state in \($0.path)" } ?? ", state in memory only")
         + (watchdog ? ", watchdog on" : ""))
     Notifier.ready(status: server.statusLine)
     let code = try loop.run()
     withExtendedLifetime((signals, hangUp, server)) {}
     return code
+  }
+
+  /// STATUS's facts: who runs the daemon and how, which files it uses (`-`: none), for how
+  /// long, and for how many clients. Paths are printed with control characters as `?`, so that
+  /// each stays one line.
+  private static func statusFields(
+    _ options: DaemonOptions, store: StateStore?, server: Server
+  ) -> () -> [(String, String)] {
+    let started = monotonicMicroseconds()
+    let pid = String(ProcessInfo.processID)
+    let uid = String(ProcessInfo.userID)
+    let systemd = Notifier.isActive ? "yes" : "no"
+    func line(_ path: String?) -> String {
+      String(
+        String.UnicodeScalarView(
+          (path ?? "-").unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+    }
+    let config = line(options.configPath)
+    let state = line(store?.path)
+    return { [unowned server] in
+      [
+        ("pid", pid), ("uid", uid), ("systemd", systemd),
+        ("uptime", String((monotonicMicroseconds() - started) / 1_000_000)),
+        ("config", config), ("state", state),
+        ("clients", String(server.connections.count)), ("subscribers", String(server.subscribers.count)),
+      ]
+    }
   }
 
   /// The config named by the options, or the demo set when there is none.

@@ -38,7 +38,9 @@ public struct DaemonOptions: Equatable {
       --socket PATH            control socket (default $SECTIOND_SOCKET, /run/sectiond/control.sock
                                for root, else $XDG_RUNTIME_DIR/sectiond/control.sock, or
                                /tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR)
-      --readonly-socket PATH   read-only socket, mode 0666 (default readonly.sock beside the control socket)
+      --readonly-socket PATH   read-only socket, mode 0666 (default readonly.sock beside a control
+                               socket named control.sock, else the control socket's name with
+                               .readonly before its .sock: /tmp/a.sock gives /tmp/a.readonly.sock)
       --state FILE             state file (default $STATE_DIRECTORY/state.json under systemd,
                                /var/lib/sectiond/state.json for root, else $XDG_STATE_HOME/sectiond/state.json)
       --no-state               keep state in memory only
@@ -181,7 +183,7 @@ public struct DaemonOptions: Equatable {
       socket ?? environment("SECTIOND_SOCKET")
       ?? (isRoot ? "/run/sectiond/control.sock" : "\(runtimeDirectory)/control.sock")
     if options.readOnlySocketPath == nil {
-      options.readOnlySocketPath = "\(directoryName(of: options.socketPath))/readonly.sock"
+      options.readOnlySocketPath = SocketNames.readonlyPath(forControl: options.socketPath)
     }
     if !noState && options.statePath == nil {
       let directory = defaultDirectory(

@@ -98,7 +98,7 @@ final class Server {
     let open = service.model.openIndices.count
     let sections = service.model.sections.count
     return
-      "\(sections) sections (\(open) open), \(connections.count) clients, \(subscribers.count) subscribers, revision \(service.model.revision)"
+      "\(counted(sections, "section")) (\(open) open), \(counted(connections.count, "client")), \(counted(subscribers.count, "subscriber")), revision \(service.model.revision)"
   }
 
   // MARK: Reading and handling requests
@@ -263,7 +263,7 @@ final class Server {
     do {
       let config = try loadConfig()
       outcome = try service.reload(config, reply: &reply)
-      Log.notice("reloaded the config: \(config.sections.count) sections")
+      Log.notice("reloaded the config: \(counted(config.sections.count, "section"))")
     } catch {
       let reason = service.refuseReload(error, reply: &reply)
       Log.error("reload refused, still serving the previous config: \(reason)")

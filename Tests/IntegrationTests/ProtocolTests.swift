@@ -78,7 +78,9 @@ import Testing
       _ = try writer.request("TOGGLE 0")
       slowest = max(slowest, Date().timeIntervalSince(start))
     }
-    #expect(slowest < 0.5, "a request took \(slowest) s while a subscriber did not read")
+    // Blocked, a request would wait for the stalled reader for ever; 3 s is a margin a loaded
+    // machine meets (how fast a TOGGLE is, is bench's to say).
+    #expect(slowest < 3, "a request took \(slowest) s while a subscriber did not read")
     // The stalled subscriber catches up: the events it could not take became one snapshot.
     var expectedRevision = 1
     var line = try stalled.readLine(timeout: 5)

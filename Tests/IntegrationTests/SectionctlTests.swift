@@ -308,7 +308,7 @@ import Testing
     #expect(run.status == 3)
     #expect(run.stdout == "")
     #expect(run.stderr.hasPrefix("sectionctl: no daemon is listening on \(missing)"))
-    #expect(run.stderr.contains("is sectiond running?"))
+    #expect(run.stderr.contains("start one with 'sectiond --socket'"))
 
     // A socket file left behind by a daemon that died: connect is refused.
     let stale = directory.file("stale.sock")

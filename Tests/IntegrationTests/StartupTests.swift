@@ -22,7 +22,7 @@ import Testing
     let good = directory.write("good.json", #"{"mode":"exclusive","sections":[{"title":"A","items":["x"]}]}"#)
     let ok = try runCommand(Built.sectiond, ["--check-config", "--config", good])
     #expect(ok.status == 0)
-    #expect(ok.standardOutput.contains("1 sections, mode exclusive"))
+    #expect(ok.standardOutput.contains("1 section, mode exclusive"))
     let bad = directory.write("bad.json", #"{"sections":[{"title":"A","items":[""]}]}"#)
     let refused = try runCommand(Built.sectiond, ["--check-config", "--config", bad])
     #expect(refused.status == 1)
@@ -100,7 +100,7 @@ import Testing
     }
     #expect(answered)
     #expect(try FileSystem.status(socket)?.mode == 0o140660)
-    #expect(try FileSystem.status(directory.file("a/b/readonly.sock"))?.mode == 0o140666)
+    #expect(try FileSystem.status(directory.file("a/b/c.readonly.sock"))?.mode == 0o140666)
   }
 
   @Test func secondDaemonOnTheSamePathIsRefused() throws {

@@ -165,4 +165,34 @@ import Testing
     _ = try harness.service.reload(config(.multi, [("z", [], false)]), reply: &reply)
     #expect(harness.service.needsSnapshot)
   }
+
+  /// RELOAD FRESH takes the config as it is: what clients inserted goes, what they deleted
+  /// comes back, what they edited takes the config's text again; open sections stay open
+  /// (issue 23: a way back to the config without deleting files by hand).
+  @Test func reloadFreshDropsClientsEdits() throws {
+    let harness = Harness()
+    _ = harness.send("INSERT end n New")
+    _ = harness.send("DELETE c")
+    _ = harness.send("RENAME a Renamed")
+    _ = harness.send("OPEN b")
+    _ = harness.commit()
+    #expect(harness.send("RELOAD FRESH") == ("", .reload))
+    var reply = OutputQueue()
+    #expect(try harness.service.reload(abc(), reply: &reply) == .changed)
+    _ = harness.commit()
+    #expect(
+      harness.reply("LIST") == "section 0 a closed 2 A\nsection 1 b open 1 B\nsection 2 c closed 0 C\nOK 5\n")
+    // The edits are forgotten: a plain reload now follows the config everywhere.
+    var again = OutputQueue()
+    _ = try harness.service.reload(config(.multi, [("a", [], false), ("b", [], false)]), reply: &again)
+    _ = harness.commit()
+    #expect(harness.reply("LIST") == "section 0 a closed 0 A\nsection 1 b open 0 B\nOK 6\n")
+    // Without edits, RELOAD FRESH of the same config changes nothing.
+    #expect(harness.send("RELOAD FRESH").1 == .reload)
+    var same = OutputQueue()
+    #expect(
+      try harness.service.reload(config(.multi, [("a", [], false), ("b", [], false)]), reply: &same)
+        == .replied)
+    #expect(harness.send("RELOAD again").0.hasPrefix("ERR SYNTAX"))
+  }
 }

@@ -133,7 +133,7 @@ import Testing
       errorLine(parse("UNSUBSCRIBE x")) == "ERR SYNTAX unexpected \"x\": UNSUBSCRIBE takes no arguments")
     #expect(errorLine(parse("HELP open")) == "ERR SYNTAX unexpected \"open\": HELP takes no arguments")
     #expect(errorLine(parse("QUIT now")) == "ERR SYNTAX unexpected \"now\": QUIT takes no arguments")
-    #expect(errorLine(parse("RELOAD x")) == "ERR SYNTAX unexpected \"x\": RELOAD takes no arguments")
+    #expect(errorLine(parse("RELOAD x")) == "ERR SYNTAX unexpected \"x\": RELOAD takes FRESH or nothing")
     #expect(errorLine(parse("OPEN 1 2")) == "ERR SYNTAX unexpected \"2\": usage: OPEN <index|id|ALL>")
     #expect(errorLine(parse("CLOSE ALL now")) == "ERR SYNTAX unexpected \"now\": usage: CLOSE <index|id|ALL>")
     #expect(errorLine(parse("TOGGLE a b")) == "ERR SYNTAX unexpected \"b\": usage: TOGGLE <index|id>")

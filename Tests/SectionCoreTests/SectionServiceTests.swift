@@ -251,7 +251,8 @@ final class Harness {
       help UNSUBSCRIBE - stop receiving events
       help HELP - this list
       help QUIT - close the connection
-      help RELOAD - re-read the config file, keeping clients' edits (control socket only)
+      help RELOAD [FRESH] - re-read the config file, keeping clients' edits; FRESH drops them (control socket only)
+      help STATUS - the daemon's process, paths, uptime, clients and subscribers
       help INSERT <index|end> <id> <title> - insert a new closed section with no items (control socket only)
       help DELETE <index|id> - delete a section (control socket only)
       help MOVE <index|id> <index> - move a section to an index (control socket only)

@@ -21,7 +21,8 @@ import Testing
   }
 
   @Test func noCommandLists() throws {
-    #expect(try parse() == Invocation(command: .list))
+    // Without a command: list, or the shell on a terminal (the Runner decides).
+    #expect(try parse() == Invocation(command: .list, commandGiven: false))
   }
 
   @Test func everyCommandWithoutArguments() throws {
@@ -60,12 +61,16 @@ import Testing
     let expected = Invocation(command: .list, socket: "/tmp/s.sock", readonly: true, json: true)
     #expect(try parse("--socket", "/tmp/s.sock", "--readonly", "--json", "list") == expected)
     #expect(try parse("list", "--json", "--socket=/tmp/s.sock", "--readonly") == expected)
-    #expect(try parse("--json", "--readonly", "--socket", "/tmp/s.sock") == expected)
+    var implied = expected
+    implied.commandGiven = false
+    #expect(try parse("--json", "--readonly", "--socket", "/tmp/s.sock") == implied)
   }
 
   @Test func readonlySocketNamesTheSocketAndImpliesReadonly() throws {
     let expected = Invocation(command: .list, readonly: true, readonlySocket: "/x/ro.sock")
-    #expect(try parse("--readonly-socket", "/x/ro.sock") == expected)
+    #expect(
+      try parse("--readonly-socket", "/x/ro.sock")
+        == Invocation(command: .list, readonly: true, readonlySocket: "/x/ro.sock", commandGiven: false))
     #expect(try parse("list", "--readonly-socket=/x/ro.sock", "--readonly") == expected)
     #expect(usageError("--readonly-socket")?.contains("needs a value") == true)
     #expect(usageError("--socket", "/c.sock", "--readonly-socket", "/r.sock")?.contains("give one") == true)
@@ -167,5 +172,32 @@ import Testing
       usageError("rename", "a", "two\nlines")
         == "the a title must be one line of text, without control characters")
     #expect(usageError("batch", "x") == "batch takes no arguments, got 'x'")
+  }
+
+  /// -s, -r and -j, alone, together or with the value attached (issue 23).
+  @Test func shortOptions() throws {
+    let expected = Invocation(command: .list, socket: "/s.sock", readonly: true, json: true)
+    #expect(try parse("-s", "/s.sock", "-r", "-j", "list") == expected)
+    #expect(try parse("list", "-rj", "-s/s.sock") == expected)
+    #expect(try parse("-jrs", "/s.sock", "list") == expected)
+    #expect(usageError("-x", "list")?.contains("unknown option '-x'") == true)
+    #expect(usageError("list", "-s")?.contains("needs a value") == true)
+  }
+
+  @Test func isOpenExportAndShell() throws {
+    #expect(try parse("is-open", "inbox").command == .isOpen("inbox"))
+    #expect(usageError("is-open")?.contains("exactly one section") == true)
+    #expect(usageError("is-open", "a", "b")?.contains("exactly one section") == true)
+    #expect(try parse("export").command == .export)
+    #expect(try parse("shell").command == .shell)
+    #expect(usageError("--json", "shell")?.contains("does not apply to shell") == true)
+  }
+
+  /// `send` refuses what would hang or write into a closed connection (issue 23).
+  @Test func sendChecksBatchAndQuit() throws {
+    #expect(try parse("send", "BATCH", "OPEN 0", "END").command == .send(["BATCH", "OPEN 0", "END"]))
+    #expect(try parse("send", "PING", "quit").command == .send(["PING", "quit"]))
+    #expect(usageError("send", "QUIT", "PING")?.contains("QUIT must be the last line") == true)
+    #expect(usageError("send", "batch", "OPEN 0")?.contains("needs its END") == true)
   }
 }

@@ -49,6 +49,46 @@ import Testing
       resolve(Fixtures.environment(["XDG_RUNTIME_DIR": ""], userID: 7)) == "/tmp/sectiond-7/control.sock")
   }
 
+  /// A user other than root: their own daemon if it answers, else the system's (issue 23).
+  @Test func aUserFallsBackToTheSystemDaemon() throws {
+    let user = Fixtures.environment(["XDG_RUNTIME_DIR": "/run/user/7"], userID: 7)
+    let candidates = SocketLocation.candidates(explicit: nil, readonly: false, environment: user)
+    #expect(
+      candidates == [
+        .init(path: "/run/user/7/sectiond/control.sock", kind: .user),
+        .init(path: "/run/sectiond/control.sock", kind: .system),
+      ])
+    let running = { (up: [String: Errno?]) in { (path: String) -> Errno? in up[path] ?? .noEntry } }
+    #expect(
+      try SocketLocation.choose(candidates, probe: running(["/run/user/7/sectiond/control.sock": nil])).kind
+        == .user)
+    #expect(
+      try SocketLocation.choose(candidates, probe: running(["/run/sectiond/control.sock": nil])).kind
+        == .system)
+    // Permission denied on the system's is the failure worth reporting.
+    #expect(throws: ClientError.cannotConnect(path: "/run/sectiond/control.sock", errno: .permissionDenied)) {
+      try SocketLocation.choose(candidates, probe: running(["/run/sectiond/control.sock": .permissionDenied]))
+    }
+    #expect(throws: ClientError.noDaemon(paths: candidates.map(\.path))) {
+      try SocketLocation.choose(candidates, probe: running([:]))
+    }
+    let readonly = SocketLocation.candidates(explicit: nil, readonly: true, environment: user).map(\.path)
+    #expect(readonly == ["/run/user/7/sectiond/readonly.sock", "/run/sectiond/readonly.sock"])
+    // Named, or for root: that one only.
+    #expect(SocketLocation.candidates(explicit: "/x.sock", readonly: false, environment: user).count == 1)
+    #expect(
+      SocketLocation.candidates(explicit: nil, readonly: false, environment: Fixtures.environment(userID: 0))
+        .count == 1)
+  }
+
+  /// The read-only socket is named after the control socket, as the daemon names it (issue 23).
+  @Test func readonlySocketFollowsTheControlSocketsName() {
+    #expect(resolve(Fixtures.environment(), "/tmp/a.sock", readonly: true) == "/tmp/a.readonly.sock")
+    #expect(resolve(Fixtures.environment(), "/tmp/b.sock", readonly: true) == "/tmp/b.readonly.sock")
+    #expect(resolve(Fixtures.environment(), "/tmp/plain", readonly: true) == "/tmp/plain.readonly")
+    #expect(resolve(Fixtures.environment(), "/tmp/x/control.sock", readonly: true) == "/tmp/x/readonly.sock")
+  }
+
   @Test func colourNeedsATerminalAndNoNO_COLOR() {
     #expect(Style(environment: Fixtures.environment(terminal: true)).color)
     #expect(!Style(environment: Fixtures.environment(terminal: false)).color)
@@ -69,7 +109,18 @@ import Testing
   @Test func connectErrorsNameTheSocketAndTheFix() {
     let missing = ClientError.cannotConnect(path: "/run/s.sock", errno: .noEntry).message
     #expect(missing.hasPrefix("no daemon is listening on /run/s.sock"))
-    #expect(missing.contains("is sectiond running?"))
+    #expect(missing.contains("start one with 'sectiond --socket'"))
+    let system = ClientError.cannotConnect(path: "/run/sectiond/control.sock", errno: .noEntry).message
+    #expect(system.contains("'sudo systemctl start sectiond.socket'"))
+    let user = ClientError.cannotConnect(path: "/run/user/7/sectiond/readonly.sock", errno: .noEntry).message
+    #expect(user.contains("'systemctl --user start sectiond-readonly.socket'"))
+    let neither = ClientError.noDaemon(paths: [
+      "/run/user/7/sectiond/control.sock", "/run/sectiond/control.sock",
+    ])
+    #expect(neither.exitStatus == .unavailable)
+    #expect(
+      neither.message.contains("systemctl --user start sectiond.socket")
+        && neither.message.contains("sudo systemctl start sectiond.socket"))
     let stale = ClientError.cannotConnect(path: "/run/s.sock", errno: .connectionRefused).message
     #expect(stale.hasPrefix("no daemon is listening on /run/s.sock"))
     #expect(ClientError.cannotConnect(path: "/s", errno: .permissionDenied).message.contains("--readonly"))

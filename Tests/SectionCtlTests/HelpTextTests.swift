@@ -10,6 +10,8 @@ import Testing
       #expect(text.contains("\n  \(command.rawValue) "), "\(command)")
     }
     #expect(text.contains("--socket PATH"))
+    #expect(
+      text.contains("-s, --socket PATH") && text.contains("-r, --readonly") && text.contains("-j, --json"))
     #expect(text.contains("Exit status"))
   }
 

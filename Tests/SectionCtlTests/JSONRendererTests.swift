@@ -47,7 +47,16 @@ import Testing
     #expect(
       JSONRenderer.status(status).serialized()
         == #"{"daemon_version":"0.1.0","protocol":"1","socket":"/s","revision":9,"mode":"multi","sections":3,"#
-        + #""open":1,"open_ids":["second"],"items":13,"visible_items":2}"#)
+        + #""open":1,"open_ids":["second"],"items":13,"visible_items":2,"daemon":"given","pid":null,"uid":null,"#
+        + #""systemd":null,"uptime_seconds":null,"config":null,"state":null,"clients":null,"subscribers":null}"#
+    )
+    var facts = status
+    facts.kind = .user
+    facts.facts = ["pid": "7", "systemd": "no", "config": "/c.json", "state": "-", "clients": "2"]
+    let json = JSONRenderer.status(facts)
+    #expect(
+      json["daemon"] == .string("user") && json["pid"] == .integer(7) && json["systemd"] == .bool(false))
+    #expect(json["config"] == .string("/c.json") && json["state"] == .null && json["clients"] == .integer(2))
   }
 
   @Test func events() {

@@ -165,4 +165,28 @@ import Testing
     let line = model.statusLine(state, status: status).text
     #expect(line.contains("viewer (read-only)  |  read-only: no  |  /r"))
   }
+
+  /// Issue 23: a long title is cut before the `(index id, n items)` suffix is; rows below the
+  /// screen are said in the status line; a long message takes two lines rather than being cut.
+  @Test func longTitlesKeepTheirSuffixAndHiddenRowsAreSaid() {
+    var listed = Self.state([("a", true, 5), ("b", false, 0)])
+    let long = String(repeating: "word ", count: 30)
+    _ = listed.synced(
+      [
+        ListedSection(index: 0, id: "a", isOpen: true, itemCount: 5, title: long),
+        ListedSection(index: 1, id: "b", isOpen: false, itemCount: 1, title: "B"),
+      ], items: (0..<5).map { ListedItem(sectionIndex: 0, position: $0, text: "a-\($0)") }, revision: 2)
+    var model = ScreenModel(rows: 4, columns: 80)
+    let layout = model.layout(listed)
+    let lines = text(model, listed, layout: layout)
+    #expect(lines[0].hasSuffix("…  (0 a, 5 items)"))
+    #expect(DisplayWidth.of(lines[0]) <= 80)
+    #expect(lines[3].contains("4 more below"))
+    var status = StatusBar(socket: "/s", link: .connected, readonly: false)
+    status.message = String(repeating: "m", count: 100)
+    let shown = model.lines(listed, layout: layout, status: status, style: unicode, showsHelp: false).map(
+      \.text)
+    #expect(shown.suffix(2).joined().filter { $0 == "m" }.count == 100)
+    #expect(shown.count == 4)
+  }
 }

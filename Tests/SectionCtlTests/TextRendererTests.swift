@@ -65,13 +65,41 @@ import Testing
     #expect(
       TextRenderer.status(status) == """
         daemon:    sectiond 0.1.0, protocol 1
-        socket:    /run/s.sock
+        socket:    /run/s.sock (the daemon named)
         revision:  9
         mode:      exclusive
         sections:  3, 1 open (second)
         items:     13, 2 visible
 
         """)
+  }
+
+  /// What STATUS adds: which daemon, its process, files, uptime and clients (issue 23).
+  @Test func statusWithTheDaemonsFacts() {
+    let status = DaemonStatus(
+      daemonVersion: "0.1.0", protocolVersion: "1", socket: "/run/sectiond/control.sock", revision: 9,
+      mode: .multi, sections: Fixtures.sections, kind: .system,
+      facts: [
+        "pid": "42", "uid": "0", "systemd": "yes", "uptime": "3725", "config": "-",
+        "state": "/var/lib/sectiond/state.json", "clients": "3", "subscribers": "1",
+      ])
+    #expect(
+      TextRenderer.status(status) == """
+        daemon:    sectiond 0.1.0, protocol 1, pid 42, uid 0, under systemd
+        socket:    /run/sectiond/control.sock (the system daemon)
+        uptime:    1h 2m
+        config:    built-in demo set
+        state:     /var/lib/sectiond/state.json
+        clients:   3 (this one included), 1 subscribed
+        revision:  9
+        mode:      multi
+        sections:  3, 1 open (second)
+        items:     13, 2 visible
+
+        """)
+    #expect(TextRenderer.duration(59) == "59s")
+    #expect(TextRenderer.duration(61) == "1m 1s")
+    #expect(TextRenderer.duration(90061) == "1d 1h")
   }
 
   /// Watch lines split with `read -r event rev rest`.

@@ -63,5 +63,12 @@ third:Third" "$(zsh_ids sectionctl --socket "$control" open '')"
 check "zsh: --readonly-socket is declared" "1" \
   "$(grep -c "^ *'(--socket)--readonly-socket=" "$root/completions/_sectionctl")"
 
+# Issue 23's additions: the new commands, the short options, reload --fresh.
+check "bash: is-open and export are offered" "is-open
+export" "$(bash_complete sectionctl "" | grep -E "^(is-open|export)$")"
+check "bash: ids after is-open" "first" "$(bash_complete sectionctl --socket "$control" is-open f)"
+check "bash: reload offers --fresh" "--fresh" "$(bash_complete sectionctl reload --fr)"
+check "bash: -s names the socket for ids" "second" "$(bash_complete sectionctl -s "$control" toggle s)"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -119,7 +119,9 @@ def check_contents(results, deb, scratch):
               "usr/share/dbus-1/system.d/org.sectiond.Sectiond1.conf",
               "usr/share/dbus-1/system-services/org.sectiond.Sectiond1.service",
               "usr/share/dbus-1/services/org.sectiond.Sectiond1.service",
-              "usr/share/dbus-1/interfaces/org.sectiond.Sectiond1.xml", "usr/share/doc/sectiond/DBUS.md"]
+              "usr/share/dbus-1/interfaces/org.sectiond.Sectiond1.xml", "usr/share/doc/sectiond/DBUS.md",
+              # sectiond(8) points to PROTOCOL.md (issue 23: the package shipped neither).
+              "usr/share/doc/sectiond/README.md", "usr/share/doc/sectiond/PROTOCOL.md"]
     absent = [f for f in wanted if not os.path.isfile(os.path.join(unpacked, f))]
     results.check(not absent, f"the package holds units, snippets, man pages, completions, examples, D-Bus files "
                   f"({len(wanted)} files)", ", ".join(absent) and "missing: " + ", ".join(absent))

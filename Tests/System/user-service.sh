@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A user's own sectiond under a real user manager (issue 13): make install's units in the
-# systemd lab (Tests/System/lab.py), `systemctl --user enable --now sectiond.socket`, then
+# systemd lab (Tests/System/lab.py), `scripts/install.sh --prefix ~/.local` and `systemctl --user enable --now
+# sectiond.socket sectiond-readonly.socket` as the user, then
 # sectionctl as the README shows, the state, reload, the sandbox and the watchdog. The
 # work is done by Tests/System/user_service.py; this wrapper bounds its time.
 #

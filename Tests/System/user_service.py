@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
 """A user's own sectiond under a real user manager (issue 13, part 1), in the systemd lab
-(Tests/System/lab.py): `make install`'s layout (scripts/install.sh, PREFIX=/usr/local), a lab user,
-the real user@UID.service, and then what the README shows:
+(Tests/System/lab.py): a lab user, the real user@UID.service, and then what the README shows,
+as that user (issue 23: no root, and both sockets listening at once):
 
-    systemctl --user enable --now sectiond.socket
+    scripts/install.sh --prefix ~/.local        (here with --no-build and the built binaries)
+    systemctl --user enable --now sectiond.socket sectiond-readonly.socket
+    sectionctl --readonly status                (before anything else has used the daemon)
     sectionctl view
+
+The system daemon (`make install`'s layout, PREFIX=/usr/local) runs beside it, as on a
+machine with both: sectionctl talks to the user's own daemon, and to the system's (saying
+so) once the user's is stopped, with the hint that fits when neither runs.
 
 Checks: the sockets are %t/sectiond/*.sock, 0600 in a 0700 directory, and sectionctl finds
 them through $XDG_RUNTIME_DIR; the daemon serves ~/.config/sectiond/sections.json and keeps
@@ -27,6 +33,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lab import Lab, LabUnavailable, skip_line  # noqa: E402
 from sdlib import Results, config_json, require_binary  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 USER = "alice"
 
@@ -51,15 +59,34 @@ def user_service(results, lab):
     lab.add_user(USER)
     home = f"/home/{USER}"
     uid = lab.uid(USER)
-    run = lambda argv, **kw: lab.run(argv, user=USER, check=False, **kw)  # noqa: E731
+    user_path = f"{home}/.local/bin:/usr/local/bin:/usr/bin:/bin"
+    run = lambda argv, **kw: lab.run(argv, user=USER, check=False, env={"PATH": user_path, **kw.pop("env", {})}, **kw)  # noqa: E731
     run(["mkdir", "-p", f"{home}/.config/sectiond"])
     config = f"{home}/.config/sectiond/sections.json"
     run(["sh", "-c", f"cat > {config}"], input=config_json(["mail", "news", "todo"]))
     lab.user_manager(USER)
 
-    enable = run(["systemctl", "--user", "enable", "--now", "sectiond.socket"])
-    results.check(enable.returncode == 0, "systemctl --user enable --now sectiond.socket",
+    build_dir = os.environ.get("BUILD_DIR", ".build/debug")
+    build_dir = build_dir if os.path.isabs(build_dir) else os.path.join(ROOT, build_dir)
+    install = run([os.path.join(ROOT, "scripts", "install.sh"), "--no-build", "--prefix", f"{home}/.local"],
+                  env={"BUILD_DIR": build_dir}, cwd=ROOT, timeout=120)
+    results.check(install.returncode == 0, "scripts/install.sh --prefix ~/.local as the user, without root",
+                  output(install).splitlines()[-1] if install.returncode == 0 else output(install))
+    fragment = run(["systemctl", "--user", "show", "-P", "FragmentPath", "sectiond.socket"]).stdout.strip()
+    exec_start = run(["systemctl", "--user", "show", "-P", "ExecStart", "sectiond.service"]).stdout
+    results.check(fragment == f"{home}/.local/share/systemd/user/sectiond.socket"
+                  and f"{home}/.local/bin/sectiond" in exec_start,
+                  "the user manager loads the units from ~/.local/share/systemd/user, running ~/.local/bin/sectiond",
+                  f"{fragment}; {exec_start.strip()[:120]}")
+
+    enable = run(["systemctl", "--user", "enable", "--now", "sectiond.socket", "sectiond-readonly.socket"])
+    results.check(enable.returncode == 0, "systemctl --user enable --now sectiond.socket sectiond-readonly.socket",
                   "" if enable.returncode == 0 else output(enable))
+    viewer = run(["sectionctl", "--readonly", "--json", "status"])
+    daemon = json.loads(viewer.stdout) if viewer.returncode == 0 else {}
+    results.check(daemon.get("socket") == f"/run/user/{uid}/sectiond/readonly.sock" and daemon.get("daemon") == "user",
+                  "sectionctl --readonly status works at once, on the user's own read-only socket",
+                  str(daemon.get("socket")) if viewer.returncode == 0 else output(viewer))
     view = run(["sectionctl", "view"])
     results.check(view.returncode == 0 and "Mail" in view.stdout and "Todo" in view.stdout,
                   "sectionctl view shows the sections of ~/.config/sectiond/sections.json",
@@ -165,6 +192,32 @@ def user_service(results, lab):
                   "the watchdog (2 s) restarts a stopped daemon", f"new MainPID after {took:.1f} s")
 
 
+def fallback(results, lab):
+    """With the user's own daemon stopped, sectionctl reaches the system's and says so; with
+    neither running, the error names both and how to start each."""
+    path = f"/home/{USER}/.local/bin:/usr/local/bin:/usr/bin:/bin"
+    run = lambda argv: lab.run(argv, user=USER, check=False, env={"PATH": path})  # noqa: E731
+    run(["systemctl", "--user", "stop", "sectiond.socket", "sectiond-readonly.socket", "sectiond.service"])
+    viewer = run(["sectionctl", "-r", "status"])
+    results.check(viewer.returncode == 0 and "/run/sectiond/readonly.sock (the system daemon)" in viewer.stdout,
+                  "without the user's own daemon, sectionctl -r status reads the system daemon and says so",
+                  output(viewer).splitlines()[1] if viewer.returncode == 0 else output(viewer))
+    plain = run(["sectionctl", "status"])
+    results.check(plain.returncode == 0 and "/run/sectiond/readonly.sock (the system daemon)" in plain.stdout,
+                  "sectionctl status (no -r) by a user outside group sectiond reads the system daemon",
+                  "" if plain.returncode == 0 else output(plain))
+    control = run(["sectionctl", "open", "etc-one"])
+    results.check(control.returncode == 3 and "usermod -aG sectiond" in control.stderr,
+                  "a user outside group sectiond is told how to join it, or to use --readonly",
+                  output(control))
+    lab.systemctl("stop", "sectiond.socket", "sectiond-readonly.socket", "sectiond.service")
+    neither = run(["sectionctl", "status"])
+    results.check(neither.returncode == 3 and "systemctl --user start sectiond.socket" in neither.stderr
+                  and "sudo systemctl start sectiond.socket" in neither.stderr,
+                  "with neither daemon running, the error names both sockets and the systemctl for each",
+                  output(neither))
+
+
 def main():
     require_binary()
     results = Results()
@@ -173,6 +226,7 @@ def main():
             lab.install()
             system_config(results, lab)
             user_service(results, lab)
+            fallback(results, lab)
     except LabUnavailable as e:
         skip_line(str(e))
         sys.exit(0)

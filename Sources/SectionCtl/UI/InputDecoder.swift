@@ -39,6 +39,7 @@ struct InputDecoder {
     case 0x1B: return escape(bytes)
     case 0x0D, 0x0A: return (.enter, 1)
     case 0x03: return (.interrupt, 1)
+    case 0x7F, 0x08: return (.backspace, 1)
     case 0x20...0x7E: return (.character(Character(Unicode.Scalar(first))), 1)
     case 0xC2...0xF4: return utf8(bytes)
     default: return (nil, 1)

@@ -3,6 +3,8 @@ enum Key: Equatable, Sendable {
   case up, down, pageUp, pageDown, home, end, enter, escape
   /// Ctrl-C: in raw mode it arrives as a byte, not as SIGINT.
   case interrupt
+  /// Backspace (DEL or Ctrl-H), for the prompt line.
+  case backspace
   /// A printable character, space included.
   case character(Character)
   /// A mouse report (xterm SGR mode 1006); `row` and `column` count from 0.

@@ -9,7 +9,7 @@ extension ScreenModel {
   ) -> [ScreenLine] {
     var lines: [ScreenLine] =
       showsHelp
-      ? ScreenModel.help(unicode: style.unicode).map { ScreenLine([.init(text: $0)]) }
+      ? ScreenModel.help(unicode: style.unicode).dropFirst(helpScroll).map { ScreenLine([.init(text: $0)]) }
       : (top..<min(top + listHeight, layout.rows.count)).map {
         line(layout.rows[$0], state: state, style: style, isCursor: $0 == layout.cursor)
       }
@@ -18,8 +18,23 @@ extension ScreenModel {
     }
     lines = Array(lines.prefix(listHeight))
     lines += Array(repeating: ScreenLine([]), count: listHeight - lines.count)
-    lines.append(statusLine(state, status: status))
+    var shown = status
+    if !showsHelp { shown.below = max(0, layout.rows.count - (top + listHeight)) }
     let ellipsis = style.unicode ? "…" : "~"
+    // A message too long for the status line takes the line above it too, rather than being cut.
+    let message = status.message.map { " " + $0 } ?? ""
+    if status.prompt == nil, DisplayWidth.of(message) > size.columns, listHeight > 1 {
+      let first = ScreenLine([.init(text: message)]).fitted(width: size.columns, ellipsis: "").text
+      let rest = " " + message.dropFirst(first.count)
+      lines[lines.count - 1] = ScreenLine([.init(text: first)], highlighted: true)
+      lines.append(ScreenLine([.init(text: rest)], highlighted: true))
+    } else if status.prompt == nil, DisplayWidth.of(statusLine(state, status: shown).text) > size.columns,
+      !message.isEmpty
+    {
+      lines.append(ScreenLine([.init(text: message)], highlighted: true))
+    } else {
+      lines.append(statusLine(state, status: shown))
+    }
     return lines.suffix(max(size.rows, 1)).map { $0.fitted(width: size.columns, ellipsis: ellipsis) }
   }
 
@@ -30,12 +45,19 @@ extension ScreenModel {
     let section = state.sections[row.section]
     switch row {
     case .header(let index):
-      let count = section.itemCount == 1 ? "1 item" : "\(section.itemCount) items"
+      let suffix = "  (\(index) \(section.id), \(counted(section.itemCount, "item")))"
+      let marker = style.marker(open: section.isOpen)
+      // A long title is cut before the suffix is, while it keeps a few cells of its own.
+      let room = size.columns - DisplayWidth.of(gutter.text + marker + " " + suffix)
+      let title =
+        room >= 8 && DisplayWidth.of(section.title) > room
+        ? ScreenLine([.init(text: section.title)]).fitted(width: room, ellipsis: style.unicode ? "…" : "~")
+          .text
+        : section.title
       return ScreenLine(
         [
-          gutter, .init(text: style.marker(open: section.isOpen), look: section.isOpen ? .green : .plain),
-          .init(text: " "), .init(text: section.title, look: .bold),
-          .init(text: "  (\(index) \(section.id), \(count))", look: .dim),
+          gutter, .init(text: marker, look: section.isOpen ? .green : .plain),
+          .init(text: " "), .init(text: title, look: .bold), .init(text: suffix, look: .dim),
         ], highlighted: isCursor)
     case .item(_, let position):
       let text = state.items[section.id].flatMap { $0.indices.contains(position) ? $0[position] : nil } ?? ""
@@ -46,6 +68,7 @@ extension ScreenModel {
   /// Mode, revision and link; the last message, or key hints; the socket last, as the least
   /// likely to be missed when a narrow terminal cuts the line.
   func statusLine(_ state: LiveState, status: StatusBar) -> ScreenLine {
+    if let prompt = status.prompt { return ScreenLine([.init(text: prompt)], highlighted: true) }
     let link =
       switch status.link {
       case .connected: status.readonly ? "viewer (read-only)" : "connected"
@@ -54,10 +77,12 @@ extension ScreenModel {
       }
     let mode = state.mode?.rawValue ?? "-"
     let hints = "? keys  q quit"
+    let more = status.below > 0 ? "  |  \(status.below) more below" : ""
     return ScreenLine(
       [
         .init(
-          text: " \(mode)  rev \(state.revision)  \(link)  |  \(status.message ?? hints)  |  \(status.socket)"
+          text:
+            " \(mode)  rev \(state.revision)  \(link)  |  \(status.message ?? hints)\(more)  |  \(status.socket)"
         )
       ],
       highlighted: true)
@@ -74,6 +99,10 @@ extension ScreenModel {
       ("g  G", "first / last row"),
       ("PgUp  PgDn", "a page up / down"),
       ("r", "ask the daemon to reload its config"),
+      ("a", "add a section after the cursor's (type ID TITLE)"),
+      ("i", "add an item to the cursor's section"),
+      ("e", "rename the section, or edit the item, at the cursor"),
+      ("d", "delete the section or item at the cursor (asks first)"),
       ("?", "these keys"),
       ("q  Esc  Ctrl-C", "quit"),
     ]
@@ -82,7 +111,7 @@ extension ScreenModel {
       + keys.map { "  " + $0 + String(repeating: " ", count: width - DisplayWidth.of($0)) + $1 }
       + [
         "", "Mouse: click a header to open or close it; the wheel scrolls.",
-        "Any other key closes this page.",
+        "j k and the arrows scroll this page; any other key closes it.",
       ]
   }
 }

@@ -43,6 +43,8 @@ struct ScreenModel {
   private(set) var anchor: Anchor?
   /// The first list row on the screen.
   private(set) var top = 0
+  /// How many lines of the key list (`?`) are scrolled away, when it is taller than the screen.
+  var helpScroll = 0
   /// How far below `top` the cursor is: kept when the list changes above it.
   private var cursorOffset = 0
 

@@ -15,4 +15,9 @@ struct StatusBar: Equatable, Sendable {
   var readonly: Bool
   /// A refusal, an error or a confirmation; cleared by the next key.
   var message: String?
+  /// The prompt line, which takes the status line's place while a person types into it.
+  var prompt: String?
+  /// Rows of the list below the screen's last: said in the status line, so that a list cut
+  /// by the screen does not look complete.
+  var below = 0
 }

@@ -3,7 +3,14 @@ import SectionCore
 /// What the ui does with each key, each reply and each event.
 extension TerminalUI {
   func handle(_ key: Key) {
-    let action = UIAction(key)
+    if prompt != nil { return handlePrompt(key) }
+    if showsHelp, let scroll = helpScroll(key) {
+      let hidden = ScreenModel.help(unicode: style.unicode).count - screen.listHeight
+      screen.helpScroll = min(max(0, screen.helpScroll + scroll), max(0, hidden))
+      return changed()
+    }
+    // Esc closes the key list, as any other key does; q quits.
+    let action = showsHelp && key == .escape ? nil : UIAction(key)
     if action == nil && !showsHelp { return }
     status.message = nil
     // After the action: it lays out with the old cursor, then moves it.
@@ -13,6 +20,7 @@ extension TerminalUI {
     } else if showsHelp {
       // Any other key closes the key list, and does nothing else.
       showsHelp = false
+      screen.helpScroll = 0
     } else if let action {
       perform(action)
     }
@@ -45,13 +53,14 @@ extension TerminalUI {
       guard let mode = state.mode else { return }
       request("MODE \(mode == .multi ? Mode.exclusive.rawValue : Mode.multi.rawValue)")
     case .reload: request("RELOAD")
+    case .addSection, .addItem, .edit, .delete: ask(action, at: layout.cursor.map { layout.rows[$0] })
     case .help: showsHelp = true
     case .quit: running = false
     }
   }
 
   /// Sends a change to the daemon; the change itself shows when its event comes back, a refusal in the status line.
-  private func request(_ line: String) {
+  func request(_ line: String) {
     guard !status.readonly else {
       status.message = TerminalUI.readOnly(line)
       return

@@ -16,6 +16,8 @@ final class TerminalUI {
   var screen: ScreenModel
   var renderer: ScreenRenderer
   var showsHelp = false
+  /// The question or text field at the bottom, while one is open (a, i, e, d).
+  var prompt: Prompt?
   var connection: LiveConnection?
   var running = true
   let terminal: TerminalSession
@@ -112,6 +114,7 @@ final class TerminalUI {
     // Laid out first: layout() moves the scroll, and `screen.lines(..., layout: layout())`
     // would read `screen` before the argument changed it.
     let layout = layout()
+    status.prompt = prompt.map { $0.line(columns: screen.size.columns, unicode: style.unicode) }
     let lines = screen.lines(state, layout: layout, status: status, style: style, showsHelp: showsHelp)
     if !terminal.write(renderer.frame(lines, columns: screen.size.columns)) { running = false }
     lastFrame = now

@@ -9,6 +9,9 @@ enum UIAction: Equatable, Sendable {
   case openAll, closeAll
   case switchMode
   case reload
+  /// Runtime edits, each through the prompt line: a section after the cursor's, an item, a
+  /// new title or text for the cursor's row, deleting it (after a yes).
+  case addSection, addItem, edit, delete
   case help
   case quit
   /// The mouse wheel: the list, by rows.
@@ -34,6 +37,10 @@ enum UIAction: Equatable, Sendable {
     case .character("C"): self = .closeAll
     case .character("m"): self = .switchMode
     case .character("r"): self = .reload
+    case .character("a"): self = .addSection
+    case .character("i"): self = .addItem
+    case .character("e"): self = .edit
+    case .character("d"): self = .delete
     case .character("?"): self = .help
     case .character("q"), .escape, .interrupt: self = .quit
     case .mouse(.wheelUp, _, _): self = .scroll(-UIAction.wheelRows)

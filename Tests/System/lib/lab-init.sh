@@ -21,6 +21,13 @@ for d in etc usr var home root opt srv; do
   mkdir -p "/run/lab/$d/upper" "/run/lab/$d/work"
   mount -t overlay overlay -o "lowerdir=/$d,upperdir=/run/lab/$d/upper,workdir=/run/lab/$d/work" "/$d"
 done
+# The machine's own sectiond files (a `make install`, `make run` as root, the package, units
+# enabled on the host) must not leak into the lab: every test starts from the state it made,
+# as on a fresh machine. Removed from the overlays only (whiteouts in the lab's upper layers):
+# the mount checks make sure the host's files are never the ones touched.
+for d in etc var root; do mountpoint -q "/$d" || { echo "lab-init: /$d is not the lab's overlay" >&2; exit 1; }; done
+rm -rf /var/lib/sectiond /var/lib/private/sectiond /etc/sectiond /root/.config/sectiond /root/.local/state/sectiond
+rm -f /etc/systemd/system/*.wants/sectiond* /etc/systemd/user/*.wants/sectiond*
 # After the /var overlay, which would hide it.
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=1777 tmpfs /var/tmp

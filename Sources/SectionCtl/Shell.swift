@@ -1,0 +1,207 @@
+import CEdit
+import Glibc
+import Posix
+import SectionCore
+
+/// `sectionctl shell`: a prompt for sectionctl commands and raw protocol lines, with libedit's
+/// line editing, history and completion, that prints the daemon's events as they come.
+///
+/// Each line runs as `sectionctl LINE` would, against the daemon the shell found at start, so
+/// every command, option and error is the command line's. On a terminal a second connection
+/// subscribes, and while a line is being typed the events are printed above the prompt, which
+/// is then redrawn. Without a terminal the lines are read as a script, without events.
+final class Shell {
+  private let runner: Runner
+  private let path: String
+  private var events: LiveConnection?
+
+  init(runner: Runner) {
+    self.runner = runner
+    path = runner.socketPath()
+  }
+
+  func run() throws(ClientError) -> ExitStatus {
+    guard runner.environment.inputIsTerminal else { return try runScript() }
+    // libedit reads and edits multibyte characters only in a UTF-8 locale.
+    setlocale(LC_CTYPE, "")
+    let history = Shell.historyPath(runner.environment)
+    if let history {
+      _ = history.withCString { read_history($0) }
+    }
+    stifle_history(1000)
+    sectiond_edit_completion { Shell.completion($0, $1) }
+    let readonly = runner.invocation.readonly ? " (read-only)" : ""
+    runner.output.print("sectionctl shell on \(path)\(readonly): 'help' lists commands, Ctrl-D quits\n")
+    connectEvents()
+    defer { rl_callback_handler_remove() }
+    while true {
+      rl_callback_handler_install(prompt) { line in
+        Shell.typed = .some(line.map { String(cString: $0) })
+        free(line)
+      }
+      guard let line = readLine() else {
+        runner.output.print("\n")
+        return .success
+      }
+      rl_callback_handler_remove()
+      guard !line.allSatisfy({ $0 == " " || $0 == "\t" }) else { continue }
+      add_history(line)
+      if let history { _ = history.withCString { write_history($0) } }
+      guard execute(line) else { return .success }
+      if events == nil { connectEvents() }
+    }
+  }
+
+  /// What libedit's line handler received: nil while a line is being typed, .some(nil) at
+  /// the end of input.
+  nonisolated(unsafe) private static var typed: String??
+
+  /// Feeds typed characters to libedit until it has a whole line (nil: Ctrl-D), showing the
+  /// events that arrive meanwhile.
+  private func readLine() -> String? {
+    let input = FileDescriptor.standardInput
+    Shell.typed = nil
+    while Shell.typed == nil {
+      var watched: [(FileDescriptor, IOEvents)] = [(input, .readable)]
+      if let events { watched.append((events.fd, .readable)) }
+      guard let ready = try? Poll.wait(watched, milliseconds: -1) else { return nil }
+      if ready.count > 1 && !ready[1].isEmpty { showEvents() }
+      if !ready[0].isEmpty { rl_callback_read_char() }
+    }
+    return Shell.typed!
+  }
+
+  private var prompt: String { "sectiond\(runner.invocation.readonly ? " (ro)" : "")> " }
+
+  /// Lines from a pipe or a file, each run in turn; the status is the last line's.
+  private func runScript() throws(ClientError) -> ExitStatus {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileDescriptor.standardInput.readAll(subject: "standard input")
+    } catch {
+      throw .usage("cannot read commands from standard input: \(error)")
+    }
+    var status = ExitStatus.success
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+      guard !line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) else { continue }
+      var result = ExitStatus.success
+      guard execute(String(line), status: &result) else { break }
+      status = result
+    }
+    return status
+  }
+
+  /// Runs one line; false when it asks to quit.
+  @discardableResult
+  private func execute(_ line: String) -> Bool {
+    var status = ExitStatus.success
+    return execute(line, status: &status)
+  }
+
+  private func execute(_ line: String, status: inout ExitStatus) -> Bool {
+    let output = runner.output
+    do throws(ClientError) {
+      let words = try ShellWords.split(line)
+      guard let first = words.first else { return true }
+      if first == "quit" || first == "exit" { return false }
+      var invocation: Invocation
+      if let letter = first.unicodeScalars.first, ("A"..."Z").contains(letter) {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        invocation = try ArgumentParser.parse(["send", "--", String(trimmed)])
+      } else {
+        invocation = try ArgumentParser.parse(words)
+      }
+      switch invocation.command {
+      case .shell: throw .usage("already in the shell")
+      case .watch:
+        throw .usage("the shell prints changes as they come already; 'watch' is for the command line")
+      default: break
+      }
+      // Every line talks to the daemon the shell found, as the shell does.
+      if invocation.readonlySocket == nil && invocation.socket == nil {
+        if runner.invocation.readonly {
+          invocation.readonly = true
+          invocation.readonlySocket = path
+        } else {
+          invocation.socket = path
+        }
+      }
+      if runner.invocation.json { invocation.json = true }
+      status = try Runner(invocation: invocation, environment: runner.environment, output: output).run()
+      if case .isOpen = invocation.command {
+        output.print(status == .success ? "open\n" : status == .daemonError ? "closed\n" : "")
+      }
+    } catch {
+      if case .usage(let text) = error {
+        output.diagnose(text + " ('help' lists the commands)")
+      } else {
+        output.diagnose(error.message)
+      }
+      status = error.exitStatus
+    }
+    return true
+  }
+
+  // MARK: Events
+
+  /// Subscribes on a connection of its own; without a daemon the shell still runs, and tries
+  /// again after the next line.
+  private func connectEvents() {
+    guard let connection = try? LiveConnection(path: path) else { return }
+    connection.send("SUBSCRIBE", as: .subscribe)
+    guard (try? connection.flush()) != nil else { return }
+    events = connection
+  }
+
+  /// Prints the events that have arrived, above the line being typed, and redraws it.
+  private func showEvents() {
+    guard let connection = events else { return }
+    let incoming: [LiveConnection.Incoming]?
+    do {
+      incoming = try connection.receive()
+    } catch {
+      incoming = nil
+    }
+    var text = ""
+    if let incoming {
+      for case .event(let event) in incoming { text += TextRenderer.event(event) }
+    } else {
+      events = nil
+      text = "sectiond closed the connection; the shell reconnects after the next line\n"
+    }
+    guard !text.isEmpty else { return }
+    let style = Style(environment: runner.environment)
+    let lines = text.split(separator: "\n").map { style.dim("! " + $0) + "\n" }.joined()
+    runner.output.print("\r\u{1B}[K" + lines)
+    rl_forced_update_display()
+  }
+
+  // MARK: History and completion
+
+  nonisolated(unsafe) private static var matches: [String] = []
+
+  /// `$XDG_STATE_HOME/sectionctl/history`, else `~/.local/state/sectionctl/history`; its
+  /// directory is made 0700 (a history holds what was typed). Nil when there is no home.
+  static func historyPath(_ environment: Environment) -> String? {
+    guard
+      let base = environment.nonEmpty("XDG_STATE_HOME")
+        ?? environment.nonEmpty("HOME").map({ $0 + "/.local/state" })
+    else { return nil }
+    let directory = base + "/sectionctl"
+    try? FileSystem.makeDirectories(directory, permissions: 0o700)
+    return directory + "/history"
+  }
+
+  /// Command names that start with what was typed, one per call, as readline asks (`state` 0
+  /// starts a new completion). libedit frees the strings.
+  private static func completion(_ text: UnsafePointer<CChar>?, _ state: Int32) -> UnsafeMutablePointer<
+    CChar
+  >? {
+    if state == 0 {
+      let prefix = text.map { String(cString: $0) } ?? ""
+      matches = (Subcommand.allCases.map(\.rawValue) + ["quit"]).filter { $0.hasPrefix(prefix) }.reversed()
+    }
+    guard let next = matches.popLast() else { return nil }
+    return strdup(next)
+  }
+}

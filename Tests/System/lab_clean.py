@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""The systemd lab starts from a state of its own, whatever the machine holds (issue 23,
+defect 2): a `make run` as root, a `make install` or the package leave /var/lib/sectiond,
+/etc/sectiond and enabled units on the host, and before the fix the lab's /var and /etc
+overlays showed them, so a README walk-through's `sectionctl add x X` appeared in the lab's
+lists and the package test saw a /var/lib/sectiond it had not made.
+
+Run by lab-clean.sh inside a private mount namespace whose /var, /etc and /root are overlays
+seeded with such files (the host's own are never touched); the lab must see none of them,
+while the namespace it starts from still has them.
+
+Prints PASS/FAIL lines, then `N passed, N failed`.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lab import Lab, LabUnavailable, skip_line  # noqa: E402
+from sdlib import Results  # noqa: E402
+
+SEEDED = ["/var/lib/sectiond/state.json", "/etc/sectiond/sections.json",
+          "/root/.local/state/sectiond/state.json",
+          "/etc/systemd/system/sockets.target.wants/sectiond.socket"]
+
+
+def main():
+    results = Results()
+    outside = [path for path in SEEDED if os.path.lexists(path)]
+    results.check(outside == SEEDED, "the machine (this namespace) holds a stray state, config and unit",
+                  str(outside))
+    try:
+        with Lab() as lab:
+            for path in SEEDED:
+                seen = lab.run(["sh", "-c", f'test -e "{path}" || test -L "{path}"'], check=False)
+                results.check(seen.returncode != 0, f"the lab does not see the machine's {path}")
+            listing = lab.run(["ls", "-A", "/var/lib"], check=False).stdout.split()
+            results.check("sectiond" not in listing, "the lab's /var/lib has no sectiond of the machine's",
+                          " ".join(listing))
+    except LabUnavailable as reason:
+        skip_line(str(reason))
+        return 0
+    still = [path for path in SEEDED if os.path.lexists(path)]
+    results.check(still == SEEDED, "the machine's files are untouched by the lab", str(still))
+    return results.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
