@@ -26,11 +26,13 @@ public enum RequestParser {
   }
 
   /// Whether `line` is PING and nothing else (in any case), which `parse` would read as `.ping`.
-  static func isPing(_ line: ArraySlice<UInt8>) -> Bool {
+  static func isPing(_ line: ArraySlice<UInt8>) -> Bool { line.withUnsafeBufferPointer(isPing) }
+
+  static func isPing(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
     guard line.count == 4 else { return false }
     // The four bytes as one little-endian word; setting bit 5 of each lower-cases a letter and
     // turns no other byte into one of "ping" (0x70 0x69 0x6E 0x67).
-    let word = line.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
+    let word = UInt32(littleEndian: UnsafeRawPointer(line.baseAddress!).loadUnaligned(as: UInt32.self))
     return word | 0x2020_2020 == 0x676E_6970
   }
 

@@ -57,13 +57,22 @@ final class Connection {
   }
 
   var isClosed: Bool { state == .closed }
+  /// `state == .ready` as a pattern: the request loop asks for every run of requests.
+  var isReady: Bool {
+    if case .ready = state { return true }
+    return false
+  }
   var isSubscribed: Bool { subscription != .none }
 
   /// Whether requests may be taken from this connection now. Once a megabyte of output
   /// waits, it stops taking them (`.outputBlocked`) until the client has read half of it.
   func acceptsRequests() -> Bool {
-    if state == .ready && output.count >= Connection.outputLimit { state = .outputBlocked }
-    return state == .ready
+    guard isReady else { return false }
+    if output.count >= Connection.outputLimit {
+      state = .outputBlocked
+      return false
+    }
+    return true
   }
 
   /// Whether the next request already read may be handled now: when requests are accepted,

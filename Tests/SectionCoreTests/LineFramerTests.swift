@@ -135,4 +135,48 @@ import Testing
     let second = frames(&framer, first.rest + [0x0A])
     #expect(second.frames.map(\.utf8.count) == [4096])
   }
+
+  /// Answers the lone PINGs at the front of `text` with `limit`; returns how many, the reply
+  /// and what is left for `next`.
+  func pings(_ text: String, limit: Int = .max, discarding: Bool = false) -> (Int, String, String) {
+    let framer = LineFramer(discarding: discarding)
+    let bytes = Array(text.utf8)
+    var position = 0
+    var reply = OutputQueue()
+    let answered = bytes.withUnsafeBufferPointer {
+      framer.answerPings(in: $0, from: &position, limit: limit, reply: &reply)
+    }
+    return (
+      answered, String(decoding: reply.unsentBytes, as: UTF8.self),
+      String(decoding: bytes[position...], as: UTF8.self)
+    )
+  }
+
+  @Test func lonePingsAreAnsweredWhereTheyAreFramed() {
+    #expect(pings("PING\nping\r\nPiNg\nLIST\nPING\n") == (3, "OK\nOK\nOK\n", "LIST\nPING\n"))
+    #expect(pings("PING\nPING\nPING\n", limit: 2) == (2, "OK\nOK\n", "PING\n"))
+    let many = String(repeating: "PING\n", count: 40)
+    #expect(pings(many) == (40, String(repeating: "OK\n", count: 40), ""))
+  }
+
+  @Test func anythingButALonePingIsLeftForTheService() {
+    // What framing would not make exactly PING: words after it, spaces, a second CR, a line
+    // not ended yet, or the end of an over-long line being skipped.
+    for text in ["PING x\n", "PING \n", " PING\n", "PING\r\r\n", "PINGS\n", "PING", "PING\r", "PONG\n"] {
+      #expect(pings(text) == (0, "", text))
+    }
+    #expect(pings("PING\n", discarding: true) == (0, "", "PING\n"))
+  }
+
+  @Test func positionsFrameAsSlicesDo() {
+    var framer = LineFramer()
+    let bytes = Array("a\r\nbb\n\ncc".utf8)
+    var position = 0
+    var spans: [LineFramer.Span?] = []
+    bytes.withUnsafeBufferPointer { buffer in
+      for _ in 0..<4 { spans.append(framer.next(in: buffer, from: &position, endOfInput: true)) }
+    }
+    #expect(spans == [.line(0..<1), .line(3..<5), .line(6..<6), .line(7..<9)])
+    #expect(position == bytes.count)
+  }
 }
