@@ -21,20 +21,23 @@ extension ScreenModel {
     var shown = status
     if !showsHelp { shown.below = max(0, layout.rows.count - (top + listHeight)) }
     let ellipsis = style.unicode ? "…" : "~"
-    // A message too long for the status line takes the line above it too, rather than being cut.
+    // A message that does not fit beside the status takes the line above it (two, when it is
+    // wider than the screen), so that mode, revision and link stay in view.
     let message = status.message.map { " " + VisibleText.escape($0, asciiOnly: !style.unicode) } ?? ""
-    if status.prompt == nil, DisplayWidth.of(message) > size.columns, listHeight > 1 {
-      let first = ScreenLine([.init(text: message)]).fitted(width: size.columns, ellipsis: "").text
-      let rest = " " + message.dropFirst(first.count)
-      lines[lines.count - 1] = ScreenLine([.init(text: first)], highlighted: true)
-      lines.append(ScreenLine([.init(text: rest)], highlighted: true))
-    } else if status.prompt == nil, DisplayWidth.of(statusLine(state, status: shown).text) > size.columns,
-      !message.isEmpty
+    if status.prompt == nil, !message.isEmpty, listHeight > 1,
+      DisplayWidth.of(statusLine(state, status: shown).text) > size.columns
     {
-      lines.append(ScreenLine([.init(text: message)], highlighted: true))
-    } else {
-      lines.append(statusLine(state, status: shown))
+      let first = ScreenLine([.init(text: message)]).fitted(width: size.columns, ellipsis: "").text
+      if first.count < message.count && listHeight > 2 {
+        lines[lines.count - 2] = ScreenLine([.init(text: first)], highlighted: true)
+        lines[lines.count - 1] = ScreenLine(
+          [.init(text: " " + message.dropFirst(first.count))], highlighted: true)
+      } else {
+        lines[lines.count - 1] = ScreenLine([.init(text: message)], highlighted: true)
+      }
+      shown.message = nil
     }
+    lines.append(statusLine(state, status: shown))
     return lines.suffix(max(size.rows, 1)).map {
       $0.escaped(asciiOnly: !style.unicode).fitted(width: size.columns, ellipsis: ellipsis)
     }
