@@ -47,9 +47,10 @@ const state = {
   opened: false,
 };
 
-/** What the tests and the curious read: latencies from click to the daemon's OK, render times;
- *  the last `kept` of each, since a kiosk's page stays open for weeks. */
-const stats = { clickToOk: [], renders: [] };
+/** What the tests and the curious read: latencies from click to the daemon's OK, render times
+ *  (the last `kept` of each, since a kiosk's page stays open for weeks), how many connections
+ *  were opened and how many events of each name arrived (`!state` ones show the page fell behind). */
+const stats = { clickToOk: [], renders: [], connections: 0, events: Object.create(null) };
 const kept = 1000;
 
 function keepLast(list, value) {
@@ -78,6 +79,7 @@ const bridge = new Bridge(url, { onOpen, onEvent, onClose });
 // --- connection --------------------------------------------------------------------------------
 
 function onOpen() {
+  stats.connections += 1;
   state.opened = true;
   state.synced = false;
   state.itemsInFlight.clear();
@@ -113,6 +115,7 @@ function setConnection(name, text) {
 
 function onEvent(line) {
   const event = parseEvent(line);
+  stats.events[event.name] = (stats.events[event.name] ?? 0) + 1;
   if (state.viewInFlight) state.sinceView.push(event);
   apply(event);
 }

@@ -5,7 +5,8 @@ websocketd runs with the command line of systemd/sectiond-web.service.in (origin
 --binary), with this checkout's page and sectionctl in place of the installed ones. Every check
 is on what the page shows (the DOM: titles, counts, aria-expanded, tiles, the status line) or on
 what the daemon saw (a socket subscriber's events). Also the origin checks with raw HTTP
-handshakes, `sectionctl pipe` on its own (web_pipe.py) and the speed figures for
+handshakes, `sectionctl pipe` on its own (web_pipe.py), a real `!state` after the page's
+connection fell behind (web_snapshot.py) and the speed figures for
 docs/PERFORMANCE.md (web_speed.py); web_lib.py has what they share.
 
 Screenshots (light and dark) go to $WEB_SCREENSHOTS (default build/web-screenshots/).
@@ -25,6 +26,7 @@ import sdlib  # noqa: E402
 from web_lib import (ROOT, Subscriber, Websocketd, browser, check, header, load, page, results,  # noqa: E402
                      run, settled, view)
 from web_pipe import pipe_checks  # noqa: E402
+from web_snapshot import snapshot_checks  # noqa: E402
 from web_socket import free_port, handshake, wait_for, ws_read_lines, ws_send_text  # noqa: E402
 from web_speed import speed_checks  # noqa: E402
 
@@ -139,6 +141,7 @@ def browser_checks(context):
     screenshot_checks(context)
     edit_checks(context)
     restart_checks(context)
+    snapshot_checks(context)
     readonly_checks(context)
     speed_checks(context)
     # Nothing went wrong in the page: no script error, no resource refused (by the CSP, say).
