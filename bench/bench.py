@@ -411,7 +411,8 @@ def read_latency_under_flood(env, kind):
             time.sleep(0.3)
             with socket.socket(socket.AF_UNIX) as s:
                 s.settimeout(p["timeout"])
-                s.connect(os.path.join(env.tmp, "readonly.sock"))
+                # The read-only socket is named after the control socket (s.sock: s.readonly.sock).
+                s.connect(srv.sock[:-len(".sock")] + ".readonly.sock")
                 end = time.monotonic() + seconds
                 data = b""
                 while time.monotonic() < end:
