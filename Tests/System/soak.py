@@ -363,7 +363,9 @@ async def soak(args, results):
         for sub in subscribers:
             sub.hurry = True
         catch_up = time.monotonic() + 30
-        while time.monotonic() < catch_up and any(s.stayed and s.rev != final_rev for s in subscribers):
+        # Caught up: at the final revision, and after a `!state` with the LIST it asked for read.
+        while time.monotonic() < catch_up and any(s.stayed and (s.rev != final_rev or s.ids is None)
+                                                  for s in subscribers):
             await asyncio.sleep(0.05)
         stop_subscribers.set()
         for task in sub_tasks:
