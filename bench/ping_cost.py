@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""What one PING costs the server, in user-space instructions and in syscalls (issue 24).
+"""What one request costs the server, in user-space instructions and in syscalls (issue 24).
 
 Wall-clock figures swing by several times on a shared machine; these do not. Each server
 (the release sectiond, and the C floor of bench/floor.c) is started twice under
 valgrind --tool=callgrind and twice under strace -c -f, driven by bench/loadgen with 50
 connections at the given depth for N1 and then N2 PINGs; the difference between the two
 runs divided by N2 - N1 is the cost of a PING, start-up and shutdown cancelling out.
+`--cmd 'TOGGLE %d\\n'` measures another request instead (as bench/loadgen's --cmd: %d is
+the connection's number); the floor answers every line alike.
 
 valgrind 3.19 cannot read the DWARF of the toolchain's release build ("possibly corrupted
 debuginfo file"): give it a copy made with `objcopy --strip-debug`, which keeps the symbols.
 
 Usage: python3 bench/ping_cost.py --sectiond PATH --loadgen PATH --floor PATH
-           [--depth 1,16] [--n1 20000] [--n2 60000] [--callgrind-out DIR]
+           [--depth 1,16] [--n1 20000] [--n2 60000] [--callgrind-out DIR] [--cmd LINE]
 """
 import argparse
 import json
@@ -62,7 +64,8 @@ def run_once(kind, tool, depth, count, args):
             wait_for_socket(f"{tmp}/s.sock", proc)
             subprocess.run([args.loadgen, "--proto", "sectiond", "--socket", f"{tmp}/s.sock", "rps",
                             "-c", "50", "-d", str(depth), "-n", str(count), "-w", "0",
-                            "--timeout", "300"], check=True, stdout=subprocess.DEVNULL)
+                            "--timeout", "300"] + (["--cmd", args.cmd] if args.cmd else []),
+                           check=True, stdout=subprocess.DEVNULL)
         finally:
             # The server itself, not strace: strace does not pass SIGTERM on.
             children = f"/proc/{proc.pid}/task/{proc.pid}/children"
@@ -97,6 +100,7 @@ def main():
     parser.add_argument("--n1", type=int, default=20000)
     parser.add_argument("--n2", type=int, default=60000)
     parser.add_argument("--callgrind-out", help="keep the callgrind files here (for callgrind_annotate)")
+    parser.add_argument("--cmd", help="the request line to measure instead of PING (bench/loadgen's --cmd)")
     args = parser.parse_args()
     for depth in [int(d) for d in args.depth.split(",")]:
         for kind in args.servers.split(","):
@@ -112,7 +116,8 @@ def main():
                     detail = " (" + ", ".join(f"{n} {v:.3f}" for n, v in sorted(diffs.items(), key=lambda kv: -kv[1])
                                               if v >= 0.005) + ")"
                 figure = f"{per:,.1f}" if tool == "callgrind" else f"{per:.3f}"
-                print(f"{kind} depth {depth}: {figure} {unit} a PING{detail}", flush=True)
+                request = args.cmd.split()[0] if args.cmd else "PING"
+                print(f"{kind} depth {depth}: {figure} {unit} a {request}{detail}", flush=True)
 
 
 if __name__ == "__main__":
