@@ -14,7 +14,7 @@ import Posix
 /// standard output going away, ends it too.
 struct Pipe {
   let path: String
-  /// Standard output is a terminal: control characters from the socket are shown as U+FFFD.
+  /// Standard output is a terminal: what the socket sends is shown as text (`TerminalLines`).
   let outputIsTerminal: Bool
 
   /// Bytes read from standard input that the socket has not taken yet, past which input waits.
@@ -28,7 +28,7 @@ struct Pipe {
     } catch {
       throw .cannotConnect(path: path, errno: (error as? PosixError)?.errno ?? Errno(0))
     }
-    var relay = Relay(socket: socket, filter: outputIsTerminal ? TerminalFilter() : nil)
+    var relay = Relay(socket: socket, filter: outputIsTerminal ? TerminalLines() : nil)
     return try relay.run(path: path)
   }
 }
@@ -36,13 +36,13 @@ struct Pipe {
 /// The loop's state: what is still open and what waits to be written.
 private struct Relay {
   let socket: FileDescriptor
-  var filter: TerminalFilter?
+  var filter: TerminalLines?
   var inputOpen = true
   var socketWriteOpen = true
   var toSocket: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 1 << 16)
 
-  init(socket: FileDescriptor, filter: TerminalFilter?) {
+  init(socket: FileDescriptor, filter: TerminalLines?) {
     self.socket = socket
     self.filter = filter
   }
@@ -134,40 +134,43 @@ private struct Relay {
   }
 }
 
-/// Makes the daemon's bytes safe for a terminal: C0 controls other than tab and newline, DEL and
-/// the C1 controls (U+0080 to U+009F, two bytes in UTF-8) become U+FFFD, so nothing read from the
-/// socket reaches the terminal as a control sequence. A lead byte at the end of one read waits for
-/// the next, since its control may be split across the two.
-struct TerminalFilter {
-  private var heldLead = false
+/// The daemon's bytes for a terminal: each line shown as every other command shows text from
+/// the socket (`VisibleText`: controls, C1 and invisible characters escaped, invalid UTF-8 as
+/// `\xHH`), so that nothing read from the socket acts on the terminal. A line is passed on
+/// when its LF arrives (the daemon sends whole lines, so a person sees no delay); one that
+/// grows past `heldLimit` without an LF is passed on in pieces, cut between characters, so a
+/// server that never ends a line cannot make the relay hold without bound.
+struct TerminalLines {
+  private var held: [UInt8] = []
 
-  static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+  static let heldLimit = 1 << 16
 
   mutating func filter(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-    var result: [UInt8] = []
-    result.reserveCapacity(bytes.count + 1)
-    for byte in bytes {
-      if heldLead {
-        heldLead = false
-        if (0x80...0x9F).contains(byte) {
-          result += Self.replacement
-          continue
-        }
-        result.append(0xC2)
-      }
-      switch byte {
-      case 0xC2: heldLead = true
-      case 0x09, 0x0A: result.append(byte)
-      case 0x00..<0x20, 0x7F: result += Self.replacement
-      default: result.append(byte)
-      }
+    var shown: [UInt8] = []
+    var rest = bytes
+    while let end = rest.firstIndex(of: 0x0A) {
+      held += rest[..<end]
+      shown += Self.visible(held) + [0x0A]
+      held.removeAll(keepingCapacity: true)
+      rest = rest[(end + 1)...]
     }
-    return result
+    held += rest
+    if held.count >= Self.heldLimit {
+      // Up to the last character that may be incomplete: a lead byte and what follows it.
+      let cut = held.lastIndex(where: { $0 & 0xC0 != 0x80 }).map { $0 == 0 ? held.count : $0 } ?? held.count
+      shown += Self.visible(held[..<cut])
+      held.removeSubrange(..<cut)
+    }
+    return shown
   }
 
-  /// What is held back once the input has ended.
+  /// What is held back once the input has ended: a last line without its LF.
   mutating func finish() -> [UInt8] {
-    defer { heldLead = false }
-    return heldLead ? [0xC2] : []
+    defer { held.removeAll() }
+    return held.isEmpty ? [] : Self.visible(held[...])
+  }
+
+  private static func visible(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    Array(VisibleText.escape(VisibleText.decode(bytes)).utf8)
   }
 }

@@ -15,25 +15,34 @@ import Testing
     #expect(throws: ClientError.self) { try ArgumentParser.parse(["--json", "pipe"]) }
   }
 
-  private func filtered(_ chunks: [[UInt8]]) -> [UInt8] {
-    var filter = TerminalFilter()
-    return chunks.flatMap { filter.filter($0[...]) } + filter.finish()
+  private func shown(_ chunks: [[UInt8]]) -> String {
+    var lines = TerminalLines()
+    return String(decoding: chunks.flatMap { lines.filter($0[...]) } + lines.finish(), as: UTF8.self)
   }
 
-  @Test func terminalFilterKeepsTextTabsAndNewlines() {
-    let text = Array("section 0 é\tÅ ✓ 😀\n".utf8)
-    #expect(filtered([text]) == text)
+  @Test func terminalLinesKeepTextAndNewlines() {
+    #expect(shown([Array("section 0 é Å ✓ 😀\nOK 3\n".utf8)]) == "section 0 é Å ✓ 😀\nOK 3\n")
   }
 
-  @Test func terminalFilterReplacesC0DelAndC1() {
-    let replacement = TerminalFilter.replacement
-    #expect(filtered([[0x1B, 0x5B, 0x32, 0x4A]]) == replacement + [0x5B, 0x32, 0x4A])
-    #expect(filtered([[0x41, 0x7F, 0x0D]]) == [0x41] + replacement + replacement)
-    // U+009B (CSI), whole and split across two reads.
-    #expect(filtered([[0xC2, 0x9B, 0x41]]) == replacement + [0x41])
-    #expect(filtered([[0x41, 0xC2], [0x9B, 0x41]]) == [0x41] + replacement + [0x41])
-    // U+00A0 and a lead byte left at the end are passed on.
-    #expect(filtered([[0xC2], [0xA0]]) == [0xC2, 0xA0])
-    #expect(filtered([[0x41, 0xC2]]) == [0x41, 0xC2])
+  @Test func terminalLinesEscapeWhatWouldActOnTheTerminal() {
+    // CSI 2J (clear the screen), DEL and CR, as every other command shows them.
+    #expect(shown([[0x1B, 0x5B, 0x32, 0x4A, 0x0A]]) == "\\x1b[2J\n")
+    #expect(shown([[0x41, 0x7F, 0x0D, 0x0A]]) == "A\\x7f\\x0d\n")
+    // U+009B (CSI) split across two reads, a right-to-left override, invalid UTF-8.
+    #expect(shown([[0x41, 0xC2], [0x9B, 0x41, 0x0A]]) == "A\\x9bA\n")
+    #expect(shown([Array("a\u{202E}b\n".utf8)]) == "a\\u202eb\n")
+    #expect(shown([[0x41, 0xFF, 0x0A]]) == "A\\xff\n")
+    // A last line without its LF is shown when the input ends.
+    #expect(shown([[0x41, 0xC2, 0xA0]]) == "A\u{A0}")
+  }
+
+  @Test func terminalLinesPassOnALineThatNeverEnds() {
+    var lines = TerminalLines()
+    // 70,000 two-byte characters, cut so that no character is split.
+    let long = Array(String(repeating: "é", count: 35_000).utf8)
+    let first = lines.filter(long[...])
+    #expect(first.count >= TerminalLines.heldLimit - 1 && String(validating: first, as: UTF8.self) != nil)
+    let rest = lines.finish()
+    #expect(first.count + rest.count == long.count)
   }
 }

@@ -9,7 +9,9 @@ for the users; standard library only.
 """
 
 import os
+import pty
 import re
+import select
 import shutil
 import socket
 import subprocess
@@ -137,6 +139,35 @@ class CtlSafety:
         status, out, _, _ = self.run("--socket", path, "--json", "list")
         self.check(rb"\u001b]0;PWNED-TITLE\u0007" in out and rb"\u009b31m\u007f" in out,
                    "--json escapes C0, C1 and DEL", repr(out)[:400])
+
+    def hostile_pipe(self):
+        """`sectionctl pipe` relays bytes; on a terminal it shows them as every command does."""
+        path = os.path.join(self.work, "fakepipe.sock")
+        server = FakeServer(path, hostile_answer)
+        self.cleanup.append(server.close)
+        status, out, _, _ = self.run("--socket", path, "pipe", stdin=b"VIEW\n")
+        self.check(status == 0 and out == hostile_answer(b"VIEW"), "pipe: into a pipe, the bytes as they came",
+                   repr(out)[:400])
+        primary, secondary = pty.openpty()
+        try:
+            run = subprocess.run([self.ctl, "--socket", path, "pipe"], input=b"VIEW\n", stdout=secondary,
+                                 stderr=subprocess.PIPE, timeout=30)
+            os.close(secondary)
+            shown = b""
+            while select.select([primary], [], [], 1)[0]:
+                try:
+                    chunk = os.read(primary, 65536)
+                except OSError:  # EIO: the terminal's last writer has gone
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+        finally:
+            os.close(primary)
+        shown = shown.replace(b"\r\n", b"\n")  # the terminal's own line discipline
+        self.check(run.returncode == 0 and FORBIDDEN.search(shown) is None
+                   and rb"\x1b]0;PWNED-TITLE\x07" in shown and shown.endswith(b"OK 1\n"),
+                   "pipe: on a terminal, the escapes are shown, not obeyed", repr(shown)[:600])
 
     def hostile_ui(self):
         """The issue's reproduction: an OSC 0 in a title renamed the tmux pane."""
@@ -347,6 +378,7 @@ class CtlSafety:
     def main(self):
         try:
             self.hostile_text()
+            self.hostile_pipe()
             self.hostile_ui()
             self.forged_rows()
             self.timeouts_and_long_lines()
