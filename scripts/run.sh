@@ -14,4 +14,4 @@ make run: socket $dir/control.sock (and readonly.sock), state $dir/state.json
   in another terminal:  export SECTIOND_SOCKET=$dir/control.sock
                         .build/debug/sectionctl view     (or put $PWD/.build/debug on PATH)
 TEXT
-exec .build/debug/sectiond --socket "$dir/control.sock" --state "$dir/state.json" "$@"
+exec "${BUILD_DIR:-.build/debug}/sectiond" --socket "$dir/control.sock" --state "$dir/state.json" "$@"

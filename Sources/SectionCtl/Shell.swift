@@ -36,14 +36,15 @@ final class Shell {
     defer { rl_callback_handler_remove() }
     while true {
       rl_callback_handler_install(prompt) { line in
-        Shell.typed = .some(line.map { String(cString: $0) })
+        Shell.typed = .some(line.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) })
         free(line)
       }
-      guard let line = readLine() else {
+      guard let bytes = readLine() else {
         runner.output.print("\n")
         return .success
       }
       rl_callback_handler_remove()
+      guard let line = text(of: bytes, named: "the line") else { continue }
       guard !line.allSatisfy({ $0 == " " || $0 == "\t" }) else { continue }
       add_history(line)
       if let history { _ = history.withCString { write_history($0) } }
@@ -54,11 +55,11 @@ final class Shell {
 
   /// What libedit's line handler received: nil while a line is being typed, .some(nil) at
   /// the end of input.
-  nonisolated(unsafe) private static var typed: String??
+  nonisolated(unsafe) private static var typed: [UInt8]??
 
   /// Feeds typed characters to libedit until it has a whole line (nil: Ctrl-D), showing the
   /// events that arrive meanwhile.
-  private func readLine() -> String? {
+  private func readLine() -> [UInt8]? {
     let input = FileDescriptor.standardInput
     Shell.typed = nil
     while Shell.typed == nil {
@@ -82,13 +83,27 @@ final class Shell {
       throw .usage("cannot read commands from standard input: \(error)")
     }
     var status = ExitStatus.success
-    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+    for (index, raw) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+      guard let line = text(of: raw, named: "line \(index + 1) of standard input") else {
+        status = .usage
+        continue
+      }
       guard !line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) else { continue }
       var result = ExitStatus.success
-      guard execute(String(line), status: &result) else { break }
+      guard execute(line, status: &result) else { break }
       status = result
     }
     return status
+  }
+
+  /// A typed or scripted line as text; nil, after saying so, when it is not UTF-8: sent on, its
+  /// bytes would reach the daemon as U+FFFD, a different title or id than the one typed.
+  private func text(of bytes: some Collection<UInt8>, named name: String) -> String? {
+    if let text = String(validating: bytes, as: UTF8.self) { return text }
+    runner.output.diagnose(
+      "\(name) is not valid UTF-8 (\(VisibleText.decode(bytes))); nothing was sent: type it in UTF-8, "
+        + "or convert a script with iconv -f LATIN1 -t UTF-8")
+    return nil
   }
 
   /// Runs one line; false when it asks to quit.

@@ -153,6 +153,15 @@ contains "shell reads commands from a pipe: is-open prints closed" $'closed\nsec
 contains "  ... raw protocol lines are sent as they are" "OK 2" "$out"
 contains "  ... a wrong command is reported and the shell goes on" "unknown command 'bogus'" "$out"
 case "$out" in *INDEX*) fail "  ... quit ends it (the list after it ran)" ;; *) pass "  ... quit ends it" ;; esac
+out=$(printf 'rename 0 caf\xe9\nis-open 0\n' | "$ctl" -s "$dir/b.sock" shell 2>&1)
+contains "  ... a line that is not UTF-8 is refused, naming its bytes" \
+  $'line 1 of standard input is not valid UTF-8 (rename 0 caf\\xe9)' "$out"
+case "$out" in *$'\nopen' | *$'\nclosed') pass "  ... and the shell goes on (is-open ran)" ;;
+  *) fail "  ... and the shell goes on (is-open ran)" "$out" ;; esac
+case "$("$ctl" -s "$dir/b.sock" list 2>&1)" in
+  *caf*) fail "  ... and nothing of it was sent (section 0 renamed)" ;;
+  *) pass "  ... and nothing of it was sent" ;;
+esac
 
 # --- the shell in a terminal: libedit, history, events ---------------------------------
 T=(tmux -L "$tmux_socket")
