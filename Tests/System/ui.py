@@ -438,7 +438,9 @@ class UITest:
         """1,000 changes a second from another client (Tests/System/ui_load.py measures; the figures are printed)."""
         figures = ui_load.measure(self.ctl, seconds=3, rate=1000)
         print("     " + ", ".join(f"{key} {value}" for key, value in figures.items()))
-        self.check(figures["key_latency_ms_p95"] <= 50, "under 1,000 changes/s keys are handled within 50 ms (p95)",
+        # A margin a busy CI machine meets (the debug build: p95 18 ms, docs/PERFORMANCE.md); keys that
+        # waited behind the events, the failure this guards, wait seconds.
+        self.check(figures["key_latency_ms_p95"] <= 200, "under 1,000 changes/s keys are handled within 200 ms (p95)",
                    str(figures))
         self.check(figures["frames_per_second"] <= 61, "redraws are coalesced to at most 60 a second", str(figures))
         self.check(figures["final_state_drawn"], "the last change is on screen once the load stops", str(figures))
