@@ -38,7 +38,7 @@ extension SectionService {
 
   /// `<name><rev> <index> <id>[ <count>]` and LF: the events of edits.
   func appendEvent(
-    _ name: StaticString, _ revision: UInt64?, _ index: Int, _ id: String, to buffer: inout [UInt8],
+    _ name: StaticString, _ revision: UInt64?, _ index: Int, _ id: String, to buffer: inout TextWriter,
     count: Int? = nil
   ) {
     buffer.append(name)

@@ -232,9 +232,11 @@ public final class SectionService {
       if othersUnsaved { return .deferred }
       saved = nil
     }
-    if let index { rendered.appendSectionLine(index, open: model.isOpen(index), to: &reply.tail) }
-    if showingMode { appendModeLine(to: &reply.tail) }
-    appendStatus(to: &reply.tail)
+    reply.tail.appendText { text in
+      if let index { rendered.appendSectionLine(index, open: model.isOpen(index), to: &text) }
+      if showingMode { appendModeLine(to: &text) }
+      appendStatus(to: &text)
+    }
     return changes.isEmpty ? .replied : .changed
   }
 
@@ -260,7 +262,7 @@ public final class SectionService {
     let (eventsStart, journalStart) = (pendingEvents.count, journal.count)
     for change in changes {
       rendered.apply(change)
-      appendEvent(change, to: &pendingEvents)
+      pendingEvents.appendText { appendEvent(change, to: &$0) }
       if case .reloaded = change { needsSnapshot = true } else { Journal.append(change, to: &journal) }
       if pendingEvents.count - eventsStart + journal.count - journalStart > SectionService.renderedLimit {
         pendingEvents.removeSubrange(eventsStart...)
@@ -437,23 +439,29 @@ public final class SectionService {
   }
 
   private func appendStatus(to buffer: inout [UInt8]) {
+    buffer.appendText { appendStatus(to: &$0) }
+  }
+
+  private func appendStatus(to buffer: inout TextWriter) {
     buffer.append("OK ")
     buffer.appendDecimal(model.revision)
     buffer.append("\n")
   }
 
   private func appendModeReply(to buffer: inout [UInt8]) {
-    appendModeLine(to: &buffer)
-    appendStatus(to: &buffer)
+    buffer.appendText { text in
+      appendModeLine(to: &text)
+      appendStatus(to: &text)
+    }
   }
 
-  private func appendModeLine(to buffer: inout [UInt8]) {
+  private func appendModeLine(to buffer: inout TextWriter) {
     buffer.append("mode ")
     buffer.append(model.mode.word)
     buffer.append("\n")
   }
 
-  private func appendEvent(_ change: Change, to buffer: inout [UInt8]) {
+  private func appendEvent(_ change: Change, to buffer: inout TextWriter) {
     switch change {
     case .opened(let revision, let index):
       rendered.appendEvent(opened: true, revision: revision, index: index, to: &buffer)
