@@ -66,7 +66,11 @@ struct TextWriter {
 
   @inline(__always)
   mutating func append(_ text: StaticString) {
-    append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    if text.utf8CodeUnitCount == 1 {
+      append(text.utf8Start.pointee)
+    } else {
+      append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
   }
 
   @inline(__always)
@@ -92,14 +96,21 @@ struct TextWriter {
     count += 1
   }
 
+  /// Inlined: for a literal the copy below folds into a load and a store or two.
+  @inline(__always)
   mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
     guard count + bytes.count <= TextWriter.capacity, let source = bytes.baseAddress else {
-      flush()
-      target.pointee.append(contentsOf: bytes)
+      appendDirectly(bytes)
       return
     }
     TextWriter.copy(source, bytes.count, to: scratch + count)
     count += bytes.count
+  }
+
+  /// A piece too long for the scratch buffer goes to the array after what was gathered.
+  private mutating func appendDirectly(_ bytes: UnsafeBufferPointer<UInt8>) {
+    flush()
+    target.pointee.append(contentsOf: bytes)
   }
 
   /// Copies a piece of up to 16 bytes as two loads and two stores that overlap in the middle
@@ -176,11 +187,13 @@ struct TextWriter {
 /// Compares bytes with a lower-case ASCII word, ignoring the case of the bytes.
 func asciiCaseInsensitiveEquals(_ bytes: ArraySlice<UInt8>, _ lowercaseWord: StaticString) -> Bool {
   guard bytes.count == lowercaseWord.utf8CodeUnitCount else { return false }
-  var word = lowercaseWord.utf8Start
-  for byte in bytes {
-    let folded = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-    if folded != word.pointee { return false }
-    word += 1
+  let word = lowercaseWord.utf8Start
+  return bytes.withUnsafeBufferPointer { bytes in
+    for (index, byte) in bytes.enumerated() {
+      // Only "A"-"Z" are under 26 once "A" is subtracted (with wrap-around).
+      let folded = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+      if folded != word[index] { return false }
+    }
+    return true
   }
-  return true
 }

@@ -432,9 +432,10 @@ public final class SectionService {
   /// place: connections may still hold their storage (`OutputQueue.append(shared:)`), which
   /// they then keep to themselves.
   private func forgetRendered() {
-    listCache.removeAll(keepingCapacity: true)
-    viewCache.removeAll(keepingCapacity: true)
-    snapshotCache.removeAll(keepingCapacity: true)
+    // Most changes follow changes, which left them empty already (callgrind: 47 -> ~10 a TOGGLE).
+    if !listCache.isEmpty { listCache.removeAll(keepingCapacity: true) }
+    if !viewCache.isEmpty { viewCache.removeAll(keepingCapacity: true) }
+    if !snapshotCache.isEmpty { snapshotCache.removeAll(keepingCapacity: true) }
   }
 
   /// The sections changed (reload, or a rollback of one): render their fixed parts again.
