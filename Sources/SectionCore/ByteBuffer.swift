@@ -141,9 +141,24 @@ struct TextWriter {
     }
   }
 
+  /// `value` in decimal. Inlined for the one- and two-digit numbers indices mostly are.
+  @inline(__always)
+  mutating func appendDecimal(_ value: UInt64) {
+    guard value < 100, count + 2 <= TextWriter.capacity else { return appendLongDecimal(value) }
+    if value < 10 {
+      scratch[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
+      count += 1
+    } else {
+      let pair = Int(truncatingIfNeeded: value) &* 2
+      scratch[count] = TextWriter.digitPairs.utf8Start[pair]
+      scratch[count + 1] = TextWriter.digitPairs.utf8Start[pair &+ 1]
+      count += 2
+    }
+  }
+
   /// `value` in decimal, written backwards two digits at a time from a table of the pairs
   /// 00-99: half the divisions of digit by digit.
-  mutating func appendDecimal(_ value: UInt64) {
+  private mutating func appendLongDecimal(_ value: UInt64) {
     if count + 20 > TextWriter.capacity { flush() }
     var digits = 1
     var bound: UInt64 = 10
