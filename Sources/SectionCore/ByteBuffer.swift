@@ -123,6 +123,7 @@ struct TextWriter {
   ) {
     let from = UnsafeRawPointer(source)
     let to = UnsafeMutableRawPointer(destination)
+    @inline(__always)
     func copyPair<T: FixedWidthInteger>(_: T.Type) {
       let (head, tail) = (
         from.loadUnaligned(as: T.self),
