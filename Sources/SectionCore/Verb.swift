@@ -17,6 +17,7 @@ enum Verb: CaseIterable {
   /// `asciiCaseInsensitiveEquals` for a name of letters only, where setting bit 5 of a byte
   /// lower-cases it and makes no other byte a letter: a third of its cost (callgrind).
   private static func equals(_ word: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
+    guard word.count == name.utf8CodeUnitCount else { return false }
     let name = name.utf8Start
     return word.withUnsafeBufferPointer { word in
       for index in word.indices where word[index] | 0x20 != name[index] { return false }
