@@ -16,7 +16,11 @@
 /// before (the first commit line decides which kind a journal is).
 public enum Journal {
   /// Appends the line of `change`. A reload is never journaled: it is saved as a whole state.
-  public static func append(_ change: Change, to buffer: inout [UInt8]) {
+  public static func append(_ change: Change, to bytes: inout [UInt8]) {
+    bytes.appendText { append(change, to: &$0) }
+  }
+
+  static func append(_ change: Change, to buffer: inout TextWriter) {
     func head(_ name: StaticString, _ revision: UInt64, _ index: Int) {
       buffer.append(name)
       buffer.append(" ")
@@ -91,17 +95,18 @@ public enum Journal {
   /// Appends the line that ends a group commit; the group is `buffer[groupStart...]`, which
   /// its checksum covers together with the start of this line.
   public static func appendCommit(revision: UInt64, to buffer: inout [UInt8], groupStart: Int) {
-    buffer.append("commit ")
-    buffer.appendDecimal(revision)
-    buffer.append(" ")
-    appendHex(CRC32C.checksum(buffer[groupStart...]), to: &buffer)
-    buffer.append("\n")
-  }
-
-  private static func appendHex(_ value: UInt32, to buffer: inout [UInt8]) {
-    for shift in stride(from: 28, through: 0, by: -4) {
-      let digit = UInt8((value >> UInt32(shift)) & 0xF)
-      buffer.append(digit < 10 ? 0x30 + digit : 0x57 + digit)
+    buffer.appendText { line in
+      line.append("commit ")
+      line.appendDecimal(revision)
+      line.append(" ")
+    }
+    let checksum = CRC32C.checksum(buffer[groupStart...])
+    buffer.appendText { line in
+      for shift in stride(from: 28, through: 0, by: -4) {
+        let digit = UInt8((checksum >> UInt32(shift)) & 0xF)
+        line.append(digit < 10 ? 0x30 + digit : 0x57 + digit)
+      }
+      line.append("\n")
     }
   }
 

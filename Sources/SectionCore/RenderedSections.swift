@@ -38,7 +38,7 @@ final class RenderedSections {
     }
 
     /// `section <index> <id> open|closed <item-count> <title>`.
-    func appendLine(_ index: Int, open: Bool, to buffer: inout [UInt8]) {
+    func appendLine(_ index: Int, open: Bool, to buffer: inout TextWriter) {
       buffer.append("section ")
       buffer.appendDecimal(index)
       buffer.append(contentsOf: id)
@@ -50,14 +50,16 @@ final class RenderedSections {
     func items(_ index: Int, of texts: [String]) -> ArraySlice<UInt8> {
       if let cached = items, cached.index == index { return cached.block[...] }
       var block: [UInt8] = []
-      for (position, item) in texts.enumerated() {
-        block.append("item ")
-        block.appendDecimal(index)
-        block.append(" ")
-        block.appendDecimal(position)
-        block.append(" ")
-        block.append(utf8: item)
-        block.append("\n")
+      block.appendText { block in
+        for (position, item) in texts.enumerated() {
+          block.append("item ")
+          block.appendDecimal(index)
+          block.append(" ")
+          block.appendDecimal(position)
+          block.append(" ")
+          block.append(utf8: item)
+          block.append("\n")
+        }
       }
       items = (index, block)
       return block[...]
@@ -65,11 +67,13 @@ final class RenderedSections {
 
     private func renderTail() {
       tail.removeAll(keepingCapacity: true)
-      tail.append(" ")
-      tail.appendDecimal(itemCount)
-      tail.append(" ")
-      tail.append(utf8: title)
-      tail.append("\n")
+      tail.appendText { tail in
+        tail.append(" ")
+        tail.appendDecimal(itemCount)
+        tail.append(" ")
+        tail.append(utf8: title)
+        tail.append("\n")
+      }
     }
   }
 
@@ -96,7 +100,7 @@ final class RenderedSections {
     }
   }
 
-  func appendSectionLine(_ index: Int, open: Bool, to buffer: inout [UInt8]) {
+  func appendSectionLine(_ index: Int, open: Bool, to buffer: inout TextWriter) {
     pieces[index].appendLine(index, open: open, to: &buffer)
   }
 
@@ -112,14 +116,16 @@ final class RenderedSections {
     _ sections: ChunkedArray<Section>, openedAt: ChunkedArray<UInt64?>, withItems: Bool,
     to buffer: inout [UInt8]
   ) {
-    for (index, (piece, (section, openSince))) in zip(pieces, zip(sections, openedAt)).enumerated() {
-      piece.appendLine(index, open: openSince != nil, to: &buffer)
-      if withItems && openSince != nil { buffer.append(contentsOf: piece.items(index, of: section.items)) }
+    buffer.appendText { text in
+      for (index, (piece, (section, openSince))) in zip(pieces, zip(sections, openedAt)).enumerated() {
+        piece.appendLine(index, open: openSince != nil, to: &text)
+        if withItems && openSince != nil { text.append(contentsOf: piece.items(index, of: section.items)) }
+      }
     }
   }
 
   /// Appends `!opened <rev> <index> <id>` or `!closed ...`, with its LF.
-  func appendEvent(opened: Bool, revision: UInt64, index: Int, to buffer: inout [UInt8]) {
+  func appendEvent(opened: Bool, revision: UInt64, index: Int, to buffer: inout TextWriter) {
     buffer.append(opened ? "!opened " : "!closed ")
     buffer.appendDecimal(revision)
     buffer.append(" ")

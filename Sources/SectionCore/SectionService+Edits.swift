@@ -25,10 +25,12 @@ extension SectionService {
     // lines before it. The bounds are checked after each line, so that a refused batch stops
     // at the bound rather than run its 10,000 lines of OPEN ALL first.
     return try change(reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
+      // `changes` holds the turn's earlier changes too; the bound is on this batch's.
+      let start = changes.count
       for (request, number) in requests {
         do throws(ProtocolError) {
           try model.perform(request, limits: limits, changes: &changes)
-          try limits.checkRequest(changes.count, revision: model.revision)
+          try limits.checkRequest(changes.count - start, revision: model.revision)
         } catch {
           throw Batch.atLine(number, error)
         }
@@ -38,7 +40,7 @@ extension SectionService {
 
   /// `<name><rev> <index> <id>[ <count>]` and LF: the events of edits.
   func appendEvent(
-    _ name: StaticString, _ revision: UInt64?, _ index: Int, _ id: String, to buffer: inout [UInt8],
+    _ name: StaticString, _ revision: UInt64?, _ index: Int, _ id: String, to buffer: inout TextWriter,
     count: Int? = nil
   ) {
     buffer.append(name)
