@@ -85,7 +85,7 @@ for target in "${targets[@]}"; do
   # One module with SectionCore, so the entry file needs no import and the whole path is one
   # optimization unit; -parse-as-library because libFuzzer supplies main.
   if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SectionFuzz -use-ld=lld \
-    Sources/SectionCore/*.swift Tests/Fuzz/Check.swift "$source_file" -o "$binary" >"$log" 2>&1; then
+    $(find Sources/SectionCore -name "*.swift") Tests/Fuzz/Check.swift "$source_file" -o "$binary" >"$log" 2>&1; then
     fail "$target" "does not build" "$log"
     continue
   fi
