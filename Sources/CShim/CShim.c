@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -44,6 +45,18 @@ int cshim_read_signal(int fd) {
   if (count < 0 && errno == EAGAIN)
     return 0;
   return -1;
+}
+
+ssize_t cshim_receive(int fd, void *buffer, size_t count) {
+  return syscall(SYS_recvfrom, fd, buffer, count, 0, NULL, NULL);
+}
+
+ssize_t cshim_send(int fd, const void *buffer, size_t count) {
+  return syscall(SYS_sendto, fd, buffer, count, MSG_NOSIGNAL, NULL, 0);
+}
+
+int cshim_epoll_ready(int epfd, struct epoll_event *events, int capacity) {
+  return (int)syscall(SYS_epoll_pwait, epfd, events, capacity, 0, NULL, 8);
 }
 
 int cshim_wcwidth(unsigned int character) { return wcwidth((wchar_t)character); }
