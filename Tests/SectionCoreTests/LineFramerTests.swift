@@ -168,6 +168,13 @@ import Testing
     #expect(pings("PING\n", discarding: true) == (0, "", "PING\n"))
   }
 
+  @Test func skippingPingsStopsWhereAnsweringThemWould() {
+    let bytes = Array("PING\nping\r\nPING x\n".utf8)
+    var position = 0
+    let passed = bytes.withUnsafeBufferPointer { LineFramer().skipPings(in: $0, from: &position, limit: 16) }
+    #expect(passed == 2 && position == 11)
+  }
+
   @Test func positionsFrameAsSlicesDo() {
     var framer = LineFramer()
     let bytes = Array("a\r\nbb\n\ncc".utf8)

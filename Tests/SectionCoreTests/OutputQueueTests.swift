@@ -33,6 +33,15 @@ import Testing
     #expect(queue.isEmpty)
   }
 
+  @Test func okRepliesAreWholeRepliesOfOneConstant() {
+    for count in [1, 2, OutputQueue.okRunLength] {
+      #expect(Array(OutputQueue.okReplies(count)) == Array(String(repeating: "OK\n", count: count).utf8))
+    }
+    var queue = OutputQueue()
+    queue.appendOK(times: 2 * OutputQueue.okRunLength + 1)
+    #expect(queue.tail == Array(String(repeating: "OK\n", count: 2 * OutputQueue.okRunLength + 1).utf8))
+  }
+
   @Test func aHeldReplyIsNotSentAndCanBeTakenBack() {
     var queue = OutputQueue()
     queue.append("first\n")

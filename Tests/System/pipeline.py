@@ -15,6 +15,10 @@ clients flooding changes (issue 19, item 4). Against a real sectiond from $BUILD
              there is room.
   fsyncs     1,000 pipelined TOGGLEs with --sync, counted with strace: a handful of fsyncs,
              not one per change.
+  pings      PINGs written one at a time (each read holds nothing else: the daemon answers
+             them straight from the read) by a client that reads nothing until the daemon's
+             socket buffer is full, then a TOGGLE and a PING: every reply comes, once, in
+             order, and the subscribed client's event before the last PING's reply.
   readers    four control clients flood pipelined TOGGLEs while a client sends LIST, VIEW,
              ITEMS and MODE on the read-only and the control socket in turn, waiting for each
              reply, then SUBSCRIBE on each: every read is answered, p99 within a bound a busy
@@ -283,7 +287,35 @@ def readers(results):
                       f"max {worst * 1000:.1f} ms")
 
 
-PARTS = {"order": order, "events": events, "failure": failure, "fsyncs": fsyncs, "readers": readers}
+# ---------------------------------------------------------------- PINGs answered from the read
+
+def pings(results):
+    count = 2000
+    with Daemon(config=config_json(["a"])) as daemon:
+        daemon.start()
+        with daemon.connect(timeout=30) as client:
+            client.request("SUBSCRIBE")
+            # One PING a write, the first 600 with a pause after each so that the daemon reads
+            # them apart. Each three-byte reply the client leaves unread holds about a kilobyte
+            # of socket buffer in the kernel: strace showed the daemon's sends refused (EAGAIN)
+            # from about the 280th on, so the rest of its replies wait in its queue.
+            for n in range(count):
+                client.send("PING\n")
+                if n < 600:
+                    time.sleep(0.0003)
+            client.send("TOGGLE a\nPING\n")
+            lines = [client.readline() for _ in range(count + 4)]
+        oks = lines[:count]
+        results.check(all(line == "OK" for line in oks), f"{count} PINGs written one at a time are answered once each",
+                      f"{sum(line == 'OK' for line in oks)} OK of {count}; then {lines[count:]}")
+        rest = lines[count:]
+        replies = [line for line in rest if not line.startswith("!")]
+        results.check(replies == ["section 0 a open 3 A", "OK 1", "OK"] and "!opened 1 0 a" in rest[:-1],
+                      "then the TOGGLE's reply, its event before the last PING's reply, and that reply",
+                      " | ".join(map(str, rest)))
+
+
+PARTS = {"order": order, "events": events, "failure": failure, "fsyncs": fsyncs, "pings": pings, "readers": readers}
 
 
 if __name__ == "__main__":

@@ -46,13 +46,23 @@ public struct OutputQueue {
       tail.append("OK\n")
       return
     }
-    let run: StaticString = "OK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\n"
     var left = count
     while left > 0 {
-      let taken = min(left, run.utf8CodeUnitCount / 3)
-      tail.append(contentsOf: UnsafeBufferPointer(start: run.utf8Start, count: taken * 3))
+      let taken = min(left, OutputQueue.okRunLength)
+      tail.append(contentsOf: OutputQueue.okReplies(taken))
       left -= taken
     }
+  }
+
+  /// The most replies `okReplies(_:)` holds.
+  public static let okRunLength = 16
+  private static let okRun: StaticString = "OK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\nOK\n"
+
+  /// `count` replies `OK` (at most `okRunLength`), as bytes of a constant: what the server
+  /// sends for a read of nothing but PINGs, without copying them into a queue.
+  public static func okReplies(_ count: Int) -> UnsafeBufferPointer<UInt8> {
+    precondition(count <= okRunLength)
+    return UnsafeBufferPointer(start: okRun.utf8Start, count: count * 3)
   }
 
   public mutating func append(utf8 text: String) { tail.append(utf8: text) }
