@@ -35,7 +35,7 @@ public struct FileDescriptor: Hashable, Sendable {
   /// Writes what the kernel takes now, through send(2) (so only to a socket); a short count
   /// is normal on a non-blocking socket.
   public func write(_ buffer: UnsafeRawBufferPointer) throws -> IOResult<Int> {
-    try retryingNonBlocking("write") { cshim_send(rawValue, buffer.baseAddress, buffer.count) }
+    try retryingNonBlocking("send") { cshim_send(rawValue, buffer.baseAddress, buffer.count) }
   }
 
   /// Writes every byte, waiting as needed: for files and blocking descriptors.
