@@ -87,12 +87,24 @@ public struct FileDescriptor: Hashable, Sendable {
     _ = try retrying("fsync", subject) { fsync(rawValue) }
   }
 
-  /// Closes the descriptor. EINTR from close(2) on Linux still closed it, so it is not retried.
+  /// Takes an exclusive flock(2) on the open file without waiting: true when taken, false when
+  /// another open file holds it. The lock goes with the open file, so with the process too:
+  /// a daemon killed with SIGKILL lets go of it as it exits.
+  public func lockExclusively(subject: String? = nil) throws -> Bool {
+    do {
+      _ = try retrying("flock", subject) { flock(rawValue, LOCK_EX | LOCK_NB) }
+      return true
+    } catch let error as PosixError where error.errno == .wouldBlock {
+      return false
+    }
+  }
+
   /// Cuts the file to `length` bytes (ftruncate).
   public func truncate(to length: Int, subject: String? = nil) throws {
     _ = try retrying("ftruncate", subject) { ftruncate(rawValue, off_t(length)) }
   }
 
+  /// Closes the descriptor. EINTR from close(2) on Linux still closed it, so it is not retried.
   public func close() {
     _ = Glibc.close(rawValue)
   }

@@ -28,13 +28,15 @@ extension StateStore {
   }
 
   /// Creates the state file's directory when it is missing (private: it is ours alone), and
-  /// refuses one that other users can write, unless `allowInsecure`. Starts the syncer.
+  /// refuses one that other users can write, unless `allowInsecure`. Takes the state's lock
+  /// (`lockAgainstOthers`) and starts the syncer.
   func prepareDirectory(allowInsecure: Bool) throws {
     let directory = directoryName(of: path)
     try FileSystem.makeDirectories(directory, permissions: 0o700)
     if !allowInsecure, let problem = FileSystem.privateDirectoryProblem(directory) {
       throw StartFailure("unsafe state directory: \(problem); or start with --allow-insecure")
     }
+    try lockAgainstOthers()
     try startSyncer(in: directory)
   }
 

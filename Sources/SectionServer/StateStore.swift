@@ -42,6 +42,8 @@ final class StateStore {
   /// The journal a compaction in the background starts, until it is renamed to `journalPath`.
   var nextJournalPath: String { path + ".journal.next" }
 
+  /// `lockPath`, held locked while the daemon runs (see `lockAgainstOthers`).
+  var lock: FileDescriptor?
   /// The journal, open for appending; nil until the first whole save.
   private var journal: FileDescriptor?
   private var journalSize = 0
@@ -224,6 +226,8 @@ final class StateStore {
   func close() {
     if let syncer { syncer.stop() } else { journal?.close() }
     journal = nil
+    lock?.close()
+    lock = nil
   }
 
   /// Runs `body`; when clients hold every other descriptor, gives up the reserve for it.

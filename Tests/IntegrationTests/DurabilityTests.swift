@@ -16,6 +16,36 @@ import Testing
     #expect(try again.request("MODE") == ["mode exclusive", "OK 2"])
   }
 
+  /// Two daemons on one state file would each save their own list, and a restart would keep
+  /// one of them: changes the other acknowledged would be gone. The second refuses to start,
+  /// names the first, and touches neither the state nor a socket; the lock goes with the
+  /// first's process, so a start right after it was killed takes it.
+  @Test func aSecondDaemonOnTheSameStateFileRefusesToStart() throws {
+    let first = try TestDaemon()
+    #expect(try first.connect().request("INSERT end mine Mine").last == "OK 1")
+    let files = [first.statePath, first.statePath + ".journal"]
+    let before = try files.map { try String(contentsOfFile: $0, encoding: .utf8) }
+    let otherSocket = first.directory.file("other.sock")
+    let second = try runCommand(Built.sectiond, ["--socket", otherSocket, "--state", first.statePath])
+    #expect(second.status == 1)
+    let pid = first.process!.processIdentifier
+    #expect(
+      second.standardError.contains(
+        "another sectiond (pid \(pid)) is using the state file \(first.statePath)"),
+      "\(second.standardError)")
+    #expect(second.standardError.contains("--state"), "the message names the fix")
+    #expect(!FileManager.default.fileExists(atPath: otherSocket))
+    #expect(try files.map { try String(contentsOfFile: $0, encoding: .utf8) } == before)
+    #expect(try first.connect().request("INSERT end more More").last == "OK 2")
+
+    first.stop(signal: SIGKILL)
+    let again = try TestDaemon(directory: first.directory)
+    #expect(
+      try again.connect().request("LIST").suffix(3) == [
+        "section 3 mine closed 0 Mine", "section 4 more closed 0 More", "OK 2",
+      ])
+  }
+
   @Test func stateIsKeptAcrossAnOrderlyRestart() throws {
     let daemon = try TestDaemon()
     _ = try daemon.connect().request("OPEN third")

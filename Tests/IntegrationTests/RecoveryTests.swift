@@ -111,9 +111,11 @@ import Testing
     #expect(log.contains("format 3, written by a newer sectiond"), "\(log)")
     #expect(log.contains("move the file away"), "\(log)")
     #expect(try String(contentsOfFile: state, encoding: .utf8) == newer)
+    // The lock is taken before anything is read (it names no state: see StateStore+Lock).
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("state") }
-        == ["state.json"])
+        .sorted()
+        == ["state.json", "state.json.lock"])
   }
 
   /// Item 10: whoever can write the state directory could put a FIFO or a link in place of

@@ -132,10 +132,11 @@ import Testing
   @Test func stoppingNeverRemovesASocketFileThatIsNoLongerOurs() throws {
     let directory = TemporaryDirectory()
     let old = try TestDaemon(directory: directory)
-    // Someone removes the live daemon's sockets and starts another daemon on the same paths.
+    // Someone removes the live daemon's sockets and starts another daemon on the same socket
+    // paths (with a state file of its own: one on the same state would be refused).
     try FileManager.default.removeItem(atPath: old.socketPath)
     try FileManager.default.removeItem(atPath: directory.file("readonly.sock"))
-    let new = try TestDaemon(directory: directory)
+    let new = try TestDaemon(arguments: ["--state", directory.file("new.json")], directory: directory)
     #expect(old.stop() == 0)
     #expect(FileManager.default.fileExists(atPath: new.socketPath))
     #expect(try new.connect().request("PING") == ["OK"])
