@@ -29,9 +29,10 @@ extension StateStore {
     let deadline = monotonicMicroseconds() + UInt64(StateStore.lockWait) * 1_000
     while try !fd.lockExclusively(subject: lockPath) {
       guard monotonicMicroseconds() < deadline else {
+        let holder = lockHolder(fd)
         fd.close()
         throw StartFailure(
-          "another sectiond\(lockHolder().map { " (pid \($0))" } ?? "") is using the state file \(path): "
+          "another sectiond\(holder.map { " (pid \($0))" } ?? "") is using the state file \(path): "
             + "stop it first, or give this one a state file of its own with --state",
           errno: .wouldBlock)
       }
@@ -72,9 +73,9 @@ extension StateStore {
 
   private static let cannotCreate = [Errno(EROFS), Errno(EACCES), .noSpace, Errno(EDQUOT)]
 
-  /// The pid written by the daemon holding the lock, if it could be read.
-  private func lockHolder() -> Int32? {
-    guard let bytes = try? FileSystem.readFile(lockPath, limit: 32, followingLinks: false) else { return nil }
+  /// The pid the daemon holding the lock wrote in `fd` (the lock file, just opened), if any.
+  private func lockHolder(_ fd: FileDescriptor) -> Int32? {
+    guard let bytes = try? fd.readAll(subject: lockPath, limit: 32) else { return nil }
     return Int32(String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self))
   }
 }
