@@ -18,7 +18,7 @@ extension StateStore {
 
   /// How long a start waits for the lock: a daemon just sent SIGKILL holds it until its
   /// process is gone, a few milliseconds later.
-  static let lockWait = 1_000
+  static let lockWaitMilliseconds = 1_000
 
   /// Takes the lock, or throws naming the daemon that holds it. Where the lock file cannot be
   /// created (a read-only or full file system, a directory this user cannot write), one that
@@ -26,7 +26,7 @@ extension StateStore {
   /// a daemon cannot write the state either.
   func lockAgainstOthers() throws {
     guard let fd = try openLockFile() else { return }
-    let deadline = monotonicMicroseconds() + UInt64(StateStore.lockWait) * 1_000
+    let deadline = monotonicMicroseconds() + UInt64(StateStore.lockWaitMilliseconds) * 1_000
     while try !fd.lockExclusively(subject: lockPath) {
       guard monotonicMicroseconds() < deadline else {
         let holder = lockHolder(fd)
