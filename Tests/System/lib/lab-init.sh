@@ -25,9 +25,46 @@ done
 # enabled on the host) must not leak into the lab: every test starts from the state it made,
 # as on a fresh machine. Removed from the overlays only (whiteouts in the lab's upper layers):
 # the mount checks make sure the host's files are never the ones touched.
-for d in etc var root; do mountpoint -q "/$d" || { echo "lab-init: /$d is not the lab's overlay" >&2; exit 1; }; done
+for d in etc var root $([ -d /home ] && echo home); do mountpoint -q "/$d" || { echo "lab-init: /$d is not the lab's overlay" >&2; exit 1; }; done
 rm -rf /var/lib/sectiond /var/lib/private/sectiond /etc/sectiond /root/.config/sectiond /root/.local/state/sectiond
 rm -f /etc/systemd/system/*.wants/sectiond* /etc/systemd/user/*.wants/sectiond*
+# Nor the machine's people: the suites add `alice`, `bob`, ... and the package adds the
+# `sectiond` system user, as on a fresh machine, and a machine that already has an alice (or
+# a sectiond from an install on the host) would make useradd fail, or hand the lab's alice
+# the host's home and groups. So the lab's account database starts with the system's
+# accounts only: every regular account (uid or gid 1000-59999) and the sectiond user and
+# group leave the lab's passwd, group, shadow, gshadow, subuid and subgid, their names leave
+# every member list, and their homes and mailboxes go (never the project's own directory).
+regular='($3 >= 1000 && $3 < 60000) || $1 == "sectiond"'
+users=" $(awk -F: "$regular { print \$1 }" /etc/passwd | tr '\n' ' ') "
+groups=" $(awk -F: "$regular { print \$1 }" /etc/group | tr '\n' ' ') "
+# prune FILE GONE MEMBER-FIELDS: without the lines named in GONE, and without the users
+# gone from the comma-separated lists in MEMBER-FIELDS; rewritten in place (mode kept).
+prune() {
+  [ -f "$1" ] || return 0
+  awk -F: -v OFS=: -v gone="$2" -v users="$users" -v fields="$3" '
+    function strip(list, names, n, i, kept) {
+      n = split(list, names, ","); kept = ""
+      for (i = 1; i <= n; i++) if (!index(users, " " names[i] " ")) kept = kept (kept == "" ? "" : ",") names[i]
+      return kept
+    }
+    index(gone, " " $1 " ") { next }
+    { n = split(fields, f, ","); for (i = 1; i <= n; i++) if (f[i] != "" && NF >= f[i]) $f[i] = strip($f[i]); print }
+  ' "$1" >"$1.lab"
+  cat "$1.lab" >"$1"
+  rm -f "$1.lab"
+}
+for user in $users; do
+  home=$(awk -F: -v u="$user" '$1 == u { print $6 }' /etc/passwd)
+  case "$home" in /home/?*) case "${LAB_PROJECT:-}/" in "$home"/*) ;; *) rm -rf "$home" ;; esac ;; esac
+  rm -f "/var/mail/$user" "/var/spool/mail/$user"
+done
+prune /etc/passwd "$users" ""
+prune /etc/shadow "$users" ""
+prune /etc/group "$groups" 4
+prune /etc/gshadow "$groups" 3,4
+prune /etc/subuid "$users" ""
+prune /etc/subgid "$users" ""
 # After the /var overlay, which would hide it.
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=1777 tmpfs /var/tmp
