@@ -3,13 +3,14 @@ write (issue 19: items 6, 7, 8, 9, 13, 14, 15). Tests/System/ctl-safety.sh runs 
 
 A fake server (a thread here, on a Unix socket) plays a hostile or hung daemon: control
 sequences in every field, lines of tens of megabytes, no reply at all. The directory checks
-plant directories as another user would (uid 4343, as in the issue), and run the victim as
-uid 4344 through setpriv. The ui checks run in tmux (Tests/System/ui.py's Pane). Needs root
+plant directories as another user would (uid 4343, as in the issue, or the next uid no
+account has), and run the victim as the next free uid after it through setpriv. The ui checks run in tmux (Tests/System/ui.py's Pane). Needs root
 for the users; standard library only.
 """
 
 import os
 import pty
+import pwd
 import re
 import select
 import shutil
@@ -24,7 +25,23 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sdlib  # noqa: E402
 import ui  # noqa: E402
 
-ATTACKER, VICTIM = 4343, 4344
+
+
+def free_uids(count, start=4343):
+    """uids that no account on the machine has and whose /tmp/sectiond-UID (the socket
+    directory of a user without XDG_RUNTIME_DIR, which a check below plants) does not exist."""
+    uids, uid = [], start
+    while len(uids) < count:
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            if not os.path.lexists(f"/tmp/sectiond-{uid}"):
+                uids.append(uid)
+        uid += 1
+    return uids
+
+
+ATTACKER, VICTIM = free_uids(2)
 # OSC 52 (clipboard), OSC 0 (window title), CSI erase, the 8-bit CSI (U+009B), DEL, a bidi
 # override (U+202E), a zero-width space and a byte that is not UTF-8: no space, so it fits an id.
 HOSTILE = (b"\x1b]52;c;cHduZWQ=\x07\x1b]0;PWNED-TITLE\x07\x1b[2J\xc2\x9b31m\x7f"
@@ -300,8 +317,8 @@ class CtlSafety:
                 daemon.wait()
                 return None, daemon.stderr.read()
 
-        cases = [("another user's directory", ATTACKER, 0o777, "owner uid 4343) can be written by other users"),
-                 ("another user's directory, mode 0700", ATTACKER, 0o700, "(mode 700, owner uid 4343)"),
+        cases = [("another user's directory", ATTACKER, 0o777, f"owner uid {ATTACKER}) can be written by other users"),
+                 ("another user's directory, mode 0700", ATTACKER, 0o700, f"(mode 700, owner uid {ATTACKER})"),
                  ("a directory everyone can write", 0, 0o777, "(mode 777, owner uid 0) can be written by other users"),
                  ("a directory the group can write", 0, 0o775, "chmod go-w")]
         for name, owner, mode, expected in cases:
@@ -330,7 +347,7 @@ class CtlSafety:
         os.chown(planted, ATTACKER, ATTACKER)
         status, _, err, _ = self.run("--socket", planted, "view")
         server.close()
-        self.check(status == 3 and b"belongs to uid 4343" in err,
+        self.check(status == 3 and f"belongs to uid {ATTACKER}".encode() in err,
                    "in a sticky directory, another user's socket is refused", repr(err))
 
         # The issue's reproduction: no XDG_RUNTIME_DIR, the attacker made /tmp/sectiond-UID first.

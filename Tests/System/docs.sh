@@ -117,17 +117,21 @@ done
 
 # Without XDG_RUNTIME_DIR a user's socket is in /tmp/sectiond-UID: so the code does, and so
 # sectiond --help, sectiond(8) and the README say.
+# The uid is one no account has and whose /tmp/sectiond-UID does not exist, so that the
+# machine's own (nobody's daemon, say) is never touched.
 if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
   cp "$bin/sectiond" "$dir/sectiond"
-  rm -rf /tmp/sectiond-65534
-  env -i HOME="$dir" PATH=/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups \
+  uid=4200
+  while getent passwd "$uid" >/dev/null || [ -e "/tmp/sectiond-$uid" ]; do uid=$((uid + 1)); done
+  env -i HOME="$dir" PATH=/usr/bin:/bin setpriv --reuid="$uid" --regid="$uid" --clear-groups \
     "$dir/sectiond" --no-state 2>"$dir/nobody.log" &
   pids+=($!)
-  for _ in $(seq 100); do [ -S /tmp/sectiond-65534/control.sock ] && break; sleep 0.05; done
-  check "nobody without XDG_RUNTIME_DIR listens in /tmp/sectiond-65534" yes \
-    "$([ -S /tmp/sectiond-65534/control.sock ] && echo yes || cat "$dir/nobody.log")"
+  for _ in $(seq 100); do [ -S "/tmp/sectiond-$uid/control.sock" ] && break; sleep 0.05; done
+  check "a user without XDG_RUNTIME_DIR listens in /tmp/sectiond-UID" yes \
+    "$([ -S "/tmp/sectiond-$uid/control.sock" ] && echo yes || cat "$dir/nobody.log")"
   kill "${pids[-1]}"
   wait "${pids[-1]}" 2>/dev/null
+  rm -rf "/tmp/sectiond-$uid"
 fi
 says "sectiond --help: /tmp/sectiond-UID" "$(sectiond --help)" "/tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR"
 says "sectiond(8): /tmp/sectiond-UID" "$sectiond_page" "/tmp/sectiond-UID/control.sock when XDG_RUNTIME_DIR is not set"
