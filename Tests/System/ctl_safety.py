@@ -392,6 +392,63 @@ class CtlSafety:
         status, _, _, _ = self.run("--socket", daemon.socket, "batch", stdin=b"TOGGLE 0\n\nRENAME 1 End\n")
         self.check(status == 0 and state() != before, "a good batch still goes through")
 
+    # Issue 31, item 5: the shell's history follows no link that someone else planted.
+
+    def history_links(self):
+        """Root with another user's XDG_STATE_HOME (`sudo -E`): a history link that user
+        planted toward a root-owned 0600 file is not followed, the shell says why and goes
+        on; in a directory of one's own the history is kept, but a link there is refused too."""
+        daemon = sdlib.Daemon(config=sdlib.config_json(["first"])).start()
+        self.cleanup.append(daemon.close)
+        secret = os.path.join(self.work, "secret")
+        with open(secret, "w") as f:
+            f.write("root's own\n")
+        os.chmod(secret, 0o600)
+        planted = os.path.join(self.work, "theirs")
+        own = os.path.join(self.work, "mine")
+        linked = os.path.join(self.work, "linked")
+        for base, owner in ((planted, ATTACKER), (own, 0), (linked, 0)):
+            os.makedirs(os.path.join(base, "sectionctl"), mode=0o755)
+            os.chmod(base, 0o755)
+            for path in (base, os.path.join(base, "sectionctl")):
+                os.chown(path, owner, owner)
+        os.chmod(os.path.join(own, "sectionctl"), 0o700)
+        os.chmod(os.path.join(linked, "sectionctl"), 0o700)
+        os.symlink(secret, os.path.join(planted, "sectionctl", "history"))
+        os.symlink(secret, os.path.join(linked, "sectionctl", "history"))
+
+        def shell(state_home, name):
+            pane = ui.Pane(f"sdcs-{os.getpid()}-{name}", 120, 12)
+            self.cleanup.append(pane.close)
+            pane.type_line(f"XDG_STATE_HOME={state_home} {self.ctl} --socket {daemon.socket} shell")
+            started, _ = pane.wait(lambda s: any("sectionctl shell on" in line for line in s), timeout=10)
+            pane.type_line("ping")
+            answered, screen = pane.wait(lambda s: any("answered in" in line for line in s), timeout=10)
+            pane.keys("C-d")
+            return started and answered, screen
+
+        with open(secret) as f:
+            before = f.read()
+        served, screen = shell(planted, "hist1")
+        with open(secret) as f:
+            after = f.read()
+        refused = any("not keeping the shell's history" in line for line in screen)
+        self.check(served and refused and after == before and os.path.islink(
+            os.path.join(planted, "sectionctl", "history")),
+                   "shell: another user's planted history link is not followed, and the shell goes on",
+                   f"file now {after!r}" + ui.show(screen))
+        served, screen = shell(linked, "hist2")
+        with open(secret) as f:
+            after = f.read()
+        self.check(served and after == before and any("symbolic link" in line for line in screen),
+                   "shell: a history that is a link, even in one's own directory, is refused by name",
+                   f"file now {after!r}" + ui.show(screen))
+        served, screen = shell(own, "hist3")
+        history = os.path.join(own, "sectionctl", "history")
+        kept = open(history).read() if os.path.isfile(history) else ""
+        self.check(served and "ping" in kept and not any("not keeping" in line for line in screen),
+                   "shell: in a directory of one's own the history is kept", repr(kept) + ui.show(screen))
+
     def main(self):
         try:
             self.hostile_text()
@@ -402,6 +459,7 @@ class CtlSafety:
             self.batches_and_encoding()
             if os.geteuid() == 0:
                 self.socket_directories()
+                self.history_links()
             else:
                 print("SKIP socket directories: planting another user's directory needs root")
         finally:

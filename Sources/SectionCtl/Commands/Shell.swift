@@ -24,7 +24,7 @@ final class Shell {
     guard runner.environment.inputIsTerminal else { return try runScript() }
     // libedit reads and edits multibyte characters only in a UTF-8 locale.
     setlocale(LC_CTYPE, "")
-    let history = Shell.historyPath(runner.environment)
+    let history = Shell.historyPath(runner.environment) { runner.output.diagnose($0) }
     if let history {
       _ = history.withCString { read_history($0) }
     }
@@ -195,16 +195,36 @@ final class Shell {
 
   nonisolated(unsafe) private static var matches: [String] = []
 
-  /// `$XDG_STATE_HOME/sectionctl/history`, else `~/.local/state/sectionctl/history`; its
-  /// directory is made 0700 (a history holds what was typed). Nil when there is no home.
-  static func historyPath(_ environment: Environment) -> String? {
+  /// `$XDG_STATE_HOME/sectionctl/history`, else `~/.local/state/sectionctl/history`, when it is
+  /// safe to read and write; nil when there is no home, or after `refuse` was told why not.
+  /// libedit opens the file with fopen, which follows symbolic links: root running the shell
+  /// with another user's XDG_STATE_HOME (`sudo -E`) would write through a link that user
+  /// planted. So the directory (made 0700: a history holds what was typed) and every one above
+  /// it must be writable by no one but the user and root, by the rule socket directories follow
+  /// (`FileSystem.privateDirectoryProblem`): then nobody else can plant a link or a file in it
+  /// after this check. A file already there must be the user's own regular file with one name.
+  static func historyPath(_ environment: Environment, refuse: (String) -> Void) -> String? {
     guard
       let base = environment.nonEmpty("XDG_STATE_HOME")
         ?? environment.nonEmpty("HOME").map({ $0 + "/.local/state" })
     else { return nil }
     let directory = base + "/sectionctl"
+    let path = directory + "/history"
     try? FileSystem.makeDirectories(directory, permissions: 0o700)
-    return directory + "/history"
+    let problem: String?
+    if let unsafe = FileSystem.privateDirectoryProblem(directory, holding: "the shell's history") {
+      problem = unsafe
+    } else if let file = try? FileSystem.status(path),
+      file.isSymbolicLink || !file.isRegularFile || file.owner != geteuid() || file.linkCount != 1
+    {
+      problem =
+        "\(path) is \(file.isSymbolicLink ? "a symbolic link" : "not a regular file of yours with one name"): "
+        + "not following it; remove it, or set XDG_STATE_HOME to a directory of your own"
+    } else {
+      return path
+    }
+    refuse("not keeping the shell's history: \(problem!)")
+    return nil
   }
 
   /// Command names that start with what was typed, one per call, as readline asks (`state` 0
