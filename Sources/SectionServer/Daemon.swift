@@ -109,10 +109,13 @@ public enum Daemon {
 
   /// STATUS's facts: who runs the daemon and how, which files it uses (`-`: none), for how
   /// long, and for how many clients. Paths are printed with control characters as `?`, so that
-  /// each stays one line.
+  /// each stays one line. The read-only socket is open to every local user, who must not learn
+  /// who else is connected or when (the counts include the control socket's clients), nor the
+  /// process and paths that the unit hides (`ProtectProc=invisible`): it is told only whether
+  /// systemd runs the daemon and for how long it has run, which SUBSCRIBE's revisions show anyway.
   private static func statusFields(
     _ options: DaemonOptions, store: StateStore?, server: Server
-  ) -> () -> [(String, String)] {
+  ) -> (SectionService.Access) -> [(String, String)] {
     let started = monotonicMicroseconds()
     let pid = String(ProcessInfo.processID)
     let uid = String(ProcessInfo.userID)
@@ -124,10 +127,11 @@ public enum Daemon {
     }
     let config = line(options.configPath)
     let state = line(store?.path)
-    return { [unowned server] in
-      [
-        ("pid", pid), ("uid", uid), ("systemd", systemd),
-        ("uptime", String((monotonicMicroseconds() - started) / 1_000_000)),
+    return { [unowned server] access in
+      let uptime = String((monotonicMicroseconds() - started) / 1_000_000)
+      guard access == .control else { return [("systemd", systemd), ("uptime", uptime)] }
+      return [
+        ("pid", pid), ("uid", uid), ("systemd", systemd), ("uptime", uptime),
         ("config", config), ("state", state),
         ("clients", String(server.connections.count)), ("subscribers", String(server.subscribers.count)),
       ]

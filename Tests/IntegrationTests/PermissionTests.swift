@@ -56,6 +56,24 @@ struct PermissionTests {
     #expect(try daemon.connect().request("MODE").first == "mode multi")
   }
 
+  /// Every local user may ask STATUS on the read-only socket, and must not learn from it who
+  /// else is connected or when, nor the process and paths the unit hides (issue 31, item 4).
+  @Test func readOnlyStatusTellsNothingAboutOtherClients() throws {
+    let directory = TemporaryDirectory()
+    let daemon = try TestDaemon(directory: directory)
+    let viewer = try LineClient(path: directory.file("readonly.sock"))
+    let withoutUptime = { (reply: [String]) in reply.filter { !$0.hasPrefix("status uptime ") } }
+    let before = try viewer.request("STATUS")
+    #expect(before.dropLast().map { $0.split(separator: " ")[1] } == ["systemd", "uptime"], "\(before)")
+    let admin = try daemon.connect()
+    #expect(try admin.request("SUBSCRIBE").last == "OK 0")
+    let after = try viewer.request("STATUS")
+    #expect(withoutUptime(after) == withoutUptime(before), "\(before) then \(after)")
+    let control = try daemon.connect().request("STATUS")
+    #expect(control.contains { $0.hasPrefix("status pid ") }, "\(control)")
+    #expect(control.contains("status subscribers 1"), "\(control)")
+  }
+
   @Test func rootRefusesAConfigOthersCanWriteUnlessAllowed() throws {
     let directory = TemporaryDirectory()
     let config = directory.write("sections.json", #"{"sections":[{"title":"A"},{"title":"B"}]}"#)

@@ -45,7 +45,9 @@ public final class SectionService {
   public let limits: EditLimits
   /// What STATUS reports beside the revision, as (key, value) pairs of single-line text: the
   /// server's facts (process, paths, clients), which this I/O-free type cannot know itself.
-  public var statusFields: () -> [(String, String)] = { [] }
+  /// Asked with the socket the request came in on: a read-only client is told less
+  /// (SECURITY.md, "What a read-only client learns").
+  public var statusFields: (Access) -> [(String, String)] = { _ in [] }
   /// The RELOAD being done is RELOAD FRESH: `reload(_:reply:)` drops clients' edits.
   private var reloadDropsEdits = false
   private var rendered: RenderedSections
@@ -109,7 +111,7 @@ public final class SectionService {
           if outcome != .deferred { batch = nil }
           return outcome
         default:
-          return try execute(request, reply: &reply)
+          return try execute(request, access: access, reply: &reply)
         }
       } catch {
         // NOSECTION and MODE depend on the state as much as a LIST does (a batch that
@@ -122,7 +124,9 @@ public final class SectionService {
     }
   }
 
-  private func execute(_ request: Request, reply: inout OutputQueue) throws(ProtocolError) -> Outcome {
+  private func execute(_ request: Request, access: Access, reply: inout OutputQueue) throws(ProtocolError)
+    -> Outcome
+  {
     switch request {
     case .ping:
       reply.append("OK\n")
@@ -179,7 +183,7 @@ public final class SectionService {
       reloadDropsEdits = true
       return .reload
     case .status:
-      for (key, value) in statusFields() { reply.append(utf8: "status \(key) \(value)\n") }
+      for (key, value) in statusFields(access) { reply.append(utf8: "status \(key) \(value)\n") }
       appendStatus(to: &reply.tail)
     case .batch, .end:
       preconditionFailure("handled with the connection's batch")
