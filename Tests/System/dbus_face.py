@@ -603,6 +603,15 @@ def errors_on(bus, daemon, client, config, good, state_dir, mounted):
     name, message = client.error("Toggle", "s", ("a b",))
     check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "one word" in message,
           "a ref with a space: InvalidArgs", f"{name}: {message}")
+    # Issue 31: an error quotes at most a few dozen bytes of an argument, however long it is
+    # (a 30 MB one was quoted whole, and sd-bus queued each such reply for a caller that never
+    # read it).
+    name, message = client.error("Toggle", "s", ("a " + "b" * 100,))
+    check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "(102 bytes)" in message and len(message) < 160,
+          "a long ref with a space: its first bytes and its length quoted, not all of it", f"{name}: {message}")
+    name, message = client.error("Items", "s", ("a " + "b" * (4 << 20),))
+    check(name == "org.freedesktop.DBus.Error.InvalidArgs" and len(message) < 160,
+          "a 4 MB Items argument: refused in a short message", f"{name}: {message[:300]}")
     name, message = client.error("InsertItem", "sss", ("first", "end", "two\nlines"))
     check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "control character" in message,
           "a text with a newline: InvalidArgs with SYNTAX's message", f"{name}: {message}")

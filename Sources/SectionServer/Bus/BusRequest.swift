@@ -49,11 +49,14 @@ struct BusRequest {
         throw ProtocolError(.syntax, "\(member): \(what) is missing")
       }
     }
-    /// A ref, an id, an index or a position: one word, as the protocol splits a line.
+    /// A ref, an id, an index or a position: one word, as the protocol splits a line, and no
+    /// longer than a line may be.
     func word(_ what: String) throws(ProtocolError) -> String {
       let value = try string(what)
+      if value.utf8.count > LineFramer.maximumLineLength { throw ProtocolError.tooLong }
       if value.isEmpty || value.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
-        throw ProtocolError(.syntax, "\(member): \(what) \"\(value)\" must be one word, without spaces")
+        throw ProtocolError(
+          .syntax, "\(member): \(what) \(BusRequest.quoted(value)) must be one word, without spaces")
       }
       return value
     }
@@ -62,7 +65,8 @@ struct BusRequest {
     func ref() throws(ProtocolError) -> String {
       let ref = try word("ref")
       if ref.lowercased() == "all" {
-        throw ProtocolError(.noSection, "no section \"\(ref)\": call \(member)All for every section")
+        throw ProtocolError(
+          .noSection, "no section \(BusRequest.quoted(ref)): call \(member)All for every section")
       }
       return ref
     }
@@ -112,6 +116,18 @@ struct BusRequest {
       throw ProtocolError(.unknown, "unknown method \(member)")
     }
     try self.init(lines: [line], answer: answer)
+  }
+
+  /// How many bytes of a caller's argument an error quotes.
+  static let quotedBytes = 40
+
+  /// `value` in quotes for an error message, its first `quotedBytes` bytes and its length when
+  /// it is longer. A bus argument can be as long as a message (32 MB on the system bus), and an
+  /// error that quoted it whole would be as long, held in sd-bus's queue until the caller read it.
+  static func quoted(_ value: String) -> String {
+    let bytes = value.utf8
+    guard bytes.count > quotedBytes else { return "\"\(value)\"" }
+    return "\"\(String(decoding: bytes.prefix(quotedBytes), as: UTF8.self))...\" (\(bytes.count) bytes)"
   }
 
   /// `lines` as requests; each must fit on one protocol line.
