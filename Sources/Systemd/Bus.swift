@@ -26,15 +26,20 @@ public final class Bus {
     public var intercept: (BusCall) -> Bool
     /// One line for the log: the connection came, went, or the name could not be had.
     public var log: (_ message: String, _ isProblem: Bool) -> Void
+    /// A new connection to the bus, before its first message: what was learnt of the peers
+    /// of the last one no longer holds (a restarted bus daemon gives their unique names out again).
+    public var connected: () -> Void
 
     public init(
       method: @escaping (BusCall) -> Void, property: @escaping (String, inout BusWriter) throws -> Void,
-      intercept: @escaping (BusCall) -> Bool, log: @escaping (String, Bool) -> Void
+      intercept: @escaping (BusCall) -> Bool, log: @escaping (String, Bool) -> Void,
+      connected: @escaping () -> Void
     ) {
       self.method = method
       self.property = property
       self.intercept = intercept
       self.log = log
+      self.connected = connected
     }
   }
 
@@ -135,6 +140,7 @@ public final class Bus {
   private func connect() {
     do {
       try open()
+      handlers.connected()
       handlers.log("on the \(kind) bus as \(name)", false)
       failureLogged = false
       retryDelay = 1_000_000

@@ -736,6 +736,46 @@ def missing_bus(tmp):
         bus.stop()
 
 
+def access_after_bus_restart(tmp):
+    """Access decisions die with the bus connection that made them (issue 31, item 2): a
+    restarted dbus-daemon hands out the same unique names again, and the name root called
+    from before the restart, now an unprivileged caller's, must not keep root's allowance."""
+    if os.geteuid() != 0:
+        print("SKIP access after a bus restart: calling as another user needs root")
+        return
+    bus = PrivateBus(tmp, "again").start()
+    daemon = Daemon(tmp, bus.address, ["--no-state"]).start()
+    try:
+        root = BusClient(bus.address)
+        check(wait_for(lambda: root.name_owner() is not None, 10), "the daemon is on the bus", daemon.log_text())
+        root_name = root.connection.get_unique_name()
+        check(root.call("Toggle", "s", ("0",)) == (True, 1), "root's Toggle is allowed (and the answer kept)")
+        root.close()
+        bus.stop()
+        bus.start()
+        check(wait_for(lambda: daemon.log_text().count("on the session bus") >= 2, 25),
+              "the daemon joins the restarted bus", daemon.log_text())
+        caller = ("from gi.repository import Gio, GLib\n"
+                  f"c = Gio.DBusConnection.new_for_address_sync({bus.address!r}, "
+                  "Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, "
+                  "None, None)\n"
+                  "print(c.get_unique_name(), flush=True)\n"
+                  "try:\n"
+                  f"    print(c.call_sync({NAME!r}, {PATH!r}, {IFACE!r}, 'Toggle', GLib.Variant('(s)', ('0',)), "
+                  "None, 0, 10000, None).unpack())\n"
+                  "except GLib.Error as e:\n"
+                  "    print(Gio.DBusError.get_remote_error(e))\n")
+        run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                              "/usr/bin/python3", "-c", caller], capture_output=True, text=True, timeout=30)
+        lines = run.stdout.split()
+        check(len(lines) == 2 and lines[0] == root_name and lines[1] == "org.freedesktop.DBus.Error.AccessDenied",
+              f"nobody, given root's old unique name {root_name} on the new bus, is refused Toggle",
+              run.stdout + run.stderr)
+    finally:
+        daemon.stop()
+        bus.stop()
+
+
 def command_line(tmp):
     """--bus takes system or session, and --help and sectiond(8) say so."""
     bad = subprocess.run([SECTIOND, "--bus", "bogus"], capture_output=True, text=True, timeout=10)
@@ -750,7 +790,7 @@ def command_line(tmp):
 
 def main():
     parts = [command_line, examples_and_introspection, interleaved, group_commit, reads_under_flood, errors, restarts,
-             missing_bus]
+             missing_bus, access_after_bus_restart]
     only = sys.argv[1:]
     for part in parts:
         if only and part.__name__ not in only:

@@ -10,7 +10,9 @@ import Systemd
 /// on the system bus the policy file (org.sectiond.Sectiond1.conf) applies the same rule
 /// before a call ever arrives. The answer is kept per unique name: a unique name is never
 /// given to another connection while the bus runs, and asking costs a round trip to the bus
-/// daemon that the loop would wait for on every change.
+/// daemon that the loop would wait for on every change. A restarted bus daemon gives the
+/// same names out again, so the answers are forgotten whenever the connection to the bus is
+/// made anew (`forget()`).
 struct BusAccess {
   /// The group whose members may change state; nil when there is no such group.
   let group: gid_t? = getgrnam("sectiond").map { $0.pointee.gr_gid }
@@ -18,6 +20,9 @@ struct BusAccess {
   private var decided: [String: Bool] = [:]
   /// Unique names remembered at most; past it the cache starts over (a name asks again).
   static let remembered = 4096
+
+  /// Drops every answer: they were about the unique names of a bus connection that is gone.
+  mutating func forget() { decided.removeAll() }
 
   mutating func mayChange(_ call: BusCall) -> Bool {
     let sender = call.sender

@@ -49,7 +49,8 @@ final class BusFace {
         intercept: { [unowned self] call in self.intercept(call) },
         log: { message, isProblem in
           isProblem ? Log.warning("D-Bus: \(message)") : Log.notice("D-Bus: \(message)")
-        }
+        },
+        connected: { [unowned self] in self.access.forget() }
       ))
   }
 
