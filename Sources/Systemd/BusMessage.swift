@@ -39,14 +39,21 @@ public final class BusCall {
   }
 
   /// Reads an `as` argument.
-  public func readStrings() throws -> [String] {
+  /// An `as` argument, read only while it holds at most `count` strings of `bytes` bytes in
+  /// all; nil as soon as it holds more. A caller's array can be as large as a message (32 MB on
+  /// the system bus, 1 GB on a session bus): one past a bound is refused without copying the
+  /// rest, in the time its first strings take.
+  public func readStrings(atMost count: Int, bytes: Int) throws -> [String]? {
     try enter("a", "s")
     var strings: [String] = []
+    var total = 0
     var value: UnsafePointer<CChar>?
     while try check(
       sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value), "sd_bus_message_read_basic")
       > 0
     {
+      total += strlen(value!)
+      guard strings.count < count, total <= bytes else { return nil }
       strings.append(String(cString: value!))
     }
     try leave()

@@ -65,7 +65,7 @@ final class BusFace {
   /// A method call of the interface: parsed, checked, then handled as its protocol lines.
   private func handle(_ call: BusCall) {
     do throws(ProtocolError) {
-      run(call, try BusRequest(call))
+      run(call, try BusRequest(call, batchLines: server.service.limits.batchLines))
     } catch {
       answer(call, error)
     }

@@ -36,8 +36,9 @@ struct BusRequest {
     self.changesState = changesState
   }
 
-  /// The request of a call; throws SYNTAX for an argument that cannot stand in a request.
-  init(_ call: BusCall) throws(ProtocolError) {
+  /// The request of a call; throws SYNTAX for an argument that cannot stand in a request, and
+  /// LIMIT for a Batch of more than `batchLines` lines.
+  init(_ call: BusCall, batchLines: Int) throws(ProtocolError) {
     let member = call.member
     func string(_ what: String) throws(ProtocolError) -> String {
       do { return try call.readString() } catch {
@@ -97,9 +98,16 @@ struct BusRequest {
     case "SetItem": line = "ITEM SET \(try word("ref")) \(try number("position")) \(try string("text"))"
     case "Reload": line = "RELOAD"
     case "Batch":
-      let requests: [String]
-      do { requests = try call.readStrings() } catch {
+      // Bounded as a socket's BATCH is, before anything past the bound is copied.
+      let read: [String]?
+      do { read = try call.readStrings(atMost: batchLines, bytes: Batch.byteLimit) } catch {
         throw ProtocolError(.syntax, "Batch: requests are missing")
+      }
+      guard let requests = read else {
+        throw ProtocolError(
+          .limit,
+          "Batch: at most \(batchLines) lines (sectiond --max-batch-lines) of \(Batch.byteLimit) bytes in all"
+        )
       }
       // The call is the whole BATCH ... END: a line of its own that ended or began one would
       // apply what came before it, or after it, outside the batch.
