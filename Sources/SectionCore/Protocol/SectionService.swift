@@ -46,7 +46,7 @@ public final class SectionService {
   /// What STATUS reports beside the revision, as (key, value) pairs of single-line text: the
   /// server's facts (process, paths, clients), which this I/O-free type cannot know itself.
   /// Asked with the socket the request came in on: a read-only client is told less
-  /// (SECURITY.md, "What a read-only client learns").
+  /// (SECURITY.md, "What a read-only client learns from STATUS").
   public var statusFields: (Access) -> [(String, String)] = { _ in [] }
   /// The RELOAD being done is RELOAD FRESH: `reload(_:reply:)` drops clients' edits.
   private var reloadDropsEdits = false

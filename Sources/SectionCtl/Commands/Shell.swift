@@ -211,20 +211,22 @@ final class Shell {
     let directory = base + "/sectionctl"
     let path = directory + "/history"
     try? FileSystem.makeDirectories(directory, permissions: 0o700)
-    let problem: String?
-    if let unsafe = FileSystem.privateDirectoryProblem(directory, holding: "the shell's history") {
-      problem = unsafe
-    } else if let file = try? FileSystem.status(path),
-      file.isSymbolicLink || !file.isRegularFile || file.owner != geteuid() || file.linkCount != 1
-    {
-      problem =
-        "\(path) is \(file.isSymbolicLink ? "a symbolic link" : "not a regular file of yours with one name"): "
-        + "not following it; remove it, or set XDG_STATE_HOME to a directory of your own"
-    } else {
-      return path
-    }
-    refuse("not keeping the shell's history: \(problem!)")
+    guard
+      let problem = FileSystem.privateDirectoryProblem(directory, holding: "the shell's history")
+        ?? historyFileProblem(path)
+    else { return path }
+    refuse("not keeping the shell's history: \(problem)")
     return nil
+  }
+
+  /// What is wrong with a history file already at `path`: it must be the user's own regular
+  /// file with one name. Nil when it is, or when there is none yet.
+  private static func historyFileProblem(_ path: String) -> String? {
+    guard let file = try? FileSystem.status(path),
+      file.isSymbolicLink || !file.isRegularFile || file.owner != geteuid() || file.linkCount != 1
+    else { return nil }
+    let what = file.isSymbolicLink ? "a symbolic link" : "not a regular file of yours with one name"
+    return "\(path) is \(what): not following it; remove it, or set XDG_STATE_HOME to a directory of your own"
   }
 
   /// Command names that start with what was typed, one per call, as readline asks (`state` 0
