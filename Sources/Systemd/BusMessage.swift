@@ -38,7 +38,6 @@ public final class BusCall {
     return value
   }
 
-  /// Reads an `as` argument.
   /// An `as` argument, read only while it holds at most `count` strings of `bytes` bytes in
   /// all; nil as soon as it holds more. A caller's array can be as large as a message (32 MB on
   /// the system bus, 1 GB on a session bus): one past a bound is refused without copying the
