@@ -229,6 +229,11 @@ public enum FileSystem {
     _ = try retrying("rename", "\(from) -> \(to)") { Glibc.rename(from, to) }
   }
 
+  /// Gives the file `from` the second name `to` (link(2)), which must not exist yet.
+  public static func link(_ from: String, to: String) throws {
+    _ = try retrying("link", "\(from) -> \(to)") { Glibc.link(from, to) }
+  }
+
   /// Removes a file; a missing file is not an error.
   public static func remove(_ path: String) throws {
     if unlink(path) == 0 || Errno.current == .noEntry { return }

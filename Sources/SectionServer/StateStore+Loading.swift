@@ -166,21 +166,24 @@ extension StateStore {
     return (state, notes.isEmpty ? nil : notes.joined(separator: "; "))
   }
 
-  /// Renames each of `files` that exists to `<file>.corrupt-<time>`, one time for all, and
-  /// logs it: kept for a person to look at, never overwritten.
+  /// Gives each of `files` that exists the name `<file>.corrupt-<time>` too, one time for all,
+  /// and logs it: kept for a person to look at, never overwritten. A second name, not a
+  /// rename: the files keep their names until the start's durable save replaces them, so that
+  /// a power cut before that save finds what this start recovered from, not a state without
+  /// the journal's acknowledged groups (a rename may reach the disk before the save does).
   func setAside(_ files: [String], because reason: String, then what: String) {
     let suffix = ".corrupt-\(wallClockSeconds())"
     var moved: [String] = []
     for file in files where (try? FileSystem.status(file)) != nil {
       do {
-        try FileSystem.rename(file, to: file + suffix)
+        try FileSystem.link(file, to: file + suffix)
         moved.append(file)
       } catch {
         Log.warning("cannot set \(file) aside: \(error)")
       }
     }
     Log.warning(
-      "\(reason); \(moved.isEmpty ? "" : "moved \(moved.joined(separator: ", ")) aside with the suffix \(suffix) and ")\(what)"
+      "\(reason); \(moved.isEmpty ? "" : "kept \(moved.joined(separator: ", ")) aside with the suffix \(suffix) and ")\(what)"
     )
   }
 }
