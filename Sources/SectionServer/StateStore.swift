@@ -89,7 +89,10 @@ final class StateStore {
         durableSaveNeeded = true
       }
     }
-    if journal == nil && !wholeStateNeeded { try openJournal() }
+    // A durable save starts the journal afresh itself; opening it first would take the old one's
+    // name (openPrivateFile replaces a file with a second name, as a set-aside journal has)
+    // before the state holding its groups is on disk.
+    if journal == nil && !wholeStateNeeded && !durableSaveNeeded { try openJournal() }
     let tooLong = journalSize > max(2 * stateSize, 1 << 20)
     if wholeStateNeeded || durableSaveNeeded || service.needsSnapshot || journalReplaced()
       || (tooLong && syncer == nil)
@@ -114,8 +117,13 @@ final class StateStore {
   /// The journal as left by the start: it holds nothing newer than the state file (a start
   /// that replayed any saves the whole state before it serves), so groups go after the rest.
   private func openJournal() throws {
+    let created = !FileSystem.exists(journalPath)
     let fd = try withReserve { try FileSystem.openPrivateFile(journalPath, appending: true) }
     journal = fd
+    if created && policy != .never {
+      // As in `saveWholeState`: the groups appended must not outlive the journal's name.
+      try FileSystem.syncDirectory(directoryName(of: path))
+    }
     journalSize = (try? fd.status().size) ?? 0
     syncer?.switchJournal(to: fd)
   }
@@ -177,10 +185,10 @@ final class StateStore {
         try FileSystem.openPrivateFile(journalPath, truncating: true, appending: true)
       }
       journal = fresh
-      if FileSystem.exists(nextJournalPath) {
-        try FileSystem.remove(nextJournalPath)
-        if policy != .never { try FileSystem.syncDirectory(directoryName(of: path)) }
-      }
+      if FileSystem.exists(nextJournalPath) { try FileSystem.remove(nextJournalPath) }
+      // The journal's name may be new (a start, a set-aside journal): fsynced appends to a file
+      // whose name is not on disk are lost with it.
+      if policy != .never { try FileSystem.syncDirectory(directoryName(of: path)) }
       syncer?.switchJournal(to: fresh)
     } catch {
       // The state is saved; without a journal the next save writes the whole state again.
