@@ -161,11 +161,15 @@ class Trace:
         """The crash points: after each operation, as the exit seq the point follows."""
         return sorted({op["end"] for op in self.ops} | {s[1] for s in self.syncs})
 
-    def durable(self, op, point):
-        """Whether `op` is on disk whatever happens at `point`: an fsync of its file (of the
-        directory, for a name) began after it ended and ended before the point."""
-        target = "dir" if op["kind"] in ("create", "rename", "exchange", "unlink") else op["inode"]
-        return any(target == t and entry > op["end"] and end <= point for entry, end, t in self.syncs)
+    def durable_from(self):
+        """For each operation, the exit of the first fsync that makes it durable: of its file
+        (of the directory, for a name), begun after it ended; infinity when none did."""
+        first = []
+        for op in self.ops:
+            target = "dir" if op["kind"] in ("create", "rename", "exchange", "unlink") else op["inode"]
+            first.append(min((end for entry, end, t in self.syncs if t == target and entry > op["end"]),
+                             default=float("inf")))
+        return first
 
     def state(self, chosen):
         """The files a crash leaves when exactly the operations `chosen` (a set of indices into
@@ -197,20 +201,26 @@ class Trace:
                     data[op["offset"]:op["offset"] + len(op["data"])] = op["data"]
         return {name: bytes(contents.get(inode, b"")) for name, inode in names.items()}
 
-    def crash_states(self, rng, exhaustive=8, samples=24):
-        """(point, chosen, files) for every point: every subset of the operations not yet
-        durable when at most `exhaustive` are pending, otherwise all, none, every prefix, all
-        but one of each, and `samples` random subsets. `files` repeats where subsets agree."""
-        for point in self.points():
+    def crash_states(self, rng, exhaustive=8, samples=24, max_points=60):
+        """(point, chosen, files) at each crash point (at most `max_points`, chosen at random,
+        the last always among them): every subset of the operations not yet durable when at
+        most `exhaustive` are pending; otherwise none, all, prefixes, all but one, and
+        `samples` random subsets (16 of each kind at most). `files` repeats where subsets agree."""
+        durable_from = self.durable_from()
+        points = self.points()
+        if len(points) > max_points:
+            points = sorted(rng.sample(points[:-1], max_points - 1)) + points[-1:]
+        for point in points:
             done = [i for i, op in enumerate(self.ops) if op["end"] <= point]
-            fixed = {i for i in done if self.durable(self.ops[i], point)}
+            fixed = {i for i in done if durable_from[i] <= point}
             pending = [i for i in done if i not in fixed]
             if len(pending) <= exhaustive:
                 subsets = itertools.chain.from_iterable(
                     itertools.combinations(pending, k) for k in range(len(pending) + 1))
             else:
-                subsets = [pending[:k] for k in range(len(pending) + 1)]
-                subsets += [[p for p in pending if p != skip] for skip in pending]
+                cuts = sorted({0, len(pending)} | {rng.randrange(len(pending)) for _ in range(16)})
+                subsets = [pending[:k] for k in cuts]
+                subsets += [[p for p in pending if p != skip] for skip in rng.sample(pending, min(16, len(pending)))]
                 subsets += [[p for p in pending if rng.random() < 0.5] for _ in range(samples)]
             for subset in subsets:
                 chosen = fixed | set(subset)

@@ -253,7 +253,9 @@ def run_scenario(scenario, results, rng):
                 problems.append(f"{problem}; kept in "
                                 + keep_failure(scenario, files, point, chosen, trace, problem, trace_path))
         second = second_level(scenario, [distinct[k] for k in checked[:SECOND_LEVEL]], history, base, rng)
-        print(f"   {scenario.name}: {len(trace.ops)} operations, {len(trace.points())} crash points, "
+        renames = sum(op["kind"] in ("rename", "exchange") for op in trace.ops)
+        print(f"   {scenario.name}: {len(trace.ops)} operations ({renames} renames), "
+              f"{len(trace.points())} crash points, "
               f"{built} states built, {len(distinct)} distinct, {len(checked)} started "
               f"({100 * len(checked) // max(1, len(distinct))}%), {len(outcomes)} distinct outcomes "
               f"(revisions {min(outcomes, default=0)}..{max(outcomes, default=0)} of "
