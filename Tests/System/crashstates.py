@@ -14,6 +14,7 @@ Prints per scenario: states built, distinct, checked, distinct outcomes.
 usage: crashstates.py [scenario ...]    (BUILD_DIR names the build; CRASHSTATES_SEED repeats)
 """
 
+import json
 import os
 import random
 import shutil
@@ -300,6 +301,32 @@ def second_level(scenario, samples, history, base, rng):
     return states, problems
 
 
+REGRESSIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "crashstates")
+
+
+def run_regressions(results, rng):
+    """The crash states that showed a defect, kept in Tests/System/crashstates/<name>/ (state/,
+    and expect.json: the revision that was durable, the sections open at it): each must load
+    that revision, and so must every crash state of its recovery."""
+    for name in sorted(os.listdir(REGRESSIONS)):
+        with open(os.path.join(REGRESSIONS, name, "expect.json")) as f:
+            expect = json.load(f)
+        files = read_state(os.path.join(REGRESSIONS, name, "state"))
+        scenario = Scenario(f"regression {name}", ["--sync"], None)
+        picture = (tuple(IDS), frozenset(expect["open"]), (expect["items"],) * len(IDS))
+        history = {expect["revision"]: picture}
+        base = tempfile.mkdtemp(prefix="s36.", dir="/tmp")
+        try:
+            os.mkdir(os.path.join(base, "chk"))
+            problem, _ = check_state(files, scenario.config, history, expect["revision"], os.path.join(base, "chk"))
+            states, problems = second_level(scenario, [(expect["revision"], 0, set(), files)], history, base, rng)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+        results.check(not problem and not problems, f"{scenario.name}: loads revision {expect['revision']}, "
+                      "and so does every crash state of its recovery",
+                      "; ".join(([problem] if problem else []) + problems[:2]) or f"{states} states")
+
+
 def main():
     names = sys.argv[1:]
     if shutil.which("strace") is None:
@@ -319,6 +346,8 @@ def main():
         except (RuntimeError, OSError) as error:
             results.check(False, scenario.name, str(error))
         print(f"   ({time.monotonic() - began:.0f} s)", flush=True)
+    if not names or "regression" in names:
+        run_regressions(results, rng)
     return results.finish()
 
 
