@@ -31,6 +31,16 @@ public final class BusCall {
     return String(cString: value!)
   }
 
+  /// A string argument, copied only when it holds at most `bytes` bytes; nil when it holds
+  /// more. An argument can be as large as a message (32 MB on the system bus, 1 GB on a
+  /// session bus): one past a line's length is refused without a copy.
+  public func readString(atMost bytes: Int) throws -> String? {
+    var value: UnsafePointer<CChar>?
+    try check(
+      sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value), "sd_bus_message_read_basic")
+    return strnlen(value!, bytes + 1) > bytes ? nil : String(cString: value!)
+  }
+
   public func readUInt32() throws -> UInt32 {
     var value: UInt32 = 0
     try check(

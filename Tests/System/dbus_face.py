@@ -13,8 +13,9 @@ and one that goes away.
 Needs /usr/bin/python3 with python3-gi. Prints PASS/FAIL lines and "N passed, N failed".
 """
 
-import contextlib
 import array
+import contextlib
+import json
 import os
 import re
 import signal
@@ -39,6 +40,8 @@ IFACE = NAME
 DOC = os.path.join(ROOT, "docs", "DBUS.md")
 XML = os.path.join(ROOT, "docs", "org.sectiond.Sectiond1.xml")
 BUS_CONFIG = os.path.join(ROOT, "bench", "dbus-private.conf.in")
+SYSTEM_LIKE_CONFIG = os.path.join(ROOT, "Tests", "System", "lib", "dbus-system-like.conf.in")
+POLICY = os.path.join(ROOT, "packaging", "dbus", "org.sectiond.Sectiond1.conf")
 
 passed = failed = 0
 
@@ -67,14 +70,15 @@ def wait_for(condition, timeout, step=0.05):
 
 class PrivateBus:
     """A dbus-daemon of our own, on a socket path in `directory`, admitting every user (so
-    that a test can call as nobody) with a session bus's open policy."""
+    that a test can call as nobody): with a session bus's open policy, or with `template`
+    SYSTEM_LIKE_CONFIG, the system bus's policy and limits and the packaged policy."""
 
-    def __init__(self, directory, name="bus"):
+    def __init__(self, directory, name="bus", template=BUS_CONFIG):
         self.path = os.path.join(directory, name)
         self.address = f"unix:path={self.path}"
         self.config = os.path.join(directory, name + ".conf")
         with open(self.config, "w") as f:
-            f.write(open(BUS_CONFIG).read().replace("@SOCKET@", self.path))
+            f.write(open(template).read().replace("@SOCKET@", self.path).replace("@POLICY@", POLICY))
         self.process = None
 
     def start(self):
@@ -776,6 +780,137 @@ def access_after_bus_restart(tmp):
         daemon.stop()
         bus.stop()
 
+# A caller that never reads: it speaks D-Bus on a raw socket (GDBus would read every reply),
+# says Hello, then sends Items calls as fast as the bus takes them, alternating a large
+# section's and one with a 1 MiB argument that has a space in it (the issue's 30 MB one was
+# quoted whole in the error). Run as nobody; argv: the bus socket, the large section's id.
+FLOODER = r"""
+import os, socket, struct, sys
+from gi.repository import Gio, GLib
+path, big = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(path)
+s.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
+assert s.recv(4096).startswith(b"OK"), "not authenticated"
+s.sendall(b"BEGIN\r\n")
+def blob(destination, path, interface, member, body):
+    message = Gio.DBusMessage.new_method_call(destination, path, interface, member)
+    if body is not None:
+        message.set_body(body)
+    message.set_serial(1)
+    return bytearray(message.to_blob(Gio.DBusCapabilityFlags.NONE))
+s.sendall(blob("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello", None))
+calls = [blob("org.sectiond.Sectiond1", "/org/sectiond/Sectiond1", "org.sectiond.Sectiond1", "Items",
+              GLib.Variant("(s)", (ref,))) for ref in (big, "x" * (1 << 20) + " y")]
+print("flooding", flush=True)
+serial = 2
+while True:
+    call = calls[serial % 2]
+    struct.pack_into("<I", call, 8, serial)
+    s.sendall(call)
+    serial += 1
+"""
+
+
+def items_flood(tmp):
+    """Eight callers that never read their replies flood Items (issue 31, item 1: sectiond
+    grew to 2 GB and socket clients waited 449 ms): sectiond's memory stays bounded, socket
+    PINGs are answered within a loop turn, and other bus callers are served during the flood
+    and after it. On a bus with the system bus's limits and the packaged policy, as nobody."""
+    if os.geteuid() != 0:
+        print("SKIP the Items flood: calling as nobody needs root")
+        return
+    seconds = float(os.environ.get("ITEMS_FLOOD_SECONDS", 10))
+    config = os.path.join(tmp, "sections.json")
+    with open(config, "w") as f:
+        json.dump({"mode": "multi", "sections": [
+            {"id": "big", "title": "Big", "items": [f"{n:04} " + "x" * 1000 for n in range(1000)]},
+            {"id": "small", "title": "Small", "items": ["one"]}]}, f)
+    bus = PrivateBus(tmp, "sys", SYSTEM_LIKE_CONFIG).start()
+    daemon = Daemon(tmp, bus.address, ["--no-state", "--config", config]).start()
+    flooders = []
+    try:
+        root = BusClient(bus.address)
+        check(wait_for(lambda: root.name_owner() is not None, 10), "the daemon is on the system-like bus",
+              daemon.log_text())
+        sock = LineClient(os.path.join(tmp, "c.readonly.sock"))
+        sock.request("PING")
+        before = rss_kib(daemon.process.pid)
+        for _ in range(8):
+            flooder = subprocess.Popen(
+                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", FLOODER,
+                 bus.path, "big"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            flooders.append(flooder)
+        check(all(f.stdout.readline().strip() == "flooding" for f in flooders), "8 callers, as nobody, flood Items",
+              "".join(f.stderr.read() for f in flooders if f.poll() is not None))
+        pings, reads, failures, samples, peak = [], [], [], [], before
+        end = time.monotonic() + seconds
+        next_read = 0
+        while time.monotonic() < end:
+            started = time.monotonic()
+            sock.request("PING")
+            pings.append(time.monotonic() - started)
+            peak = max(peak, rss_kib(daemon.process.pid))
+            if started >= next_read:
+                next_read = started + 0.5
+                samples.append(rss_kib(daemon.process.pid) // 1024)
+                try:
+                    root.call("Get", "ss", (IFACE, "Revision"), interface="org.freedesktop.DBus.Properties",
+                              timeout=2000)
+                    reads.append(time.monotonic() - started)
+                except GLib.Error as e:
+                    failures.append(e.message)
+            time.sleep(0.02)
+        pings.sort()
+        grew = (peak - before) / 1024
+        check(grew < 64, f"sectiond's RSS during {seconds:.0f} s of flood: {before / 1024:.0f} MiB, at most "
+              f"{peak / 1024:.0f} MiB (+{grew:.0f} MiB, bound 64)", f"MiB every half second: {samples}")
+        worst = pings[-1] * 1000
+        check(worst < 600, f"{len(pings)} PINGs on the read-only socket meanwhile: median "
+              f"{pings[len(pings) // 2] * 1000:.1f} ms, the slowest {worst:.0f} ms (a loop turn: 600)")
+        check(len(reads) >= 1, f"root's Get Revision meanwhile, every half second: {len(reads)} answered "
+              f"(the slowest in {max(reads, default=0):.2f} s), {len(failures)} refused by the bus daemon",
+              f"{failures[:2]}")
+        # The callers stop calling but stay, never reading: what sectiond sent them stays
+        # parked in the bus daemon, which stops reading sectiond until sectiond reconnects.
+        for flooder in flooders:
+            flooder.send_signal(signal.SIGSTOP)
+        took = answered_within(lambda: root.get("Revision"), 30)
+        check(took < 15, f"root's Get Revision after the flood, its callers still there: answered after {took:.1f} s "
+              "(bound 15)", daemon.log_text()[-1500:])
+        check("callers that do not read their answers" in daemon.log_text(),
+              "the log says why sectiond left the bus and joined it again", daemon.log_text()[-600:])
+        for flooder in flooders:
+            flooder.kill()
+            flooder.wait()
+        took = answered_within(lambda: root.call("Toggle", "s", ("small",), timeout=2000), 30)
+        check(took < 5, f"root's Toggle once they are gone: answered after {took:.1f} s (bound 5)")
+        sock.close()
+        root.close()
+    finally:
+        for flooder in flooders:
+            flooder.kill()
+            flooder.wait()
+        daemon.stop()
+        bus.stop()
+
+
+def answered_within(call, seconds):
+    """How long until `call` succeeds, retried every 0.2 s; inf if not within `seconds`."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        try:
+            call()
+            return time.monotonic() - started
+        except GLib.Error:
+            time.sleep(0.2)
+    return float("inf")
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
 
 def huge_batch(tmp):
     """A Batch far past --max-batch-lines is refused at the bound, while socket clients are
@@ -836,7 +971,7 @@ def command_line(tmp):
 
 def main():
     parts = [command_line, examples_and_introspection, interleaved, group_commit, reads_under_flood, errors, restarts,
-             missing_bus, access_after_bus_restart, huge_batch]
+             missing_bus, access_after_bus_restart, items_flood, huge_batch]
     only = sys.argv[1:]
     for part in parts:
         if only and part.__name__ not in only:

@@ -65,10 +65,26 @@ final class BusFace {
   /// A method call of the interface: parsed, checked, then handled as its protocol lines.
   private func handle(_ call: BusCall) {
     do throws(ProtocolError) {
-      run(call, try BusRequest(call, batchLines: server.service.limits.batchLines))
+      let request = try BusRequest(call, batchLines: server.service.limits.batchLines)
+      if request.answer.isRead, refuseWhileBehind(call) { return }
+      run(call, request)
     } catch {
       answer(call, error)
     }
+  }
+
+  /// While the bus daemon has not taken all that was sent to it (its callers do not read
+  /// their answers), a read whose answer is long (List, Items, the Sections and
+  /// OpenSections properties) is refused with a short error instead: its answer would wait
+  /// in sectiond's memory, one more for every such call. Short answers still go out, so
+  /// other callers' changes and Get of Mode and Revision are served meanwhile.
+  func refuseWhileBehind(_ call: BusCall) -> Bool {
+    guard bus.isWriteBehind else { return false }
+    send(
+      error: "org.freedesktop.DBus.Error.LimitsExceeded",
+      "sectiond's answers wait for the bus to take them, so long ones are refused now: try again shortly",
+      to: call)
+    return true
   }
 
   /// Runs the protocol lines of `request`, then answers, holds the call for the save, or
