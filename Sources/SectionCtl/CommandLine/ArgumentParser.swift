@@ -2,12 +2,23 @@ import SectionCore
 
 /// Turns sectionctl's arguments into an `Invocation`, in the style of systemctl: options may come
 /// before or after the command, `--name=value` and `--name value` both work, `--` ends the options.
+/// Once a free text (a title, an item's text) has begun, every further word is the text's,
+/// as `git commit -m` and redis-cli take it: `item add today Call -j home` adds "Call -j home".
 enum ArgumentParser {
+  /// The options that take a value (the next word, or after `=`).
+  static let optionsWithValue: Set<String> = [
+    "-s", "--socket", "--readonly-socket", "--at", "--timeout", "--count",
+  ]
+
   static func parse(_ arguments: [String]) throws(ClientError) -> Invocation {
     var options = Options()
     var positionals: [String] = []
     var remaining = arguments[...]
     while var argument = remaining.popFirst() {
+      if let start = textStart(positionals), positionals.count > start {
+        positionals += [argument] + remaining
+        break
+      }
       if argument == "--" {
         positionals += remaining
         break
@@ -30,6 +41,18 @@ enum ArgumentParser {
       readonly: options.readonly || options.readonlySocket != nil, readonlySocket: options.readonlySocket,
       json: options.json, timeout: options.timeout ?? Invocation.defaultTimeout,
       commandGiven: !positionals.isEmpty)
+  }
+
+  /// Where the free text of the command that `positionals` begin with starts, counting the
+  /// command's own words: add ID TITLE... and rename REF TITLE... at 2, item add REF TEXT... at
+  /// 3, item set REF POSITION TEXT... at 4. Nil for commands without one.
+  private static func textStart(_ positionals: [String]) -> Int? {
+    switch (positionals.first.flatMap(Subcommand.init(rawValue:)), positionals.dropFirst().first) {
+    case (.add?, _), (.rename?, _): 2
+    case (.item?, "add"): 3
+    case (.item?, "set"): 4
+    default: nil
+    }
   }
 
   /// Short options written together or with their value attached, as getopt allows: `-rj` is

@@ -152,7 +152,11 @@ enum Subcommand: String, CaseIterable, Sendable {
         o  c             open / close it          O  C          open all / close all
         m                switch mode              g  G          first / last row
         PgUp PgDn        a page up / down         r             ask the daemon to reload
+        a  i             add a section / an item  e  d          edit / delete at the cursor
         ?                show the keys            q Esc Ctrl-C  quit
+      The prompt line of a, i and e edits as a shell's line: Left Right Home End and Ctrl-A E B F
+      move, Backspace Delete Ctrl-D delete, Ctrl-U Ctrl-K Ctrl-W delete to the start, to the end,
+      the word before the cursor; Enter sends, Esc cancels.
       Mouse: a click on a header opens or closes it; the wheel scrolls.
       With --readonly it is a viewer: keys that would change state are refused.
       If the daemon restarts, the screen stays and ui reconnects by itself.
@@ -188,6 +192,7 @@ enum Subcommand: String, CaseIterable, Sendable {
         TITLE   its title; several words are joined with spaces
       Options:
         --at INDEX   where to insert it (0 is the top); the default is the end
+      \(SectionCtlText.freeText)
       \(SectionCtlText.editOutput)
       """
     case .rm:
@@ -208,6 +213,7 @@ enum Subcommand: String, CaseIterable, Sendable {
       Arguments:
         REF     a section's index or id
         TITLE   the new title; several words are joined with spaces
+      \(SectionCtlText.freeText)
       \(SectionCtlText.editOutput)
       """
     case .item:
@@ -217,6 +223,7 @@ enum Subcommand: String, CaseIterable, Sendable {
         rm REF POSITION            delete the item at POSITION (0 is the first)
         mv REF FROM TO             move an item within its section
         set REF POSITION TEXT...   replace an item's text
+      \(SectionCtlText.freeText)
       \(SectionCtlText.editOutput)
       """
     case .isOpen:
@@ -237,7 +244,8 @@ enum Subcommand: String, CaseIterable, Sendable {
       """
       A prompt that reads sectionctl commands (list, open 1, add id Title, help ...) or raw
       protocol lines (upper-case verbs: LIST, OPEN 1), with line editing and history (libedit:
-      Up/Down, Ctrl-R, Tab completes commands); the history is kept in
+      Up/Down, Ctrl-R; Tab completes commands, section ids, modes and item actions, each where
+      it belongs); the history is kept in
       $XDG_STATE_HOME/sectionctl/history (~/.local/state/sectionctl/history). Changes made
       anywhere are printed as they come, between prompts. Ctrl-D or 'quit' ends it.
       'sectionctl' with no command starts it when standard input and output are a terminal.
@@ -286,6 +294,10 @@ enum Subcommand: String, CaseIterable, Sendable {
 
 /// Text shared by the help of several commands.
 enum SectionCtlText {
+  static let freeText = """
+    Once the text has begun, every further word is the text's, '-2' and '-j' too: put
+    options before it, and '--' before a text whose first word begins with '-'.
+    """
   static let editOutput = """
     Needs the control socket, not --readonly. Prints nothing; with --json: {"revision"}.
     """

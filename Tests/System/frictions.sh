@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The newcomer's frictions of issue 32, against real daemons and a real terminal (tmux):
+# Tab in the shell completes by the word's position, the ui's prompt line edits as a shell's
+# line does, Ctrl-C in the shell cancels the line (and, under sh -c, leaves the calling shell
+# alone), and a free text keeps words that look like options.
+# Ends with "N passed, N failed"; exits 1 on any failure. About 20 s.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+source Tests/System/lib/checks.sh
+ctl="$BUILD_DIR/sectionctl"
+command -v tmux >/dev/null || install_missing tmux:tmux
+dir=$(mktemp -d /tmp/sdfr.XXXXXX)
+pids=()
+T=(tmux -L "sdfr$$")
+cleanup() {
+  "${T[@]}" kill-server 2>/dev/null
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+# start NAME ARGS...: a daemon on $dir/NAME.sock.
+start() {
+  local name=$1
+  shift
+  "$BUILD_DIR/sectiond" --socket "$dir/$name.sock" "$@" 2>>"$dir/$name.log" &
+  pids+=($!)
+  for _ in $(seq 200); do [ -S "$dir/$name.sock" ] && return 0; sleep 0.05; done
+  fail "sectiond $name did not start" "$(cat "$dir/$name.log")"
+}
+expect() { # NAME EXPECTED ACTUAL
+  if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected: $2"$'\n'"got:      $3"; fi
+}
+screen() { "${T[@]}" capture-pane -p; }
+wait_for() { # NEEDLE: up to 10 s
+  for _ in $(seq 100); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
+  return 1
+}
+# prompt_line: the shell's last prompt line, trailing blanks cut.
+prompt_line() { screen | grep 'sectiond>' | tail -1 | sed 's/ *$//'; }
+cat >"$dir/sections.json" <<'JSON'
+{"sections": [{"id": "today", "title": "Today", "items": ["Stand-up"]},
+              {"id": "third", "title": "Third"}, {"id": "net", "title": "Network"},
+              {"id": "notes", "title": "Release notes"}]}
+JSON
+start s --no-state --config "$dir/sections.json"
+S=(-s "$dir/s.sock")
+
+# --- Tab completes by position ------------------------------------------------------------
+"${T[@]}" new-session -d -x 100 -y 20 \
+  "env XDG_STATE_HOME=$dir/xdg TERM=xterm LANG=C.UTF-8 SECTIOND_SOCKET=$dir/s.sock $ctl shell"
+wait_for "sectiond>" || fail "the shell started" "$(screen)"
+# complete KEYS...: types them, then Tab (twice: a second Tab lists the choices when several
+# fit), and prints the prompt line; Ctrl-U then empties the line for the next case.
+complete() {
+  "${T[@]}" send-keys "$@" Tab
+  sleep 0.3
+  prompt_line
+  "${T[@]}" send-keys C-u
+  sleep 0.1
+}
+expect "shell: 'open t' Tab offers the sections, not 'toggle' (several: the line stays)" \
+  "sectiond> open t" "$(complete 'open t')"
+expect "shell: 'open to' Tab completes the id today" "sectiond> open today" "$(complete 'open to')"
+expect "shell: 'toggle ne' Tab completes a section (net)" "sectiond> toggle net" "$(complete 'toggle ne')"
+expect "shell: 'mode e' Tab completes the mode, not 'export'" "sectiond> mode exclusive" "$(complete 'mode e')"
+expect "shell: 'item a' Tab completes the action" "sectiond> item add" "$(complete 'item a')"
+expect "shell: 'TOG' Tab completes the protocol verb" "sectiond> TOGGLE" "$(complete 'TOG')"
+expect "shell: 'rename net T' Tab offers nothing for a title" "sectiond> rename net T" \
+  "$(complete 'rename net T')"
+
+# --- Ctrl-C cancels the line --------------------------------------------------------------
+"${T[@]}" send-keys 'toggle ne' C-c
+sleep 0.3
+"${T[@]}" send-keys 'is-open net' Enter
+wait_for "closed" && pass "shell: Ctrl-C drops the typed line; the next line runs alone (is-open net: closed)" ||
+  fail "shell: Ctrl-C drops the line" "$(screen)"
+expect "  ... and nothing of the cancelled line was sent (net still closed)" "closed" \
+  "$("$ctl" "${S[@]}" is-open net >/dev/null && echo open || echo closed)"
+"${T[@]}" kill-server 2>/dev/null
+
+# Under sh -c (dash on Debian), the calling shell goes on after Ctrl-C and the shell's exit.
+cat >"$dir/caller.sh" <<CALLER
+env XDG_STATE_HOME=$dir/xdg TERM=xterm LANG=C.UTF-8 SECTIOND_SOCKET=$dir/s.sock $ctl shell
+echo "exit \$?" >"$dir/caller.out"
+CALLER
+for sh in sh bash; do
+  rm -f "$dir/caller.out"
+  "${T[@]}" new-session -d -x 100 -y 20 "$sh $dir/caller.sh; sleep 5"
+  wait_for "sectiond>" || fail "the shell started under $sh" "$(screen)"
+  "${T[@]}" send-keys 'mode' C-c
+  sleep 0.3
+  "${T[@]}" send-keys C-d
+  for _ in $(seq 50); do [ -s "$dir/caller.out" ] && break; sleep 0.1; done
+  expect "shell under $sh -c: Ctrl-C, then Ctrl-D: the calling $sh goes on, the shell's status 0" \
+    "exit 0" "$(cat "$dir/caller.out" 2>/dev/null)"
+  "${T[@]}" kill-server 2>/dev/null
+done
+
+# --- the ui's prompt line edits -----------------------------------------------------------
+"${T[@]}" new-session -d -x 100 -y 14 "env TERM=xterm LANG=C.UTF-8 $ctl -s $dir/s.sock ui"
+wait_for "Release notes" || fail "ui started" "$(screen)"
+# The issue's case: e on "Release notes", Ctrl-U, "Notes": it saved "Release notesNotes".
+"${T[@]}" send-keys G e C-u Notes Enter
+for _ in $(seq 50); do "$ctl" "${S[@]}" send LIST | grep -q ' notes .* Notes$' && break; sleep 0.1; done
+expect "ui: e, Ctrl-U, 'Notes' renames to Notes" "section 3 notes closed 0 Notes" \
+  "$("$ctl" "${S[@]}" send LIST | grep ' notes ')"
+"${T[@]}" send-keys e C-w 'Old notes' Home C-k 'New kept' Left Left Left Left Left er End '!' Enter
+for _ in $(seq 50); do "$ctl" "${S[@]}" send LIST | grep -q 'kept!$' && break; sleep 0.1; done
+expect "ui: Ctrl-W, Home, Ctrl-K, Left and End edit where the cursor is" \
+  "section 3 notes closed 0 Newer kept!" "$("$ctl" "${S[@]}" send LIST | grep ' notes ')"
+"${T[@]}" kill-server 2>/dev/null
+
+# --- a free text keeps words that look like options --------------------------------------
+out=$("$ctl" "${S[@]}" item add today Call -j home 2>&1)
+expect "item add today Call -j home: no JSON printed" "" "$out"
+"$ctl" "${S[@]}" item add today Buy milk -2 liters
+expect "  ... the items are 'Call -j home' and 'Buy milk -2 liters'" \
+  $'Stand-up\nCall -j home\nBuy milk -2 liters' "$("$ctl" "${S[@]}" items today)"
+"$ctl" "${S[@]}" add cold -- -5 degrees
+expect "add cold -- -5 degrees: a title that begins with '-' after --" "section 4 cold closed 0 -5 degrees" \
+  "$("$ctl" "${S[@]}" send LIST | grep ' cold ')"
+help=$("$ctl" help item)
+case "$help" in *"every further word is the text's"*"'--'"*) pass "sectionctl help item says so, and mentions --" ;;
+  *) fail "sectionctl help item says so, and mentions --" "$help" ;; esac
+
+finish
