@@ -49,7 +49,7 @@ _sectionctl() {
     open | close) options+=" --all" ;;
     watch) options+=" --count --view" ;;
     add | item) options+=" --at" ;;
-    reload) options+=" --fresh" ;;
+    reload) options+=" --fresh --force" ;;
     esac
     COMPREPLY=($(compgen -W "$options" -- "$cur"))
     return

@@ -44,10 +44,17 @@ struct Runner {
     case .status:
       let status = try daemonStatus()
       show(text: TextRenderer.status(status), json: JSONRenderer.status(status))
-    case .reload, .reloadFresh:
-      let line = invocation.command == .reload ? "RELOAD" : "RELOAD FRESH"
-      let reply = try connect().request(line).succeeded()
-      if invocation.json { output.print(JSONRenderer.revision(reply.revision)) }
+    case .reload:
+      try reload("RELOAD")
+    case .reloadFresh(let force):
+      if !force, let config = try daemonStatus().facts["config"], config == "-" {
+        throw .usage(
+          "the daemon on \(socketPath()) has no config file: it serves its built-in demo set, which "
+            + "reload --fresh would put in place of the list, dropping every section clients added. "
+            + "Add --force to do that; to keep the list, export it into a file and start sectiond "
+            + "with --config FILE")
+      }
+      try reload("RELOAD FRESH")
     case .ping:
       let client = try connect()
       let start = monotonicMicroseconds()
@@ -83,6 +90,22 @@ struct Runner {
       return try Shell(runner: self).run()
     }
     return .success
+  }
+
+  /// Sends `line` (RELOAD or RELOAD FRESH) between two LISTs, in one round trip, and prints
+  /// what the reload dropped and added: a reload can take sections away (and their open
+  /// state), which the one saying it should see.
+  private func reload(_ line: String) throws(ClientError) {
+    let replies = try connect().request(["LIST", line, "LIST"])
+    let before = try replies[0].succeeded().sections
+    let reload = try replies[1].succeeded()
+    let after = try replies[2].succeeded().sections
+    let dropped = before.filter { old in !after.contains { $0.id == old.id } }
+    let added = after.filter { new in !before.contains { $0.id == new.id } }
+    show(
+      text: TextRenderer.reload(
+        dropped: dropped, added: added, count: after.count, revision: reload.revision),
+      json: JSONRenderer.reload(dropped: dropped, added: added, revision: reload.revision))
   }
 
   /// What an edit prints: nothing, or with --json its revision.

@@ -55,6 +55,12 @@ import Testing
     #expect(try parse("open", "news", "-j").json)
   }
 
+  @Test func reloadFreshTakesForce() throws {
+    #expect(try parse("reload", "--fresh").command == .reloadFresh(force: false))
+    #expect(try parse("reload", "--fresh", "--force").command == .reloadFresh(force: true))
+    #expect(usageError("reload", "--force") == "--force works only with reload --fresh")
+  }
+
   @Test func uiTakesNoArgumentsAndNoJSON() {
     #expect(usageError("ui", "fruit")?.contains("ui takes no arguments") == true)
     #expect(usageError("--json", "ui")?.contains("--json does not apply to ui") == true)

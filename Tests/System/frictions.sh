@@ -2,7 +2,8 @@
 # The newcomer's frictions of issue 32, against real daemons and a real terminal (tmux):
 # Tab in the shell completes by the word's position, the ui's prompt line edits as a shell's
 # line does, Ctrl-C in the shell cancels the line (and, under sh -c, leaves the calling shell
-# alone), and a free text keeps words that look like options.
+# alone), a free text keeps words that look like options, and a reload says what it dropped
+# (and refuses to put the demo set in place of a list without --force).
 # Ends with "N passed, N failed"; exits 1 on any failure. About 20 s.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -27,6 +28,9 @@ start() {
   pids+=($!)
   for _ in $(seq 200); do [ -S "$dir/$name.sock" ] && return 0; sleep 0.05; done
   fail "sectiond $name did not start" "$(cat "$dir/$name.log")"
+}
+contains() { # NAME NEEDLE TEXT
+  case "$3" in *"$2"*) pass "$1" ;; *) fail "$1" "no '$2' in: $3" ;; esac
 }
 expect() { # NAME EXPECTED ACTUAL
   if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected: $2"$'\n'"got:      $3"; fi
@@ -123,5 +127,28 @@ expect "add cold -- -5 degrees: a title that begins with '-' after --" "section 
 help=$("$ctl" help item)
 case "$help" in *"every further word is the text's"*"'--'"*) pass "sectionctl help item says so, and mentions --" ;;
   *) fail "sectionctl help item says so, and mentions --" "$help" ;; esac
+
+# --- reload says what it drops ----------------------------------------------------------
+start plain --no-state
+"$ctl" -s "$dir/plain.sock" add later Later
+out=$("$ctl" -s "$dir/plain.sock" reload --fresh 2>&1)
+status=$?
+case "$status:$out" in 2:*"no config file"*"--force"*) pass "reload --fresh without a config file: refused (exit 2), naming --force" ;;
+  *) fail "reload --fresh without a config file: refused (exit 2), naming --force" "exit $status: $out" ;; esac
+expect "  ... and the list is as it was" "later" "$("$ctl" -s "$dir/plain.sock" send LIST | awk '/^section 3/ {print $3}')"
+expect "reload --fresh --force replaces it, saying what went" \
+  "dropped later (Later)"$'\n'"reloaded the config: 3 sections, revision 2" "$("$ctl" -s "$dir/plain.sock" reload --fresh --force)"
+# A section whose id comes from its title goes when the title changes: the reload says so.
+echo '{"sections": [{"title": "Inbox", "open": true}, {"id": "kept", "title": "Kept"}]}' >"$dir/titled.json"
+start titled --no-state --config "$dir/titled.json"
+sed -i 's/"Inbox"/"In box"/' "$dir/titled.json"
+expect "reload after a title change: the dropped section (open) and the added one are printed" \
+  $'dropped inbox (Inbox), which was open\nadded in-box (In box)\nreloaded the config: 2 sections, revision 1' \
+  "$("$ctl" -s "$dir/titled.sock" reload)"
+expect "  ... and with --json" '{"revision":1,"dropped":[],"added":[]}' "$("$ctl" -s "$dir/titled.sock" -j reload)"
+contains "  ... and the daemon's log line names them" "reloaded the config: 2 sections; went: inbox (open); came: in-box" \
+  "$(cat "$dir/titled.log")"
+expect "the shipped example config gives every section an id" "True" \
+  "$(python3 -c 'import json,sys; print(all("id" in s for s in json.load(open(sys.argv[1]))["sections"]))' examples/sections.json)"
 
 finish

@@ -74,6 +74,8 @@ enum ArgumentParser {
     var view = false
     /// `reload --fresh`.
     var fresh = false
+    /// `reload --fresh --force`.
+    var force = false
     var socket: String?
     var readonlySocket: String?
     var count: Int?
@@ -104,6 +106,7 @@ enum ArgumentParser {
       case "--all": all = try flag()
       case "--view": view = try flag()
       case "--fresh": fresh = try flag()
+      case "--force": force = try flag()
       case "-s", "--socket": socket = try value()
       case "--readonly-socket": readonlySocket = try value()
       case "--at":
@@ -151,7 +154,7 @@ enum ArgumentParser {
     case .status: try none(arguments, subcommand); return .status
     case .reload:
       try none(arguments, subcommand)
-      return options.fresh ? .reloadFresh : .reload
+      return options.fresh ? .reloadFresh(force: options.force) : .reload
     case .ping: try none(arguments, subcommand); return .ping
     case .ui: try none(arguments, subcommand); return .ui
     case .pipe: try none(arguments, subcommand); return .pipe
@@ -222,6 +225,7 @@ enum ArgumentParser {
     if options.count != nil && subcommand != .watch { throw .usage("--count works only with watch") }
     if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
     if options.fresh && subcommand != .reload { throw .usage("--fresh works only with reload") }
+    if options.force && !options.fresh { throw .usage("--force works only with reload --fresh") }
     if options.json && (subcommand == .ui || subcommand == .shell) {
       throw .usage("--json does not apply to \(subcommand.rawValue), which is for people")
     }

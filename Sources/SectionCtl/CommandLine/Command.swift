@@ -13,8 +13,9 @@ enum Command: Equatable, Sendable {
   case mode(Mode?)
   case status
   case reload
-  /// `reload --fresh`: the config as it is, clients' edits dropped.
-  case reloadFresh
+  /// `reload --fresh`: the config as it is, clients' edits dropped; `force`: even when the
+  /// daemon has no config file (its built-in demo set would replace the list).
+  case reloadFresh(force: Bool)
   case ping
   case watch(count: Int?, view: Bool)
   /// The full-screen, live accordion.

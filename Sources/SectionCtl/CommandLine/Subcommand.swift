@@ -16,7 +16,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .toggle: ["toggle [--json] REF..."]
     case .mode: ["mode [--json] [exclusive|multi]"]
     case .status: ["status [--json]"]
-    case .reload: ["reload [--json] [--fresh]"]
+    case .reload: ["reload [--json] [--fresh [--force]]"]
     case .ping: ["ping [--json]"]
     case .watch: ["watch [--json] [--view] [--count N]"]
     case .ui: ["ui"]
@@ -119,12 +119,16 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .reload:
       """
       The daemon keeps open sections open by id, and clients' edits (see sectionctl(1)); if the
-      new config is invalid it keeps the old one and sectionctl prints why and exits 1. Needs the
-      control socket, not --readonly.
+      new config is invalid it keeps the old one and sectionctl prints why and exits 1. Prints
+      each section the reload dropped or added, then the count and the revision (with --json:
+      {"revision", "dropped", "added"}). Needs the control socket, not --readonly.
       Options:
         --fresh   take the config as it is: sections clients added go, those they deleted come
                   back, those they edited take the config's title and items again. After
-                  'sectionctl export' into the config file, this makes the list the config's own.
+                  'sectionctl export' into the config file ('sectionctl status' names it), this
+                  makes the list the config's own.
+        --force   with --fresh, also when the daemon has no config file: its built-in demo set
+                  then replaces the list (without --force, that is refused)
       """
     case .ping:
       "Exits 0 when the daemon answers, 3 when it cannot be reached. With --json: {\"socket\", \"milliseconds\"}."
