@@ -66,7 +66,7 @@ struct Runner {
         json: JSONRenderer.ping(socket: client.path, milliseconds: rounded))
     case .watch(let count, let view):
       let watcher = Watcher(
-        path: socketPath(), json: invocation.json, view: view, count: count,
+        path: readingPath(), json: invocation.json, view: view, count: count,
         style: style, clearsScreen: environment.outputIsTerminal && !invocation.json, output: output)
       return try watcher.run()
     case .ui:
@@ -80,7 +80,8 @@ struct Runner {
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())
     case .batch:
-      showRevision(try connect().request(batch: try BatchInput.lines(try standardInput())).succeeded())
+      let lines = try BatchInput.lines(try standardInput())
+      showRevision(try connect().request(batch: lines).succeeded())
     case .isOpen(let ref):
       return try isOpen(ref)
     case .export:
@@ -135,6 +136,18 @@ struct Runner {
     if candidates.count == 1 { return candidates[0] }
     return try SocketLocation.choose(candidates, probe: SocketLocation.probe)
   }
+
+  /// `socketPath()` for a command that only reads and waits (watch): a control socket the
+  /// user may not connect to gives way to the read-only socket beside it, as it does for
+  /// list and status (`connectWithKind`).
+  private func readingPath() -> String {
+    let path = socketPath()
+    guard !invocation.readonly, SocketLocation.probe(path) == .permissionDenied else { return path }
+    return SocketNames.readonlyPath(forControl: path)
+  }
+
+  /// The user named the socket (`--socket`, `--readonly-socket`, `SECTIOND_SOCKET`).
+  var socketIsNamed: Bool { candidates.first?.kind == .given }
 
   /// For watch, ui and shell, which wait for a daemon that is not there yet.
   func socketPath() -> String {

@@ -55,7 +55,8 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   contains "sectionctl status by a user the control socket refuses reads through the read-only one" \
     "socket:    $dir/b.readonly.sock" "$out"
   err=$("${as_nobody[@]}" "$ctl" -s "$dir/b.sock" open 0 2>&1)
-  contains "  ... while a change says how to get the right, or to use --readonly" "usermod -aG sectiond" "$err"
+  contains "  ... while a change says who may change (root: the socket's group is root), or to use --readonly" \
+    "changing state through it is for root (the socket's group is root); use --readonly" "$err"
 fi
 
 # --- send: BATCH and QUIT ---------------------------------------------------------------

@@ -151,4 +151,47 @@ contains "  ... and the daemon's log line names them" "reloaded the config: 2 se
 expect "the shipped example config gives every section an id" "True" \
   "$(python3 -c 'import json,sys; print(all("id" in s for s in json.load(open(sys.argv[1]))["sections"]))' examples/sections.json)"
 
+# --- messages that fit --------------------------------------------------------------------
+err=$("$ctl" -s "$dir/none/c.sock" status 2>&1)
+contains "no daemon: the message says how to point at another one" \
+  "or point at another daemon with --socket (-s) PATH or SECTIOND_SOCKET" "$err"
+printf 'add x X\n' | "$ctl" "${S[@]}" batch >"$dir/batch.out" 2>&1
+status=$?
+contains "batch given 'add x X' says batch takes request lines and shows 'INSERT end x X' (exit 2)" \
+  "2:line 1 of standard input is 'add x X', a sectionctl command: batch takes the daemon's request lines ('sectionctl send HELP' lists them), here 'INSERT end x X'" \
+  "$status:$(cat "$dir/batch.out" | sed 's/^sectionctl: //')"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+  chmod 755 "$dir"
+  # A daemon socket whose group is root: joining root's group is no advice.
+  err=$("${nobody[@]}" "$ctl" "${S[@]}" open 0 2>&1)
+  contains "a socket whose group is root: the refusal names root, not group sectiond" \
+    "changing state through it is for root (the socket's group is root)" "$err"
+  case "$err" in *usermod*) fail "  ... and proposes no usermod" "$err" ;; *) pass "  ... and proposes no usermod" ;; esac
+  # watch on a control socket the user may not write reads through the read-only one.
+  out=$(timeout 10 "${nobody[@]}" "$ctl" "${S[@]}" watch --count 1 2>&1 &
+    sleep 1; "$ctl" "${S[@]}" toggle third >/dev/null; wait)
+  contains "watch by a user the control socket refuses falls back to the read-only socket" "opened" "$out"
+  # Another user's daemon in that user's own directory (0755), named with -s: its socket and
+  # the read-only one beside it are read, for root too; a default path gets no such trust.
+  mkdir -m 755 "$dir/theirs" && chown 65534:65534 "$dir/theirs"
+  "${nobody[@]}" "$BUILD_DIR/sectiond" --socket "$dir/theirs/c.sock" --no-state 2>>"$dir/theirs.log" &
+  pids+=($!)
+  for _ in $(seq 200); do [ -S "$dir/theirs/c.sock" ] && break; sleep 0.05; done
+  expect "root reads another user's daemon named with -s in that user's directory" "0" \
+    "$("$ctl" -s "$dir/theirs/c.sock" -j status >/dev/null 2>"$dir/theirs.err"; echo $?)"
+  expect "  ... and its read-only socket" "0" "$("$ctl" -s "$dir/theirs/c.sock" -r list >/dev/null 2>&1; echo $?)"
+  # The same directory as another user's default /tmp/sectiond-UID: refused, with a message
+  # that names the real cause and proposes no chown of someone else's directory.
+  mkdir -m 755 "$dir/xdg-run" && mkdir -m 755 "$dir/xdg-run/sectiond" && chown 65534:65534 "$dir/xdg-run/sectiond"
+  err=$(env -u SECTIOND_SOCKET XDG_RUNTIME_DIR="$dir/xdg-run" setpriv --reuid=4242 --regid=4242 --clear-groups -- \
+    "$ctl" ping 2>&1)
+  contains "a default socket directory owned by another user (0755): 'belongs to another user'" \
+    "$dir/xdg-run/sectiond (mode 755, owner uid 65534) belongs to another user" "$err"
+  case "$err" in *chown*|*"can be written"*) fail "  ... no chown proposed, not called writable" "$err" ;;
+    *) pass "  ... no chown proposed, not called writable" ;; esac
+  contains "  ... and says how to name the socket if it is that user's daemon" \
+    "if it is uid 65534's daemon, name its socket with --socket (-s)" "$err"
+fi
+
 finish
