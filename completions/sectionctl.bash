@@ -50,6 +50,7 @@ _sectionctl() {
     watch) options+=" --count --view" ;;
     add | item) options+=" --at" ;;
     reload) options+=" --fresh --force" ;;
+    is-open) options+=" -q --quiet" ;;
     esac
     COMPREPLY=($(compgen -W "$options" -- "$cur"))
     return
@@ -59,8 +60,8 @@ _sectionctl() {
   "" ) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
   help) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
   items | open | close | toggle | rm | mv | rename | is-open)
-    # Only the first argument of rm, mv, rename and is-open is a section.
-    [[ $command == @(rm|mv|rename|is-open) && ${COMP_WORDS[COMP_CWORD - 1]} != "$command" ]] && return
+    # Only the first argument of rm, mv and rename is a section.
+    [[ $command == @(rm|mv|rename) && ${COMP_WORDS[COMP_CWORD - 1]} != "$command" ]] && return
     COMPREPLY=($(compgen -W "$(_sectionctl_ids "${socket[@]}")" -- "$cur"))
     ;;
   item)

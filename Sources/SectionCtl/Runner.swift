@@ -36,7 +36,7 @@ struct Runner {
     case .change(let action, let refs):
       return try change(refs.map { "\(action.verb) \($0)" })
     case .changeAll(let action):
-      return try change(["\(action.verb) ALL"])
+      try changeAll(action)
     case .mode(let wanted):
       let reply = try connect().request(wanted.map { "MODE \($0.rawValue)" } ?? "MODE").succeeded()
       guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
@@ -82,8 +82,8 @@ struct Runner {
     case .batch:
       let lines = try BatchInput.lines(try standardInput())
       showRevision(try connect().request(batch: lines).succeeded())
-    case .isOpen(let ref):
-      return try isOpen(ref)
+    case .isOpen(let refs, let quiet):
+      return try isOpen(refs, quiet: quiet)
     case .export:
       // JSON text: C1, bidi and invisible characters as \u escapes, as every JSON output.
       output.print(VisibleText.escape(json: try Exporter(client: connect()).config()))
@@ -109,9 +109,27 @@ struct Runner {
       json: JSONRenderer.reload(dropped: dropped, added: added, revision: reload.revision))
   }
 
-  /// What an edit prints: nothing, or with --json its revision.
+  /// What an edit prints: its revision (`revision 7`; with --json `{"revision"}`), so that
+  /// every change says what it did, as open and reload do.
   private func showRevision(_ reply: Reply) {
-    if invocation.json { output.print(JSONRenderer.revision(reply.revision)) }
+    show(
+      text: "revision \(reply.revision.map(String.init) ?? "-")\n",
+      json: JSONRenderer.revision(reply.revision))
+  }
+
+  /// `open --all`, `close --all`: OPEN ALL or CLOSE ALL between two LISTs, in one round trip,
+  /// and the rows of the sections whose state it changed, as `open REF` prints them.
+  private func changeAll(_ action: SectionAction) throws(ClientError) {
+    let replies = try connect().request(["LIST", "\(action.verb) ALL", "LIST"])
+    let before = try replies[0].succeeded().sections
+    _ = try replies[1].succeeded()
+    let after = try replies[2].succeeded()
+    let changed = after.sections.filter { section in
+      before.first { $0.id == section.id }?.isOpen != section.isOpen
+    }
+    show(
+      text: TextRenderer.changed(changed, style: style),
+      json: JSONRenderer.sections(changed, revision: after.revision))
   }
 
   /// Standard input, whole, for `batch`.
@@ -230,19 +248,30 @@ struct Runner {
   }
 
   /// `is-open`: the answer is the exit status.
-  private func isOpen(_ ref: String) throws(ClientError) -> ExitStatus {
+  /// `is-open REF...`, as `systemctl is-active`: a line each, open or closed (none with
+  /// `quiet`); 0 when any is open, 1 when none is, 4 when one of them does not exist.
+  private func isOpen(_ refs: [String], quiet: Bool) throws(ClientError) -> ExitStatus {
     let list = try connect().request("LIST").succeeded()
-    let section: ListedSection?
-    if ref.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-      section = Int(ref).flatMap { index in list.sections.first { $0.index == index } }
-    } else {
-      section = list.sections.first { $0.id == ref }
+    var found: [ListedSection] = []
+    var missing = false
+    for ref in refs {
+      let section: ListedSection?
+      if ref.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+        section = Int(ref).flatMap { index in list.sections.first { $0.index == index } }
+      } else {
+        section = list.sections.first { $0.id == ref }
+      }
+      guard let section else {
+        output.diagnose("no section \"\(ref)\": there are \(list.sections.count)")
+        missing = true
+        continue
+      }
+      found.append(section)
+      if !quiet && !invocation.json { output.print(section.isOpen ? "open\n" : "closed\n") }
     }
-    guard let section else {
-      output.diagnose("no section \"\(ref)\": there are \(list.sections.count)")
-      return .noSection
-    }
-    return section.isOpen ? .success : .daemonError
+    if !quiet && invocation.json { output.print(JSONRenderer.sections(found, revision: list.revision)) }
+    if missing { return .noSection }
+    return found.contains(where: \.isOpen) ? .success : .daemonError
   }
 
   /// Raw lines, one request at a time so that even a long list never fills the socket both ways.

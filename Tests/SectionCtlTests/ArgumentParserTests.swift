@@ -245,9 +245,10 @@ import Testing
   }
 
   @Test func isOpenExportAndShell() throws {
-    #expect(try parse("is-open", "inbox").command == .isOpen("inbox"))
-    #expect(usageError("is-open")?.contains("exactly one section") == true)
-    #expect(usageError("is-open", "a", "b")?.contains("exactly one section") == true)
+    #expect(try parse("is-open", "inbox").command == .isOpen(["inbox"], quiet: false))
+    #expect(try parse("is-open", "-q", "a", "b").command == .isOpen(["a", "b"], quiet: true))
+    #expect(usageError("is-open")?.contains("at least one section") == true)
+    #expect(usageError("list", "-q") == "--quiet (-q) works only with is-open")
     #expect(try parse("export").command == .export)
     #expect(try parse("shell").command == .shell)
     #expect(usageError("--json", "shell")?.contains("does not apply to shell") == true)

@@ -73,11 +73,17 @@ out=$(printf 'OPEN 0\n\nOPEN x\n' | "$ctl" "${A[@]}" batch 2>&1)
 contains "batch names the input's line 3, blank line counted (said line 2 before)" "line 3:" "$out"
 
 # --- is-open ----------------------------------------------------------------------------
-"$ctl" "${A[@]}" is-open 0; s0=$?
-"$ctl" "${A[@]}" is-open second; s1=$?
+"$ctl" "${A[@]}" is-open -q 0; s0=$?
+"$ctl" "${A[@]}" is-open -q second; s1=$?
 "$ctl" "${A[@]}" is-open nosuch 2>/dev/null; s4=$?
 "$ctl" -s "$dir/none.sock" is-open 0 2>/dev/null; s3=$?
 expect "is-open: 0 open, 1 closed, 4 no such section, 3 no daemon" "0 1 4 3" "$s0 $s1 $s4 $s3"
+expect "is-open prints open or closed for each section, as systemctl is-active" $'open\nclosed' \
+  "$("$ctl" "${A[@]}" is-open 0 second)"
+expect "  ... exit 0 when one of them is open" "0" "$("$ctl" "${A[@]}" is-open -q second 0; echo $?)"
+expect "  ... -q prints nothing" "" "$("$ctl" "${A[@]}" is-open -q 0)"
+expect "  ... --json: the sections" '[true,false]' \
+  "$("$ctl" "${A[@]}" -j is-open 0 second | python3 -c 'import json,sys; print(json.dumps([s["open"] for s in json.load(sys.stdin)["sections"]]).replace(" ", ""))')"
 
 # --- status -----------------------------------------------------------------------------
 out=$("$ctl" "${A[@]}" status)

@@ -117,20 +117,33 @@ expect "ui: Ctrl-W, Home, Ctrl-K, Left and End edit where the cursor is" \
 
 # --- a free text keeps words that look like options --------------------------------------
 out=$("$ctl" "${S[@]}" item add today Call -j home 2>&1)
-expect "item add today Call -j home: no JSON printed" "" "$out"
-"$ctl" "${S[@]}" item add today Buy milk -2 liters
+expect "item add today Call -j home: no JSON printed, the revision as text" "revision 3" "$out"
+"$ctl" "${S[@]}" item add today Buy milk -2 liters >/dev/null
 expect "  ... the items are 'Call -j home' and 'Buy milk -2 liters'" \
   $'Stand-up\nCall -j home\nBuy milk -2 liters' "$("$ctl" "${S[@]}" items today)"
-"$ctl" "${S[@]}" add cold -- -5 degrees
+"$ctl" "${S[@]}" add cold -- -5 degrees >/dev/null
 expect "add cold -- -5 degrees: a title that begins with '-' after --" "section 4 cold closed 0 -5 degrees" \
   "$("$ctl" "${S[@]}" send LIST | grep ' cold ')"
 help=$("$ctl" help item)
 case "$help" in *"every further word is the text's"*"'--'"*) pass "sectionctl help item says so, and mentions --" ;;
   *) fail "sectionctl help item says so, and mentions --" "$help" ;; esac
 
+# --- every change prints what it did -----------------------------------------------------
+start out --no-state
+O=(-s "$dir/out.sock")
+"$ctl" "${O[@]}" open 1 >/dev/null
+expect "open --all prints the sections it opened (not those open already)" \
+  $'0      first  open   10     First\n2      third  open   6      Third' "$("$ctl" "${O[@]}" open --all)"
+expect "close --all prints those it closed" "3" "$("$ctl" "${O[@]}" close --all | grep -c closed)"
+expect "add prints the new revision" "revision 7" "$("$ctl" "${O[@]}" add x X)"
+expect "rm prints the new revision" "revision 8" "$("$ctl" "${O[@]}" rm x)"
+expect "item add prints the new revision" "revision 9" "$("$ctl" "${O[@]}" item add 0 Milk)"
+expect "open --all --json: the sections it opened" "3" \
+  "$("$ctl" "${O[@]}" -j open --all | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["sections"]))' 2>&1 || true)"
+
 # --- reload says what it drops ----------------------------------------------------------
 start plain --no-state
-"$ctl" -s "$dir/plain.sock" add later Later
+"$ctl" -s "$dir/plain.sock" add later Later >/dev/null
 out=$("$ctl" -s "$dir/plain.sock" reload --fresh 2>&1)
 status=$?
 case "$status:$out" in 2:*"no config file"*"--force"*) pass "reload --fresh without a config file: refused (exit 2), naming --force" ;;

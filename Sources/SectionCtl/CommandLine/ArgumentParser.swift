@@ -76,6 +76,8 @@ enum ArgumentParser {
     var fresh = false
     /// `reload --fresh --force`.
     var force = false
+    /// `is-open -q`.
+    var quiet = false
     var socket: String?
     var readonlySocket: String?
     var count: Int?
@@ -107,6 +109,7 @@ enum ArgumentParser {
       case "--view": view = try flag()
       case "--fresh": fresh = try flag()
       case "--force": force = try flag()
+      case "-q", "--quiet": quiet = try flag()
       case "-s", "--socket": socket = try value()
       case "--readonly-socket": readonlySocket = try value()
       case "--at":
@@ -161,10 +164,12 @@ enum ArgumentParser {
     case .shell: try none(arguments, subcommand); return .shell
     case .export: try none(arguments, subcommand); return .export
     case .isOpen:
-      guard arguments.count == 1 else {
-        throw .usage("is-open needs exactly one section (an index or an id), got \(arguments.count)")
+      guard !arguments.isEmpty else {
+        throw .usage("is-open needs at least one section (an index or an id)")
       }
-      return .isOpen(try reference(arguments[0]))
+      var refs: [String] = []
+      for argument in arguments { refs.append(try reference(argument)) }
+      return .isOpen(refs, quiet: options.quiet)
     case .watch:
       try none(arguments, subcommand)
       return .watch(count: options.count, view: options.view)
@@ -226,6 +231,7 @@ enum ArgumentParser {
     if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
     if options.fresh && subcommand != .reload { throw .usage("--fresh works only with reload") }
     if options.force && !options.fresh { throw .usage("--force works only with reload --fresh") }
+    if options.quiet && subcommand != .isOpen { throw .usage("--quiet (-q) works only with is-open") }
     if options.json && (subcommand == .ui || subcommand == .shell) {
       throw .usage("--json does not apply to \(subcommand.rawValue), which is for people")
     }

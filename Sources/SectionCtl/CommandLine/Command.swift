@@ -31,7 +31,8 @@ enum Command: Equatable, Sendable {
   case help(Subcommand?)
   case version
   /// Exit 0 when the section is open, 1 when closed, 4 when there is none.
-  case isOpen(String)
+  /// `quiet`: -q, only the exit status.
+  case isOpen([String], quiet: Bool)
   /// The list as it is now, as a config file.
   case export
   /// An interactive prompt: commands with line editing and history, events as they come.

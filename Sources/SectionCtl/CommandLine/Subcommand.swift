@@ -33,7 +33,7 @@ enum Subcommand: String, CaseIterable, Sendable {
         "item mv [--json] REF FROM TO", "item set [--json] REF POSITION TEXT...",
       ]
     case .batch: ["batch [--json] < REQUESTS"]
-    case .isOpen: ["is-open REF"]
+    case .isOpen: ["is-open [-q] [--json] REF..."]
     case .export: ["export > sections.json"]
     case .shell: ["shell"]
     }
@@ -63,7 +63,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .rename: "give a section a new title (its id stays)"
     case .item: "add, delete, move or replace one item of a section"
     case .batch: "apply the request lines on standard input as one change, all or none"
-    case .isOpen: "exit 0 if a section is open, 1 if closed (for scripts, like systemctl is-active)"
+    case .isOpen: "print open or closed for each section; exit 0 if one is open (like systemctl is-active)"
     case .export: "print the list as it is now as a config file sectiond --config accepts"
     case .shell: "an interactive prompt with line editing and history, showing changes as they come"
     }
@@ -233,9 +233,10 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .isOpen:
       """
       Arguments:
-        REF   a section's index or id
-      Prints nothing. Exit status: 0 open, 1 closed, 3 the daemon cannot be reached,
-      4 no such section.
+        REF   a section's index or id; several may be given
+      Prints open or closed for each (with --json: {"revision", "sections"}; with -q or --quiet
+      nothing). Exit status: 0 one of them is open, 1 none is, 3 the daemon cannot be reached,
+      4 one of them does not exist.
       """
     case .export:
       """
@@ -303,6 +304,7 @@ enum SectionCtlText {
     options before it, and '--' before a text whose first word begins with '-'.
     """
   static let editOutput = """
-    Needs the control socket, not --readonly. Prints nothing; with --json: {"revision"}.
+    Needs the control socket, not --readonly. Prints the new revision ('revision 7'; with
+    --json: {"revision"}).
     """
 }

@@ -169,9 +169,6 @@ final class Shell {
       }
       if runner.invocation.json { invocation.json = true }
       status = try Runner(invocation: invocation, environment: runner.environment, output: output).run()
-      if case .isOpen = invocation.command {
-        output.print(status == .success ? "open\n" : status == .daemonError ? "closed\n" : "")
-      }
     } catch {
       if case .usage(let text) = error {
         output.diagnose(text + " ('help' lists the commands)")
