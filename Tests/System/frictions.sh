@@ -128,6 +128,26 @@ help=$("$ctl" help item)
 case "$help" in *"every further word is the text's"*"'--'"*) pass "sectionctl help item says so, and mentions --" ;;
   *) fail "sectionctl help item says so, and mentions --" "$help" ;; esac
 
+# --- the shell as a script, help, clear ---------------------------------------------------
+printf 'bogus\nlist\n' | "$ctl" "${S[@]}" shell >/dev/null 2>&1
+expect "a piped shell exits non-zero when a line failed, even if a later one succeeded" "2" "$?"
+printf 'list\nis-open net\n' | "$ctl" "${S[@]}" shell >/dev/null 2>&1
+expect "  ... is-open's closed counts (1)" "1" "$?"
+printf 'list\nping\n' | "$ctl" "${S[@]}" shell >/dev/null 2>&1
+expect "  ... and 0 when every line succeeded" "0" "$?"
+out=$(printf 'help\n' | "$ctl" "${S[@]}" shell 2>&1)
+contains "help in the shell describes the shell" "'quit', 'exit' or Ctrl-D ends the shell" "$out"
+contains "  ... and lists the commands" "is-open  print open or closed" "$out"
+"${T[@]}" new-session -d -x 100 -y 20 \
+  "env XDG_STATE_HOME=$dir/xdg TERM=xterm LANG=C.UTF-8 SECTIOND_SOCKET=$dir/s.sock $ctl shell"
+wait_for "sectiond>" || fail "the shell started" "$(screen)"
+"${T[@]}" send-keys list Enter
+wait_for "INDEX" || fail "list ran in the shell" "$(screen)"
+"${T[@]}" send-keys clear Enter
+sleep 0.5
+case "$(screen)" in *INDEX*) fail "clear clears the screen" "$(screen)" ;; *) pass "clear clears the screen" ;; esac
+"${T[@]}" kill-server 2>/dev/null
+
 # --- every change prints what it did -----------------------------------------------------
 start out --no-state
 O=(-s "$dir/out.sock")

@@ -100,7 +100,9 @@ final class Shell {
 
   private var prompt: String { "sectiond\(runner.invocation.readonly ? " (ro)" : "")> " }
 
-  /// Lines from a pipe or a file, each run in turn; the status is the last line's.
+  /// Lines from a pipe or a file, each run in turn. The status is that of the last line that
+  /// failed (is-open's "closed" counts), 0 when none did: a script learns that something
+  /// went wrong even when a later line succeeded.
   private func runScript() throws(ClientError) -> ExitStatus {
     let bytes: [UInt8]
     do {
@@ -117,7 +119,7 @@ final class Shell {
       guard !line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) else { continue }
       var result = ExitStatus.success
       guard execute(line, status: &result) else { break }
-      status = result
+      if result != .success { status = result }
     }
     return status
   }
@@ -145,6 +147,15 @@ final class Shell {
       let words = try ShellWords.split(line)
       guard let first = words.first else { return true }
       if first == "quit" || first == "exit" { return false }
+      if words == ["help"] {
+        output.print(Shell.help)
+        return true
+      }
+      if words == ["clear"] {
+        // The screen is cleared on a terminal; a script has none.
+        if runner.environment.outputIsTerminal { output.print("\u{1B}[H\u{1B}[2J") }
+        return true
+      }
       var invocation: Invocation
       if let letter = first.unicodeScalars.first, ("A"..."Z").contains(letter) {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
@@ -178,6 +189,22 @@ final class Shell {
       status = error.exitStatus
     }
     return true
+  }
+
+  /// `help` in the shell: the shell first, then the commands it takes.
+  static var help: String {
+    """
+    Type a sectionctl command without 'sectionctl' (list, open inbox, add news News), or a
+    protocol line with its verb in upper case (LIST, OPEN 1), which is sent as it is and
+    answered with the daemon's own lines ('HELP' lists the daemon's requests).
+    Changes made anywhere show as '! ...' lines as they come. Up/Down and Ctrl-R recall
+    earlier lines (the history is kept in $XDG_STATE_HOME/sectionctl/history); Tab
+    completes commands, sections, modes; Ctrl-C drops the line; 'clear' clears the screen;
+    'quit', 'exit' or Ctrl-D ends the shell. 'help COMMAND' explains a command.
+
+    Commands:
+    \(HelpText.commands)
+    """
   }
 
   // MARK: Events
