@@ -89,6 +89,8 @@ struct Runner {
       output.print(VisibleText.escape(json: try Exporter(client: connect()).config()))
     case .shell:
       return try Shell(runner: self).run()
+    case .completion(let shell):
+      output.print((shell == "bash" ? Completion.bash : Completion.zsh) + "\n")
     }
     return .success
   }

@@ -137,7 +137,7 @@ printf 'list\nping\n' | "$ctl" "${S[@]}" shell >/dev/null 2>&1
 expect "  ... and 0 when every line succeeded" "0" "$?"
 out=$(printf 'help\n' | "$ctl" "${S[@]}" shell 2>&1)
 contains "help in the shell describes the shell" "'quit', 'exit' or Ctrl-D ends the shell" "$out"
-contains "  ... and lists the commands" "is-open  print open or closed" "$out"
+contains "  ... and lists the commands" "print open or closed for each section" "$out"
 "${T[@]}" new-session -d -x 100 -y 20 \
   "env XDG_STATE_HOME=$dir/xdg TERM=xterm LANG=C.UTF-8 SECTIOND_SOCKET=$dir/s.sock $ctl shell"
 wait_for "sectiond>" || fail "the shell started" "$(screen)"
@@ -183,6 +183,27 @@ contains "  ... and the daemon's log line names them" "reloaded the config: 2 se
   "$(cat "$dir/titled.log")"
 expect "the shipped example config gives every section an id" "True" \
   "$(python3 -c 'import json,sys; print(all("id" in s for s in json.load(open(sys.argv[1]))["sections"]))' examples/sections.json)"
+
+# --- make web on a daemon that runs already ----------------------------------------------
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+WEB_SOCKET="$dir/s.sock" WEB_PORT=$port BUILD_DIR="$BUILD_DIR" setsid scripts/web.sh >"$dir/web.out" 2>&1 &
+web=$!
+for _ in $(seq 200); do ss -Hltn "sport = :$port" | grep -q . && break; sleep 0.05; done
+out=$(python3 - "$port" <<'PY' 2>&1
+import sys
+sys.path.insert(0, "Tests/System")
+from web_socket import handshake, ws_read_lines, ws_send_text
+port = int(sys.argv[1])
+status, sock, rest = handshake(port, f"127.0.0.1:{port}", f"http://127.0.0.1:{port}")
+ws_send_text(sock, "LIST\n")
+print("\n".join(ws_read_lines(sock, rest, lambda lines: any(l.startswith("OK") for l in lines))))
+PY
+)
+kill -- -"$web" 2>/dev/null
+wait "$web" 2>/dev/null
+contains "WEB_SOCKET=PATH make web: the page talks to that daemon (its sections through the WebSocket)" \
+  "section 3 notes" "$out"
+contains "  ... and says so, with that socket in its examples" "--socket $dir/s.sock toggle 0" "$(cat "$dir/web.out")"
 
 # --- messages that fit --------------------------------------------------------------------
 err=$("$ctl" -s "$dir/none/c.sock" status 2>&1)

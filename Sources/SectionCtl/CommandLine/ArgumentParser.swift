@@ -162,6 +162,11 @@ enum ArgumentParser {
     case .ui: try none(arguments, subcommand); return .ui
     case .pipe: try none(arguments, subcommand); return .pipe
     case .shell: try none(arguments, subcommand); return .shell
+    case .completion:
+      guard arguments.count == 1, ["bash", "zsh"].contains(arguments[0]) else {
+        throw .usage("completion needs one shell: bash or zsh")
+      }
+      return .completion(arguments[0])
     case .export: try none(arguments, subcommand); return .export
     case .isOpen:
       guard !arguments.isEmpty else {

@@ -37,6 +37,8 @@ enum Command: Equatable, Sendable {
   case export
   /// An interactive prompt: commands with line editing and history, events as they come.
   case shell
+  /// A completion script: "bash" or "zsh".
+  case completion(String)
 
   /// Whether the command only reads, so that the read-only socket serves it as well.
   var onlyReads: Bool {

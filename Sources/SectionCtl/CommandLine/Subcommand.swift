@@ -3,7 +3,7 @@ enum Subcommand: String, CaseIterable, Sendable {
   case list, view, items, open, close, toggle, mode, status, reload, ping, watch, ui, send, pipe, help
   case add, rm, mv, rename, item, batch
   case isOpen = "is-open"
-  case export, shell
+  case export, shell, completion
 
   /// The synopsis lines, without the leading `sectionctl `.
   var usage: [String] {
@@ -36,6 +36,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .isOpen: ["is-open [-q] [--json] REF..."]
     case .export: ["export > sections.json"]
     case .shell: ["shell"]
+    case .completion: ["completion bash|zsh"]
     }
   }
 
@@ -66,6 +67,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .isOpen: "print open or closed for each section; exit 0 if one is open (like systemctl is-active)"
     case .export: "print the list as it is now as a config file sectiond --config accepts"
     case .shell: "an interactive prompt with line editing and history, showing changes as they come"
+    case .completion: "print the bash or zsh completion script"
     }
   }
 
@@ -255,6 +257,14 @@ enum Subcommand: String, CaseIterable, Sendable {
       anywhere are printed as they come, between prompts. Ctrl-D or 'quit' ends it.
       'sectionctl' with no command starts it when standard input and output are a terminal.
       """
+    case .completion:
+      """
+      Prints the completion script of the shell named, which completes commands, options,
+      modes and the sections' ids (asked from the daemon as you type). Load it now with
+      'source <(sectionctl completion bash)', or keep it: 'sectionctl completion bash >
+      ~/.local/share/bash-completion/completions/sectionctl' (zsh: a file _sectionctl in a
+      directory of $fpath). make install and the package install both already.
+      """
     case .batch:
       """
       Reads request lines (as 'sectionctl send HELP' lists them: INSERT, DELETE, MOVE, RENAME,
@@ -293,6 +303,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .isOpen: "sectionctl is-open inbox && echo 'inbox is open'"
     case .export: "sectionctl export > sections.json && sectiond --check-config --config sections.json"
     case .shell: "sectionctl shell"
+    case .completion: "sectionctl completion bash > ~/.local/share/bash-completion/completions/sectionctl"
     }
   }
 }

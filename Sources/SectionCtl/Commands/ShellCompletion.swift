@@ -1,7 +1,7 @@
 import SectionCore
 
 /// What Tab offers in `sectionctl shell`, by where the word under the cursor stands, as the
-/// bash completion does (completions/sectionctl.bash): the first word is a command, or a
+/// bash completion does (`Completion.bash`): the first word is a command, or a
 /// protocol verb when it begins in upper case; after a command that takes a section come the
 /// sections' ids and indices, read from the daemon; after `mode` the modes; after `item` its
 /// actions. Where nothing fits (a title, a position) nothing is offered: a wrong word that
