@@ -189,9 +189,14 @@ if [ ! -e "$DESTDIR$SYSCONFDIR/sectiond/sections.json" ]; then
     "set until you create one (start from sections.json.example)"
 fi
 
-# The README and the protocol reference, which the man pages point to.
+# The README and what it links to: the protocol and D-Bus references (which the man pages
+# point to too) and the recipes of examples/, none of them executable under doc/.
 inst 0644 README.md "$DATADIR/doc/sectiond/README.md"
 inst 0644 docs/PROTOCOL.md "$DATADIR/doc/sectiond/PROTOCOL.md"
+inst 0644 docs/DBUS.md "$DATADIR/doc/sectiond/DBUS.md"
+for recipe in examples/i3blocks.conf examples/tmux.conf examples/sectiond-loop.sh examples/waybar/*; do
+  inst 0644 "$recipe" "$DATADIR/doc/sectiond/$recipe"
+done
 
 shopt -s nullglob
 for page in man/*.1 man/*.8; do

@@ -373,6 +373,20 @@ else
   fail "zsh completion installed as share/zsh/site-functions/_sectionctl"
 fi
 
+# --- the documentation the README links to ------------------------------------
+docdir="$dest$PREFIX/share/doc/sectiond"
+missing=""
+for f in README.md PROTOCOL.md DBUS.md examples/waybar/config.jsonc examples/i3blocks.conf \
+  examples/tmux.conf examples/sectiond-loop.sh; do
+  [ -f "$docdir/$f" ] || missing+=" $f"
+done
+executable="$(find "$docdir" -type f -perm /111 2>/dev/null)"
+if [ -z "$missing" ] && [ -z "$executable" ]; then
+  pass "docs installed as share/doc/sectiond: README, PROTOCOL.md, DBUS.md and the recipes (none executable)"
+else
+  fail "docs installed as share/doc/sectiond" "missing:$missing; executable: $executable"
+fi
+
 # --- PREFIX=/usr layout ------------------------------------------------------
 dest2="$stage/usr-root"
 if out="$(DESTDIR="$dest2" PREFIX=/usr BUILD_DIR="$BUILD_DIR" scripts/install.sh --no-build 2>&1)" &&
