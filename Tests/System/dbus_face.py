@@ -868,18 +868,9 @@ def items_flood(tmp):
             flooders.append(flooder)
         check(all(f.stdout.readline().strip() == "flooding" for f in flooders), "8 callers, as nobody, flood Items",
               "".join(f.stderr.read() for f in flooders if f.poll() is not None))
-        pings, reads, failures, samples, changes = [], [], [], [], []
-        peak, done = before, threading.Event()
-
-        def ping():
-            while not done.is_set():
-                started = time.monotonic()
-                sock.request("PING")
-                pings.append(time.monotonic() - started)
-                time.sleep(0.02)
-
-        pinger = threading.Thread(target=ping)
-        pinger.start()
+        reads, failures, samples, changes = [], [], [], []
+        peak = before
+        pinger = Pinger(sock, every=0.02)
         end = time.monotonic() + seconds
         try:
             while time.monotonic() < end:
@@ -907,8 +898,7 @@ def items_flood(tmp):
                 newcomer.close_sync(None)
                 time.sleep(max(0, started + 0.5 - time.monotonic()))
         finally:
-            done.set()
-            pinger.join()
+            pings = pinger.stop()
         pings.sort()
         grew = (peak - before) / 1024
         check(grew < 64, f"sectiond's RSS during {seconds:.0f} s of flood: {before / 1024:.0f} MiB, at most "
@@ -947,6 +937,29 @@ def items_flood(tmp):
         bus.stop()
 
 
+class Pinger:
+    """PINGs on a socket client every `every` seconds on a thread of its own, each one's time
+    kept, until `stop()`, which returns the times: how long socket clients wait meanwhile."""
+
+    def __init__(self, client, every):
+        self.client, self.every, self.times = client, every, []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run)
+        self.thread.start()
+
+    def _run(self):
+        while not self.done.is_set():
+            started = time.monotonic()
+            self.client.request("PING")
+            self.times.append(time.monotonic() - started)
+            time.sleep(self.every)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        return self.times
+
+
 def answered_within(call, seconds):
     """How long until `call` succeeds, retried every 0.2 s; inf if not within `seconds`."""
     started = time.monotonic()
@@ -975,17 +988,7 @@ def huge_batch(tmp):
         sock = daemon.connect()
         caller = RawConnection(bus.path)
         before = rss_kib(daemon.process.pid)
-        pings, done = [], threading.Event()
-
-        def ping():
-            while not done.is_set():
-                started = time.monotonic()
-                sock.request("PING")
-                pings.append(time.monotonic() - started)
-                time.sleep(0.005)
-
-        pinger = threading.Thread(target=ping)
-        pinger.start()
+        pinger = Pinger(sock, every=0.005)
         started = time.monotonic()
         try:
             caller.call(call)
@@ -993,8 +996,7 @@ def huge_batch(tmp):
             took = time.monotonic() - started
             grew = (rss_kib(daemon.process.pid) - before) / 1024
         finally:
-            done.set()
-            pinger.join()
+            pings = pinger.stop()
         check("org.sectiond.Sectiond1.Error.Limit" in answer and "--max-batch-lines" in answer and took < 10,
               f"a {lines:,}-line Batch ({len(call) / 1e6:.0f} MB) is refused with Limit, naming --max-batch-lines, "
               f"in {took:.2f} s", answer[-300:])

@@ -20,21 +20,6 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-# start NAME ARGS...: a daemon on $dir/NAME.sock.
-start() {
-  local name=$1
-  shift
-  "$BUILD_DIR/sectiond" --socket "$dir/$name.sock" "$@" 2>>"$dir/$name.log" &
-  pids+=($!)
-  for _ in $(seq 200); do [ -S "$dir/$name.sock" ] && return 0; sleep 0.05; done
-  fail "sectiond $name did not start" "$(cat "$dir/$name.log")"
-}
-contains() { # NAME NEEDLE TEXT
-  case "$3" in *"$2"*) pass "$1" ;; *) fail "$1" "no '$2' in: $3" ;; esac
-}
-expect() { # NAME EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected: $2"$'\n'"got:      $3"; fi
-}
 screen() { "${T[@]}" capture-pane -p; }
 # stop_tmux: ends the tmux server and waits until it is gone, so that the next new-session
 # does not reach a server that is still exiting ("server exited unexpectedly").
