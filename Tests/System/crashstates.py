@@ -365,7 +365,8 @@ def keep(title, op, description, files, problem):
 
 def model_selftest():
     """The model on a trace written by hand: a file created, written (1,100 bytes), fsynced,
-    renamed over another, the directory fsynced, as sectiond saves a state."""
+    renamed over another (a call another thread interrupted, resumed with strace's padding),
+    the directory fsynced, as sectiond saves a state."""
     def hexed(text):
         return "".join(f"\\x{b:02x}" for b in text.encode())
     d = "/s"
@@ -373,7 +374,9 @@ def model_selftest():
         f'1 openat(AT_FDCWD, "{hexed(d + "/t")}", O_WRONLY|O_CREAT, 0600) = 3<{hexed(d + "/t")}>',
         f'1 write(3<{hexed(d + "/t")}>, "{hexed("x" * 1100)}", 1100) = 1100',
         f'1 fsync(3<{hexed(d + "/t")}>) = 0',
-        f'1 rename("{hexed(d + "/t")}", "{hexed(d + "/f")}") = 0',
+        f'1 rename("{hexed(d + "/t")}", "{hexed(d + "/f")}" <unfinished ...>',
+        '2 fsync(9<x> <unfinished ...>',
+        '1 <... rename resumed>)          = 0',
         f'1 openat(AT_FDCWD, "{hexed(d)}", O_RDONLY|O_DIRECTORY) = 4<{hexed(d)}>',
         f'1 fsync(4<{hexed(d)}>) = 0',
         f'1 sendto(5<{hexed("socket:[1]")}>, "{hexed("OK 7" + chr(10))}", 5, MSG_NOSIGNAL, NULL, 0) = 5'])
@@ -381,7 +384,7 @@ def model_selftest():
     ops = crashmodel.parse(trace, d, initial)
     kinds = [op.kind for op in ops]
     check(kinds == ["create", "write", "fsync", "rename", "fsync", "ack"] and ops[-1].revision == 7,
-          "the model reads a create, a write, fsyncs, a rename and an ack from strace's lines", kinds)
+          "the model reads a create, a write, fsyncs, a resumed rename and an ack from strace's lines", kinds)
     torn = {b"", b"x" * 512, b"x" * 1024, b"x" * 1100}
     seen = {files.get("t") for _, files in crashmodel.crash_states(ops, 1, initial)}
     check(torn <= seen and None in seen,

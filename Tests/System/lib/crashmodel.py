@@ -22,6 +22,7 @@ _QUOTED = re.compile(r'"((?:\\x[0-9a-f]{2})*)"')
 _FD = re.compile(r'^(-?\d+)<((?:\\x[0-9a-f]{2})*)>')
 _CALL = re.compile(r'^(\d+)\s+(?:<\.\.\. (\w+) resumed>|(\w+)\()(.*)$')
 _OK = re.compile(rb'^OK (\d+)', re.M)
+_RESULT = re.compile(r'^(.*)\)\s+=\s+(.*)$', re.S)
 
 
 def _bytes(hexed):
@@ -101,10 +102,11 @@ def parse(trace_text, directory, initial=None):
         elif rest.endswith("<unfinished ...>"):
             pending[(pid, name)] = rest[: -len("<unfinished ...>")]
             continue
-        result = rest.rsplit(") = ", 1)
-        if len(result) != 2:
+        # strace pads a resumed call's ") = " with spaces to a column.
+        result = _RESULT.match(rest)
+        if not result:
             continue
-        args, ret = result
+        args, ret = result.groups()
         ret_fd = _FD.match(ret.strip())
         number = re.match(r'-?\d+', ret.strip())
         ret_value = int(number.group()) if number else -1
