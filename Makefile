@@ -1,38 +1,51 @@
 # The README's two commands are `make run` and `make test`; the rest are conveniences.
+# `make help` lists the targets: each is the line after its `##` comment.
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: build run web test bench install deb format
+.PHONY: help build run web check test bench install deb format
 
+## help: this list
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## build: the debug binaries in .build/debug (installs the Debian packages the build needs)
 build:
 	scripts/deps.sh
 	swift build
 
-# The demo writes its socket and state under .run/ in the checkout (scripts/run.sh says where).
+## run: sectiond on the demo list, its socket and state under .run/ (ARGS go to sectiond)
 run: build
 	scripts/run.sh $(ARGS)
 
-# sectiond on the demo list and its web page (web/, through websocketd); prints the address.
-# WEB_PORT=8090 picks the port, WEB_READONLY=1 the read-only socket; ARGS go to sectiond.
+## web: the web page on a new demo daemon, or on yours: WEB_SOCKET=PATH (WEB_PORT, WEB_READONLY=1)
 web:
 	scripts/web.sh $(ARGS)
 
+## check: a quick check (under two minutes once built): the unit tests and the everyday suites
+check:
+	scripts/test.sh --quick
+
+## test: every test suite, as CI runs them (about 25 minutes)
 test:
 	scripts/test.sh
 
+## bench: the benchmarks, as ratios against peers measured in the same run
 bench:
 	scripts/deps.sh --test
 	python3 bench/bench.py
 	python3 bench/dbus_bench.py --no-build
 
+## install: binaries, units, man pages, completions under PREFIX (default /usr/local)
 install:
 	scripts/deps.sh
 	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install.sh
 
-# build/sectiond_VERSION_ARCH.deb (release build, static Swift runtime); VERSION=... overrides.
+## deb: build/sectiond_VERSION_ARCH.deb (release build, static Swift runtime; VERSION=...)
 deb:
 	scripts/deps.sh --deb
 	scripts/deb.sh
 
+## format: swift format over the sources and tests
 format:
 	swift format -i -r Sources Tests Package.swift

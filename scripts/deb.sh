@@ -72,11 +72,9 @@ export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/
 # --- Debian's layout -----------------------------------------------------------
 mkdir -p "$doc/examples"
 mv "$stage/etc/sectiond/sections.json.example" "$doc/examples/sections.json"
-# The status-bar and shell recipes (README, "Status bars and shells"); none executable
-# under /usr/share/doc, as policy asks.
-cp -r examples/waybar examples/i3blocks.conf examples/tmux.conf examples/sectiond-loop.sh "$doc/examples/"
+# The status-bar and shell recipes (README, "Status bars and shells") came with install.sh,
+# none executable under /usr/share/doc, as policy asks.
 chmod -R u=rwX,go=rX "$doc/examples"
-chmod 0644 "$doc/examples/sectiond-loop.sh"
 # /etc/sectiond stays, empty: the service's ConfigurationDirectory=, where the
 # admin puts sections.json; owning it lets dpkg remove it on purge.
 mkdir -p "$stage/usr/share/zsh/vendor-completions"
@@ -84,7 +82,6 @@ mv "$stage/usr/share/zsh/site-functions/_sectionctl" "$stage/usr/share/zsh/vendo
 rmdir "$stage/usr/share/zsh/site-functions"
 gzip -9n "$stage"/usr/share/man/man*/*
 install -m 0644 packaging/deb/copyright "$doc/copyright"
-install -m 0644 docs/DBUS.md "$doc/DBUS.md"   # sectiond(8) --bus points here
 install -D -m 0644 packaging/deb/lintian-overrides "$stage/usr/share/lintian/overrides/sectiond"
 {
   printf 'sectiond (%s) unstable; urgency=medium\n\n' "$version"

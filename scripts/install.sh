@@ -189,9 +189,14 @@ if [ ! -e "$DESTDIR$SYSCONFDIR/sectiond/sections.json" ]; then
     "set until you create one (start from sections.json.example)"
 fi
 
-# The README and the protocol reference, which the man pages point to.
+# The README and what it links to: the protocol and D-Bus references (which the man pages
+# point to too) and the recipes of examples/, none of them executable under doc/.
 inst 0644 README.md "$DATADIR/doc/sectiond/README.md"
 inst 0644 docs/PROTOCOL.md "$DATADIR/doc/sectiond/PROTOCOL.md"
+inst 0644 docs/DBUS.md "$DATADIR/doc/sectiond/DBUS.md"
+for recipe in examples/i3blocks.conf examples/tmux.conf examples/sectiond-loop.sh examples/waybar/*; do
+  inst 0644 "$recipe" "$DATADIR/doc/sectiond/$recipe"
+done
 
 shopt -s nullglob
 for page in man/*.1 man/*.8; do
@@ -199,19 +204,13 @@ for page in man/*.1 man/*.8; do
   inst 0644 "$page" "$MANDIR/man$section/$(basename "$page")"
 done
 
-first() { # first existing file among the arguments
-  local f
-  for f in "$@"; do [ -f "$f" ] && { printf '%s\n' "$f"; return 0; }; done
-  return 1
-}
-if bash_comp="$(first completions/sectionctl.bash completions/bash/sectionctl \
-  completions/sectionctl-completion.bash completions/sectionctl)"; then
-  inst 0644 "$bash_comp" "$DATADIR/bash-completion/completions/sectionctl"
-fi
-if zsh_comp="$(first completions/_sectionctl completions/zsh/_sectionctl \
-  completions/sectionctl.zsh)"; then
-  inst 0644 "$zsh_comp" "$DATADIR/zsh/site-functions/_sectionctl"
-fi
+# The completion scripts are sectionctl's own (`sectionctl completion bash|zsh`).
+completions="$(mktemp -d)"
+"$BUILD_DIR/sectionctl" completion bash >"$completions/bash"
+"$BUILD_DIR/sectionctl" completion zsh >"$completions/zsh"
+inst 0644 "$completions/bash" "$DATADIR/bash-completion/completions/sectionctl"
+inst 0644 "$completions/zsh" "$DATADIR/zsh/site-functions/_sectionctl"
+rm -rf "$completions"
 
 # --- activate (live system only) ---------------------------------------------
 if [ -n "$user_install" ] && [ -z "$DESTDIR" ]; then

@@ -3,7 +3,11 @@
 # and a smoke run of the benchmark. Installs what it needs first. A failing suite does not
 # stop the others: every suite runs, the failures are listed at the end, and the last line is
 # `N passed, N failed` (of suites); the exit status is 0 only when none failed.
+#
+#   scripts/test.sh            # everything (make test, CI)
+#   scripts/test.sh --quick    # the unit tests and the everyday suites (make check, < 2 min built)
 set -uo pipefail
+quick_suites="shell-session everyday frictions completions docs"
 cd "$(dirname "$0")/.."
 scripts/deps.sh --test || exit 1
 swift build --build-tests || { echo "0 passed, 1 failed (the build)"; exit 1; }
@@ -31,10 +35,16 @@ swift_test() {
 }
 suite "swift test" swift_test
 for test in Tests/System/*.sh; do
+  if [ "${1:-}" = --quick ]; then
+    name=$(basename "$test" .sh)
+    [[ " $quick_suites " == *" $name "* ]] || continue
+  fi
   suite "$test" env BUILD_DIR=.build/debug bash "$test"
 done
-suite "bench smoke" python3 bench/bench.py --smoke
-suite "D-Bus bench smoke" python3 bench/dbus_bench.py --smoke --no-build
+if [ "${1:-}" != --quick ]; then
+  suite "bench smoke" python3 bench/bench.py --smoke
+  suite "D-Bus bench smoke" python3 bench/dbus_bench.py --smoke --no-build
+fi
 echo
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed:"

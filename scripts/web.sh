@@ -2,8 +2,11 @@
 # `make web`: sectiond on the demo list and its web page, in the foreground, until Ctrl-C.
 #
 #   scripts/web.sh [SECTIOND-ARGUMENTS...]     e.g. --config examples/sections.json
+#   WEB_SOCKET=.run/control.sock scripts/web.sh   # the page of a daemon that runs already
 #
 # Environment:
+#   WEB_SOCKET     a running daemon's control socket: no daemon is started, the page shows
+#                  that one (its read-only socket, named as sectiond names it, with WEB_READONLY)
 #   WEB_PORT       the page's port on 127.0.0.1 (default 8047, the system unit's)
 #   WEB_READONLY   1: the page uses the read-only socket, as sectiond-web.service does by default
 #   BUILD_DIR      the binaries (default: a debug build made here)
@@ -37,17 +40,29 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 0' INT TERM
 
-"$BUILD_DIR/sectiond" --socket "$dir/control.sock" --readonly-socket "$dir/readonly.sock" \
-  --state "$dir/state.json" "$@" &
-pids+=($!)
-for _ in $(seq 100); do [ -S "$dir/readonly.sock" ] && break; sleep 0.05; done
-[ -S "$dir/readonly.sock" ] || { echo "web.sh: sectiond did not start" >&2; exit 1; }
+if [ -n "${WEB_SOCKET:-}" ]; then
+  control="$(cd "$(dirname "$WEB_SOCKET")" && pwd)/$(basename "$WEB_SOCKET")"
+  # The read-only socket beside it, as sectiond names it (SocketNames).
+  case "$control" in
+  */control.sock) readonly="${control%/control.sock}/readonly.sock" ;;
+  *.sock) readonly="${control%.sock}.readonly.sock" ;;
+  *) readonly="$control.readonly" ;;
+  esac
+  "$BUILD_DIR/sectionctl" --socket "$control" ping >/dev/null ||
+    { echo "web.sh: no daemon answers on WEB_SOCKET=$WEB_SOCKET" >&2; exit 1; }
+else
+  control="$dir/control.sock" readonly="$dir/readonly.sock"
+  "$BUILD_DIR/sectiond" --socket "$control" --readonly-socket "$readonly" --state "$dir/state.json" "$@" &
+  pids+=($!)
+  for _ in $(seq 100); do [ -S "$readonly" ] && break; sleep 0.05; done
+  [ -S "$readonly" ] || { echo "web.sh: sectiond did not start" >&2; exit 1; }
+fi
 
 if [ "${WEB_READONLY:-0}" = 1 ]; then
-  pipe=(--readonly-socket "$dir/readonly.sock")
+  pipe=(--readonly-socket "$readonly")
   kind="read-only socket: the page shows changes and cannot make them"
 else
-  pipe=(--socket "$dir/control.sock")
+  pipe=(--socket "$control")
   kind="control socket: a tap opens or closes a section for everyone"
 fi
 # websocketd runs as sectiond-web.service runs it (the same origin list, headers and --binary),
@@ -68,10 +83,10 @@ cat <<EOF
   ($kind)
 
   Change the list from a terminal and watch the page follow:
-    $BUILD_DIR/sectionctl --socket $dir/control.sock toggle 0
-    $BUILD_DIR/sectionctl --socket $dir/control.sock add news Latest news
+    $BUILD_DIR/sectionctl --socket $control toggle 0
+    $BUILD_DIR/sectionctl --socket $control add news Latest news
 
-  Ctrl-C stops sectiond and websocketd.
+  Ctrl-C stops websocketd$([ -n "${WEB_SOCKET:-}" ] || echo " and sectiond").
 EOF
 # Either one ending ends both.
 wait -n "${pids[@]}"

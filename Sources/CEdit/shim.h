@@ -9,4 +9,8 @@
 static inline void sectiond_edit_completion(rl_compentry_func_t *complete) {
   rl_completion_entry_function = complete;
 }
+/* The line being edited up to the cursor, for completion that depends on the words before
+   the one completed (libedit's globals, read here for the same reason). */
+static inline const char *sectiond_edit_line(void) { return rl_line_buffer; }
+static inline int sectiond_edit_point(void) { return rl_point; }
 #endif

@@ -30,6 +30,36 @@ extension FileDescriptor {
   }
 }
 
+extension FileDescriptor {
+  /// Makes this process a process group of its own and the terminal's foreground group, when
+  /// it was started in its parent's group (by `sh -c`, a script): a key's signal (Ctrl-C) then
+  /// reaches this process only, not the parent, which a SIGINT would end. Returns the group
+  /// to give the terminal back to (`giveForeground`); nil when nothing changed (a shell with
+  /// job control started it in a group of its own already, or this is no terminal). Ctrl-Z is
+  /// then ignored: no job control above would ever continue a group it does not know.
+  public func takeForeground() -> pid_t? {
+    let previous = tcgetpgrp(rawValue)
+    guard previous > 0, previous == getpgrp(), getpgrp() != getpid() else { return nil }
+    // tcsetpgrp from a group that is not yet the foreground one raises SIGTTOU unless ignored.
+    let ttou = signal(SIGTTOU, SIG_IGN)
+    defer { signal(SIGTTOU, ttou) }
+    guard setpgid(0, 0) == 0 else { return nil }
+    guard tcsetpgrp(rawValue, getpid()) == 0 else {
+      _ = setpgid(0, previous)
+      return nil
+    }
+    signal(SIGTSTP, SIG_IGN)
+    return previous
+  }
+
+  /// Gives the terminal back to `group`, the one `takeForeground` took it from.
+  public func giveForeground(_ group: pid_t) {
+    let ttou = signal(SIGTTOU, SIG_IGN)
+    _ = tcsetpgrp(rawValue, group)
+    signal(SIGTTOU, ttou)
+  }
+}
+
 /// A terminal's settings as they were before a full-screen program changed them.
 public struct TerminalSettings: Sendable {
   fileprivate let saved: termios

@@ -7,6 +7,7 @@ public enum FileSystem {
   public struct Status: Sendable {
     public let mode: mode_t
     public let owner: uid_t
+    public let group: gid_t
     /// Device and inode: which file this is, to tell it from another one put at the same path.
     public let device: UInt64
     public let inode: UInt64
@@ -25,6 +26,7 @@ public enum FileSystem {
     init(_ info: stat) {
       mode = info.st_mode
       owner = info.st_uid
+      group = info.st_gid
       device = UInt64(info.st_dev)
       inode = UInt64(info.st_ino)
       linkCount = Int(info.st_nlink)
@@ -201,11 +203,16 @@ public enum FileSystem {
     while true {
       guard let status = try? status(path) else { return "cannot stat \(path)" }
       let trusted = status.owner == user || status.owner == 0 || (!own && status.owner == overflow)
-      if !trusted || (status.isWritableByOthers && (own || !status.isSticky)) {
-        let mode = String(status.mode & 0o7777, radix: 8)
-        return "\(path) (mode \(mode), owner uid \(status.owner)) can be written by other users, "
-          + "who could replace \(contents); fix with: chmod go-w \(path)"
-          + (trusted ? "" : " && chown \(user) \(path)")
+      let writable = status.isWritableByOthers && (own || !status.isSticky)
+      if !trusted || writable {
+        // Another user's directory is theirs to fix, not ours: no chown of it is proposed.
+        let mode = "\(path) (mode \(String(status.mode & 0o7777, radix: 8)), owner uid \(status.owner))"
+        guard trusted else {
+          return mode + (writable ? " can be written by other users and" : "")
+            + " belongs to another user, who could replace \(contents); use a directory of your own"
+        }
+        return mode
+          + " can be written by other users, who could replace \(contents); fix with: chmod go-w \(path)"
       }
       if path == "/" { return nil }
       path = directoryName(of: path)

@@ -30,4 +30,24 @@ public enum SocketDirectory {
     }
     return nil
   }
+
+  /// `problem` as a client asks it. `named`: the socket was named (`--socket`,
+  /// `SECTIOND_SOCKET`), so the user asks for the daemon of whoever owns it; then a directory
+  /// of the socket's own owner that nobody else can write passes too: only that owner could
+  /// swap the socket, and that owner's daemon is the one asked for. A default path gets no
+  /// such trust: another user who made /tmp/sectiond-UID first would pass as the user's own
+  /// daemon, so there the refusal says how to name the socket instead.
+  public static func clientProblem(socket: String, named: Bool) -> String? {
+    guard let problem = problem(socket: socket) else { return nil }
+    let directory = directoryName(of: socket)
+    guard let status = try? FileSystem.status(directory, followingLinks: true), !status.isWritableByOthers,
+      status.owner != geteuid(), status.owner != 0
+    else { return problem }
+    if !named {
+      return problem + "; or, if it is uid \(status.owner)'s daemon, name its socket with --socket (-s)"
+    }
+    let ownersSocket = (try? FileSystem.status(socket))?.owner == status.owner
+    let above = FileSystem.privateDirectoryProblem(directory + "/..", holding: "the socket")
+    return ownersSocket && above == nil ? nil : problem
+  }
 }

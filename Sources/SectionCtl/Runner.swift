@@ -36,7 +36,7 @@ struct Runner {
     case .change(let action, let refs):
       return try change(refs.map { "\(action.verb) \($0)" })
     case .changeAll(let action):
-      return try change(["\(action.verb) ALL"])
+      try changeAll(action)
     case .mode(let wanted):
       let reply = try connect().request(wanted.map { "MODE \($0.rawValue)" } ?? "MODE").succeeded()
       guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
@@ -44,10 +44,17 @@ struct Runner {
     case .status:
       let status = try daemonStatus()
       show(text: TextRenderer.status(status), json: JSONRenderer.status(status))
-    case .reload, .reloadFresh:
-      let line = invocation.command == .reload ? "RELOAD" : "RELOAD FRESH"
-      let reply = try connect().request(line).succeeded()
-      if invocation.json { output.print(JSONRenderer.revision(reply.revision)) }
+    case .reload:
+      try reload("RELOAD")
+    case .reloadFresh(let force):
+      if !force, let config = try daemonStatus().facts["config"], config == "-" {
+        throw .usage(
+          "the daemon on \(socketPath()) has no config file: it serves its built-in demo set, which "
+            + "reload --fresh would put in place of the list, dropping every section clients added. "
+            + "Add --force to do that; to keep the list, export it into a file and start sectiond "
+            + "with --config FILE")
+      }
+      try reload("RELOAD FRESH")
     case .ping:
       let client = try connect()
       let start = monotonicMicroseconds()
@@ -59,7 +66,7 @@ struct Runner {
         json: JSONRenderer.ping(socket: client.path, milliseconds: rounded))
     case .watch(let count, let view):
       let watcher = Watcher(
-        path: socketPath(), json: invocation.json, view: view, count: count,
+        path: readingPath(), json: invocation.json, view: view, count: count,
         style: style, clearsScreen: environment.outputIsTerminal && !invocation.json, output: output)
       return try watcher.run()
     case .ui:
@@ -73,21 +80,58 @@ struct Runner {
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())
     case .batch:
-      showRevision(try connect().request(batch: try BatchInput.lines(try standardInput())).succeeded())
-    case .isOpen(let ref):
-      return try isOpen(ref)
+      let lines = try BatchInput.lines(try standardInput())
+      showRevision(try connect().request(batch: lines).succeeded())
+    case .isOpen(let refs, let quiet):
+      return try isOpen(refs, quiet: quiet)
     case .export:
       // JSON text: C1, bidi and invisible characters as \u escapes, as every JSON output.
       output.print(VisibleText.escape(json: try Exporter(client: connect()).config()))
     case .shell:
       return try Shell(runner: self).run()
+    case .completion(let shell):
+      output.print((shell == "bash" ? Completion.bash : Completion.zsh) + "\n")
     }
     return .success
   }
 
-  /// What an edit prints: nothing, or with --json its revision.
+  /// Sends `line` (RELOAD or RELOAD FRESH) between two LISTs, in one round trip, and prints
+  /// what the reload dropped and added: a reload can take sections away (and their open
+  /// state), which the one saying it should see.
+  private func reload(_ line: String) throws(ClientError) {
+    let replies = try connect().request(["LIST", line, "LIST"])
+    let before = try replies[0].succeeded().sections
+    let reload = try replies[1].succeeded()
+    let after = try replies[2].succeeded().sections
+    let dropped = before.filter { old in !after.contains { $0.id == old.id } }
+    let added = after.filter { new in !before.contains { $0.id == new.id } }
+    show(
+      text: TextRenderer.reload(
+        dropped: dropped, added: added, count: after.count, revision: reload.revision),
+      json: JSONRenderer.reload(dropped: dropped, added: added, revision: reload.revision))
+  }
+
+  /// What an edit prints: its revision (`revision 7`; with --json `{"revision"}`), so that
+  /// every change says what it did, as open and reload do.
   private func showRevision(_ reply: Reply) {
-    if invocation.json { output.print(JSONRenderer.revision(reply.revision)) }
+    show(
+      text: "revision \(reply.revision.map(String.init) ?? "-")\n",
+      json: JSONRenderer.revision(reply.revision))
+  }
+
+  /// `open --all`, `close --all`: OPEN ALL or CLOSE ALL between two LISTs, in one round trip,
+  /// and the rows of the sections whose state it changed, as `open REF` prints them.
+  private func changeAll(_ action: SectionAction) throws(ClientError) {
+    let replies = try connect().request(["LIST", "\(action.verb) ALL", "LIST"])
+    let before = try replies[0].succeeded().sections
+    _ = try replies[1].succeeded()
+    let after = try replies[2].succeeded()
+    let changed = after.sections.filter { section in
+      before.first { $0.id == section.id }?.isOpen != section.isOpen
+    }
+    show(
+      text: TextRenderer.changed(changed, style: style),
+      json: JSONRenderer.sections(changed, revision: after.revision))
   }
 
   /// Standard input, whole, for `batch`.
@@ -112,6 +156,18 @@ struct Runner {
     if candidates.count == 1 { return candidates[0] }
     return try SocketLocation.choose(candidates, probe: SocketLocation.probe)
   }
+
+  /// `socketPath()` for a command that only reads and waits (watch): a control socket the
+  /// user may not connect to gives way to the read-only socket beside it, as it does for
+  /// list and status (`connectWithKind`).
+  private func readingPath() -> String {
+    let path = socketPath()
+    guard !invocation.readonly, SocketLocation.probe(path) == .permissionDenied else { return path }
+    return SocketNames.readonlyPath(forControl: path)
+  }
+
+  /// The user named the socket (`--socket`, `--readonly-socket`, `SECTIOND_SOCKET`).
+  var socketIsNamed: Bool { candidates.first?.kind == .given }
 
   /// For watch, ui and shell, which wait for a daemon that is not there yet.
   func socketPath() -> String {
@@ -194,19 +250,30 @@ struct Runner {
   }
 
   /// `is-open`: the answer is the exit status.
-  private func isOpen(_ ref: String) throws(ClientError) -> ExitStatus {
+  /// `is-open REF...`, as `systemctl is-active`: a line each, open or closed (none with
+  /// `quiet`); 0 when any is open, 1 when none is, 4 when one of them does not exist.
+  private func isOpen(_ refs: [String], quiet: Bool) throws(ClientError) -> ExitStatus {
     let list = try connect().request("LIST").succeeded()
-    let section: ListedSection?
-    if ref.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-      section = Int(ref).flatMap { index in list.sections.first { $0.index == index } }
-    } else {
-      section = list.sections.first { $0.id == ref }
+    var found: [ListedSection] = []
+    var missing = false
+    for ref in refs {
+      let section: ListedSection?
+      if ref.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+        section = Int(ref).flatMap { index in list.sections.first { $0.index == index } }
+      } else {
+        section = list.sections.first { $0.id == ref }
+      }
+      guard let section else {
+        output.diagnose("no section \"\(ref)\": there are \(list.sections.count)")
+        missing = true
+        continue
+      }
+      found.append(section)
+      if !quiet && !invocation.json { output.print(section.isOpen ? "open\n" : "closed\n") }
     }
-    guard let section else {
-      output.diagnose("no section \"\(ref)\": there are \(list.sections.count)")
-      return .noSection
-    }
-    return section.isOpen ? .success : .daemonError
+    if !quiet && invocation.json { output.print(JSONRenderer.sections(found, revision: list.revision)) }
+    if missing { return .noSection }
+    return found.contains(where: \.isOpen) ? .success : .daemonError
   }
 
   /// Raw lines, one request at a time so that even a long list never fills the socket both ways.

@@ -15,7 +15,11 @@ public enum Tool {
       let invocation = try ArgumentParser.parse(arguments)
       output.json = invocation.json
       readonly = invocation.readonly
-      status = try Runner(invocation: invocation, environment: .current, output: output).run()
+      let runner = Runner(invocation: invocation, environment: .current, output: output)
+      // Once, from the command line: the shell's lines name the socket it found, which is not
+      // the user naming it.
+      Connection.socketIsNamed = runner.socketIsNamed
+      status = try runner.run()
     } catch {
       output.report(readonly ? error.onReadonlySocket : error)
       status = error.exitStatus

@@ -299,8 +299,11 @@ final class Server {
     let outcome: SectionService.Outcome
     do {
       let config = try loadConfig()
+      let before = service.model
       outcome = try service.reload(config, reply: &reply)
-      Log.notice("reloaded the config: \(counted(config.sections.count, "section"))")
+      Log.notice(
+        "reloaded the config: \(counted(config.sections.count, "section"))"
+          + Server.reloadDifference(before, service.model))
     } catch {
       let reason = service.refuseReload(error, reply: &reply)
       Log.error("reload refused, still serving the previous config: \(reason)")
@@ -311,6 +314,25 @@ final class Server {
     if outcome != .changed { reloadFinished() }
     return outcome
   }
+
+  /// The sections a reload took away and brought, for its log line: a section whose id came
+  /// from its title goes, open state and all, when the title changes, and the log should
+  /// say so. At most `namedInLog` ids each, then how many more.
+  static func reloadDifference(_ before: SectionModel, _ after: SectionModel) -> String {
+    let kept = Set(after.sections.map(\.id))
+    let went = before.sections.indices.filter { !kept.contains(before.sections[$0].id) }.map { index in
+      before.sections[index].id + (before.isOpen(index) ? " (open)" : "")
+    }
+    let had = Set(before.sections.map(\.id))
+    let came = after.sections.map(\.id).filter { !had.contains($0) }
+    func named(_ ids: [String]) -> String {
+      let shown = ids.prefix(namedInLog).joined(separator: ", ")
+      return ids.count > namedInLog ? shown + " and \(ids.count - namedInLog) more" : shown
+    }
+    return (went.isEmpty ? "" : "; went: \(named(went))") + (came.isEmpty ? "" : "; came: \(named(came))")
+  }
+
+  static let namedInLog = 10
 
   /// READY=1 again after RELOADING=1.
   func reloadFinished() {

@@ -47,6 +47,25 @@ public final class Bus {
   /// clients (and the save) waiting. 128 calls are about 3 ms of the debug build's work, and
   /// enough that a pipelining client's calls are saved together.
   static let messagesPerTurn = 128
+  /// The most messages sd-bus may hold unwritten before no further call is read (the calls
+  /// then wait in the bus daemon, which refuses them past its own queue's limit). The bus
+  /// daemon reads slowly when callers do not read their answers; while anything waits, the
+  /// face refuses the reads whose answers are long (`isWriteBehind`), so what waits is
+  /// short answers and signals: 4,096 of them are about a MiB.
+  static let writesBehindLimit: UInt64 = 4096
+  /// How long the bus daemon may take nothing sectiond sent before the connection is made
+  /// anew. dbus-daemon counts a message against the connection it came from until the
+  /// message is delivered, and stops reading that connection once the count passes its
+  /// max_incoming_bytes: answers parked in the queues of callers that never read freeze the
+  /// whole connection, for every other caller, for as long as those callers stay. A new
+  /// connection starts with nothing counted against it. Five seconds is far past any pause
+  /// of a bus daemon that is reading (it takes a message in microseconds).
+  static let stallTimeout: UInt64 = 5_000_000
+  /// The longest a turn goes on taking messages: large calls (a message may be 32 MB on the
+  /// system bus) end the turn sooner than `messagesPerTurn` small ones, so the sockets wait
+  /// for the bus no longer than for about 128 small calls.
+  static let turnBudget: UInt64 = 5_000
+
   /// Waits between attempts to reach a missing bus: the first after one second, doubling to this.
   static let longestRetry: UInt64 = 16_000_000
 
@@ -67,6 +86,8 @@ public final class Bus {
   private let object: UnsafeMutablePointer<sectiond_bus_object>
   private var retry: EventSource?
   private var retryDelay: UInt64 = 1_000_000
+  /// What waited for the bus daemon when the loop last slept, and since when it has not shrunk.
+  private var backlog = Backlog()
   /// The last failure was logged; the next success is logged too.
   private var failureLogged = false
 
@@ -98,6 +119,10 @@ public final class Bus {
   }
 
   public var isConnected: Bool { bus != nil }
+
+  /// The bus daemon has not taken everything sent to it yet: a long answer now would wait
+  /// in sectiond's memory.
+  public var isWriteBehind: Bool { bus.map { queuedWrites($0) > 0 } ?? false }
 
   /// Emits the signal `member` of the interface, its arguments written by `body`. The path,
   /// interface and member go to sd-bus as the C strings they already are (this runs once per
@@ -163,6 +188,7 @@ public final class Bus {
     case .session: try check(sd_bus_open_user_with_description(&bus, "sectiond"), "sd_bus_open_user")
     }
     self.bus = bus
+    backlog = Backlog()
     try check(
       sectiond_bus_add_object(bus, &vtableSlot, &callbackSlot, path, interface, object),
       "sd_bus_add_object_vtable")
@@ -208,32 +234,57 @@ public final class Bus {
   // MARK: Serving
 
   /// Takes up to `messagesPerTurn` messages; what is left stays for the next turn (the
-  /// prepare step sees it and arms the timer at once).
+  /// prepare step sees it and arms the timer at once). Stops reading calls while
+  /// `writesBehindLimit` messages wait unwritten, and drops a connection the bus daemon has
+  /// stopped reading (`stallTimeout`).
   fileprivate func process() {
     guard let bus else { return }
+    let waiting = Backlog(of: bus, since: backlog.since)
+    if !waiting.isEmpty, !waiting.isShorter(than: backlog), loop.now >= backlog.since + Bus.stallTimeout {
+      lost(
+        "it took nothing sectiond sent for \(Bus.stallTimeout / 1_000_000) s, \(waiting):"
+          + " callers that do not read their answers fill its queues")
+      return
+    }
+    let deadline = monotonicNow() + Bus.turnBudget
     for _ in 0..<Bus.messagesPerTurn {
       let result = sd_bus_process(bus, nil)
       if result < 0 {
         lost("\(Errno(-result))")
         return
       }
-      if result == 0 { break }
+      if result == 0 || queuedWrites(bus) >= Bus.writesBehindLimit || monotonicNow() >= deadline { break }
     }
     if sd_bus_is_open(bus) <= 0 { lost("the bus closed the connection") }
   }
 
-  /// Before the loop sleeps: what the bus waits for, and when its next deadline is.
+  /// Before the loop sleeps: what the bus waits for, and when its next deadline is. Past
+  /// `writesBehindLimit`, only for the socket to take what waits: `sd_bus_process` then only
+  /// writes (it reads a message only when it wrote none). While anything waits, the timer
+  /// also wakes the loop when the wait would pass `stallTimeout`.
   fileprivate func prepare() {
     guard let bus else { return }
+    var waiting = Backlog(of: bus, since: backlog.since)
+    if backlog.isEmpty || waiting.isShorter(than: backlog) { waiting.since = loop.now }
+    backlog = waiting
+    let full = waiting.messages >= Bus.writesBehindLimit
     let events = sd_bus_get_events(bus)
-    if events >= 0 { _ = sd_event_source_set_io_events(io, UInt32(events)) }
-    var until: UInt64 = 0
-    if sd_bus_get_timeout(bus, &until) >= 0, until != UInt64.max {
+    if events >= 0 { _ = sd_event_source_set_io_events(io, full ? EPOLLOUT.rawValue : UInt32(events)) }
+    var until = UInt64.max
+    if !full, sd_bus_get_timeout(bus, &until) < 0 { until = .max }
+    if !waiting.isEmpty { until = min(until, waiting.since + Bus.stallTimeout) }
+    if until != .max {
       _ = sd_event_source_set_time(timer, until)
       _ = sd_event_source_set_enabled(timer, Int32(SD_EVENT_ONESHOT))
     } else {
       _ = sd_event_source_set_enabled(timer, Int32(SD_EVENT_OFF))
     }
+  }
+
+  /// Messages sd-bus holds that the bus daemon has not taken yet.
+  private func queuedWrites(_ bus: OpaquePointer) -> UInt64 {
+    var queued: UInt64 = 0
+    return sd_bus_get_n_queued_write(bus, &queued) >= 0 ? queued : 0
   }
 
   fileprivate func nameReply(_ reply: OpaquePointer?) {
@@ -246,6 +297,36 @@ public final class Bus {
       handlers.log("\(name) is owned by another process; this one takes it when that one leaves", true)
     }
   }
+}
+
+/// What sectiond sent that the bus daemon has not read yet: messages in sd-bus's write
+/// queue, and bytes in the socket's send buffer (a short message waits there, not in sd-bus).
+private struct Backlog: CustomStringConvertible {
+  var messages: UInt64 = 0
+  var bytes: Int32 = 0
+  /// When it last shrank, or began.
+  var since: UInt64 = 0
+
+  init() {}
+
+  init(of bus: OpaquePointer, since: UInt64) {
+    _ = sd_bus_get_n_queued_write(bus, &messages)
+    if ioctl(sd_bus_get_fd(bus), UInt(TIOCOUTQ), &bytes) != 0 { bytes = 0 }
+    self.since = since
+  }
+
+  var isEmpty: Bool { messages == 0 && bytes == 0 }
+
+  func isShorter(than other: Backlog) -> Bool { messages < other.messages || bytes < other.bytes }
+
+  var description: String { "\(messages) messages and \(bytes) bytes waiting" }
+}
+
+/// CLOCK_MONOTONIC now, in microseconds (sd-event's `now` stays at the iteration's start).
+private func monotonicNow() -> UInt64 {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
 }
 
 /// A static string's bytes as the C string they are (a StaticString literal ends in a NUL).

@@ -31,6 +31,16 @@ public final class BusCall {
     return String(cString: value!)
   }
 
+  /// A string argument, copied only when it holds at most `bytes` bytes; nil when it holds
+  /// more. An argument can be as large as a message (32 MB on the system bus, 1 GB on a
+  /// session bus): one past a line's length is refused without a copy.
+  public func readString(atMost bytes: Int) throws -> String? {
+    var value: UnsafePointer<CChar>?
+    try check(
+      sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value), "sd_bus_message_read_basic")
+    return strnlen(value!, bytes + 1) > bytes ? nil : String(cString: value!)
+  }
+
   public func readUInt32() throws -> UInt32 {
     var value: UInt32 = 0
     try check(
@@ -92,31 +102,44 @@ public final class BusCall {
   /// GetConnectionCredentials with them. Asked directly: sd_bus_query_sender_creds of
   /// systemd 252 reads the uid from that answer but not `UnixGroupIDs`, and would fill the
   /// groups in from /proc, which the hardened unit hides (ProtectProc=invisible).
-  public func senderCredentials() throws -> (uid: uid_t, groups: [gid_t]) {
+  ///
+  /// Asked without waiting: the loop goes on serving while the bus daemon answers (a busy
+  /// one may take seconds), and `answer` runs with the reply, or with the error of a bus
+  /// daemon that did not answer within `credentialsTimeout`. It does not run when the
+  /// connection to the bus goes first.
+  public func askSenderCredentials(
+    _ answer: @escaping (Result<(uid: uid_t, groups: [gid_t]), any Error>) -> Void
+  ) throws {
+    let bus = sd_bus_message_get_bus(message)
     var call: OpaquePointer?
     try check(
       sd_bus_message_new_method_call(
-        sd_bus_message_get_bus(message), &call, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-        "org.freedesktop.DBus", "GetConnectionCredentials"),
+        bus, &call, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+        "GetConnectionCredentials"),
       "sd_bus_message_new_method_call")
     defer { sd_bus_message_unref(call) }
     var writer = BusWriter(message: call!)
     try writer.append(sender)
-    var error = sd_bus_error()
-    defer { sd_bus_error_free(&error) }
-    var reply: OpaquePointer?
-    try check(
-      sd_bus_call(nil, call, BusCall.credentialsTimeout, &error, &reply), "GetConnectionCredentials", sender)
-    let answer = BusCall(reply!)
-    sd_bus_message_unref(reply)
-    return try answer.readCredentials()
+    let box = Unmanaged.passRetained(CredentialsAnswer(answer, sender: sender))
+    var slot: OpaquePointer?
+    let result = sd_bus_call_async(
+      bus, &slot, call, credentialsThunk, box.toOpaque(), BusCall.credentialsTimeout)
+    guard result >= 0 else {
+      box.release()
+      throw PosixError("GetConnectionCredentials", sender, errno: Errno(-result))
+    }
+    // The slot belongs to the bus from here on and releases the box when it goes: after the
+    // answer, or with the connection.
+    _ = sd_bus_slot_set_destroy_callback(slot, { Unmanaged<CredentialsAnswer>.fromOpaque($0!).release() })
+    _ = sd_bus_slot_set_floating(slot, 1)
+    sd_bus_slot_unref(slot)
   }
 
   /// A bus daemon that does not answer this soon is not working; the call is refused.
   static let credentialsTimeout: UInt64 = 5_000_000
 
   /// The `UnixUserID` and `UnixGroupIDs` of GetConnectionCredentials' `a{sv}`.
-  private func readCredentials() throws -> (uid: uid_t, groups: [gid_t]) {
+  fileprivate func readCredentials() throws -> (uid: uid_t, groups: [gid_t]) {
     var uid: uid_t?
     var groups: [gid_t] = []
     try enter("a", "{sv}")
@@ -211,4 +234,27 @@ public struct BusWriter {
   private func appendBasic(_ type: Unicode.Scalar, _ pointer: UnsafeRawPointer) throws {
     try check(sd_bus_message_append_basic(message, CChar(type.value), pointer), "sd_bus_message_append_basic")
   }
+}
+
+/// What to do with the answer to `askSenderCredentials`, kept by the call's slot.
+private final class CredentialsAnswer {
+  let answer: (Result<(uid: uid_t, groups: [gid_t]), any Error>) -> Void
+  let sender: String
+
+  init(_ answer: @escaping (Result<(uid: uid_t, groups: [gid_t]), any Error>) -> Void, sender: String) {
+    self.answer = answer
+    self.sender = sender
+  }
+}
+
+private let credentialsThunk: sd_bus_message_handler_t = { reply, userdata, _ in
+  let pending = Unmanaged<CredentialsAnswer>.fromOpaque(userdata!).takeUnretainedValue()
+  if let error = sd_bus_message_get_error(reply) {
+    let errno = sd_bus_error_get_errno(error)
+    pending.answer(
+      .failure(PosixError("GetConnectionCredentials", pending.sender, errno: Errno(errno > 0 ? errno : EIO))))
+  } else {
+    pending.answer(Result { try BusCall(reply!).readCredentials() })
+  }
+  return 0
 }

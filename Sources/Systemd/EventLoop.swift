@@ -18,6 +18,13 @@ public final class EventLoop {
 
   deinit { sd_event_unref(event) }
 
+  /// CLOCK_MONOTONIC in microseconds as of this iteration (the time sources are armed in).
+  var now: UInt64 {
+    var now: UInt64 = 0
+    _ = sd_event_now(event, CLOCK_MONOTONIC, &now)
+    return now
+  }
+
   /// Watches `fd`; `handler` gets the epoll events that fired (EPOLLIN, EPOLLOUT, EPOLLHUP...).
   public func watch(
     _ fd: FileDescriptor, events: IOEvents, handler: @escaping (IOEvents) -> Void

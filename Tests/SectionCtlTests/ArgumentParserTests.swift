@@ -36,6 +36,31 @@ import Testing
     #expect(try parse("--readonly", "ui") == Invocation(command: .ui, readonly: true))
   }
 
+  @Test func onceATextHasBegunEveryWordIsTheText() throws {
+    // Issue 32: this added "Call home" and switched to JSON; "-2" was an unknown option.
+    let call = try parse("item", "add", "today", "Call", "-j", "home")
+    #expect(call.command == .edit("ITEM INSERT today end Call -j home"))
+    #expect(!call.json)
+    #expect(
+      try parse("item", "add", "today", "Buy", "milk", "-2", "liters").command
+        == .edit("ITEM INSERT today end Buy milk -2 liters"))
+    #expect(try parse("add", "news", "Latest", "--at", "0").command == .edit("INSERT end news Latest --at 0"))
+    #expect(try parse("rename", "news", "A", "--", "b").command == .edit("RENAME news A -- b"))
+    #expect(try parse("item", "set", "today", "0", "x", "-r").command == .edit("ITEM SET today 0 x -r"))
+    // Before the text, options are options; '--' lets a text begin with '-'.
+    let before = try parse("item", "add", "-j", "--at", "1", "today", "Call")
+    #expect(before.json && before.command == .edit("ITEM INSERT today 1 Call"))
+    #expect(try parse("add", "news", "--", "-5 degrees").command == .edit("INSERT end news -5 degrees"))
+    // Commands without a text keep options anywhere.
+    #expect(try parse("open", "news", "-j").json)
+  }
+
+  @Test func reloadFreshTakesForce() throws {
+    #expect(try parse("reload", "--fresh").command == .reloadFresh(force: false))
+    #expect(try parse("reload", "--fresh", "--force").command == .reloadFresh(force: true))
+    #expect(usageError("reload", "--force") == "--force works only with reload --fresh")
+  }
+
   @Test func uiTakesNoArgumentsAndNoJSON() {
     #expect(usageError("ui", "fruit")?.contains("ui takes no arguments") == true)
     #expect(usageError("--json", "ui")?.contains("--json does not apply to ui") == true)
@@ -220,9 +245,10 @@ import Testing
   }
 
   @Test func isOpenExportAndShell() throws {
-    #expect(try parse("is-open", "inbox").command == .isOpen("inbox"))
-    #expect(usageError("is-open")?.contains("exactly one section") == true)
-    #expect(usageError("is-open", "a", "b")?.contains("exactly one section") == true)
+    #expect(try parse("is-open", "inbox").command == .isOpen(["inbox"], quiet: false))
+    #expect(try parse("is-open", "-q", "a", "b").command == .isOpen(["a", "b"], quiet: true))
+    #expect(usageError("is-open")?.contains("at least one section") == true)
+    #expect(usageError("list", "-q") == "--quiet (-q) works only with is-open")
     #expect(try parse("export").command == .export)
     #expect(try parse("shell").command == .shell)
     #expect(usageError("--json", "shell")?.contains("does not apply to shell") == true)

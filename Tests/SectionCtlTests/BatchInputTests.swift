@@ -25,6 +25,17 @@ import Testing
     #expect(try BatchInput.lines(Array("RENAME 0 end\nINSERT end ending Endings\n".utf8)).count == 2)
   }
 
+  /// sectionctl's own edit words are not requests: the refusal shows the request to write.
+  @Test func sectionctlCommandsAreRefusedWithTheirRequestLines() {
+    #expect(refusal("add x X\n")?.contains("'add x X', a sectionctl command") == true)
+    #expect(refusal("add x X\n")?.contains("here 'INSERT end x X'") == true)
+    #expect(refusal("TOGGLE 0\nitem add x Buy milk\n")?.contains("line 2") == true)
+    #expect(refusal("item add x Buy milk\n")?.contains("'ITEM INSERT x end Buy milk'") == true)
+    #expect(refusal("rm 2\n")?.contains("'DELETE 2'") == true)
+    // Words that are requests as well (the daemon takes verbs in any case) pass.
+    #expect(refusal("open 1\nrename 0 New\nitem set x 0 text\n") == nil)
+  }
+
   /// The reproduction: `end` ended the batch after line 1, and lines 3 and 4 ran on their own.
   @Test func aLineThatWouldEndTheBatchEarlyIsRefused() {
     let message = refusal("TOGGLE 0\nend\nTOGGLE 1\nDELETE second\n")

@@ -22,8 +22,17 @@ import Testing
       ])
   }
 
+  @Test func theKeysOfThePromptLine() {
+    #expect(keys("\u{1B}[D\u{1B}[C\u{1B}OD\u{1B}[3~") == [.left, .right, .left, .delete])
+    #expect(
+      keys("\u{1}\u{5}\u{15}\u{17}\u{b}") == [
+        .control("A"), .control("E"), .control("U"), .control("W"), .control("K"),
+      ])
+    #expect(keys("\u{8}\u{3}\r") == [.backspace, .interrupt, .enter])
+  }
+
   @Test func unknownSequencesAreSkippedWhole() {
-    #expect(keys("\u{1B}[3~j\u{1B}[1;5Cq") == [.character("j"), .character("q")])
+    #expect(keys("\u{1B}[2~j\u{1B}[1;5Pq") == [.character("j"), .character("q")])
   }
 
   @Test func sgrMouseReportsCountFromZero() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The bash and zsh completions in completions/ against a real sectiond whose read-only socket is
-# not beside its control socket: options are offered, and section ids come from the socket named
-# by --readonly-socket or --socket.
+# The bash and zsh completions (printed by `sectionctl completion bash|zsh`) against a real
+# sectiond whose read-only socket is not beside its control socket: options are offered, and
+# section ids come from the socket named by --readonly-socket or --socket.
 # Ends with "N passed, N failed"; exits 1 on any failure.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -15,6 +15,8 @@ pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 100); do [ -S "$readonly" ] && break; sleep 0.05; done
 export PATH="$bin:$PATH"
+"$bin/sectionctl" completion bash >"$dir/sectionctl.bash"
+"$bin/sectionctl" completion zsh >"$dir/_sectionctl"
 # Neither completion may find the ids through a default socket by accident.
 export SECTIOND_SOCKET="$dir/none.sock"
 
@@ -26,9 +28,9 @@ check() { # name, expected, actual
 
 # bash: what COMPREPLY holds, one per line, after completing the last of the words given.
 bash_complete() {
-  bash -c 'source "$1/completions/sectionctl.bash"; shift
+  bash -c 'source "$1/sectionctl.bash"; shift
     COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _sectionctl; printf "%s\n" "${COMPREPLY[@]}"' \
-    _ "$root" "$@"
+    _ "$dir" "$@"
 }
 
 check "bash: --readonly-socket is offered" "--readonly
@@ -42,15 +44,15 @@ check "bash: a file after --readonly-socket" "$readonly" \
 
 # zsh: the completion's id lookup with the line's options, _describe and _arguments stubbed out.
 zsh_ids() {
-  zsh -fc 'root=$1; shift; words=("$@")
+  zsh -fc 'dir=$1; shift; words=("$@")
     _arguments() { return 1 }
     _describe() { print -rl -- ${(P)4} }
-    source $root/completions/_sectionctl
+    source $dir/_sectionctl
     _sectionctl_option --socket; _sectionctl_socket=($reply)
     _sectionctl_option --readonly-socket; _sectionctl_readonly=($reply)
-    _sectionctl_ids' _ "$root" "$@"
+    _sectionctl_ids' _ "$dir" "$@"
 }
-check "zsh: the completion parses" "" "$(zsh -n "$root/completions/_sectionctl" 2>&1)"
+check "zsh: the completion parses" "" "$(zsh -n "$dir/_sectionctl" 2>&1)"
 check "zsh: ids through --readonly-socket PATH" "first:First
 second:Second
 third:Third" "$(zsh_ids sectionctl --readonly-socket "$readonly" open '')"
@@ -61,13 +63,17 @@ check "zsh: ids through --socket" "first:First
 second:Second
 third:Third" "$(zsh_ids sectionctl --socket "$control" open '')"
 check "zsh: --readonly-socket is declared" "1" \
-  "$(grep -c "^ *'(--socket)--readonly-socket=" "$root/completions/_sectionctl")"
+  "$(grep -c "^ *'(--socket)--readonly-socket=" "$dir/_sectionctl")"
 
 # Issue 23's additions: the new commands, the short options, reload --fresh.
 check "bash: is-open and export are offered" "is-open
 export" "$(bash_complete sectionctl "" | grep -E "^(is-open|export)$")"
 check "bash: ids after is-open" "first" "$(bash_complete sectionctl --socket "$control" is-open f)"
 check "bash: reload offers --fresh" "--fresh" "$(bash_complete sectionctl reload --fr)"
+check "bash: completion offers the shells" "bash
+zsh" "$(bash_complete sectionctl completion '')"
+check "sectionctl completion bash ends in a newline (a file written from it is a text file)" "1" \
+  "$(tail -c 1 "$dir/sectionctl.bash" | wc -l)"
 check "bash: -s names the socket for ids" "second" "$(bash_complete sectionctl -s "$control" toggle s)"
 
 echo "$passed passed, $failed failed"

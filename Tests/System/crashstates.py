@@ -1,356 +1,461 @@
 #!/usr/bin/env python3
-"""Every crash state loads: each scenario runs a real sectiond under strace, which records the
-operations on its state directory and the replies it sent; crashmodel.py builds the states a
-power cut may leave at every point of that trace (ALICE's weakest model: see there), and each
-distinct state is started with the real sectiond, which must serve a list that is exactly the
-list at one revision the scenario committed (as its subscriber saw it), not older than the
-newest revision that was durable at that point (--sync: the last reply; the default: the last
-reply before an fsync). Then, for a sample, the recovery itself is traced and its crash states
-checked the same way: recovery leaves a state that survives the next crash.
+"""Every crash state loads (issue 36): each scenario runs the real sectiond under strace, the
+trace becomes the operations on its state directory and the revisions it acknowledged
+(lib/crashmodel.py), and every state a power cut after each operation may leave, under
+ALICE's weakest model, is built in a directory of its own and started with the real binary.
+Each must start and serve; its list must be one the scenario acknowledged (a BATCH whole or
+not at all), with every section and the mode as they were at that revision, and not older
+than the last change that was durable there (with --sync the last OK; by default the last
+OK an fsync followed); a sample then takes a change, is killed, and must load it.
 
-A failure is saved as a directory (the state's files, the trace, what was expected) under
-$CRASHSTATES_KEEP (default /tmp/crashstates-failures): start sectiond on it to replay.
-Prints per scenario: states built, distinct, checked, distinct outcomes.
-usage: crashstates.py [scenario ...]    (BUILD_DIR names the build; CRASHSTATES_SEED repeats)
+Prints, per scenario, the operations, crash points, states built, distinct states checked
+(sampled past CRASH_STATES_MAX, default 400 a scenario) and the revisions they recovered;
+a failure names the scenario, the operation, the state, and keeps the state's files in
+CRASH_STATES_KEEP (default /tmp/crash-states-failures) to replay. Run by crash-states.sh.
 """
 
+import hashlib
 import json
 import os
 import random
+import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from crashmodel import Trace, describe, digest, read_state, write_state  # noqa: E402
-from powerloss import Follower, Writer, parse_list  # noqa: E402
-from sdlib import Client, Results, config_json, sectiond_path  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "lib")]
+import crashmodel  # noqa: E402
+import sdlib  # noqa: E402
 
-SEED = os.environ.get("CRASHSTATES_SEED", str(int(time.time())))
-# Distinct states started with the real binary, per scenario; the rest are counted, not run.
-CHECK_LIMIT = int(os.environ.get("CRASHSTATES_LIMIT", "120"))
-# Recoveries traced and crashed again, per scenario.
-SECOND_LEVEL = 3
-KEEP = os.environ.get("CRASHSTATES_KEEP", "/tmp/crashstates-failures")
-TRACED = ("openat,write,pwrite64,writev,sendto,fsync,fdatasync,ftruncate,rename,renameat,"
-          "renameat2,unlink,unlinkat,close")
-IDS = [f"s{i}" for i in range(6)]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.abspath(os.path.join(ROOT, os.environ.get("BUILD_DIR", ".build/debug")))
+SECTIOND = os.path.join(BUILD, "sectiond")
+MAX_STATES = int(os.environ.get("CRASH_STATES_MAX", 400))
+KEEP = os.environ.get("CRASH_STATES_KEEP", "/tmp/crash-states-failures")
+TRACED = ("openat,open,write,pwrite64,writev,pwritev,sendto,sendmsg,fsync,fdatasync,rename,renameat,"
+          "renameat2,unlink,unlinkat,ftruncate,close")
+
+results = sdlib.Results()
+check = results.check
 
 
-class Run:
-    """sectiond on `state` (a directory), optionally under strace, sockets in `base`."""
-
-    def __init__(self, base, state, config, extra, trace=None):
-        self.socket = os.path.join(base, "c.sock")
-        self.readonly = os.path.join(base, "r.sock")
-        self.config_path = os.path.join(base, "c.json")
-        with open(self.config_path, "w") as f:
-            f.write(config)
-        self.log_path = os.path.join(base, "log")
-        command = [sectiond_path(), "--socket", self.socket, "--readonly-socket", self.readonly,
-                   "--config", self.config_path, "--state", os.path.join(state, "state.json"), *extra]
-        if trace:
-            command = ["strace", "-f", "-qq", "-ttt", "-xx", "-s", "16777216", "-e", f"trace={TRACED}",
-                       "-o", trace, *command]
-        for path in (self.socket, self.readonly):
-            if os.path.exists(path):
-                os.remove(path)
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
-        deadline = time.monotonic() + 20
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"sectiond exited with {self.proc.returncode}: {self.log()[-600:]}")
+class Client:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(10)
+        end = time.monotonic() + 5
+        while True:   # bound but not yet listening, just after the socket file appears
             try:
-                with Client(self.socket, timeout=5) as c:
-                    if c.request("PING") == ["OK"]:
-                        return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"sectiond did not answer within 20 s: {self.log()[-600:]}")
-            time.sleep(0.005)
+                self.sock.connect(path)
+                break
+            except (ConnectionRefusedError, FileNotFoundError):
+                if time.monotonic() > end:
+                    raise
+                time.sleep(0.01)
+        self.buffer = b""
 
-    def listing(self):
-        with Client(self.socket, timeout=10) as c:
-            return parse_list(c.request("LIST"))
+    def line(self):
+        while b"\n" not in self.buffer:
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionError("closed")
+            self.buffer += data
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode()
 
-    def log(self):
-        with open(self.log_path, errors="replace") as f:
-            return f.read()
+    def reply(self):
+        """The data lines and the status line of one reply (events are skipped)."""
+        lines = []
+        while True:
+            line = self.line()
+            if line.startswith("!"):
+                continue
+            if line.startswith(("OK", "ERR")):
+                return lines, line
+            lines.append(line)
 
-    def stop(self, kill=True):
-        """SIGKILL (a crash; strace passes it on), or SIGTERM; waits, by its PID."""
-        if self.proc.poll() is None:
-            (self.proc.kill if kill else self.proc.terminate)()
-        self.proc.wait(timeout=30)
+    def request(self, *lines):
+        self.sock.sendall("".join(line + "\n" for line in lines).encode())
+        return [self.reply() for _ in lines]
 
-
-class Scenario:
-    def __init__(self, name, extra, drive, config=None, prepare=None, durable="reply", share=1.0):
-        self.name, self.extra, self.drive, self.prepare = name, extra, drive, prepare
-        # The part of CHECK_LIMIT this scenario starts: its states are large and slow to load.
-        self.limit = max(1, int(CHECK_LIMIT * share))
-        self.config = config or config_json(IDS)
-        self.durable = durable  # "reply" (--sync) or "fsync" (the default)
-
-
-def serial(requests):
-    """One client, one request at a time, the list read after each: the history from LISTs."""
-    def drive(run, history):
-        with Client(run.socket, timeout=30) as c:
-            for request in requests:
-                reply = c.request(request.replace("\\n", "\n")) if "\\n" not in request else None
-                if reply is None:
-                    c.send(request.replace("\\n", "\n") + "\n")
-                    reply = c.read_reply()
-                if not reply[-1].startswith("OK"):
-                    raise RuntimeError(f"{request!r}: {reply}")
-                revision, picture = parse_list(c.request("LIST"))
-                history[revision] = picture
-    return drive
+    def close(self):
+        self.sock.close()
 
 
-def pipelined(clients, seconds):
-    """`clients` writers pipelining changes (powerloss.py's mix) while a subscriber records
-    every revision."""
-    def drive(run, history):
-        follower = Follower(run.readonly)
-        follower.start()
-        writers = [Writer(run.socket, f"w{k}", IDS, depth=4) for k in range(clients)]
-        for w in writers:
-            w.start()
-        time.sleep(seconds)
-        for w in writers:
-            w.number = 10 ** 9  # no effect; they end with the daemon
-        revision, picture = run.listing()
-        deadline = time.monotonic() + 10
-        while follower.revision < revision and time.monotonic() < deadline:
-            time.sleep(0.01)
-        # Ends the writers: the daemon is killed right after; the follower's record is complete
-        # up to the last revision it saw, and LIST's answer is kept too.
-        history.update(follower.history)
-        history[revision] = picture
-        if follower.error or follower.gaps:
-            raise RuntimeError(f"the subscriber lost track: {follower.error or 'gaps'}")
-        return [w.acked for w in writers]
-    return drive
+def wait_for(condition, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
 
 
-def compaction_config():
-    """Six sections and 60 of 4 KiB items (a state file of ~250 KB): the journal passes
-    1 MiB (the compaction threshold) after ~260 item inserts of 4 KiB."""
-    big = '"' + "y" * 4000 + '"'
-    extra = ",".join(f'{{"id":"b{i}","title":"B{i}","items":[{big}]}}' for i in range(60))
-    return ('{"mode":"multi","sections":[' + ",".join(f'{{"id":"{i}","title":"{i}"}}' for i in IDS)
-            + "," + extra + "]}")
+def snapshot(client):
+    """(revision, state): the list and the mode as LIST and MODE show them."""
+    (sections, ok), (mode, _) = client.request("LIST", "MODE")
+    return int(ok.split()[1]), (tuple(sections), tuple(mode))
 
 
-def compaction_requests():
-    return [f"ITEM INSERT s{i % 6} end {'z' * 4000}" for i in range(300)] + ["TOGGLE s1", "TOGGLE s2"]
+class Daemon:
+    def __init__(self, directory, args, traced=None):
+        self.directory = directory
+        self.socket = os.path.join(directory, "c.sock")
+        command = [SECTIOND, "--socket", self.socket, "--state", os.path.join(directory, "state.json")] + args
+        if traced:
+            command = ["strace", "-f", "-y", "-xx", "-s", "100000000", "-e", f"trace={TRACED}", "-o", traced] + command
+        self.log = open(os.path.join(os.path.dirname(directory), os.path.basename(directory) + ".log"), "w+")
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=self.log)
 
+    def started(self, timeout=10):
+        return wait_for(lambda: os.path.exists(self.socket) or self.process.poll() is not None, timeout) \
+            and self.process.poll() is None
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def log_text(self):
+        self.log.seek(0)
+        return self.log.read()
+
+
+# --- scenarios: each makes changes, recording the state after each acknowledged one ---------
+
+def sequential(requests):
+    """Each request alone, then LIST and MODE: the state it was acknowledged with."""
+    def run(path, references):
+        client = Client(path)
+        for request in requests:
+            if isinstance(request, float):
+                time.sleep(request)   # lets the background fsync of --fsync everysec run
+                continue
+            lines = request.split("\n")
+            if lines[0] == "BATCH":   # one reply for the whole batch
+                client.sock.sendall(request.encode() + b"\n")
+                replies = [client.reply()]
+            else:
+                replies = client.request(*lines)
+            assert all(status.startswith("OK") for _, status in replies), (request, replies)
+            revision, state = snapshot(client)
+            references[revision] = state
+        client.close()
+    return run
+
+
+def pipelined(clients, toggles):
+    """`clients` connections sending `toggles` TOGGLEs each at once; the state at every
+    revision comes from a subscriber's events (open ids and mode)."""
+    def run(path, references):
+        subscriber = Client(path)
+        subscriber.sock.sendall(b"SUBSCRIBE\n")
+        first = subscriber.line().split()
+        revision, mode, opened = int(first[1]), first[2], set(first[3].split(",")) - {"-"}
+        senders = [Client(path) for _ in range(clients)]
+        for number, sender in enumerate(senders):
+            sender.sock.sendall("".join(f"TOGGLE {(number + k) % 3}\n" for k in range(toggles)).encode())
+        for sender in senders:
+            for _ in range(toggles):
+                assert sender.reply()[1].startswith("OK")
+            sender.close()
+        expected = clients * toggles
+        while revision < expected:
+            event = subscriber.line().split()
+            revision = int(event[1])
+            if event[0] == "!opened":
+                opened.add(event[3])
+            elif event[0] == "!closed":
+                opened.discard(event[3])
+            elif event[0] == "!mode":
+                mode = event[2]
+            references[revision] = (frozenset(opened), mode)
+        subscriber.close()
+    return run
+
+
+def open_state(state):
+    """A LIST-and-MODE state as open ids and mode, for references kept that way."""
+    sections, mode = state
+    return frozenset(line.split()[2] for line in sections if line.split()[3] == "open"), mode[0].split()[1]
+
+
+CONFIG = {"sections": [{"id": "first", "title": "First", "items": ["a", "b"]},
+                       {"id": "second", "title": "Second"}, {"id": "third", "title": "Third"}]}
 
 SCENARIOS = [
-    Scenario("toggles --sync", ["--sync"], serial([f"TOGGLE s{i % 4}" for i in range(8)])),
-    Scenario("toggles default", [], serial([f"TOGGLE s{i % 4}" for i in range(8)]), durable="fsync"),
-    Scenario("batch --sync", ["--sync"], serial([
-        "TOGGLE s0", "BATCH\\nINSERT 0 n1 New\\nITEM INSERT n1 end hello\\nTOGGLE n1\\nTOGGLE s2\\nEND",
-        "BATCH\\nDELETE n1\\nMOVE s3 0\\nEND", "TOGGLE s5"])),
-    Scenario("edits --sync", ["--sync"], serial([
-        "INSERT end e1 Edit one", "ITEM INSERT e1 end first", "RENAME e1 Renamed", "MOVE e1 0",
-        "ITEM INSERT s2 end second", "DELETE s4", "INSERT 1 e2 Two", "DELETE e1"])),
-    Scenario("first save after a start --sync", ["--sync"], serial(["TOGGLE s1", "TOGGLE s2"]),
-             prepare=["INSERT end p1 Prepared", "TOGGLE s0", "ITEM INSERT p1 end kept"]),
-    Scenario("RELOAD FRESH --sync", ["--sync"], serial(["INSERT end r1 Runtime", "TOGGLE r1", "RELOAD FRESH",
-                                                        "TOGGLE s3"]),
-             prepare=["INSERT end p1 Prepared"]),
-    Scenario("pipelined 3 clients --sync", ["--sync"], pipelined(3, 0.6)),
-    Scenario("pipelined 3 clients default", [], pipelined(3, 0.6), durable="fsync"),
-    Scenario("compaction --sync", ["--sync"], serial(compaction_requests()), config=compaction_config(),
-             share=0.4),
-    Scenario("compaction default", [], serial(compaction_requests()), config=compaction_config(),
-             durable="fsync", share=0.4),
+    ("toggles, --sync", ["--sync"], None, sequential(["TOGGLE 0", "TOGGLE 1", "MODE exclusive", "OPEN 2"])),
+    ("toggles, --fsync everysec", [], None,
+     sequential(["TOGGLE 0", 1.3, "TOGGLE 1", "TOGGLE 2", 1.3, "MODE exclusive"])),
+    ("pipelined TOGGLEs of three clients, --sync", ["--sync"], None, pipelined(3, 4)),
+    ("a BATCH, --sync", ["--sync"], None,
+     sequential(["TOGGLE 0", "BATCH\nOPEN 1\nOPEN 2\nCLOSE 0\nINSERT end news News\nEND", "TOGGLE 1"])),
+    ("runtime edits, --sync", ["--sync"], None,
+     sequential(["INSERT 0 todo To do", "ITEM INSERT todo end Milk", "RENAME todo Today", "MOVE todo 2",
+                 "ITEM SET todo 0 Bread", "DELETE second"])),
+    # Past 1 MiB of journal (and twice the state file) the state is written whole and the
+    # journal started afresh: at once with --sync, through the syncer's thread by default.
+    ("journal compaction, --sync", ["--sync"], "compaction", sequential(
+        [f"RENAME first {'AB'[n % 2] * 4000}" for n in range(280)] + ["TOGGLE 1"])),
+    ("journal compaction, --fsync everysec", [], "compaction", sequential(
+        [f"RENAME first {'AB'[n % 2] * 4000}" for n in range(280)] + [1.5, "TOGGLE 1", 1.3])),
+    ("RELOAD FRESH, --sync", ["--sync", "--config", "@CONFIG@"], None,
+     sequential(["INSERT end added Added", "TOGGLE first", "DELETE second", "RELOAD FRESH", "TOGGLE second"])),
+    ("the first save after a start, --sync", ["--sync"], "restart",
+     sequential(["TOGGLE 2", "INSERT end later Later", "ITEM INSERT later end Soon"])),
 ]
 
 
-def check_state(files, config, history, required, base):
-    """Starts sectiond (--sync) on `files`; the problem, or None, and the outcome."""
-    state = os.path.join(base, "st")
-    shutil.rmtree(state, ignore_errors=True)
-    write_state(state, files)
+def run_scenario(title, args, special, steps, work, rng):
+    directory = os.path.join(work, "run")
+    os.mkdir(directory, 0o700)
+    config = os.path.join(work, "config.json")
+    with open(config, "w") as f:
+        json.dump(CONFIG, f)
+    args = [config if a == "@CONFIG@" else a for a in args]
+    initial = {}
+    if special == "restart":
+        # A state the daemon saved and left: the traced run starts from it.
+        before = Daemon(directory, args)
+        if not before.started():
+            check(False, f"{title}: the first daemon started", before.log_text())
+            return
+        sequential(["TOGGLE 0", "INSERT 0 kept Kept", "MODE exclusive"])(before.socket, {})
+        before.stop()
+        for name in os.listdir(directory):
+            with open(os.path.join(directory, name), "rb") as f:
+                initial[name] = f.read()
+    trace = os.path.join(work, "trace.txt")
+    daemon = Daemon(directory, args, traced=trace)
+    references = {}
     try:
-        run = Run(base, state, config, ["--sync"])
-    except RuntimeError as error:
-        return f"does not start: {error}", None
-    try:
-        revision, picture = run.listing()
-    except (OSError, ConnectionError) as error:
-        return f"does not serve LIST: {error}", None
+        if not daemon.started():
+            check(False, f"{title}: the traced daemon started", daemon.log_text())
+            return
+        client = Client(daemon.socket)
+        revision, state = snapshot(client)
+        client.close()
+        references[revision] = state
+        steps(daemon.socket, references)
     finally:
-        run.stop()
-    if revision not in history:
-        return f"revision {revision} is none the scenario committed ({sorted(history)[:3]}...)", revision
-    if history[revision] != picture:
-        return f"the list at revision {revision} is not the one committed: {picture} != {history[revision]}", revision
-    if revision < required:
-        return f"revision {revision} is older than {required}, durable at this point", revision
-    return None, revision
+        daemon.stop(signal.SIGKILL)
+    with open(trace) as f:
+        ops = crashmodel.parse(f.read(), directory, initial)
+    sync = "--sync" in args
+    check_states(title, ops, initial, references, args, sync, work, rng, special)
 
 
-def keep_failure(scenario, files, point, chosen, trace, problem, trace_path):
-    """Saves what replays the failure: the state's files, the trace, the operations."""
-    where = os.path.join(KEEP, f"{scenario.name.replace(' ', '_')}-{digest(files)[:12]}")
-    write_state(os.path.join(where, "state"), files)
-    shutil.copy(trace_path, os.path.join(where, "strace.txt"))
-    with open(os.path.join(where, "README"), "w") as f:
-        f.write(f"scenario: {scenario.name}\nproblem: {problem}\ncrash after trace line {point}\n"
-                f"config: {scenario.config[:2000]}\noperations on disk:\n")
-        for i, op in enumerate(trace.ops):
-            if op["end"] <= point:
-                f.write(f"  {'+' if i in chosen else '-'} {describe(op)}\n")
+def bound(ops, point, sync, initial):
+    """The oldest revision a state after ops[point] may hold. With --sync, every OK sent: the
+    daemon promises each follows its fsync. By default (OK before the fsync, a second at
+    most), what is on disk for sure: the state file's revision and the journals' commits in
+    the files that only durable operations made."""
+    if sync:
+        return max((op.revision for op in ops[: point + 1] if op.kind == "ack"), default=0)
+    files = crashmodel.minimal_state(ops, point, initial)
+    found = [int(n) for n in re.findall(rb'"revision":(\d+)', files.get("state.json", b"")[:200])]
+    for name in ("state.json.journal", "state.json.journal.next"):
+        found += [int(n) for n in re.findall(rb"^commit (\d+) ", files.get(name, b""), re.M)]
+    return max(found, default=0)
+
+
+def check_states(title, ops, initial, references, args, sync, work, rng, special=None):
+    points = [op.index for op in ops if op.kind != "ack"]
+    if special == "compaction":
+        # The hundreds of appends before it are the toggles' case again: the points near each
+        # change of names (the compaction's, and the start's) are the ones to try.
+        names = [op.index for op in ops if op.kind in ("create", "rename", "exchange", "unlink")]
+        points = [p for p in points if any(abs(p - n) <= 12 for n in names)]
+    built, distinct = 0, {}
+    for point in points:
+        # A compaction's states hold a MiB of journal each: fewer of them, to stay in budget.
+        limit = 40 if special == "compaction" else 300
+        for description, files in crashmodel.crash_states(ops, point, initial, limit):
+            built += 1
+            digest = hashlib.sha256()
+            for name, data in sorted(files.items()):
+                digest.update(name.encode() + b"\0" + len(data).to_bytes(8, "little") + data)
+            key = digest.hexdigest()
+            if key not in distinct:
+                distinct[key] = (point, description, files)
+    keys = sorted(distinct)
+    most = MAX_STATES // 3 if special == "compaction" else MAX_STATES
+    sample = keys if len(keys) <= most else sorted(rng.sample(keys, most))
+    recovered, problems, second, bounds = {}, [], 0, {}
+    for number, key in enumerate(sample):
+        point, description, files = distinct[key]
+        if point not in bounds:
+            bounds[point] = bound(ops, point, sync, initial)
+        problem, revision = load(files, args, references, bounds[point],
+                                 open_only=isinstance(next(iter(references.values())), tuple)
+                                 and isinstance(next(iter(references.values()))[0], frozenset),
+                                 work=work, again=number % 10 == 0)
+        second += number % 10 == 0
+        if problem:
+            where = keep(title, ops[point], description, files, problem)
+            problems.append(f"after op {point} ({ops[point].describe()}; {ops[point].line[:120]}), "
+                            f"{description}: {problem} (kept in {where})")
+        else:
+            recovered[revision] = recovered.get(revision, 0) + 1
+    coverage = "all" if len(sample) == len(keys) else f"a random {len(sample)}"
+    print(f"     {title}: {len(ops)} operations, {len(points)} crash points, {built} states built, "
+          f"{len(keys)} distinct, {coverage} of them started; recovered revisions {dict(sorted(recovered.items()))}; "
+          f"{second} also took a change, were killed and started again", flush=True)
+    check(not problems, f"{title}: every crash state checked starts, serves an acknowledged state, "
+          f"no older than the last durable change", "\n".join(problems[:10]))
+
+
+def load(files, args, references, oldest, open_only, work, again):
+    directory = tempfile.mkdtemp(prefix="cs.", dir=work)
+    for name, data in files.items():
+        with open(os.path.join(directory, name), "wb") as f:
+            f.write(data)
+    daemon = Daemon(directory, [a for a in args])
+    try:
+        if not daemon.started():
+            return f"sectiond did not start: {daemon.log_text().strip()[-400:]}", None
+        client = Client(daemon.socket)
+        revision, state = snapshot(client)
+        if revision not in references:
+            return f"revision {revision} was never acknowledged (a batch in part?); known {sorted(references)}", revision
+        expected = references[revision]
+        shown = open_state(state) if open_only else state
+        if shown != expected:
+            return f"revision {revision} holds {shown}, acknowledged as {expected}", revision
+        if revision < oldest:
+            return f"revision {revision} is older than {oldest}, which was durable", revision
+        if again:
+            (_, ok), = client.request("TOGGLE 0")
+            after = int(ok.split()[1])
+            client.close()
+            daemon.stop(signal.SIGKILL)
+            daemon = Daemon(directory, [a for a in args])
+            if not daemon.started():
+                return f"after recovery, a change and a kill, sectiond did not start: {daemon.log_text()[-400:]}", revision
+            client = Client(daemon.socket)
+            again_revision, _ = snapshot(client)
+            if again_revision != after:
+                return f"the change made after recovery (revision {after}) came back as {again_revision}", revision
+        client.close()
+        return None, revision
+    finally:
+        daemon.stop(signal.SIGKILL)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def keep(title, op, description, files, problem):
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    where = tempfile.mkdtemp(prefix=slug + ".", dir=KEEP)
+    for name, data in files.items():
+        with open(os.path.join(where, name), "wb") as f:
+            f.write(data)
+    with open(os.path.join(where, "REPORT"), "w") as f:
+        f.write(f"{title}\nafter: {op.describe()}\n{op.line}\nstate: {description}\nproblem: {problem}\n")
     return where
 
 
-def run_scenario(scenario, results, rng):
-    base = tempfile.mkdtemp(prefix="s36.", dir="/tmp")
-    try:
-        state = os.path.join(base, "state")
-        os.mkdir(state, 0o700)
-        history = {}
-        if scenario.prepare:
-            run = Run(base, state, scenario.config, ["--sync"])
-            serial(scenario.prepare)(run, {})
-            run.stop(kill=False)
-        initial = read_state(state)
-        trace_path = os.path.join(base, "strace.txt")
-        run = Run(base, state, scenario.config, scenario.extra, trace=trace_path)
-        try:
-            history[run.listing()[0]] = run.listing()[1]
-            scenario.drive(run, history)
-        finally:
-            run.stop()
-        trace = Trace(trace_path, state, initial)
-        required = trace.acknowledged_before if scenario.durable == "reply" else trace.synced_before
-        distinct = {}
-        built = 0
-        for point, chosen, files in trace.crash_states(rng):
-            built += 1
-            key = digest(files)
-            need = required(point)
-            if key not in distinct or need > distinct[key][0]:
-                distinct[key] = (need, point, chosen, files)
-        keys = list(distinct)
-        rng.shuffle(keys)
-        checked = keys[:scenario.limit]
-        problems, outcomes = [], set()
-        check_dir = os.path.join(base, "chk")
-        os.mkdir(check_dir)
-        for key in checked:
-            need, point, chosen, files = distinct[key]
-            problem, revision = check_state(files, scenario.config, history, need, check_dir)
-            outcomes.add(revision)
-            if problem:
-                problems.append(f"{problem}; kept in "
-                                + keep_failure(scenario, files, point, chosen, trace, problem, trace_path))
-        second = second_level(scenario, [distinct[k] for k in checked[:SECOND_LEVEL]], history, base, rng)
-        renames = sum(op["kind"] in ("rename", "exchange") for op in trace.ops)
-        print(f"   {scenario.name}: {len(trace.ops)} operations ({renames} renames), "
-              f"{len(trace.points())} crash points, "
-              f"{built} states built, {len(distinct)} distinct, {len(checked)} started "
-              f"({100 * len(checked) // max(1, len(distinct))}%), {len(outcomes)} distinct outcomes "
-              f"(revisions {min(outcomes, default=0)}..{max(outcomes, default=0)} of "
-              f"{min(history)}..{max(history)}); recoveries crashed again: {second[0]} states", flush=True)
-        results.check(not problems and not second[1], f"{scenario.name}: every crash state checked loads an "
-                      "acknowledged list, nothing durable lost", "; ".join((problems + second[1])[:3])
-                      or f"{len(checked)} states")
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+def model_selftest():
+    """The model on a trace written by hand: a file created, written (1,100 bytes), fsynced,
+    renamed over another (a call another thread interrupted, resumed with strace's padding),
+    the directory fsynced, as sectiond saves a state."""
+    def hexed(text):
+        return "".join(f"\\x{b:02x}" for b in text.encode())
+    d = "/s"
+    trace = "\n".join([
+        f'1 openat(AT_FDCWD, "{hexed(d + "/t")}", O_WRONLY|O_CREAT, 0600) = 3<{hexed(d + "/t")}>',
+        f'1 write(3<{hexed(d + "/t")}>, "{hexed("x" * 1100)}", 1100) = 1100',
+        f'1 fsync(3<{hexed(d + "/t")}>) = 0',
+        f'1 rename("{hexed(d + "/t")}", "{hexed(d + "/f")}" <unfinished ...>',
+        '2 fsync(9<x> <unfinished ...>',
+        '1 <... rename resumed>)          = 0',
+        f'1 openat(AT_FDCWD, "{hexed(d)}", O_RDONLY|O_DIRECTORY) = 4<{hexed(d)}>',
+        f'1 fsync(4<{hexed(d)}>) = 0',
+        f'1 sendto(5<{hexed("socket:[1]")}>, "{hexed("OK 7" + chr(10))}", 5, MSG_NOSIGNAL, NULL, 0) = 5'])
+    initial = {"f": b"old"}
+    ops = crashmodel.parse(trace, d, initial)
+    kinds = [op.kind for op in ops]
+    check(kinds == ["create", "write", "fsync", "rename", "fsync", "ack"] and ops[-1].revision == 7,
+          "the model reads a create, a write, fsyncs, a resumed rename and an ack from strace's lines", kinds)
+    torn = {b"", b"x" * 512, b"x" * 1024, b"x" * 1100}
+    seen = {files.get("t") for _, files in crashmodel.crash_states(ops, 1, initial)}
+    check(torn <= seen and None in seen,
+          "before its fsync, a write may be missing, torn at 512 bytes or whole, the new name missing",
+          f"lengths seen: {sorted(len(data) for data in seen if data is not None)}")
+    after_rename = [files for _, files in crashmodel.crash_states(ops, 3, initial)]
+    check(all(files.get("f") in (b"old", b"x" * 1100) for files in after_rename)
+          and any(files.get("f") == b"old" for files in after_rename),
+          "an fsynced file renamed over another: either whole, the old one until the directory's fsync")
+    after_sync = [files for _, files in crashmodel.crash_states(ops, 4, initial)]
+    check(all(files == {"f": b"x" * 1100} for files in after_sync),
+          "after the directory's fsync only the new file remains",
+          f"{len(after_sync)} states, names {sorted({name for files in after_sync for name in files})}")
 
 
-def second_level(scenario, samples, history, base, rng):
-    """Traces the recovery from each sampled state and checks its own crash states: each loads
-    a list the first check accepts, and once recovered, the recovered one."""
-    states, problems = 0, []
-    for need, point, chosen, files in samples:
-        state = os.path.join(base, "again")
-        shutil.rmtree(state, ignore_errors=True)
-        write_state(state, files)
-        trace_path = os.path.join(base, "again.strace")
-        run = Run(base, state, scenario.config, scenario.extra, trace=trace_path)
-        try:
-            recovered = run.listing()
-        finally:
-            run.stop()
-        trace = Trace(trace_path, state, files)
-        last = max(trace.points(), default=0)
-        seen = set()
-        for at, again_chosen, again in trace.crash_states(rng, exhaustive=6, samples=8):
-            key = digest(again)
-            if key in seen or len(seen) >= 25:
-                continue
-            seen.add(key)
-            states += 1
-            require = recovered[0] if at == last else need
-            problem, revision = check_state(again, scenario.config, history, require, os.path.join(base, "chk"))
-            if not problem and at == last and revision != recovered[0]:
-                problem = f"recovered revision {recovered[0]}, but a crash after it loads {revision}"
-            if problem:
-                problems.append("after recovery: " + problem + "; kept in "
-                                + keep_failure(scenario, again, at, again_chosen, trace, problem, trace_path))
-    return states, problems
+REGRESSIONS = os.path.join(HERE, "crashstates")
 
 
-REGRESSIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "crashstates")
-
-
-def run_regressions(results, rng):
-    """The crash states that showed a defect, kept in Tests/System/crashstates/<name>/ (state/,
-    and expect.json: the revision that was durable, the sections open at it): each must load
-    that revision, and so must every crash state of its recovery."""
+def regressions(work, rng):
+    """The crash states that showed a defect, kept in crashstates/<name>/ (state/, config.json,
+    expect.json: the revision durable in it). Each must load that revision, and so must every
+    state a power cut during its recovery may leave: the recovery is traced and its crash
+    states checked as a scenario's, against the recovered list alone."""
     for name in sorted(os.listdir(REGRESSIONS)):
-        with open(os.path.join(REGRESSIONS, name, "expect.json")) as f:
-            expect = json.load(f)
-        files = read_state(os.path.join(REGRESSIONS, name, "state"))
-        scenario = Scenario(f"regression {name}", ["--sync"], None)
-        picture = (tuple(IDS), frozenset(expect["open"]), (expect["items"],) * len(IDS))
-        history = {expect["revision"]: picture}
-        base = tempfile.mkdtemp(prefix="s36.", dir="/tmp")
+        title = f"regression {name}"
+        print(f"== {title}", flush=True)
+        kept = os.path.join(REGRESSIONS, name)
+        with open(os.path.join(kept, "expect.json")) as f:
+            expected = json.load(f)["revision"]
+        directory = os.path.join(work, name)
+        shutil.copytree(os.path.join(kept, "state"), directory)
+        os.chmod(directory, 0o700)
+        initial = {}
+        for file in os.listdir(directory):
+            with open(os.path.join(directory, file), "rb") as f:
+                initial[file] = f.read()
+        args = ["--sync", "--config", os.path.join(kept, "config.json")]
+        trace = os.path.join(work, name + ".trace")
+        daemon = Daemon(directory, args, traced=trace)
         try:
-            os.mkdir(os.path.join(base, "chk"))
-            problem, _ = check_state(files, scenario.config, history, expect["revision"], os.path.join(base, "chk"))
-            states, problems = second_level(scenario, [(expect["revision"], 0, set(), files)], history, base, rng)
+            if not check(daemon.started(), f"{title}: sectiond starts on the kept state", daemon.log_text()):
+                continue
+            client = Client(daemon.socket)
+            revision, state = snapshot(client)
+            client.close()
         finally:
-            shutil.rmtree(base, ignore_errors=True)
-        results.check(not problem and not problems, f"{scenario.name}: loads revision {expect['revision']}, "
-                      "and so does every crash state of its recovery",
-                      "; ".join(([problem] if problem else []) + problems[:2]) or f"{states} states")
+            daemon.stop(signal.SIGKILL)
+        if not check(revision == expected, f"{title}: loads revision {expected}", f"loaded {revision}"):
+            continue
+        with open(trace) as f:
+            ops = crashmodel.parse(f.read(), directory, initial)
+        check_states(title + ": its recovery", ops, initial, {revision: state}, args, True, work, rng)
 
 
 def main():
-    names = sys.argv[1:]
-    if shutil.which("strace") is None:
-        print("SKIP crashstates: strace is missing (scripts/deps.sh --test installs it)")
-        print("0 passed, 0 failed, 1 skipped")
-        return 0
-    print(f"seed {SEED} (CRASHSTATES_SEED repeats it); at most {CHECK_LIMIT} distinct states started "
-          f"per scenario (CRASHSTATES_LIMIT)", flush=True)
-    rng = random.Random(SEED)
-    results = Results()
-    for scenario in SCENARIOS:
-        if names and scenario.name.split()[0] not in names:
+    os.makedirs(KEEP, exist_ok=True)
+    model_selftest()
+    rng = random.Random(int(os.environ.get("CRASH_STATES_SEED", 36)))
+    only = sys.argv[1:]
+    for title, args, special, steps in SCENARIOS:
+        if only and not any(word in title for word in only):
             continue
-        began = time.monotonic()
-        try:
-            run_scenario(scenario, results, rng)
-        except (RuntimeError, OSError) as error:
-            results.check(False, scenario.name, str(error))
-        print(f"   ({time.monotonic() - began:.0f} s)", flush=True)
-    if not names or "regression" in names:
-        run_regressions(results, rng)
+        print(f"== {title}", flush=True)
+        with tempfile.TemporaryDirectory(prefix="crash.", dir="/tmp") as work:
+            try:
+                run_scenario(title, args, special, steps, work, rng)
+            except Exception as e:  # a broken scenario fails, the others still run
+                check(False, f"{title} ran to the end", repr(e))
+    if not only or any(word in "regression" for word in only):
+        with tempfile.TemporaryDirectory(prefix="crash.", dir="/tmp") as work:
+            regressions(work, rng)
     return results.finish()
 
 

@@ -2,7 +2,7 @@
 # sectiond's D-Bus face (issue 21, docs/DBUS.md) on a private dbus-daemon that the test
 # starts, driven by busctl, gdbus and a Python client on Gio: the docs' examples and the
 # introspection XML, socket and bus changes as one sequence of revisions, group commit,
-# errors, access, restarts, a missing bus. The work is done by Tests/System/dbus_face.py
+# errors, access, restarts, a missing bus, callers that never read, a huge Batch. The work is done by Tests/System/dbus_face.py
 # (Debian's /usr/bin/python3, which has python3-gi); this wrapper checks the tools and
 # bounds its time. The system bus under systemd is Tests/System/dbus-lab.sh.
 #

@@ -359,23 +359,32 @@ else
   fail "man pages installed" "none under $PREFIX/share/man"
 fi
 
-# --- shell completions (only when the repository has them) -------------------
+# --- shell completions (sectionctl completion bash|zsh) -------------------------
 bash_comp="$dest$PREFIX/share/bash-completion/completions/sectionctl"
-has() { local f; for f in "$@"; do [ -f "$f" ] && return 0; done; return 1; }
-if has completions/*bash* completions/bash/*; then
-  if [ -f "$bash_comp" ] && out="$(bash -n "$bash_comp" 2>&1)"; then
-    pass "bash completion installed as share/bash-completion/completions/sectionctl"
-  else
-    fail "bash completion installed as share/bash-completion/completions/sectionctl" "$out"
-  fi
+if [ -f "$bash_comp" ] && out="$(bash -n "$bash_comp" 2>&1)" && grep -q "complete -F _sectionctl" "$bash_comp"; then
+  pass "bash completion installed as share/bash-completion/completions/sectionctl"
+else
+  fail "bash completion installed as share/bash-completion/completions/sectionctl" "${out:-}"
 fi
 zsh_comp="$dest$PREFIX/share/zsh/site-functions/_sectionctl"
-if has completions/_sectionctl completions/zsh/* completions/*.zsh; then
-  if [ -f "$zsh_comp" ]; then
-    pass "zsh completion installed as share/zsh/site-functions/_sectionctl"
-  else
-    fail "zsh completion installed as share/zsh/site-functions/_sectionctl"
-  fi
+if [ -f "$zsh_comp" ] && grep -q "^#compdef sectionctl" "$zsh_comp"; then
+  pass "zsh completion installed as share/zsh/site-functions/_sectionctl"
+else
+  fail "zsh completion installed as share/zsh/site-functions/_sectionctl"
+fi
+
+# --- the documentation the README links to ------------------------------------
+docdir="$dest$PREFIX/share/doc/sectiond"
+missing=""
+for f in README.md PROTOCOL.md DBUS.md examples/waybar/config.jsonc examples/i3blocks.conf \
+  examples/tmux.conf examples/sectiond-loop.sh; do
+  [ -f "$docdir/$f" ] || missing+=" $f"
+done
+executable="$(find "$docdir" -type f -perm /111 2>/dev/null)"
+if [ -z "$missing" ] && [ -z "$executable" ]; then
+  pass "docs installed as share/doc/sectiond: README, PROTOCOL.md, DBUS.md and the recipes (none executable)"
+else
+  fail "docs installed as share/doc/sectiond" "missing:$missing; executable: $executable"
 fi
 
 # --- PREFIX=/usr layout ------------------------------------------------------

@@ -1,5 +1,5 @@
 /// The commands of protocol 1, with their syntax and help text in one table.
-enum Verb: CaseIterable {
+public enum Verb: CaseIterable {
   case ping, version, list, items, view, open, close, toggle, mode, subscribe, unsubscribe, help, quit, reload
   case status
   case insert, delete, move, rename, item, batch, end
@@ -54,6 +54,9 @@ enum Verb: CaseIterable {
   }
 
   var name: String { "\(self)".uppercased() }
+
+  /// Every verb's name, upper case, for clients that offer them (the shell's completion).
+  public static let names = Verb.allCases.map(\.name)
 
   private var lowercaseName: StaticString {
     switch self {

@@ -2,12 +2,23 @@ import SectionCore
 
 /// Turns sectionctl's arguments into an `Invocation`, in the style of systemctl: options may come
 /// before or after the command, `--name=value` and `--name value` both work, `--` ends the options.
+/// Once a free text (a title, an item's text) has begun, every further word is the text's,
+/// as `git commit -m` and redis-cli take it: `item add today Call -j home` adds "Call -j home".
 enum ArgumentParser {
+  /// The options that take a value (the next word, or after `=`).
+  static let optionsWithValue: Set<String> = [
+    "-s", "--socket", "--readonly-socket", "--at", "--timeout", "--count",
+  ]
+
   static func parse(_ arguments: [String]) throws(ClientError) -> Invocation {
     var options = Options()
     var positionals: [String] = []
     var remaining = arguments[...]
     while var argument = remaining.popFirst() {
+      if let start = textStart(positionals), positionals.count > start {
+        positionals += [argument] + remaining
+        break
+      }
       if argument == "--" {
         positionals += remaining
         break
@@ -32,6 +43,18 @@ enum ArgumentParser {
       commandGiven: !positionals.isEmpty)
   }
 
+  /// Where the free text of the command that `positionals` begin with starts, counting the
+  /// command's own words: add ID TITLE... and rename REF TITLE... at 2, item add REF TEXT... at
+  /// 3, item set REF POSITION TEXT... at 4. Nil for commands without one.
+  private static func textStart(_ positionals: [String]) -> Int? {
+    switch (positionals.first.flatMap(Subcommand.init(rawValue:)), positionals.dropFirst().first) {
+    case (.add?, _), (.rename?, _): 2
+    case (.item?, "add"): 3
+    case (.item?, "set"): 4
+    default: nil
+    }
+  }
+
   /// Short options written together or with their value attached, as getopt allows: `-rj` is
   /// `-r -j`, `-s/x.sock` is `-s /x.sock`. Nil for anything else (long options, `-s` alone).
   private static func shortCluster(_ argument: String) -> (String, [String])? {
@@ -51,6 +74,10 @@ enum ArgumentParser {
     var view = false
     /// `reload --fresh`.
     var fresh = false
+    /// `reload --fresh --force`.
+    var force = false
+    /// `is-open -q`.
+    var quiet = false
     var socket: String?
     var readonlySocket: String?
     var count: Int?
@@ -81,6 +108,8 @@ enum ArgumentParser {
       case "--all": all = try flag()
       case "--view": view = try flag()
       case "--fresh": fresh = try flag()
+      case "--force": force = try flag()
+      case "-q", "--quiet": quiet = try flag()
       case "-s", "--socket": socket = try value()
       case "--readonly-socket": readonlySocket = try value()
       case "--at":
@@ -128,17 +157,24 @@ enum ArgumentParser {
     case .status: try none(arguments, subcommand); return .status
     case .reload:
       try none(arguments, subcommand)
-      return options.fresh ? .reloadFresh : .reload
+      return options.fresh ? .reloadFresh(force: options.force) : .reload
     case .ping: try none(arguments, subcommand); return .ping
     case .ui: try none(arguments, subcommand); return .ui
     case .pipe: try none(arguments, subcommand); return .pipe
     case .shell: try none(arguments, subcommand); return .shell
+    case .completion:
+      guard arguments.count == 1, ["bash", "zsh"].contains(arguments[0]) else {
+        throw .usage("completion needs one shell: bash or zsh")
+      }
+      return .completion(arguments[0])
     case .export: try none(arguments, subcommand); return .export
     case .isOpen:
-      guard arguments.count == 1 else {
-        throw .usage("is-open needs exactly one section (an index or an id), got \(arguments.count)")
+      guard !arguments.isEmpty else {
+        throw .usage("is-open needs at least one section (an index or an id)")
       }
-      return .isOpen(try reference(arguments[0]))
+      var refs: [String] = []
+      for argument in arguments { refs.append(try reference(argument)) }
+      return .isOpen(refs, quiet: options.quiet)
     case .watch:
       try none(arguments, subcommand)
       return .watch(count: options.count, view: options.view)
@@ -199,6 +235,8 @@ enum ArgumentParser {
     if options.count != nil && subcommand != .watch { throw .usage("--count works only with watch") }
     if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
     if options.fresh && subcommand != .reload { throw .usage("--fresh works only with reload") }
+    if options.force && !options.fresh { throw .usage("--force works only with reload --fresh") }
+    if options.quiet && subcommand != .isOpen { throw .usage("--quiet (-q) works only with is-open") }
     if options.json && (subcommand == .ui || subcommand == .shell) {
       throw .usage("--json does not apply to \(subcommand.rawValue), which is for people")
     }

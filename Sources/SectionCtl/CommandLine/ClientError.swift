@@ -67,6 +67,7 @@ enum ClientError: Error, Equatable {
     case .noDaemon(let paths):
       return "no daemon is listening on "
         + paths.map { "\($0) (\(ClientError.startHint(for: $0)))" }.joined(separator: " nor on ")
+        + "; or point at another daemon with --socket (-s) PATH or SECTIOND_SOCKET"
     case .notASocket(let path, let kind):
       return
         "cannot connect to \(path): it is \(kind), not a socket; check --socket, --readonly-socket or SECTIOND_SOCKET"
@@ -131,19 +132,32 @@ enum ClientError: Error, Equatable {
     return "start one with 'sectiond --socket' naming its control socket"
   }
 
+  private static let elsewhere = "; or point at another daemon with --socket (-s) PATH or SECTIOND_SOCKET"
+
+  /// Who may change state through the socket at `path`: the members of its group, named as it
+  /// is (the system daemon's is `sectiond`; one started by hand has the group of whoever
+  /// started it). Joining root's group is no advice to give: then it is root's alone.
+  static func groupHint(for path: String) -> String {
+    let gid = (try? FileSystem.status(path, followingLinks: true))?.group
+    let name = gid.flatMap { getgrgid($0) }.map { String(cString: $0.pointee.gr_name) } ?? gid.map { "\($0)" }
+    guard let name else { return "changing state is for the socket's owner and group" }
+    if gid == 0 { return "changing state through it is for root (the socket's group is \(name))" }
+    return "changing state is for members of the socket's group \(name) "
+      + "(sudo usermod -aG \(name) $USER, then log in again)"
+  }
+
   private static func connectMessage(path: String, errno: Errno) -> String {
     let start = startHint(for: path)
     switch errno {
     case .noEntry:
-      return "no daemon is listening on \(path): there is no socket there (\(start))"
+      return "no daemon is listening on \(path): there is no socket there (\(start))\(elsewhere)"
     case .connectionRefused:
       return
         "no daemon is listening on \(path): the socket is left over from a daemon that stopped "
-        + "(\(start))"
+        + "(\(start))\(elsewhere)"
     case .permissionDenied:
       return
-        "permission denied connecting to \(path): changing state is for members of the daemon's group "
-        + "(sudo usermod -aG sectiond $USER, then log in again); use --readonly (-r) to read and watch"
+        "permission denied connecting to \(path): \(groupHint(for: path)); use --readonly (-r) to read and watch"
     case .nameTooLong:
       return
         "the socket path \(path) is longer than \(UnixSocket.maximumPathLength) bytes; use a shorter --socket"

@@ -13,8 +13,9 @@ enum Command: Equatable, Sendable {
   case mode(Mode?)
   case status
   case reload
-  /// `reload --fresh`: the config as it is, clients' edits dropped.
-  case reloadFresh
+  /// `reload --fresh`: the config as it is, clients' edits dropped; `force`: even when the
+  /// daemon has no config file (its built-in demo set would replace the list).
+  case reloadFresh(force: Bool)
   case ping
   case watch(count: Int?, view: Bool)
   /// The full-screen, live accordion.
@@ -30,11 +31,14 @@ enum Command: Equatable, Sendable {
   case help(Subcommand?)
   case version
   /// Exit 0 when the section is open, 1 when closed, 4 when there is none.
-  case isOpen(String)
+  /// `quiet`: -q, only the exit status.
+  case isOpen([String], quiet: Bool)
   /// The list as it is now, as a config file.
   case export
   /// An interactive prompt: commands with line editing and history, events as they come.
   case shell
+  /// A completion script: "bash" or "zsh".
+  case completion(String)
 
   /// Whether the command only reads, so that the read-only socket serves it as well.
   var onlyReads: Bool {

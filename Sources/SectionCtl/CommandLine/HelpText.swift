@@ -1,11 +1,15 @@
 /// The text of `sectionctl --help` and `sectionctl COMMAND --help`.
 enum HelpText {
-  static func general() -> String {
+  /// Every command with its summary, one a line, aligned: for --help and the shell's help.
+  static var commands: String {
     let width = Subcommand.allCases.map(\.rawValue.count).max()! + 2
-    let commands = Subcommand.allCases.map { command in
+    return Subcommand.allCases.map { command in
       "  " + command.rawValue + String(repeating: " ", count: width - command.rawValue.count)
         + command.summary + "\n"
     }.joined()
+  }
+
+  static func general() -> String {
     return """
       Usage: sectionctl [OPTIONS] [COMMAND [ARGUMENTS...]]
 

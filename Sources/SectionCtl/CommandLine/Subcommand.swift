@@ -3,7 +3,7 @@ enum Subcommand: String, CaseIterable, Sendable {
   case list, view, items, open, close, toggle, mode, status, reload, ping, watch, ui, send, pipe, help
   case add, rm, mv, rename, item, batch
   case isOpen = "is-open"
-  case export, shell
+  case export, shell, completion
 
   /// The synopsis lines, without the leading `sectionctl `.
   var usage: [String] {
@@ -16,7 +16,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .toggle: ["toggle [--json] REF..."]
     case .mode: ["mode [--json] [exclusive|multi]"]
     case .status: ["status [--json]"]
-    case .reload: ["reload [--json] [--fresh]"]
+    case .reload: ["reload [--json] [--fresh [--force]]"]
     case .ping: ["ping [--json]"]
     case .watch: ["watch [--json] [--view] [--count N]"]
     case .ui: ["ui"]
@@ -33,9 +33,10 @@ enum Subcommand: String, CaseIterable, Sendable {
         "item mv [--json] REF FROM TO", "item set [--json] REF POSITION TEXT...",
       ]
     case .batch: ["batch [--json] < REQUESTS"]
-    case .isOpen: ["is-open REF"]
+    case .isOpen: ["is-open [-q] [--json] REF..."]
     case .export: ["export > sections.json"]
     case .shell: ["shell"]
+    case .completion: ["completion bash|zsh"]
     }
   }
 
@@ -63,9 +64,10 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .rename: "give a section a new title (its id stays)"
     case .item: "add, delete, move or replace one item of a section"
     case .batch: "apply the request lines on standard input as one change, all or none"
-    case .isOpen: "exit 0 if a section is open, 1 if closed (for scripts, like systemctl is-active)"
+    case .isOpen: "print open or closed for each section; exit 0 if one is open (like systemctl is-active)"
     case .export: "print the list as it is now as a config file sectiond --config accepts"
     case .shell: "an interactive prompt with line editing and history, showing changes as they come"
+    case .completion: "print the bash or zsh completion script"
     }
   }
 
@@ -119,12 +121,16 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .reload:
       """
       The daemon keeps open sections open by id, and clients' edits (see sectionctl(1)); if the
-      new config is invalid it keeps the old one and sectionctl prints why and exits 1. Needs the
-      control socket, not --readonly.
+      new config is invalid it keeps the old one and sectionctl prints why and exits 1. Prints
+      each section the reload dropped or added, then the count and the revision (with --json:
+      {"revision", "dropped", "added"}). Needs the control socket, not --readonly.
       Options:
         --fresh   take the config as it is: sections clients added go, those they deleted come
                   back, those they edited take the config's title and items again. After
-                  'sectionctl export' into the config file, this makes the list the config's own.
+                  'sectionctl export' into the config file ('sectionctl status' names it), this
+                  makes the list the config's own.
+        --force   with --fresh, also when the daemon has no config file: its built-in demo set
+                  then replaces the list (without --force, that is refused)
       """
     case .ping:
       "Exits 0 when the daemon answers, 3 when it cannot be reached. With --json: {\"socket\", \"milliseconds\"}."
@@ -152,7 +158,11 @@ enum Subcommand: String, CaseIterable, Sendable {
         o  c             open / close it          O  C          open all / close all
         m                switch mode              g  G          first / last row
         PgUp PgDn        a page up / down         r             ask the daemon to reload
+        a  i             add a section / an item  e  d          edit / delete at the cursor
         ?                show the keys            q Esc Ctrl-C  quit
+      The prompt line of a, i and e edits as a shell's line: Left Right Home End and Ctrl-A E B F
+      move, Backspace Delete Ctrl-D delete, Ctrl-U Ctrl-K Ctrl-W delete to the start, to the end,
+      the word before the cursor; Enter sends, Esc cancels.
       Mouse: a click on a header opens or closes it; the wheel scrolls.
       With --readonly it is a viewer: keys that would change state are refused.
       If the daemon restarts, the screen stays and ui reconnects by itself.
@@ -188,6 +198,7 @@ enum Subcommand: String, CaseIterable, Sendable {
         TITLE   its title; several words are joined with spaces
       Options:
         --at INDEX   where to insert it (0 is the top); the default is the end
+      \(SectionCtlText.freeText)
       \(SectionCtlText.editOutput)
       """
     case .rm:
@@ -208,6 +219,7 @@ enum Subcommand: String, CaseIterable, Sendable {
       Arguments:
         REF     a section's index or id
         TITLE   the new title; several words are joined with spaces
+      \(SectionCtlText.freeText)
       \(SectionCtlText.editOutput)
       """
     case .item:
@@ -217,14 +229,16 @@ enum Subcommand: String, CaseIterable, Sendable {
         rm REF POSITION            delete the item at POSITION (0 is the first)
         mv REF FROM TO             move an item within its section
         set REF POSITION TEXT...   replace an item's text
+      \(SectionCtlText.freeText)
       \(SectionCtlText.editOutput)
       """
     case .isOpen:
       """
       Arguments:
-        REF   a section's index or id
-      Prints nothing. Exit status: 0 open, 1 closed, 3 the daemon cannot be reached,
-      4 no such section.
+        REF   a section's index or id; several may be given
+      Prints open or closed for each (with --json: {"revision", "sections"}; with -q or --quiet
+      nothing). Exit status: 0 one of them is open, 1 none is, 3 the daemon cannot be reached,
+      4 one of them does not exist.
       """
     case .export:
       """
@@ -237,10 +251,19 @@ enum Subcommand: String, CaseIterable, Sendable {
       """
       A prompt that reads sectionctl commands (list, open 1, add id Title, help ...) or raw
       protocol lines (upper-case verbs: LIST, OPEN 1), with line editing and history (libedit:
-      Up/Down, Ctrl-R, Tab completes commands); the history is kept in
+      Up/Down, Ctrl-R; Tab completes commands, section ids, modes and item actions, each where
+      it belongs); the history is kept in
       $XDG_STATE_HOME/sectionctl/history (~/.local/state/sectionctl/history). Changes made
       anywhere are printed as they come, between prompts. Ctrl-D or 'quit' ends it.
       'sectionctl' with no command starts it when standard input and output are a terminal.
+      """
+    case .completion:
+      """
+      Prints the completion script of the shell named, which completes commands, options,
+      modes and the sections' ids (asked from the daemon as you type). Load it now with
+      'source <(sectionctl completion bash)', or keep it: 'sectionctl completion bash >
+      ~/.local/share/bash-completion/completions/sectionctl' (zsh: a file _sectionctl in a
+      directory of $fpath). make install and the package install both already.
       """
     case .batch:
       """
@@ -280,13 +303,19 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .isOpen: "sectionctl is-open inbox && echo 'inbox is open'"
     case .export: "sectionctl export > sections.json && sectiond --check-config --config sections.json"
     case .shell: "sectionctl shell"
+    case .completion: "sectionctl completion bash > ~/.local/share/bash-completion/completions/sectionctl"
     }
   }
 }
 
 /// Text shared by the help of several commands.
 enum SectionCtlText {
+  static let freeText = """
+    Once the text has begun, every further word is the text's, '-2' and '-j' too: put
+    options before it, and '--' before a text whose first word begins with '-'.
+    """
   static let editOutput = """
-    Needs the control socket, not --readonly. Prints nothing; with --json: {"revision"}.
+    Needs the control socket, not --readonly. Prints the new revision ('revision 7'; with
+    --json: {"revision"}).
     """
 }

@@ -26,8 +26,26 @@ enum BatchInput {
             + "and a line that ends the batch early would make the lines after it run one by one; "
             + "nothing was sent")
       }
+      if let protocolLine = protocolForm(ofCommand: line) {
+        throw .usage(
+          "line \(number) of standard input is '\(line)', a sectionctl command: batch takes the "
+            + "daemon's request lines ('sectionctl send HELP' lists them), here '\(protocolLine)'; nothing was sent"
+        )
+      }
       lines.append(line)
     }
     return lines
+  }
+
+  /// The request line a sectionctl edit command stands for, when `line` is one that is not
+  /// also a request (add, rm, mv, item add/rm/mv: the daemon would refuse them as unknown, or
+  /// as an unknown ITEM action); nil for anything else.
+  static func protocolForm(ofCommand line: String) -> String? {
+    guard let words = try? ShellWords.split(line), let first = words.first,
+      ["add", "rm", "mv"].contains(first)
+        || (first == "item" && ["add", "rm", "mv"].contains(words.dropFirst().first)),
+      case .edit(let request)? = try? ArgumentParser.parse(words).command
+    else { return nil }
+    return request
   }
 }

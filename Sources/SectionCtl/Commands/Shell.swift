@@ -14,6 +14,8 @@ final class Shell {
   private let runner: Runner
   private let path: String
   private var events: LiveConnection?
+  /// SIGINT, read between keys on a terminal instead of ending the shell.
+  private var interrupts: SignalDescriptor?
 
   init(runner: Runner) {
     self.runner = runner
@@ -30,15 +32,20 @@ final class Shell {
     }
     stifle_history(1000)
     sectiond_edit_completion { Shell.completion($0, $1) }
+    Shell.sectionRefs = { [runner] in
+      guard let sections = try? runner.connect().request("LIST").succeeded().sections else { return [] }
+      return sections.map(\.id) + sections.map { String($0.index) }
+    }
+    interrupts = try? SignalDescriptor([.interrupt])
+    let parentGroup = FileDescriptor.standardInput.takeForeground()
+    defer { parentGroup.map(FileDescriptor.standardInput.giveForeground) }
     let readonly = runner.invocation.readonly ? " (read-only)" : ""
-    runner.output.print("sectionctl shell on \(path)\(readonly): 'help' lists commands, Ctrl-D quits\n")
+    runner.output.print(
+      "sectionctl shell on \(path)\(readonly): 'help' lists commands, Ctrl-C cancels a line, Ctrl-D quits\n")
     connectEvents()
     defer { rl_callback_handler_remove() }
     while true {
-      rl_callback_handler_install(prompt) { line in
-        Shell.typed = .some(line.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) })
-        free(line)
-      }
+      installLineHandler()
       guard let bytes = readLine() else {
         runner.output.print("\n")
         return .success
@@ -53,6 +60,14 @@ final class Shell {
     }
   }
 
+  /// Shows the prompt on a fresh line and has libedit hand over the next whole line.
+  private func installLineHandler() {
+    rl_callback_handler_install(prompt) { line in
+      Shell.typed = .some(line.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) })
+      free(line)
+    }
+  }
+
   /// What libedit's line handler received: nil while a line is being typed, .some(nil) at
   /// the end of input.
   nonisolated(unsafe) private static var typed: [UInt8]??
@@ -64,17 +79,30 @@ final class Shell {
     Shell.typed = nil
     while Shell.typed == nil {
       var watched: [(FileDescriptor, IOEvents)] = [(input, .readable)]
+      if let interrupts { watched.append((interrupts.fd, .readable)) }
       if let events { watched.append((events.fd, .readable)) }
       guard let ready = try? Poll.wait(watched, milliseconds: -1) else { return nil }
-      if ready.count > 1 && !ready[1].isEmpty { showEvents() }
+      if interrupts != nil, !ready[1].isEmpty { cancelLine() }
+      if events != nil, !ready[ready.count - 1].isEmpty { showEvents() }
       if !ready[0].isEmpty { rl_callback_read_char() }
     }
     return Shell.typed!
   }
 
+  /// Ctrl-C: the line typed so far goes, and a fresh prompt comes, as in bash and psql. The
+  /// shell itself stays (under `sh -c`, dying of SIGINT would end the calling shell too).
+  private func cancelLine() {
+    guard (try? interrupts?.pending()) != nil else { return }
+    runner.output.print("^C\n")
+    rl_callback_handler_remove()
+    installLineHandler()
+  }
+
   private var prompt: String { "sectiond\(runner.invocation.readonly ? " (ro)" : "")> " }
 
-  /// Lines from a pipe or a file, each run in turn; the status is the last line's.
+  /// Lines from a pipe or a file, each run in turn. The status is that of the last line that
+  /// failed (is-open's "closed" counts), 0 when none did: a script learns that something
+  /// went wrong even when a later line succeeded.
   private func runScript() throws(ClientError) -> ExitStatus {
     let bytes: [UInt8]
     do {
@@ -91,7 +119,7 @@ final class Shell {
       guard !line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) else { continue }
       var result = ExitStatus.success
       guard execute(line, status: &result) else { break }
-      status = result
+      if result != .success { status = result }
     }
     return status
   }
@@ -119,6 +147,15 @@ final class Shell {
       let words = try ShellWords.split(line)
       guard let first = words.first else { return true }
       if first == "quit" || first == "exit" { return false }
+      if words == ["help"] {
+        output.print(Shell.help)
+        return true
+      }
+      if words == ["clear"] {
+        // The screen is cleared on a terminal; a script has none.
+        if runner.environment.outputIsTerminal { output.print("\u{1B}[H\u{1B}[2J") }
+        return true
+      }
       var invocation: Invocation
       if let letter = first.unicodeScalars.first, ("A"..."Z").contains(letter) {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
@@ -143,9 +180,6 @@ final class Shell {
       }
       if runner.invocation.json { invocation.json = true }
       status = try Runner(invocation: invocation, environment: runner.environment, output: output).run()
-      if case .isOpen = invocation.command {
-        output.print(status == .success ? "open\n" : status == .daemonError ? "closed\n" : "")
-      }
     } catch {
       if case .usage(let text) = error {
         output.diagnose(text + " ('help' lists the commands)")
@@ -155,6 +189,22 @@ final class Shell {
       status = error.exitStatus
     }
     return true
+  }
+
+  /// `help` in the shell: the shell first, then the commands it takes.
+  static var help: String {
+    """
+    Type a sectionctl command without 'sectionctl' (list, open inbox, add news News), or a
+    protocol line with its verb in upper case (LIST, OPEN 1), which is sent as it is and
+    answered with the daemon's own lines ('HELP' lists the daemon's requests).
+    Changes made anywhere show as '! ...' lines as they come. Up/Down and Ctrl-R recall
+    earlier lines (the history is kept in $XDG_STATE_HOME/sectionctl/history); Tab
+    completes commands, sections, modes; Ctrl-C drops the line; 'clear' clears the screen;
+    'quit', 'exit' or Ctrl-D ends the shell. 'help COMMAND' explains a command.
+
+    Commands:
+    \(HelpText.commands)
+    """
   }
 
   // MARK: Events
@@ -229,16 +279,26 @@ final class Shell {
     return "\(path) is \(what): not following it; remove it, or set XDG_STATE_HOME to a directory of your own"
   }
 
-  /// Command names that start with what was typed, one per call, as readline asks (`state` 0
-  /// starts a new completion). libedit frees the strings.
+  /// What Tab offers for the word being typed (`ShellCompletion`), one per call, as readline
+  /// asks (`state` 0 starts a new completion). libedit frees the strings.
   private static func completion(_ text: UnsafePointer<CChar>?, _ state: Int32) -> UnsafeMutablePointer<
     CChar
   >? {
     if state == 0 {
-      let prefix = text.map { String(cString: $0) } ?? ""
-      matches = (Subcommand.allCases.map(\.rawValue) + ["quit"]).filter { $0.hasPrefix(prefix) }.reversed()
+      let word = text.map { String(cString: $0) } ?? ""
+      var before = ""
+      if let line = sectiond_edit_line() {
+        let bytes = UnsafeBufferPointer(start: line, count: strlen(line)).map { UInt8(bitPattern: $0) }
+        let end = max(0, min(Int(sectiond_edit_point()), bytes.count) - word.utf8.count)
+        before = String(decoding: bytes[..<end], as: UTF8.self)
+      }
+      matches = ShellCompletion.candidates(for: word, after: before, sections: sectionRefs).reversed()
     }
     guard let next = matches.popLast() else { return nil }
     return strdup(next)
   }
+
+  /// The ids and indices of the sections, asked of the shell's daemon at each Tab that wants
+  /// a section (a list that changes under the shell is read as it is); none when it is away.
+  nonisolated(unsafe) private static var sectionRefs: () -> [String] = { [] }
 }

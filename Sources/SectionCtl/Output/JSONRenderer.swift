@@ -33,6 +33,14 @@ enum JSONRenderer {
     .object([("revision", number(revision))])
   }
 
+  /// `sectionctl reload --json`: the revision and the ids the reload dropped and added.
+  static func reload(dropped: [ListedSection], added: [ListedSection], revision: UInt64?) -> JSON {
+    .object([
+      ("revision", number(revision)), ("dropped", .array(dropped.map { .string($0.id) })),
+      ("added", .array(added.map { .string($0.id) })),
+    ])
+  }
+
   static func ping(socket: String, milliseconds: Double) -> JSON {
     .object([("socket", .string(socket)), ("milliseconds", .number(milliseconds))])
   }

@@ -27,6 +27,20 @@ enum TextRenderer {
     return line(header, isHeader: true) + rows.map { line($0, isHeader: false) }.joined()
   }
 
+  /// `sectionctl reload`: a line for each section the reload took away (an open one says so:
+  /// its open state went with it) or brought, then the count and the revision.
+  static func reload(dropped: [ListedSection], added: [ListedSection], count: Int, revision: UInt64?)
+    -> String
+  {
+    let gone = dropped.map {
+      "dropped \(show($0.id)) (\(show($0.title)))\($0.isOpen ? ", which was open" : "")\n"
+    }
+    let came = added.map { "added \(show($0.id)) (\(show($0.title)))\n" }
+    let unchanged = dropped.isEmpty && added.isEmpty ? ", the same sections" : ""
+    return (gone + came).joined()
+      + "reloaded the config: \(count) section\(count == 1 ? "" : "s")\(unchanged), revision \(revision.map(String.init) ?? "-")\n"
+  }
+
   /// `sectionctl view`: a header per section with its marker, the items of open sections under it.
   static func accordion(_ sections: [ListedSection], items: [ListedItem], style: Style) -> String {
     let itemsBySection = Dictionary(grouping: items, by: \.sectionIndex)

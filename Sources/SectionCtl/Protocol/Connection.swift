@@ -21,6 +21,11 @@ final class Connection {
     fd = try Connection.socket(path: path, timeout: timeout, deadline: deadline)
   }
 
+  /// Whether the user named the socket (`--socket`, `--readonly-socket`, `SECTIOND_SOCKET`):
+  /// set once from the command line; a named socket's owner is trusted with its directory
+  /// (`SocketDirectory.clientProblem`).
+  nonisolated(unsafe) static var socketIsNamed = false
+
   /// A non-blocking socket connected to `path`, once its directory is known to be safe (see
   /// `SocketDirectory`); a failure says why, for `ClientError`'s advice. A listener whose backlog
   /// is full refuses non-blocking connections with EAGAIN: tried again until `deadline` (which
@@ -28,7 +33,7 @@ final class Connection {
   static func socket(path: String, timeout: Double? = nil, deadline: UInt64? = nil) throws(ClientError)
     -> FileDescriptor
   {
-    if let problem = SocketDirectory.problem(socket: path) {
+    if let problem = SocketDirectory.clientProblem(socket: path, named: socketIsNamed) {
       throw .untrustedSocket(problem)
     }
     let fd: FileDescriptor

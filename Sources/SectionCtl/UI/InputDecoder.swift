@@ -40,6 +40,7 @@ struct InputDecoder {
     case 0x0D, 0x0A: return (.enter, 1)
     case 0x03: return (.interrupt, 1)
     case 0x7F, 0x08: return (.backspace, 1)
+    case 0x01...0x1A: return (.control(Character(Unicode.Scalar(first + 0x40))), 1)
     case 0x20...0x7E: return (.character(Character(Unicode.Scalar(first))), 1)
     case 0xC2...0xF4: return utf8(bytes)
     default: return (nil, 1)
@@ -88,7 +89,9 @@ struct InputDecoder {
       return (mouse(parameters.dropFirst(), released: final == UInt8(ascii: "m")), length)
     }
     if final == UInt8(ascii: "~") {
-      let keys: [String: Key] = ["1": .home, "7": .home, "4": .end, "8": .end, "5": .pageUp, "6": .pageDown]
+      let keys: [String: Key] = [
+        "1": .home, "7": .home, "4": .end, "8": .end, "5": .pageUp, "6": .pageDown, "3": .delete,
+      ]
       return (keys[String(parameters.prefix { $0 != ";" })], length)
     }
     return (cursorKey(final: final), length)
@@ -98,6 +101,8 @@ struct InputDecoder {
     switch final {
     case UInt8(ascii: "A"): .up
     case UInt8(ascii: "B"): .down
+    case UInt8(ascii: "C"): .right
+    case UInt8(ascii: "D"): .left
     case UInt8(ascii: "H"): .home
     case UInt8(ascii: "F"): .end
     default: nil

@@ -1,6 +1,11 @@
 /// One thing a person did at the terminal, decoded from the bytes it sent.
 enum Key: Equatable, Sendable {
-  case up, down, pageUp, pageDown, home, end, enter, escape
+  case up, down, left, right, pageUp, pageDown, home, end, enter, escape
+  /// The Delete key (ESC [ 3 ~), for the prompt line.
+  case delete
+  /// Ctrl and a letter other than C, H, J and M (which are keys of their own), by the letter
+  /// in upper case: `.control("U")` is Ctrl-U.
+  case control(Character)
   /// Ctrl-C: in raw mode it arrives as a byte, not as SIGINT.
   case interrupt
   /// Backspace (DEL or Ctrl-H), for the prompt line.

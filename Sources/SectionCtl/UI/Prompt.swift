@@ -14,9 +14,58 @@ struct Prompt: Equatable, Sendable {
 
   var question: String
   var purpose: Purpose
-  var text = ""
+  var text: String {
+    didSet { cursor = min(cursor, text.count) }
+  }
+  /// Where the next character goes, in characters from the start of `text`.
+  var cursor: Int
   /// Why Enter did not send it, shown until the next key.
   var note: String?
+
+  /// Asks `question`, with `text` typed already and the cursor after it.
+  init(question: String, purpose: Purpose, text: String = "") {
+    self.question = question
+    self.purpose = purpose
+    self.text = text
+    cursor = text.count
+  }
+
+  /// Edits the text as `key` asks, with the keys of a shell's line (readline's, in libedit's
+  /// emacs mode): Left/Right, Home/End and Ctrl-B/F/A/E move; Backspace, Delete and Ctrl-D
+  /// delete a character; Ctrl-U deletes to the start, Ctrl-K to the end, Ctrl-W the word
+  /// before the cursor. False for a key that is not an edit.
+  mutating func edit(_ key: Key) -> Bool {
+    var characters = Array(text)
+    switch key {
+    case .character(let character):
+      characters.insert(character, at: cursor)
+      cursor += 1
+    case .left, .control("B"): cursor = max(0, cursor - 1)
+    case .right, .control("F"): cursor = min(characters.count, cursor + 1)
+    case .home, .control("A"): cursor = 0
+    case .end, .control("E"): cursor = characters.count
+    case .backspace:
+      guard cursor > 0 else { return true }
+      characters.remove(at: cursor - 1)
+      cursor -= 1
+    case .delete, .control("D"):
+      guard cursor < characters.count else { return true }
+      characters.remove(at: cursor)
+    case .control("U"):
+      characters.removeSubrange(0..<cursor)
+      cursor = 0
+    case .control("K"): characters.removeSubrange(cursor...)
+    case .control("W"):
+      var start = cursor
+      while start > 0, characters[start - 1] == " " { start -= 1 }
+      while start > 0, characters[start - 1] != " " { start -= 1 }
+      characters.removeSubrange(start..<cursor)
+      cursor = start
+    default: return false
+    }
+    text = String(characters)
+    return true
+  }
 
   /// The request line for what was typed, or a reason to keep asking.
   func request() -> Result<String, Refusal> {
@@ -45,13 +94,17 @@ struct Prompt: Equatable, Sendable {
     init(_ message: String) { self.message = message }
   }
 
-  /// The question and the text with a cursor after it; when they do not fit, the end stays in view.
+  /// The question and the text with the cursor in it; when they do not fit, what comes
+  /// after the cursor goes first, then what is furthest before it: the cursor stays in view.
   func line(columns: Int, unicode: Bool) -> String {
     let hint = purposeIsConfirm ? "  (y/n)" : note.map { " [\($0)]" } ?? ""
-    let line = " \(question)\(hint): \(text)" + (unicode ? "▏" : "_")
-    var tail = Substring(line)
+    let characters = Array(text)
+    let head = " \(question)\(hint): " + String(characters[..<cursor]) + (unicode ? "▏" : "_")
+    var after = String(characters[cursor...])
+    while !after.isEmpty && DisplayWidth.of(head + after) > columns - 1 { after.removeLast() }
+    var tail = Substring(head)
     while DisplayWidth.of(String(tail)) > columns - 1 && !tail.isEmpty { tail = tail.dropFirst() }
-    return tail.count == line.count ? line : (unicode ? "…" : "~") + tail
+    return (tail.count == head.count ? head : (unicode ? "…" : "~") + tail) + after
   }
 
   private var purposeIsConfirm: Bool {

@@ -116,6 +116,8 @@ extension ScreenModel {
       + keys.map { "  " + $0 + String(repeating: " ", count: width - DisplayWidth.of($0)) + $1 }
       + [
         "", "Mouse: click a header to open or close it; the wheel scrolls.",
+        "The prompt of a, i and e edits as a shell's line: \(unicode ? "← →" : "Left Right"), Home End,",
+        "Ctrl-A E B F move; Backspace, Delete, Ctrl-D; Ctrl-U K W delete to start, end, word.",
         "j k and the arrows scroll this page; any other key closes it.",
       ]
   }

@@ -1,7 +1,8 @@
 import SectionCore
 
-/// The runtime edits of `sectionctl ui`: a, i, e and d open the prompt line, which sends the
-/// request on Enter (on y for a delete) and closes on Esc or Ctrl-C.
+/// The runtime edits of `sectionctl ui`: a, i, e and d open the prompt line, which edits as a
+/// shell's line does (`Prompt.edit`), sends the request on Enter (on y for a delete) and
+/// closes on Esc or Ctrl-C.
 extension TerminalUI {
   /// Opens the prompt for `action` on the cursor's row (`row`, nil when the list is empty).
   func ask(_ action: UIAction, at row: ScreenModel.Row?) {
@@ -43,7 +44,7 @@ extension TerminalUI {
     }
   }
 
-  /// A key while the prompt is open: text editing, Enter, y/n for a confirmation, Esc.
+  /// A key while the prompt is open: Enter, y/n for a confirmation, Esc, or an edit.
   func handlePrompt(_ key: Key) {
     defer { changed() }
     guard var current = prompt else { return }
@@ -68,16 +69,10 @@ extension TerminalUI {
         current.note = refusal.message
         prompt = current
       }
-    case .backspace:
-      current.note = nil
-      if !current.text.isEmpty { current.text.removeLast() }
-      prompt = current
-    case .character(let character):
-      current.note = nil
-      current.text.append(character)
-      prompt = current
     default:
-      break
+      guard current.edit(key) else { break }
+      current.note = nil
+      prompt = current
     }
   }
 

@@ -6,7 +6,7 @@ import Systemd
 /// group under the system unit). Reading is open to every peer.
 ///
 /// The caller's effective uid and supplementary groups come from the bus daemon
-/// (GetConnectionCredentials, see `BusCall.senderCredentials`), which took them from the caller's socket when it connected;
+/// (GetConnectionCredentials, see `BusCall.askSenderCredentials`), which took them from the caller's socket when it connected;
 /// on the system bus the policy file (org.sectiond.Sectiond1.conf) applies the same rule
 /// before a call ever arrives. The answer is kept per unique name: a unique name is never
 /// given to another connection while the bus runs, and asking costs a round trip to the bus
@@ -24,19 +24,20 @@ struct BusAccess {
   /// Drops every answer: they were about the unique names of a bus connection that is gone.
   mutating func forget() { decided.removeAll() }
 
-  mutating func mayChange(_ call: BusCall) -> Bool {
-    let sender = call.sender
-    if let known = decided[sender] { return known }
+  /// The answer for `sender`, if it was decided.
+  func mayChange(_ sender: String) -> Bool? { decided[sender] }
+
+  /// Decides for `sender` from what the bus daemon said about it, and keeps the answer.
+  mutating func decide(_ sender: String, _ credentials: Result<(uid: uid_t, groups: [gid_t]), any Error>) {
     let allowed: Bool
-    do {
-      let (uid, groups) = try call.senderCredentials()
+    switch credentials {
+    case .success(let (uid, groups)):
       allowed = uid == 0 || uid == ownUser || group.map(groups.contains) == true
-    } catch {
+    case .failure(let error):
       Log.warning("D-Bus: cannot tell who \(sender) is (\(error)); its changes are refused")
-      return false
+      allowed = false
     }
     if decided.count >= BusAccess.remembered { decided.removeAll(keepingCapacity: true) }
     decided[sender] = allowed
-    return allowed
   }
 }

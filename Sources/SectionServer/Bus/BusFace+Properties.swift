@@ -39,7 +39,13 @@ extension BusFace {
     if call.isMethodCall(interface: properties, member: "Get")
       || call.isMethodCall(interface: properties, member: "GetAll")
     {
-      guard server.service.hasUnsavedChanges, (try? call.readString()) == BusFace.interface else {
+      guard (try? call.readString(atMost: 255)) == BusFace.interface else {
+        call.rewind()
+        return false
+      }
+      let property = try? call.readString(atMost: 255)
+      if property != "Mode", property != "Revision", refuseWhileBehind(call) { return true }
+      guard server.service.hasUnsavedChanges else {
         call.rewind()
         return false
       }
@@ -47,7 +53,8 @@ extension BusFace {
       return true
     }
     guard call.isMethodCall(interface: properties, member: "Set"),
-      (try? call.readString()) == BusFace.interface, let property = try? call.readString()
+      (try? call.readString(atMost: 255)) == BusFace.interface,
+      let property = try? call.readString(atMost: 255)
     else {
       call.rewind()
       return false
@@ -60,7 +67,7 @@ extension BusFace {
       send(error: "org.freedesktop.DBus.Error.PropertyReadOnly", "\(property) is read-only", to: call)
       return true
     }
-    guard call.enterVariant("s"), let mode = try? call.readString() else {
+    guard call.enterVariant("s"), let mode = try? call.readString(atMost: 255) else {
       answer(call, ProtocolError(.syntax, "Mode is a string: multi or exclusive"))
       return true
     }
@@ -72,15 +79,15 @@ extension BusFace {
     return true
   }
 
-  private func send(error name: String, _ text: String, to call: BusCall) {
+  func send(error name: String, _ text: String, to call: BusCall) {
     do { try call.replyError(name, text) } catch { Log.debug("D-Bus: an error reply was not sent: \(error)") }
   }
 
   /// Answers a Get or GetAll that waited for a save, as sd-bus would have.
   func answerPropertyRead(_ call: BusCall) {
     let all = call.member == "GetAll"
-    _ = try? call.readString()
-    let name = all ? nil : try? call.readString()
+    _ = try? call.readString(atMost: 255)
+    let name = all ? nil : try? call.readString(atMost: 255)
     if let name, !BusFace.properties.contains(name) {
       send(error: "org.freedesktop.DBus.Error.UnknownProperty", "no property \(name)", to: call)
       return

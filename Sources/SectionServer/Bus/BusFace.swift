@@ -28,6 +28,12 @@ final class BusFace {
   /// Calls whose answer would show other changes not saved yet: handled again right after
   /// the save (`handleReleased()`).
   var waitingForOthers: [BusCall] = []
+  /// Calls of callers whose uid and groups the bus daemon has been asked for, in the order
+  /// they came, by sender.
+  private var awaitingCredentials: [String: [(BusCall, BusRequest)]] = [:]
+  /// The most calls of one caller held while it is asked about: the system bus lets a
+  /// caller have 128 calls unanswered, a session bus more.
+  static let heldPerCaller = 1024
 
   /// A call answered once its change is saved.
   struct HeldCall {
@@ -50,7 +56,11 @@ final class BusFace {
         log: { message, isProblem in
           isProblem ? Log.warning("D-Bus: \(message)") : Log.notice("D-Bus: \(message)")
         },
-        connected: { [unowned self] in self.access.forget() }
+        connected: { [unowned self] in
+          // Calls from the last connection cannot be answered on this one.
+          self.access.forget()
+          self.awaitingCredentials.removeAll()
+        }
       ))
   }
 
@@ -65,16 +75,64 @@ final class BusFace {
   /// A method call of the interface: parsed, checked, then handled as its protocol lines.
   private func handle(_ call: BusCall) {
     do throws(ProtocolError) {
-      run(call, try BusRequest(call, batchLines: server.service.limits.batchLines))
+      let request = try BusRequest(call, batchLines: server.service.limits.batchLines)
+      if request.answer.isRead, refuseWhileBehind(call) { return }
+      run(call, request)
     } catch {
       answer(call, error)
     }
   }
 
+  /// While the bus daemon has not taken all that was sent to it (its callers do not read
+  /// their answers), a read whose answer is long (List, Items, the Sections and
+  /// OpenSections properties) is refused with a short error instead: its answer would wait
+  /// in sectiond's memory, one more for every such call. Short answers still go out, so
+  /// other callers' changes and Get of Mode and Revision are served meanwhile.
+  func refuseWhileBehind(_ call: BusCall) -> Bool {
+    guard bus.isWriteBehind else { return false }
+    send(
+      error: "org.freedesktop.DBus.Error.LimitsExceeded",
+      "sectiond's answers wait for the bus to take them, so long ones are refused now: try again shortly",
+      to: call)
+    return true
+  }
+
+  /// Runs `request` once its sender's right to change is known: a change from a caller not
+  /// seen before waits for the bus daemon to say who it is, and that caller's further calls
+  /// wait behind it, in order. The loop serves everyone else meanwhile.
+  func run(_ call: BusCall, _ request: BusRequest) {
+    let sender = call.sender
+    if awaitingCredentials[sender] != nil {
+      guard awaitingCredentials[sender]!.count < BusFace.heldPerCaller else {
+        return send(
+          error: "org.freedesktop.DBus.Error.LimitsExceeded",
+          "\(BusFace.heldPerCaller) calls wait already for the bus daemon to say who you are: try again shortly",
+          to: call)
+      }
+      awaitingCredentials[sender]!.append((call, request))
+      return
+    }
+    guard request.changesState, access.mayChange(sender) == nil else {
+      return execute(call, request)
+    }
+    awaitingCredentials[sender] = [(call, request)]
+    do {
+      try call.askSenderCredentials { [unowned self] credentials in
+        self.access.decide(sender, credentials)
+        for (call, request) in self.awaitingCredentials.removeValue(forKey: sender) ?? [] {
+          self.execute(call, request)
+        }
+      }
+    } catch {
+      access.decide(sender, .failure(error))
+      for (call, request) in awaitingCredentials.removeValue(forKey: sender) ?? [] { execute(call, request) }
+    }
+  }
+
   /// Runs the protocol lines of `request`, then answers, holds the call for the save, or
   /// keeps it for after the save of other changes its answer would show.
-  func run(_ call: BusCall, _ request: BusRequest) {
-    let mayChange = !request.changesState || access.mayChange(call)
+  private func execute(_ call: BusCall, _ request: BusRequest) {
+    let mayChange = !request.changesState || access.mayChange(call.sender) == true
     var reply = OutputQueue()
     var batch: Batch?
     var outcome: SectionService.Outcome?

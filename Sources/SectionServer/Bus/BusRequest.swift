@@ -40,21 +40,23 @@ struct BusRequest {
   /// LIMIT for a Batch of more than `batchLines` lines.
   init(_ call: BusCall, batchLines: Int) throws(ProtocolError) {
     let member = call.member
+    /// An argument no longer than a line may be (a longer one is not copied).
     func string(_ what: String) throws(ProtocolError) -> String {
-      do { return try call.readString() } catch {
+      let value: String?
+      do { value = try call.readString(atMost: LineFramer.maximumLineLength) } catch {
         throw ProtocolError(.syntax, "\(member): \(what) is missing")
       }
+      guard let value else { throw ProtocolError.tooLong }
+      return value
     }
     func number(_ what: String) throws(ProtocolError) -> String {
       do { return String(try call.readUInt32()) } catch {
         throw ProtocolError(.syntax, "\(member): \(what) is missing")
       }
     }
-    /// A ref, an id, an index or a position: one word, as the protocol splits a line, and no
-    /// longer than a line may be.
+    /// A ref, an id, an index or a position: one word, as the protocol splits a line.
     func word(_ what: String) throws(ProtocolError) -> String {
       let value = try string(what)
-      if value.utf8.count > LineFramer.maximumLineLength { throw ProtocolError.tooLong }
       if value.isEmpty || value.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
         throw ProtocolError(
           .syntax, "\(member): \(what) \(BusRequest.quoted(value)) must be one word, without spaces")

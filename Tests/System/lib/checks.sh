@@ -1,5 +1,5 @@
 # Sourced by the shell suites that print one line per check (systemd-units.sh, recipes.sh):
-# pass/fail count and print, finish prints "N passed, N failed" and exits 1 on a failure,
+# pass/fail count and print, expect and contains compare, start runs a daemon, finish prints "N passed, N failed" and exits 1 on a failure,
 # install_missing installs the Debian packages of the commands a suite needs. Sourced from
 # the repository's root; makes BUILD_DIR (default .build/debug) an absolute path.
 
@@ -40,4 +40,22 @@ install_missing() {
     fail "installing packages: ${missing[*]}"
     finish
   fi
+}
+
+expect() { # NAME EXPECTED ACTUAL
+  if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected: $2"$'\n'"got:      $3"; fi
+}
+contains() { # NAME NEEDLE TEXT
+  case "$3" in *"$2"*) pass "$1" ;; *) fail "$1" "no '$2' in: $3" ;; esac
+}
+
+# start NAME ARGS...: sectiond on $dir/NAME.sock (the suite's own $dir; its read-only socket
+# by its default name), logging to $dir/NAME.log; its pid joins the suite's $pids.
+start() {
+  local name=$1
+  shift
+  "$BUILD_DIR/sectiond" --socket "$dir/$name.sock" "$@" 2>>"$dir/$name.log" &
+  pids+=($!)
+  for _ in $(seq 200); do [ -S "$dir/$name.sock" ] && return 0; sleep 0.05; done
+  fail "sectiond $name did not start" "$(cat "$dir/$name.log")"
 }
