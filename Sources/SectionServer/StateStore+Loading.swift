@@ -174,9 +174,16 @@ extension StateStore {
   func setAside(_ files: [String], because reason: String, then what: String) {
     let suffix = ".corrupt-\(wallClockSeconds())"
     var moved: [String] = []
-    for file in files where (try? FileSystem.status(file)) != nil {
+    for file in files {
+      guard let status = try? FileSystem.status(file) else { continue }
       do {
-        try FileSystem.link(file, to: file + suffix)
+        // A directory (or anything but a file) has no second name to give, and holds no
+        // state to lose: it is renamed, so that the save can put a file in its place.
+        if status.isRegularFile {
+          try FileSystem.link(file, to: file + suffix)
+        } else {
+          try FileSystem.rename(file, to: file + suffix)
+        }
         moved.append(file)
       } catch {
         Log.warning("cannot set \(file) aside: \(error)")
