@@ -110,15 +110,21 @@ class Daemon:
         if traced:
             command = ["strace", "-f", "-y", "-xx", "-s", "100000000", "-e", f"trace={TRACED}", "-o", traced] + command
         self.log = open(os.path.join(os.path.dirname(directory), os.path.basename(directory) + ".log"), "w+")
-        self.process = subprocess.Popen(command, stdout=self.log, stderr=self.log)
+        # A group of its own: under strace the daemon is strace's child, and a signal to
+        # strace alone would leave it running, detached.
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=self.log, start_new_session=True)
 
     def started(self, timeout=10):
         return wait_for(lambda: os.path.exists(self.socket) or self.process.poll() is not None, timeout) \
             and self.process.poll() is None
 
     def stop(self, sig=signal.SIGTERM):
+        """`sig` to the daemon; a SIGKILL to strace and the daemon under it together."""
         if self.process.poll() is None:
-            self.process.send_signal(sig)
+            if sig == signal.SIGKILL:
+                os.killpg(self.process.pid, sig)
+            else:
+                self.process.send_signal(sig)
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
