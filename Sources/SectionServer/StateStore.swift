@@ -181,14 +181,23 @@ final class StateStore {
     durableSaveNeeded = false
     wholeStateNeeded = false
     do {
+      // A journal of the daemon's own with one name is emptied in place: its name is on disk
+      // already. One that is new (a start), or replaced (a set-aside journal shares its inode
+      // with the kept copy), gets a name that must reach the disk before any group in it is
+      // acknowledged: fsynced appends to a file whose name is lost are lost with it.
+      let nameOnDisk =
+        (try? FileSystem.status(journalPath)).map {
+          $0.isRegularFile && $0.linkCount == 1 && $0.owner == geteuid()
+        } ?? false
       let fresh = try withReserve {
         try FileSystem.openPrivateFile(journalPath, truncating: true, appending: true)
       }
       journal = fresh
-      if FileSystem.exists(nextJournalPath) { try FileSystem.remove(nextJournalPath) }
-      // The journal's name may be new (a start, a set-aside journal): fsynced appends to a file
-      // whose name is not on disk are lost with it.
-      if policy != .never { try FileSystem.syncDirectory(directoryName(of: path)) }
+      let hadNext = FileSystem.exists(nextJournalPath)
+      if hadNext { try FileSystem.remove(nextJournalPath) }
+      if policy != .never && (!nameOnDisk || hadNext) {
+        try FileSystem.syncDirectory(directoryName(of: path))
+      }
       syncer?.switchJournal(to: fresh)
     } catch {
       // The state is saved; without a journal the next save writes the whole state again.

@@ -385,9 +385,11 @@ def test_sync(results):
             steps = save_steps(f.read())
         # The daemon saves the state it starts with before it answers the start-up PING; that
         # first save writes the whole state and renames it into place (there is no state file
-        # to swap with yet) and fsyncs the directory (which also holds the new journal); the
+        # to swap with yet) and fsyncs the directory; then it makes the journal, whose new name
+        # the directory is fsynced for again before any group in it is acknowledged (a start
+        # that recovers may not take the old journal's name before its state is on disk); the
         # later ones append to the journal and fsync it (J).
-        expected = "FRD" + "O" + "JO" * 3
+        expected = "FRDD" + "O" + "JO" * 3
         results.check(replies == ["OK 1", "OK 2", "OK 3"] and steps.endswith(expected),
                       "--sync: whole state fsynced, swapped in, directory fsynced; later the journal "
                       "fsynced after each append; each before its OK (strace)",
