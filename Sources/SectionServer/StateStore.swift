@@ -114,16 +114,25 @@ final class StateStore {
     }
   }
 
+  /// Whether the journal there now keeps its name when `openPrivateFile` opens it: a file of
+  /// the daemon's own with one name is opened (and emptied) in place, its name on disk
+  /// already. One that is new (a start), or replaced (a set-aside journal shares its inode
+  /// with the kept copy), gets a name that must reach the disk before any group in it is
+  /// acknowledged: fsynced appends to a file whose name is lost are lost with it.
+  private var journalNameIsOnDisk: Bool {
+    (try? FileSystem.status(journalPath)).map {
+      $0.isRegularFile && $0.linkCount == 1 && $0.owner == geteuid()
+    }
+      ?? false
+  }
+
   /// The journal as left by the start: it holds nothing newer than the state file (a start
   /// that replayed any saves the whole state before it serves), so groups go after the rest.
   private func openJournal() throws {
-    let created = !FileSystem.exists(journalPath)
+    let nameOnDisk = journalNameIsOnDisk
     let fd = try withReserve { try FileSystem.openPrivateFile(journalPath, appending: true) }
     journal = fd
-    if created && policy != .never {
-      // As in `saveWholeState`: the groups appended must not outlive the journal's name.
-      try FileSystem.syncDirectory(directoryName(of: path))
-    }
+    if !nameOnDisk && policy != .never { try FileSystem.syncDirectory(directoryName(of: path)) }
     journalSize = (try? fd.status().size) ?? 0
     syncer?.switchJournal(to: fd)
   }
@@ -181,14 +190,7 @@ final class StateStore {
     durableSaveNeeded = false
     wholeStateNeeded = false
     do {
-      // A journal of the daemon's own with one name is emptied in place: its name is on disk
-      // already. One that is new (a start), or replaced (a set-aside journal shares its inode
-      // with the kept copy), gets a name that must reach the disk before any group in it is
-      // acknowledged: fsynced appends to a file whose name is lost are lost with it.
-      let nameOnDisk =
-        (try? FileSystem.status(journalPath)).map {
-          $0.isRegularFile && $0.linkCount == 1 && $0.owner == geteuid()
-        } ?? false
+      let nameOnDisk = journalNameIsOnDisk
       let fresh = try withReserve {
         try FileSystem.openPrivateFile(journalPath, truncating: true, appending: true)
       }

@@ -246,14 +246,16 @@ public final class Bus {
           + " callers that do not read their answers fill its queues")
       return
     }
-    let deadline = monotonicNow() + Bus.turnBudget
+    let deadline = monotonicMicroseconds() + Bus.turnBudget
     for _ in 0..<Bus.messagesPerTurn {
       let result = sd_bus_process(bus, nil)
       if result < 0 {
         lost("\(Errno(-result))")
         return
       }
-      if result == 0 || queuedWrites(bus) >= Bus.writesBehindLimit || monotonicNow() >= deadline { break }
+      if result == 0 || queuedWrites(bus) >= Bus.writesBehindLimit || monotonicMicroseconds() >= deadline {
+        break
+      }
     }
     if sd_bus_is_open(bus) <= 0 { lost("the bus closed the connection") }
   }
@@ -281,12 +283,6 @@ public final class Bus {
     }
   }
 
-  /// Messages sd-bus holds that the bus daemon has not taken yet.
-  private func queuedWrites(_ bus: OpaquePointer) -> UInt64 {
-    var queued: UInt64 = 0
-    return sd_bus_get_n_queued_write(bus, &queued) >= 0 ? queued : 0
-  }
-
   fileprivate func nameReply(_ reply: OpaquePointer?) {
     if let error = sd_bus_message_get_error(reply), let text = error.pointee.message {
       handlers.log("cannot own \(name) on the \(kind) bus: \(String(cString: text))", true)
@@ -310,7 +306,7 @@ private struct Backlog: CustomStringConvertible {
   init() {}
 
   init(of bus: OpaquePointer, since: UInt64) {
-    _ = sd_bus_get_n_queued_write(bus, &messages)
+    messages = queuedWrites(bus)
     if ioctl(sd_bus_get_fd(bus), UInt(TIOCOUTQ), &bytes) != 0 { bytes = 0 }
     self.since = since
   }
@@ -322,11 +318,10 @@ private struct Backlog: CustomStringConvertible {
   var description: String { "\(messages) messages and \(bytes) bytes waiting" }
 }
 
-/// CLOCK_MONOTONIC now, in microseconds (sd-event's `now` stays at the iteration's start).
-private func monotonicNow() -> UInt64 {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+/// Messages sd-bus holds that the bus daemon has not taken yet.
+private func queuedWrites(_ bus: OpaquePointer) -> UInt64 {
+  var queued: UInt64 = 0
+  return sd_bus_get_n_queued_write(bus, &queued) >= 0 ? queued : 0
 }
 
 /// A static string's bytes as the C string they are (a StaticString literal ends in a NUL).

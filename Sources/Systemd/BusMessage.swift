@@ -24,13 +24,6 @@ public final class BusCall {
   }
 
   /// Reads the next argument, of type `s` (also inside a variant entered with `enterVariant`).
-  public func readString() throws -> String {
-    var value: UnsafePointer<CChar>?
-    try check(
-      sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value), "sd_bus_message_read_basic")
-    return String(cString: value!)
-  }
-
   /// A string argument, copied only when it holds at most `bytes` bytes; nil when it holds
   /// more. An argument can be as large as a message (32 MB on the system bus, 1 GB on a
   /// session bus): one past a line's length is refused without a copy.
@@ -144,7 +137,7 @@ public final class BusCall {
     var groups: [gid_t] = []
     try enter("a", "{sv}")
     while try enter("e", "sv") {
-      switch try readString() {
+      switch try readString(atMost: 255) {
       case "UnixUserID":
         try enter("v", "u")
         uid = try readUInt32()

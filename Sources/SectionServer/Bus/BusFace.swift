@@ -1,3 +1,4 @@
+import Glibc
 import Posix
 import SectionCore
 import Systemd
@@ -117,16 +118,16 @@ final class BusFace {
     }
     awaitingCredentials[sender] = [(call, request)]
     do {
-      try call.askSenderCredentials { [unowned self] credentials in
-        self.access.decide(sender, credentials)
-        for (call, request) in self.awaitingCredentials.removeValue(forKey: sender) ?? [] {
-          self.execute(call, request)
-        }
-      }
+      try call.askSenderCredentials { [unowned self] credentials in self.decided(sender, credentials) }
     } catch {
-      access.decide(sender, .failure(error))
-      for (call, request) in awaitingCredentials.removeValue(forKey: sender) ?? [] { execute(call, request) }
+      decided(sender, .failure(error))
     }
+  }
+
+  /// The bus daemon said who `sender` is (or could not): its calls that waited run, in order.
+  private func decided(_ sender: String, _ credentials: Result<(uid: uid_t, groups: [gid_t]), any Error>) {
+    access.decide(sender, credentials)
+    for (call, request) in awaitingCredentials.removeValue(forKey: sender) ?? [] { execute(call, request) }
   }
 
   /// Runs the protocol lines of `request`, then answers, holds the call for the save, or
