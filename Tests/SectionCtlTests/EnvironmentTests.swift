@@ -2,6 +2,7 @@ import Glibc
 import Posix
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 @Suite struct EnvironmentTests {

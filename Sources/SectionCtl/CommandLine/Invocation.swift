@@ -1,3 +1,5 @@
+import SectionClient
+
 /// A parsed command line: the command and the options that apply to every command.
 struct Invocation: Equatable, Sendable {
   var command: Command
