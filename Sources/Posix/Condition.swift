@@ -80,6 +80,11 @@ public struct Thread: Sendable {
     return Thread(handle: handle)
   }
 
+  /// Lets the thread's resources go when it returns, for a thread nobody will join.
+  public func detach() {
+    pthread_detach(handle)
+  }
+
   /// Waits for the thread to return.
   public func join() {
     pthread_join(handle, nil)

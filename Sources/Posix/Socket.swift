@@ -68,6 +68,11 @@ public enum UnixSocket {
     _ = Glibc.shutdown(fd.rawValue, Int32(SHUT_WR))
   }
 
+  /// Shuts both directions, so a thread blocked reading the socket wakes up to its end.
+  public static func shutdown(_ fd: FileDescriptor) {
+    _ = Glibc.shutdown(fd.rawValue, Int32(SHUT_RDWR))
+  }
+
   private static func withAddress(
     _ path: String, call: String,
     _ body: (UnsafePointer<sockaddr>, socklen_t) throws -> Void

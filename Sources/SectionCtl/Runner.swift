@@ -7,6 +7,8 @@ struct Runner {
   let invocation: Invocation
   let environment: Environment
   let output: Output
+  /// What its connections call themselves to the daemon (`CLIENT NAME`, recorded in HISTORY).
+  var clientName = "sectionctl"
 
   private var style: Style { Style(environment: environment) }
 
@@ -77,7 +79,9 @@ struct Runner {
     case .send(let lines):
       return try send(lines)
     case .pipe:
-      return try Pipe(path: socketPath(), outputIsTerminal: environment.outputIsTerminal).run()
+      // Behind websocketd, the peer's address names the connection.
+      let name = environment.nonEmpty("REMOTE_ADDR").map { "web:" + $0 }
+      return try Pipe(path: socketPath(), outputIsTerminal: environment.outputIsTerminal, name: name).run()
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())
     case .batch:
@@ -185,12 +189,12 @@ struct Runner {
   private func connectWithKind() throws(ClientError) -> (client: Client, kind: SocketLocation.Kind) {
     do {
       let socket = try socket()
-      return (try Client(path: socket.path, timeout: timeout), socket.kind)
+      return (try Client(path: socket.path, timeout: timeout, name: clientName), socket.kind)
     } catch .cannotConnect(let path, .permissionDenied)
       where invocation.command.onlyReads && !invocation.readonly
     {
       let viewer = SocketNames.readonlyPath(forControl: path)
-      guard let client = try? Client(path: viewer, timeout: timeout) else {
+      guard let client = try? Client(path: viewer, timeout: timeout, name: clientName) else {
         throw .cannotConnect(path: path, errno: .permissionDenied)
       }
       return (client, candidates.first { $0.path == path }?.kind ?? .given)

@@ -24,12 +24,15 @@ public enum ClientError: Error, Equatable {
   case timedOut(path: String, seconds: Double)
   /// A line from the socket longer than `LineReader.maximumLineLength`.
   case lineTooLong(path: String)
+  /// A program asked the library for a request that cannot be sent as it is (an argument with
+  /// a line break, a section reference with a space): nothing was sent.
+  case invalidRequest(String)
   /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
   case terminal(String)
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .usage, .terminal: .usage
+    case .usage, .terminal, .invalidRequest: .usage
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: .unavailable
     case .daemon, .malformedReply, .lineTooLong: .daemonError
     }
@@ -38,7 +41,7 @@ public enum ClientError: Error, Equatable {
   /// A word for scripts (`--json` errors): the daemon's code, or what went wrong here.
   public var code: String {
     switch self {
-    case .usage: "USAGE"
+    case .usage, .invalidRequest: "USAGE"
     case .terminal: "TERMINAL"
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: "UNAVAILABLE"
     case .daemon(let code, _): code
@@ -60,7 +63,7 @@ public enum ClientError: Error, Equatable {
     switch self {
     case .usage(let text):
       return "\(text)\nTry 'sectionctl --help' for more information."
-    case .terminal(let text):
+    case .terminal(let text), .invalidRequest(let text):
       return text
     case .cannotConnect(let path, let errno):
       return ClientError.connectMessage(path: path, errno: errno)

@@ -3,12 +3,18 @@ public final class Client {
   public let connection: Connection
   /// Events that arrived while a reply was being read, oldest first.
   private var pendingEvents: [Event] = []
+  private var assembler = ReplyAssembler()
+  /// Lines sent ahead of the next request, whose replies are read and dropped: `CLIENT NAME`,
+  /// which a daemon older than the history protocol refuses, harmlessly.
+  private var preamble: [String] = []
 
   public var path: String { connection.path }
 
   /// Connects; with a `timeout`, every reply must have come within that many seconds from now.
-  public init(path: String, timeout: Double? = nil) throws(ClientError) {
+  /// A `name` (see `ClientName`) goes to the daemon with the first request, in the same write.
+  public init(path: String, timeout: Double? = nil, name: String? = nil) throws(ClientError) {
     connection = try Connection(path: path, timeout: timeout)
+    if let line = name.flatMap(ClientName.line) { preamble = [line] }
   }
 
   public func request(_ line: String) throws(ClientError) -> Reply {
@@ -22,20 +28,25 @@ public final class Client {
 
   /// Sends every line at once and reads their replies in order: one round trip, whatever the count.
   public func request(_ lines: [String], replies expected: Int? = nil) throws(ClientError) -> [Reply] {
-    try connection.send(lines)
+    let skipped = preamble.count
+    try connection.send(preamble + lines)
+    preamble = []
     var replies: [Reply] = []
-    var data: [DataLine] = []
-    while replies.count < expected ?? lines.count {
+    while replies.count < skipped + (expected ?? lines.count) {
       guard let line = try connection.readLine() else { throw .connectionLost(path: path) }
-      switch try ProtocolLine.parse(line) {
-      case .data(let dataLine): data.append(dataLine)
+      switch try assembler.take(line) {
+      case .reply(let reply): replies.append(reply)
       case .event(let event): pendingEvents.append(event)
-      case .status(let status):
-        replies.append(Reply(data: data, status: status))
-        data = []
+      case nil: break
       }
     }
-    return replies
+    return Array(replies.dropFirst(skipped))
+  }
+
+  /// Sends `request` and reads its reply as a value; the daemon's ERR as `ClientError.daemon`.
+  public func perform<Value>(_ request: Request<Value>) throws(ClientError) -> Value {
+    if let problem = request.problem { throw problem }
+    return try request.value(from: self.request(request.lines, replies: request.replyCount))
   }
 
   /// The next event; nil when the daemon closes the connection. Data or status lines here break the protocol.

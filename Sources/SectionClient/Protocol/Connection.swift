@@ -4,7 +4,7 @@ import Posix
 /// waiting for the daemon at most until its deadline (`--timeout`), if it has one.
 public final class Connection {
   public let path: String
-  private let fd: FileDescriptor
+  let fd: FileDescriptor
   private var lines: LineReader
   private var atEnd = false
   /// `timeout` as given, for the message when it passes.

@@ -32,3 +32,17 @@ public enum Event: Equatable, Sendable {
 public enum SectionEdit: String, CaseIterable, Sendable {
   case inserted, deleted, renamed
 }
+
+extension Event {
+  /// The revision the change made; nil for `!bye` and events this library does not know.
+  public var revision: UInt64? {
+    switch self {
+    case .opened(let revision, _, _), .closed(let revision, _, _), .mode(let revision, _),
+      .reload(let revision), .edited(_, let revision, _, _), .moved(let revision, _, _, _),
+      .items(let revision, _, _, _):
+      revision
+    case .state(let snapshot): snapshot.revision
+    case .bye, .other: nil
+    }
+  }
+}

@@ -17,6 +17,8 @@ struct Pipe {
   let path: String
   /// Standard output is a terminal: what the socket sends is shown as text (`TerminalLines`).
   let outputIsTerminal: Bool
+  /// What the connection calls itself (`CLIENT NAME`); its one-line reply is not passed on.
+  var name: String? = nil
 
   /// Bytes read from standard input that the socket has not taken yet, past which input waits.
   static let pendingLimit = 1 << 16
@@ -30,6 +32,10 @@ struct Pipe {
       throw .cannotConnect(path: path, errno: (error as? PosixError)?.errno ?? Errno(0))
     }
     var relay = Relay(socket: socket, filter: outputIsTerminal ? TerminalLines() : nil)
+    if let line = name.flatMap(ClientName.line) {
+      relay.toSocket = Array((line + "\n").utf8)
+      relay.unnamed = true
+    }
     return try relay.run(path: path)
   }
 }
@@ -42,6 +48,8 @@ private struct Relay {
   var socketWriteOpen = true
   var toSocket: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 1 << 16)
+  /// The reply to `CLIENT NAME` is still to come: the bytes up to its LF are dropped.
+  var unnamed = false
 
   init(socket: FileDescriptor, filter: TerminalLines?) {
     self.socket = socket
@@ -125,7 +133,13 @@ private struct Relay {
     guard count > 0 else {
       return flush(filter?.finish() ?? [], to: output) ? .daemonClosed : .readerGone
     }
-    let bytes = filter?.filter(chunk[..<count]) ?? Array(chunk[..<count])
+    var start = 0
+    if unnamed {
+      guard let newline = chunk[..<count].firstIndex(of: 0x0A) else { return .more }
+      unnamed = false
+      start = newline + 1
+    }
+    let bytes = filter?.filter(chunk[start..<count]) ?? Array(chunk[start..<count])
     return flush(bytes, to: output) ? .more : .readerGone
   }
 

@@ -3,10 +3,6 @@ import SectionClient
 
 /// `sectionctl watch`: subscribes, prints each change, and outlives daemon restarts.
 struct Watcher {
-  /// Waits between reconnection attempts: short at first, so a restart is noticed quickly,
-  /// never longer than the last, so a daemon that comes back is found within 2 s.
-  static let backOffMilliseconds = [100, 200, 400, 800, 1600, 2000]
-
   let path: String
   let json: Bool
   let view: Bool
@@ -17,48 +13,45 @@ struct Watcher {
   let output: Output
 
   /// Runs until `count` changes were seen (status 0), or forever; SIGINT and SIGTERM end it with status 0.
-  /// Only the first connection may fail with "cannot connect": after that the daemon is waited for.
+  /// Only the first connection may fail with "cannot connect": after that the daemon is waited
+  /// for, and the changes missed meanwhile are shown when the daemon still has them (`Subscriber`).
   func run() throws(ClientError) -> ExitStatus {
     ProcessInfo.exitSuccessfullyOnInterrupt()
-    var client = try Client(path: path)
     var seen = 0
-    while true {
-      do {
-        if try follow(client, seen: &seen) { return .success }
-      } catch .connectionLost {
-        // Gone in the middle of a reply: the same as a clean close, reconnect below.
-      }
-      output.diagnose("lost the connection to sectiond on \(path); reconnecting")
-      client = reconnect()
-      output.diagnose("reconnected to \(path)")
-    }
+    try Subscriber(path: path, name: "sectionctl").run(
+      news: { news in
+        switch news {
+        case .lost: output.diagnose("lost the connection to sectiond on \(path); reconnecting")
+        case .reconnected: output.diagnose("reconnected to \(path)")
+        }
+      },
+      handle: { update, client throws(ClientError) in
+        switch update {
+        case .subscribed(let snapshot):
+          if view { try redraw(client) } else { show(.state(snapshot)) }
+          return false
+        case .event(let event):
+          return try follow(event, client, seen: &seen)
+        }
+      })
+    return .success
   }
 
-  /// Subscribes on `client` and prints until the connection ends (false) or enough changes were seen (true).
-  private func follow(_ client: Client, seen: inout Int) throws(ClientError) -> Bool {
-    let reply = try client.request("SUBSCRIBE").succeeded()
+  /// Prints one event; true once enough changes were seen.
+  private func follow(_ event: Event, _ client: Client, seen: inout Int) throws(ClientError) -> Bool {
+    if case .bye(let reason) = event {
+      output.diagnose("sectiond is closing the connection (\(reason))")
+      return false
+    }
+    if event.isChange { seen += 1 }
     if view {
-      try redraw(client)
-    } else if let snapshot = reply.state {
-      show(.state(snapshot))
+      if !client.hasPendingEvents { try redraw(client) }
+    } else {
+      show(event)
     }
-    while let event = try client.nextEvent() {
-      if case .bye(let reason) = event {
-        output.diagnose("sectiond is closing the connection (\(reason))")
-        continue
-      }
-      if event.isChange { seen += 1 }
-      if view {
-        if !client.hasPendingEvents { try redraw(client) }
-      } else {
-        show(event)
-      }
-      if let count, seen >= count {
-        if view && client.hasPendingEvents { try redraw(client) }
-        return true
-      }
-    }
-    return false
+    guard let count, seen >= count else { return false }
+    if view && client.hasPendingEvents { try redraw(client) }
+    return true
   }
 
   private func show(_ event: Event) {
@@ -74,16 +67,5 @@ struct Watcher {
     }
     let accordion = TextRenderer.accordion(reply.sections, items: reply.items, style: style)
     output.print(clearsScreen ? "\u{1B}[H\u{1B}[2J" + accordion : accordion + "\n")
-  }
-
-  /// Tries again and again, waiting longer each time up to the cap, until the daemon answers.
-  private func reconnect() -> Client {
-    var attempt = 0
-    while true {
-      ProcessInfo.sleep(
-        milliseconds: Watcher.backOffMilliseconds[min(attempt, Watcher.backOffMilliseconds.count - 1)])
-      attempt += 1
-      if let client = try? Client(path: path) { return client }
-    }
   }
 }

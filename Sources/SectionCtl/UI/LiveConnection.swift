@@ -25,13 +25,20 @@ final class LiveConnection {
   private var output: [UInt8] = []
   private var awaiting: [Request] = []
   private var awaitingStart = 0
-  private var data: [DataLine] = []
+  private var assembler = ReplyAssembler()
+  /// Replies still to come to the `CLIENT NAME` sent first, which are dropped.
+  private var unnamed = 0
 
   /// Connects (a local socket connects at once, so this does not wait); the socket is non-blocking.
-  init(path: String) throws(ClientError) {
+  /// The connection names itself `name` first (see `ClientName`), whatever the daemon answers.
+  init(path: String, name: String) throws(ClientError) {
     self.path = path
     input = LineReader(path: path)
     fd = try Connection.socket(path: path)
+    if let line = ClientName.line(name) {
+      output = Array((line + "\n").utf8)
+      unnamed = 1
+    }
   }
 
   deinit { fd.close() }
@@ -74,14 +81,15 @@ final class LiveConnection {
     return incoming
   }
 
-  /// A data line waits for its status line; a status line completes the oldest request's reply.
+  /// A status line completes the oldest request's reply (see `ReplyAssembler`).
   private func take(_ line: String) throws(ClientError) -> Incoming? {
-    switch try ProtocolLine.parse(line) {
+    switch try assembler.take(line) {
     case .event(let event): return .event(event)
-    case .data(let dataLine):
-      data.append(dataLine)
+    case nil: return nil
+    case .reply where unnamed > 0:
+      unnamed -= 1
       return nil
-    case .status(let status):
+    case .reply(let reply):
       guard awaitingStart < awaiting.count else { throw .malformedReply(line) }
       let request = awaiting[awaitingStart]
       awaitingStart += 1
@@ -89,8 +97,7 @@ final class LiveConnection {
         awaiting = []
         awaitingStart = 0
       }
-      defer { data = [] }
-      return .reply(request, Reply(data: data, status: status))
+      return .reply(request, reply)
     }
   }
 }

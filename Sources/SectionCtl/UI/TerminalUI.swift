@@ -45,7 +45,7 @@ final class TerminalUI {
     self.path = path
     self.style = style
     status = StatusBar(socket: path, readonly: readonly)
-    let connection = try LiveConnection(path: path)
+    let connection = try LiveConnection(path: path, name: "sectionctl-ui")
     do {
       signals = try SignalDescriptor([.interrupt, .terminate, .hangUp, .windowChange])
     } catch {
@@ -186,14 +186,16 @@ final class TerminalUI {
   }
 
   private func scheduleReconnect() {
-    let delays = Watcher.backOffMilliseconds
+    let delays = Subscriber.backOffMilliseconds
     reconnectAt = monotonicMicroseconds() + UInt64(delays[min(attempts, delays.count - 1)]) * 1000
     attempts += 1
   }
 
   private func reconnect() {
     reconnectAt = nil
-    guard let connection = try? LiveConnection(path: path) else { return scheduleReconnect() }
+    guard let connection = try? LiveConnection(path: path, name: "sectionctl-ui") else {
+      return scheduleReconnect()
+    }
     // What was said about the old connection (`!bye shutdown`) no longer holds.
     status.message = nil
     start(connection)

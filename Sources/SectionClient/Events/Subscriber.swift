@@ -1,0 +1,135 @@
+import Posix
+import Synchronization
+
+/// Follows the daemon's events on a connection of its own, and outlives the daemon: when the
+/// connection ends (a restart, a crash, SIGKILL) it connects again, waiting longer each time up
+/// to 2 s, and resumes where it was. A daemon that keeps the changes since the last revision
+/// seen (`SUBSCRIBE FROM`) sends the missed events, so nothing is skipped; one that does not
+/// (or an older daemon) sends a `state` snapshot, which is handed on as `.state`.
+///
+/// Blocking: `watch` runs it on its main thread, the async `SectionEvents` on a thread of its own.
+public final class Subscriber: Sendable {
+  /// Waits between reconnection attempts: short at first, so a restart is noticed quickly,
+  /// never longer than the last, so a daemon that comes back is found within 2 s.
+  public static let backOffMilliseconds = [100, 200, 400, 800, 1600, 2000]
+
+  /// What happened to the subscription, for a program to report.
+  public enum News: Equatable, Sendable {
+    /// The connection ended; reconnecting.
+    case lost
+    /// Connected again; subscribing follows.
+    case reconnected
+  }
+
+  /// What `handle` is given.
+  public enum Update: Equatable, Sendable {
+    /// A subscription began with the whole state: the first, or one that could not resume.
+    case subscribed(StateSnapshot)
+    /// A change, as it happened or (after a resumed subscription) as it was missed.
+    case event(Event)
+  }
+
+  public let path: String
+  let name: String?
+  private let stopped = Atomic<Bool>(false)
+  /// The socket being read, so `stop()` can wake the thread blocked on it.
+  private let socket = Mutex<FileDescriptor?>(nil)
+  /// The last revision heard of, where a new subscription resumes.
+  private let lastRevision = Mutex<UInt64?>(nil)
+
+  /// `revision`: resume after it on the first connection too (nil: start with a snapshot).
+  public init(path: String, name: String? = nil, after revision: UInt64? = nil) {
+    self.path = path
+    self.name = name
+    lastRevision.withLock { $0 = revision }
+  }
+
+  /// The last revision heard of.
+  public var revision: UInt64? { lastRevision.withLock { $0 } }
+
+  /// Subscribes and hands each event to `handle`, with the connection for requests of its own
+  /// (events that arrive meanwhile wait), until `handle` returns true or `stop()` is called.
+  /// Only the first connection may fail: after that the daemon is waited for.
+  public func run(
+    news: (News) -> Void = { _ in },
+    handle: (Update, Client) throws(ClientError) -> Bool
+  ) throws(ClientError) {
+    var client = try connect()
+    var resumed = try subscribe(client, handle: handle)
+    while !stopped.load(ordering: .relaxed) {
+      do {
+        if resumed == nil { return }
+        if try follow(client, handle: handle) { return }
+      } catch .connectionLost {
+        // Gone in the middle of a reply: the same as a clean close, reconnect below.
+      }
+      if stopped.load(ordering: .relaxed) { return }
+      news(.lost)
+      guard let next = reconnect() else { return }
+      client = next
+      news(.reconnected)
+      do throws(ClientError) {
+        resumed = try subscribe(client, handle: handle)
+      } catch .connectionLost {
+        continue
+      }
+    }
+  }
+
+  /// Ends `run` from another thread, at once even while it waits for an event.
+  public func stop() {
+    stopped.store(true, ordering: .relaxed)
+    socket.withLock { fd in fd.map(UnixSocket.shutdown) }
+  }
+
+  private func connect() throws(ClientError) -> Client {
+    let client = try Client(path: path, name: name)
+    socket.withLock { $0 = client.connection.fd }
+    if stopped.load(ordering: .relaxed) { UnixSocket.shutdown(client.connection.fd) }
+    return client
+  }
+
+  /// SUBSCRIBE FROM the last revision heard of, or SUBSCRIBE; a snapshot goes to `handle`.
+  /// True when the daemon resumed; nil when `handle` asked to stop.
+  private func subscribe(_ client: Client, handle: (Update, Client) throws(ClientError) -> Bool)
+    throws(ClientError) -> Bool?
+  {
+    var reply: Reply
+    if let revision {
+      reply = try client.request("SUBSCRIBE FROM \(revision)")
+      if case .error = reply.status { reply = try client.request("SUBSCRIBE") }
+    } else {
+      reply = try client.request("SUBSCRIBE")
+    }
+    _ = try reply.succeeded()
+    guard let snapshot = reply.state else { return true }
+    lastRevision.withLock { $0 = snapshot.revision }
+    return try handle(.subscribed(snapshot), client) ? nil : false
+  }
+
+  /// Hands on events until the connection ends (false) or `handle` asks to stop (true).
+  private func follow(_ client: Client, handle: (Update, Client) throws(ClientError) -> Bool)
+    throws(ClientError)
+    -> Bool
+  {
+    while let event = try client.nextEvent() {
+      if let revision = event.revision { lastRevision.withLock { $0 = max($0 ?? 0, revision) } }
+      if try handle(.event(event), client) { return true }
+    }
+    return false
+  }
+
+  /// Tries again and again, waiting longer each time up to the cap, until the daemon answers;
+  /// nil once stopped.
+  private func reconnect() -> Client? {
+    socket.withLock { $0 = nil }
+    var attempt = 0
+    while !stopped.load(ordering: .relaxed) {
+      let delays = Subscriber.backOffMilliseconds
+      ProcessInfo.sleep(milliseconds: delays[min(attempt, delays.count - 1)])
+      attempt += 1
+      if let client = try? connect() { return client }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,28 @@
+/// Sorts the daemon's lines, in the order they come, into complete replies and events: the one
+/// place where data lines are gathered until the status line that ends their reply. The blocking
+/// `Client`, the async `AsyncClient` and sectionctl's ui all read through it.
+public struct ReplyAssembler: Sendable {
+  /// What a line completed: a reply (its data lines and status), or an event.
+  public enum Piece: Equatable, Sendable {
+    case reply(Reply)
+    case event(Event)
+  }
+
+  private var data: [DataLine] = []
+
+  public init() {}
+
+  /// Takes the next line; nil while a reply is still being gathered.
+  public mutating func take(_ line: String) throws(ClientError) -> Piece? {
+    switch try ProtocolLine.parse(line) {
+    case .event(let event):
+      return .event(event)
+    case .data(let dataLine):
+      data.append(dataLine)
+      return nil
+    case .status(let status):
+      defer { data = [] }
+      return .reply(Reply(data: data, status: status))
+    }
+  }
+}

@@ -1,0 +1,13 @@
+/// What LIST and VIEW return: the sections in order (and, for VIEW, the items of the open
+/// ones), as of `revision`.
+public struct Listing: Equatable, Sendable {
+  public var sections: [ListedSection]
+  public var items: [ListedItem]
+  public var revision: UInt64
+}
+
+/// What VERSION returns.
+public struct DaemonVersion: Equatable, Sendable {
+  public var daemon: String
+  public var protocolVersion: String
+}

@@ -1,0 +1,202 @@
+import SectionCore
+
+/// One request of protocol 1 and how its reply reads as a value: the one definition of each
+/// request, which the blocking `Client` and the async `AsyncClient` both send (`perform`).
+///
+/// Arguments are checked before anything is sent: a section reference is one word, and no
+/// argument may hold a line break, which would make the rest of it a second request.
+public struct Request<Value: Sendable>: Sendable {
+  /// The lines sent, in order.
+  public let lines: [String]
+  /// How many replies they get: one per line, except for a BATCH (one for all).
+  public let replyCount: Int
+  let read: @Sendable ([Reply]) throws(ClientError) -> Value
+  /// Why the request cannot be sent, found when it was made.
+  let problem: ClientError?
+
+  init(
+    lines: [String], replyCount: Int? = nil, problem: ClientError? = nil,
+    read: @escaping @Sendable ([Reply]) throws(ClientError) -> Value
+  ) {
+    self.lines = lines
+    self.replyCount = replyCount ?? lines.count
+    self.problem = problem
+    self.read = read
+  }
+
+  /// The value the replies stand for; the daemon's error when one of them is ERR.
+  public func value(from replies: [Reply]) throws(ClientError) -> Value {
+    for reply in replies { _ = try reply.succeeded() }
+    return try read(replies)
+  }
+
+  /// A request of one line that is checked for line breaks and read by `read`.
+  static func line(_ text: String, _ read: @escaping @Sendable (Reply) throws(ClientError) -> Value)
+    -> Request
+  {
+    let broken = text.utf8.contains { $0 == 0x0A || $0 == 0x0D || $0 == 0 }
+    return Request(
+      lines: [text],
+      problem: broken
+        ? .invalidRequest("an argument holds a line break or NUL: \"\(VisibleText.escape(text))\"") : nil
+    ) { replies throws(ClientError) in try read(replies[0]) }
+  }
+
+  /// `text` as one word of a request: a section reference (an id, or an index in digits).
+  static func word(_ text: String) -> ClientError? {
+    let bad = text.isEmpty || text.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
+    return bad
+      ? .invalidRequest("\"\(VisibleText.escape(text))\" is not a section id or index: one word, no spaces")
+      : nil
+  }
+}
+
+/// The revision a change reached: what every change request returns.
+private func revision(_ reply: Reply) throws(ClientError) -> UInt64 {
+  guard let revision = reply.revision else { throw .malformedReply("OK without the revision of the change") }
+  return revision
+}
+
+extension Request where Value == Void {
+  /// `PING`: the daemon answers.
+  public static var ping: Request { .line("PING") { _ in } }
+}
+
+extension Request where Value == DaemonVersion {
+  /// `VERSION`: the daemon's version and the protocol it speaks.
+  public static var version: Request {
+    .line("VERSION") { reply throws(ClientError) in
+      guard case .version(let daemon, let protocolVersion)? = reply.data.first else {
+        throw .malformedReply("OK without a version line after VERSION")
+      }
+      return DaemonVersion(daemon: daemon, protocolVersion: protocolVersion)
+    }
+  }
+}
+
+extension Request where Value == Listing {
+  /// `LIST`: every section, in order, with the revision it shows.
+  public static var list: Request {
+    .line("LIST") { reply in Listing(sections: reply.sections, items: [], revision: reply.revision ?? 0) }
+  }
+
+  /// `VIEW`: what an accordion shows, the sections and the items of the open ones.
+  public static var view: Request {
+    .line("VIEW") { reply in
+      Listing(sections: reply.sections, items: reply.items, revision: reply.revision ?? 0)
+    }
+  }
+}
+
+extension Request where Value == [ListedItem] {
+  /// `ITEMS <ref>`: every item of one section, open or not.
+  public static func items(_ section: String) -> Request {
+    checked(section, .line("ITEMS \(section)") { reply in reply.items })
+  }
+}
+
+extension Request where Value == Bool {
+  /// `TOGGLE <ref>`: whether the section is open now.
+  public static func toggle(_ section: String) -> Request {
+    checked(
+      section,
+      .line("TOGGLE \(section)") { reply throws(ClientError) in
+        guard let listed = reply.sections.first else {
+          throw .malformedReply("OK without the section TOGGLE changed")
+        }
+        return listed.isOpen
+      })
+  }
+}
+
+extension Request where Value == Mode {
+  /// `MODE`: the mode now.
+  public static var mode: Request {
+    .line("MODE") { reply throws(ClientError) in
+      guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
+      return mode
+    }
+  }
+}
+
+extension Request where Value == [String: String] {
+  /// `STATUS`: the daemon's facts (pid, uid, systemd, uptime, config, state, clients, subscribers).
+  public static var status: Request { .line("STATUS") { reply in reply.facts } }
+}
+
+extension Request where Value == [HistoryEntry] {
+  /// `HISTORY [n]`: the last `count` changes the daemon keeps (all it keeps without a count).
+  public static func history(last count: Int? = nil) -> Request {
+    .line(count.map { "HISTORY \($0)" } ?? "HISTORY") { reply in reply.history }
+  }
+
+  /// `HISTORY FROM <rev>`: the changes after `revision`; `ERR GONE <oldest>` when the daemon no
+  /// longer keeps them all.
+  public static func history(after revision: UInt64) -> Request {
+    .line("HISTORY FROM \(revision)") { reply in reply.history }
+  }
+}
+
+extension Request where Value == UInt64 {
+  /// `OPEN <ref>`; the revision reached.
+  public static func open(_ section: String) -> Request { change("OPEN", section) }
+  /// `CLOSE <ref>`.
+  public static func close(_ section: String) -> Request { change("CLOSE", section) }
+  /// `OPEN ALL` (multi mode only).
+  public static var openAll: Request { .line("OPEN ALL", revision) }
+  /// `CLOSE ALL`.
+  public static var closeAll: Request { .line("CLOSE ALL", revision) }
+  /// `MODE <mode>`: switching to exclusive keeps the most recently opened section.
+  public static func setMode(_ mode: Mode) -> Request { .line("MODE \(mode.rawValue)", revision) }
+  /// `RELOAD`, or `RELOAD FRESH`, which drops the sections clients added.
+  public static func reload(fresh: Bool = false) -> Request {
+    .line(fresh ? "RELOAD FRESH" : "RELOAD", revision)
+  }
+  /// `INSERT <index|end> <id> <title>`: a new closed section with no items, at `index` (nil: at the end).
+  public static func insert(id: String, title: String, at index: Int? = nil) -> Request {
+    checked(id, .line("INSERT \(index.map(String.init) ?? "end") \(id) \(title)", revision))
+  }
+  /// `DELETE <ref>`.
+  public static func delete(_ section: String) -> Request { change("DELETE", section) }
+  /// `MOVE <ref> <index>`.
+  public static func move(_ section: String, to index: Int) -> Request { change("MOVE", section, "\(index)") }
+  /// `RENAME <ref> <title>`: the id stays.
+  public static func rename(_ section: String, to title: String) -> Request {
+    change("RENAME", section, title)
+  }
+  /// `ITEM INSERT <ref> <pos|end> <text>`: a new item at `position` (nil: at the end).
+  public static func insertItem(_ text: String, in section: String, at position: Int? = nil) -> Request {
+    change("ITEM INSERT", section, "\(position.map(String.init) ?? "end") \(text)")
+  }
+  /// `ITEM DELETE <ref> <pos>`.
+  public static func deleteItem(at position: Int, in section: String) -> Request {
+    change("ITEM DELETE", section, "\(position)")
+  }
+  /// `ITEM MOVE <ref> <from> <to>`.
+  public static func moveItem(from: Int, to: Int, in section: String) -> Request {
+    change("ITEM MOVE", section, "\(from) \(to)")
+  }
+  /// `ITEM SET <ref> <pos> <text>`: replaces an item's text.
+  public static func setItem(at position: Int, to text: String, in section: String) -> Request {
+    change("ITEM SET", section, "\(position) \(text)")
+  }
+
+  /// `BATCH`, the changes, `END`: applied as one change, all or none; the revision reached.
+  /// The daemon's error names the line that failed (`line 2: ...`), and nothing was changed.
+  public static func batch(_ changes: [Request<UInt64>]) -> Request {
+    let problem = changes.lazy.compactMap(\.problem).first
+    return Request(
+      lines: ["BATCH"] + changes.flatMap(\.lines) + ["END"], replyCount: 1, problem: problem
+    ) { replies throws(ClientError) in try revision(replies[0]) }
+  }
+
+  private static func change(_ verb: String, _ section: String, _ rest: String? = nil) -> Request {
+    checked(section, .line([verb, section, rest].compactMap { $0 }.joined(separator: " "), revision))
+  }
+}
+
+/// `request`, unless `section` is not one word.
+private func checked<Value>(_ section: String, _ request: Request<Value>) -> Request<Value> {
+  guard let problem = Request<Value>.word(section), request.problem == nil else { return request }
+  return Request(lines: request.lines, replyCount: request.replyCount, problem: problem, read: request.read)
+}
