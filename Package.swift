@@ -66,7 +66,8 @@ let package = Package(
     .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"], linkerSettings: [bindNow]),
     .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore"]),
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl", "SectionClient"]),
-    .testTarget(name: "IntegrationTests", dependencies: ["Posix"]),
+    .testTarget(name: "SectionClientTests", dependencies: ["SectionClient"]),
+    .testTarget(name: "IntegrationTests", dependencies: ["Posix", "SectionClient"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -157,9 +157,7 @@ struct Runner {
   /// The socket of the daemon to talk to now (see `SocketLocation`); one that is named is
   /// not tried first, its connection says what is wrong.
   func socket() throws(ClientError) -> SocketLocation.Candidate {
-    let candidates = candidates
-    if candidates.count == 1 { return candidates[0] }
-    return try SocketLocation.choose(candidates, probe: SocketLocation.probe)
+    try SocketLocation.find(candidates)
   }
 
   /// `socketPath()` for a command that only reads and waits (watch): a control socket the

@@ -72,6 +72,13 @@ public enum SocketLocation {
     throw ClientError.connectFailure(path: failures[0].0.path, errno: failures[0].1)
   }
 
+  /// The socket to use now: the one candidate when there is one (its connection says what is
+  /// wrong), else the first whose daemon answers (`choose`).
+  public static func find(_ candidates: [Candidate]) throws(ClientError) -> Candidate {
+    if candidates.count == 1 { return candidates[0] }
+    return try choose(candidates, probe: probe)
+  }
+
   /// For commands that wait for a daemon to come (watch, ui): the one that answers now, else the
   /// first whose socket file exists, else the first.
   public static func chooseForWaiting(_ candidates: [Candidate], probe: (String) -> Errno?) -> Candidate {

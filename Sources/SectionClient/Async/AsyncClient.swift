@@ -1,0 +1,142 @@
+import SectionCore
+import Synchronization
+
+/// A connection to sectiond for async code: every request is a method, any number of tasks may
+/// call them at once, and their requests go out at once on the one connection (pipelining),
+/// each reply matched to its request in order.
+///
+/// ```swift
+/// let daemon = try AsyncClient.connect(name: "my-panel")
+/// let isOpen = try await daemon.toggle("network")
+/// for try await state in daemon.states() { render(state.sections) }
+/// ```
+///
+/// Errors are `ClientError`: `.daemon(code:message:)` carries the protocol's ERR code (NOSECTION,
+/// READONLY, SYNTAX...) and message. When the daemon goes away, the requests in flight fail
+/// with `.connectionLost` (a change among them may or may not have been made); the next request
+/// connects again. `events()` and `states()` follow on connections of their own and reconnect
+/// by themselves.
+public final class AsyncClient: Sendable {
+  /// The daemon's control (or read-only) socket.
+  public let path: String
+  /// What the connections call themselves (`CLIENT NAME`), recorded with each change they make.
+  public let name: String?
+  private let link: Mutex<Link?>
+
+  /// Connects to the socket at `path`.
+  public init(path: String, name: String? = nil) throws(ClientError) {
+    self.path = path
+    self.name = name
+    link = Mutex(try Link(path: path, name: name))
+  }
+
+  /// Connects as sectionctl does: the socket named (`socket`, else `$SECTIOND_SOCKET`), else
+  /// for root the system daemon's, else the user's own daemon if it runs and the system's if
+  /// not; with `readonly`, the read-only socket beside it (see `SocketLocation`).
+  public static func connect(
+    socket: String? = nil, readonly: Bool = false, name: String? = nil, environment: Environment = .current
+  ) throws(ClientError) -> AsyncClient {
+    let candidates = SocketLocation.candidates(explicit: socket, readonly: readonly, environment: environment)
+    return try AsyncClient(path: SocketLocation.find(candidates).path, name: name)
+  }
+
+  deinit { link.withLock { $0?.close() } }
+
+  /// Sends `request` and reads its reply as a value.
+  public func perform<Value>(_ request: Request<Value>) async throws(ClientError) -> Value {
+    if let problem = request.problem { throw problem }
+    return try request.value(from: await send(request.lines, replies: request.replyCount))
+  }
+
+  /// Sends raw request lines and returns their `replies` (one per line unless given), in order:
+  /// for requests this library has no method for.
+  public func send(_ lines: [String], replies: Int? = nil) async throws(ClientError) -> [Reply] {
+    let link = try currentLink()
+    let result = await withCheckedContinuation { continuation in
+      link.send(lines, to: Waiter(count: replies ?? lines.count, continuation: continuation))
+    }
+    return try result.get()
+  }
+
+  /// The connection, made again if the last one ended.
+  private func currentLink() throws(ClientError) -> Link {
+    try link.withLock { (link: inout Link?) throws(ClientError) -> Link in
+      if let current = link, !current.isClosed { return current }
+      let fresh = try Link(path: path, name: name)
+      link = fresh
+      return fresh
+    }
+  }
+
+  /// Every change from now on, as it happens: a `.state` snapshot first, then events. After a
+  /// restart or crash of the daemon it reconnects by itself, and resumes with the changes
+  /// missed (or, where the daemon no longer has them, a new `.state` snapshot). `after`
+  /// resumes from a revision seen before instead of starting with a snapshot.
+  public func events(after revision: UInt64? = nil) -> SectionEvents {
+    SectionEvents(path: path, name: name, after: revision)
+  }
+
+  /// The state a view needs, kept current: a new value after every change (see `SectionState`).
+  public func states() -> SectionStates {
+    SectionStates(path: path, name: name)
+  }
+}
+
+// The requests, one method each (see `Request` for what each sends).
+extension AsyncClient {
+  public func ping() async throws(ClientError) { try await perform(.ping) }
+  public func version() async throws(ClientError) -> DaemonVersion { try await perform(.version) }
+  /// Every section, in order.
+  public func list() async throws(ClientError) -> [ListedSection] { try await perform(.list).sections }
+  /// The sections and the items of the open ones, as an accordion shows them.
+  public func view() async throws(ClientError) -> Listing { try await perform(.view) }
+  /// Every item of one section (an id, or an index in digits).
+  public func items(_ section: String) async throws(ClientError) -> [ListedItem] {
+    try await perform(.items(section))
+  }
+  /// Opens a section (in exclusive mode, closing the open one); the revision reached.
+  @discardableResult public func open(_ section: String) async throws(ClientError) -> UInt64 {
+    try await perform(.open(section))
+  }
+  @discardableResult public func close(_ section: String) async throws(ClientError) -> UInt64 {
+    try await perform(.close(section))
+  }
+  /// Opens a closed section or closes an open one: whether it is open now.
+  @discardableResult public func toggle(_ section: String) async throws(ClientError) -> Bool {
+    try await perform(.toggle(section))
+  }
+  public func mode() async throws(ClientError) -> Mode { try await perform(.mode) }
+  @discardableResult public func setMode(_ mode: Mode) async throws(ClientError) -> UInt64 {
+    try await perform(.setMode(mode))
+  }
+  /// The daemon's facts: pid, uid, systemd, uptime, config, state, clients, subscribers.
+  public func status() async throws(ClientError) -> [String: String] { try await perform(.status) }
+  /// The last `count` changes the daemon keeps, with who made them.
+  public func history(last count: Int? = nil) async throws(ClientError) -> [HistoryEntry] {
+    try await perform(.history(last: count))
+  }
+  /// The changes after `revision`; `.daemon(code: "GONE", ...)` when they are no longer all kept.
+  public func history(after revision: UInt64) async throws(ClientError) -> [HistoryEntry] {
+    try await perform(.history(after: revision))
+  }
+
+  /// The changes `build` adds, made as one: all of them, or (on the first that fails, which the
+  /// error names as `line N`) none. The revision reached.
+  ///
+  /// ```swift
+  /// try await daemon.batch { $0.add(.insert(id: "logs", title: "Logs")); $0.add(.open("logs")) }
+  /// ```
+  @discardableResult
+  public func batch(_ build: (inout BatchBuilder) -> Void) async throws(ClientError) -> UInt64 {
+    var builder = BatchBuilder()
+    build(&builder)
+    return try await perform(.batch(builder.changes))
+  }
+}
+
+/// The changes of a `batch`, in order.
+public struct BatchBuilder: Sendable {
+  public private(set) var changes: [Request<UInt64>] = []
+  /// Adds a change: `.open`, `.close`, `.insert`, `.rename`, `.insertItem`...
+  public mutating func add(_ change: Request<UInt64>) { changes.append(change) }
+}

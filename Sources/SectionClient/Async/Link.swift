@@ -1,0 +1,161 @@
+import Posix
+import Synchronization
+
+/// One connection of an `AsyncClient`: any number of tasks write requests on it, each at once
+/// (pipelining), and one thread of its own reads the replies and hands each to the oldest
+/// request waiting, as protocol 1 answers in order.
+///
+/// Writers take `writing` in turn, so the order of the waiters matches the order of the bytes;
+/// the reader never takes it, so a daemon that stops reading until its replies are read (as
+/// sectiond does when a client's replies pile up) cannot deadlock a writer waiting to write.
+final class Link: Sendable {
+  let path: String
+  private let fd: FileDescriptor
+  private let writing = Mutex(())
+  private let pending = Mutex(Pending())
+
+  fileprivate struct Pending: ~Copyable {
+    var waiters: [Waiter] = []
+    var head = 0
+    /// Why the connection ended; every request from then on fails with it.
+    var failure: ClientError?
+  }
+
+  /// Connects; the reader thread runs until the connection ends (`close`, or the daemon).
+  init(path: String, name: String?) throws(ClientError) {
+    self.path = path
+    fd = try Connection.socket(path: path)
+    if let line = name.flatMap(ClientName.line) { send([line], to: Waiter(count: 1, continuation: nil)) }
+    do {
+      try Thread.start { [self] in read() }.detach()
+    } catch {
+      fd.close()
+      throw .cannotConnect(path: path, errno: (error as? PosixError)?.errno ?? Errno(0))
+    }
+  }
+
+  deinit { fd.close() }
+
+  /// True once the connection has ended.
+  var isClosed: Bool { pending.withLock { $0.failure != nil } }
+
+  /// Writes `lines` and queues `waiter` for their replies (`waiter.count` of them).
+  func send(_ lines: [String], to waiter: Waiter) {
+    var bytes: [UInt8] = []
+    for line in lines {
+      bytes += line.utf8
+      bytes.append(0x0A)
+    }
+    writing.withLock { _ in
+      let failure = pending.withLock { pending -> ClientError? in
+        if let failure = pending.failure { return failure }
+        for _ in 0..<waiter.count { pending.waiters.append(waiter) }
+        return nil
+      }
+      if let failure { return waiter.fail(failure) }
+      // A write that fails leaves the waiters queued: the reader fails them when it sees the end.
+      if !write(bytes) { UnixSocket.shutdown(fd) }
+    }
+  }
+
+  /// Ends the connection: requests waiting fail with `connectionLost`.
+  func close() { UnixSocket.shutdown(fd) }
+
+  private func write(_ bytes: [UInt8]) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+      let result = try? bytes.withUnsafeBytes {
+        try fd.write(UnsafeRawBufferPointer(rebasing: $0[offset...]))
+      }
+      switch result {
+      case .done(let written): offset += written
+      case .wouldBlock:
+        guard (try? Poll.wait([(fd, .writable)], milliseconds: -1)) != nil else { return false }
+      case nil: return false
+      }
+    }
+    return true
+  }
+
+  /// The reader thread: replies to their waiters until the connection ends, then every waiter
+  /// left fails.
+  private func read() {
+    var lines = LineReader(path: path)
+    var assembler = ReplyAssembler()
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    var failure = ClientError.connectionLost(path: path)
+    reading: while true {
+      let result = try? chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+      switch result {
+      case .done(let count) where count > 0: lines.append(chunk[..<count])
+      case .wouldBlock:
+        guard (try? Poll.wait([(fd, .readable)], milliseconds: -1)) != nil else { break reading }
+        continue
+      default: break reading
+      }
+      do throws(ClientError) {
+        while let line = try lines.nextLine() {
+          guard case .reply(let reply) = try assembler.take(line) else { continue }
+          guard let waiter = pending.withLock({ $0.takeFirst() }) else {
+            throw .malformedReply(line)
+          }
+          waiter.add(reply)
+        }
+      } catch {
+        failure = error
+        break reading
+      }
+    }
+    UnixSocket.shutdown(fd)
+    let left = pending.withLock { pending in
+      pending.failure = failure
+      defer { pending.waiters = [] }
+      return pending.waiters[pending.head...]
+    }
+    for waiter in left { waiter.fail(failure) }
+  }
+}
+
+extension Link.Pending {
+  mutating func takeFirst() -> Waiter? {
+    guard head < waiters.count else { return nil }
+    let waiter = waiters[head]
+    head += 1
+    if head == waiters.count {
+      waiters.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 1024 && head * 2 >= waiters.count {
+      waiters.removeSubrange(0..<head)
+      head = 0
+    }
+    return waiter
+  }
+}
+
+/// The replies one call waits for, and the task waiting: resumed once, with all of them or the
+/// error that ended the connection. Touched by the reader thread only, once queued.
+final class Waiter: @unchecked Sendable {
+  typealias Resumption = CheckedContinuation<Result<[Reply], ClientError>, Never>
+
+  let count: Int
+  private var replies: [Reply] = []
+  private var continuation: Resumption?
+
+  init(count: Int, continuation: Resumption?) {
+    self.count = count
+    self.continuation = continuation
+    replies.reserveCapacity(count)
+  }
+
+  func add(_ reply: Reply) {
+    replies.append(reply)
+    if replies.count == count { resume(.success(replies)) }
+  }
+
+  func fail(_ error: ClientError) { resume(.failure(error)) }
+
+  private func resume(_ result: Result<[Reply], ClientError>) {
+    continuation?.resume(returning: result)
+    continuation = nil
+  }
+}

@@ -1,0 +1,78 @@
+/// The daemon's changes as an `AsyncSequence` of `Event`s (see `AsyncClient.events()`): a
+/// `.state` snapshot first, then each change as it happens, across daemon restarts.
+/// Each iterator follows on a connection (and a thread) of its own, which end with it.
+public struct SectionEvents: AsyncSequence, Sendable {
+  public typealias Element = Event
+  public typealias Failure = ClientError
+
+  let path: String
+  let name: String?
+  let after: UInt64?
+
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(
+      feed: Feed(subscriber: Subscriber(path: path, name: name, after: after)) {
+        subscriber, channel throws(ClientError) in
+        try subscriber.run { update, _ throws(ClientError) in
+          switch update {
+          case .subscribed(let snapshot): !channel.push(.state(snapshot))
+          case .event(let event): !channel.push(event)
+          }
+        }
+      })
+  }
+
+  public struct Iterator: AsyncIteratorProtocol {
+    let feed: Feed<Event>
+
+    public mutating func next() async throws(ClientError) -> Event? { try await feed.next() }
+
+    public mutating func next(isolation actor: isolated (any Actor)?) async throws(ClientError) -> Event? {
+      try await feed.next()
+    }
+  }
+}
+
+/// The state a view needs as an `AsyncSequence` of `SectionState` values (see
+/// `AsyncClient.states()`): the first once subscribed, then one after each change.
+public struct SectionStates: AsyncSequence, Sendable {
+  public typealias Element = SectionState
+  public typealias Failure = ClientError
+
+  let path: String
+  let name: String?
+
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(
+      feed: Feed(subscriber: Subscriber(path: path, name: name)) { subscriber, channel throws(ClientError) in
+        var state: SectionState?
+        try subscriber.run { update, client throws(ClientError) in
+          switch update {
+          case .subscribed(let snapshot):
+            state = SectionState(snapshot: snapshot, listing: try client.perform(.list))
+          case .event(let event):
+            guard var current = state else { return false }
+            switch current.apply(event) {
+            case .unchanged: return false
+            case .changed: break
+            case .needsList: current.relisted(try client.perform(.list))
+            }
+            state = current
+          }
+          return !channel.push(state!)
+        }
+      })
+  }
+
+  public struct Iterator: AsyncIteratorProtocol {
+    let feed: Feed<SectionState>
+
+    public mutating func next() async throws(ClientError) -> SectionState? { try await feed.next() }
+
+    public mutating func next(isolation actor: isolated (any Actor)?) async throws(ClientError)
+      -> SectionState?
+    {
+      try await feed.next()
+    }
+  }
+}
