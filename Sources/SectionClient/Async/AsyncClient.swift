@@ -43,6 +43,7 @@ public final class AsyncClient: Sendable {
   deinit { link.withLock { $0?.close() } }
 
   /// Sends `request` and reads its reply as a value.
+  @discardableResult
   public func perform<Value>(_ request: Request<Value>) async throws(ClientError) -> Value {
     if let problem = request.problem { throw problem }
     return try request.value(from: await send(request.lines, replies: request.replyCount))

@@ -9,6 +9,14 @@ public struct SectionEvents: AsyncSequence, Sendable {
   let name: String?
   let after: UInt64?
 
+  /// The events of the daemon at `path`, without a connection for requests; `after` resumes
+  /// from a revision seen before (see `AsyncClient.events(after:)`).
+  public init(path: String, name: String? = nil, after revision: UInt64? = nil) {
+    self.path = path
+    self.name = name
+    self.after = revision
+  }
+
   public func makeAsyncIterator() -> Iterator {
     Iterator(
       feed: Feed(subscriber: Subscriber(path: path, name: name, after: after)) {

@@ -44,6 +44,7 @@ public final class Client {
   }
 
   /// Sends `request` and reads its reply as a value; the daemon's ERR as `ClientError.daemon`.
+  @discardableResult
   public func perform<Value>(_ request: Request<Value>) throws(ClientError) -> Value {
     if let problem = request.problem { throw problem }
     return try request.value(from: self.request(request.lines, replies: request.replyCount))

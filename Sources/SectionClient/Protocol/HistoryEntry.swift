@@ -12,4 +12,16 @@ public struct HistoryEntry: Equatable, Sendable {
   public var name: String
   /// The change, as subscribers saw it.
   public var event: Event
+
+  public init(
+    revision: UInt64, time: String, via: String, uid: String, pid: String, name: String, event: Event
+  ) {
+    self.revision = revision
+    self.time = time
+    self.via = via
+    self.uid = uid
+    self.pid = pid
+    self.name = name
+    self.event = event
+  }
 }

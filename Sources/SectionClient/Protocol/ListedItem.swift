@@ -3,4 +3,10 @@ public struct ListedItem: Equatable, Sendable {
   public let sectionIndex: Int
   public let position: Int
   public let text: String
+
+  public init(sectionIndex: Int, position: Int, text: String) {
+    self.sectionIndex = sectionIndex
+    self.position = position
+    self.text = text
+  }
 }

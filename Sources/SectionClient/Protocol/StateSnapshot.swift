@@ -6,4 +6,10 @@ public struct StateSnapshot: Equatable, Sendable {
   public let mode: Mode
   /// Ids of the open sections, in list order.
   public let openIDs: [String]
+
+  public init(revision: UInt64, mode: Mode, openIDs: [String]) {
+    self.revision = revision
+    self.mode = mode
+    self.openIDs = openIDs
+  }
 }
