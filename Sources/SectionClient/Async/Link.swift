@@ -61,20 +61,13 @@ final class Link: Sendable {
   /// Ends the connection: requests waiting fail with `connectionLost`.
   func close() { UnixSocket.shutdown(fd) }
 
+  /// Writes all of `bytes`, waiting as long as the socket takes; false once it takes nothing.
   private func write(_ bytes: [UInt8]) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-      let result = try? bytes.withUnsafeBytes {
-        try fd.write(UnsafeRawBufferPointer(rebasing: $0[offset...]))
-      }
-      switch result {
-      case .done(let written): offset += written
-      case .wouldBlock:
-        guard (try? Poll.wait([(fd, .writable)], milliseconds: -1)) != nil else { return false }
-      case nil: return false
-      }
+    let fd = fd
+    let written: Void? = try? Connection.write(bytes, to: fd, path: path) { () throws(ClientError) in
+      guard (try? Poll.wait([(fd, .writable)], milliseconds: -1)) != nil else { throw .connectionLost(path: path) }
     }
-    return true
+    return written != nil
   }
 
   /// The reader thread: replies to their waiters until the connection ends, then every waiter

@@ -67,7 +67,16 @@ public final class Connection {
 
   /// Sends each line with its LF. A daemon that went away shows up as `connectionLost`, never as SIGPIPE.
   public func send(_ lines: [String]) throws(ClientError) {
-    let bytes = Array(lines.map { $0 + "\n" }.joined().utf8)
+    try Connection.write(Array(lines.map { $0 + "\n" }.joined().utf8), to: fd, path: path) {
+      () throws(ClientError) in try wait(for: .writable)
+    }
+  }
+
+  /// Writes every byte to the non-blocking `fd`, calling `wait` whenever the socket takes no
+  /// more for now; `connectionLost` once it takes nothing.
+  static func write(
+    _ bytes: [UInt8], to fd: FileDescriptor, path: String, wait: () throws(ClientError) -> Void
+  ) throws(ClientError) {
     var offset = 0
     while offset < bytes.count {
       let result = try? bytes.withUnsafeBytes {
@@ -75,7 +84,7 @@ public final class Connection {
       }
       switch result {
       case .done(let written): offset += written
-      case .wouldBlock: try wait(for: .writable)
+      case .wouldBlock: try wait()
       case nil: throw .connectionLost(path: path)
       }
     }
