@@ -32,10 +32,18 @@ public final class AsyncClient: Sendable {
 
   /// Connects as sectionctl does: the socket named (`socket`, else `$SECTIOND_SOCKET`), else
   /// for root the system daemon's, else the user's own daemon if it runs and the system's if
-  /// not; with `readonly`, the read-only socket beside it (see `SocketLocation`).
-  public static func connect(
-    socket: String? = nil, readonly: Bool = false, name: String? = nil, environment: Environment = .current
-  ) throws(ClientError) -> AsyncClient {
+  /// not; with `readonly`, the read-only socket beside it.
+  public static func connect(socket: String? = nil, readonly: Bool = false, name: String? = nil)
+    throws(ClientError)
+    -> AsyncClient
+  {
+    try connect(socket: socket, readonly: readonly, name: name, environment: .current)
+  }
+
+  /// `connect` with the environment given, for tests (see `SocketLocation`).
+  package static func connect(socket: String?, readonly: Bool, name: String?, environment: Environment)
+    throws(ClientError) -> AsyncClient
+  {
     let candidates = SocketLocation.candidates(explicit: socket, readonly: readonly, environment: environment)
     return try AsyncClient(path: SocketLocation.find(candidates).path, name: name)
   }
@@ -85,7 +93,9 @@ public final class AsyncClient: Sendable {
 
 // The requests, one method each (see `Request` for what each sends).
 extension AsyncClient {
+  /// Checks that the daemon answers.
   public func ping() async throws(ClientError) { try await perform(.ping) }
+  /// The daemon's version and the protocol version it speaks.
   public func version() async throws(ClientError) -> DaemonVersion { try await perform(.version) }
   /// Every section, in order.
   public func list() async throws(ClientError) -> [ListedSection] { try await perform(.list).sections }
@@ -99,6 +109,7 @@ extension AsyncClient {
   @discardableResult public func open(_ section: String) async throws(ClientError) -> UInt64 {
     try await perform(.open(section))
   }
+  /// Closes a section; the revision reached.
   @discardableResult public func close(_ section: String) async throws(ClientError) -> UInt64 {
     try await perform(.close(section))
   }
@@ -106,7 +117,9 @@ extension AsyncClient {
   @discardableResult public func toggle(_ section: String) async throws(ClientError) -> Bool {
     try await perform(.toggle(section))
   }
+  /// The mode now: `multi`, or `exclusive` (an accordion: one section open at most).
   public func mode() async throws(ClientError) -> Mode { try await perform(.mode) }
+  /// Switches the mode (to exclusive keeps the most recently opened section); the revision reached.
   @discardableResult public func setMode(_ mode: Mode) async throws(ClientError) -> UInt64 {
     try await perform(.setMode(mode))
   }

@@ -65,7 +65,9 @@ final class Link: Sendable {
   private func write(_ bytes: [UInt8]) -> Bool {
     let fd = fd
     let written: Void? = try? Connection.write(bytes, to: fd, path: path) { () throws(ClientError) in
-      guard (try? Poll.wait([(fd, .writable)], milliseconds: -1)) != nil else { throw .connectionLost(path: path) }
+      guard (try? Poll.wait([(fd, .writable)], milliseconds: -1)) != nil else {
+        throw .connectionLost(path: path)
+      }
     }
     return written != nil
   }

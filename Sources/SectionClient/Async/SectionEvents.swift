@@ -30,6 +30,8 @@ public struct SectionEvents: AsyncSequence, Sendable {
       })
   }
 
+  /// Follows on a connection and a thread of its own, both ended when the iterator goes away
+  /// or its task is cancelled.
   public struct Iterator: AsyncIteratorProtocol {
     let feed: Feed<Event>
 
@@ -72,6 +74,8 @@ public struct SectionStates: AsyncSequence, Sendable {
       })
   }
 
+  /// Follows on a connection and a thread of its own, both ended when the iterator goes away
+  /// or its task is cancelled.
   public struct Iterator: AsyncIteratorProtocol {
     let feed: Feed<SectionState>
 

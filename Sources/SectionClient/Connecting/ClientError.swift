@@ -30,7 +30,7 @@ public enum ClientError: Error, Equatable {
   /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
   case terminal(String)
 
-  public var exitStatus: ExitStatus {
+  package var exitStatus: ExitStatus {
     switch self {
     case .usage, .terminal, .invalidRequest: .usage
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: .unavailable
@@ -51,7 +51,7 @@ public enum ClientError: Error, Equatable {
 
   /// The error as sectionctl --readonly reports it: the daemon's READONLY refusal names the
   /// socket, and the fix on the command line is to drop the option.
-  public var onReadonlySocket: ClientError {
+  package var onReadonlySocket: ClientError {
     guard case .daemon("READONLY", let message) = self else { return self }
     let verb = message.split(separator: " ").first.map(String.init) ?? "this"
     return .daemon(
@@ -100,7 +100,7 @@ public enum ClientError: Error, Equatable {
   /// What `connect` failing with `errno` means at `path`. Connecting to anything that is not a
   /// socket is refused just like connecting to a socket nobody listens on, so the refusal names
   /// what is really there (through symbolic links, as `connect` follows them).
-  public static func connectFailure(path: String, errno: Errno) -> ClientError {
+  package static func connectFailure(path: String, errno: Errno) -> ClientError {
     if errno == .connectionRefused, let status = try? FileSystem.status(path, followingLinks: true),
       !status.isSocket
     {
@@ -110,7 +110,7 @@ public enum ClientError: Error, Equatable {
   }
 
   /// The file type in `mode`, as a person names it.
-  public static func kind(of mode: mode_t) -> String {
+  package static func kind(of mode: mode_t) -> String {
     switch mode & S_IFMT {
     case S_IFREG: "a regular file"
     case S_IFDIR: "a directory"
@@ -123,7 +123,7 @@ public enum ClientError: Error, Equatable {
 
   /// How to start the daemon that owns `path`: the system's through systemctl, the user's
   /// through `systemctl --user` (or by hand), any other by hand with that socket.
-  public static func startHint(for path: String) -> String {
+  package static func startHint(for path: String) -> String {
     let name = path.split(separator: "/").last.map(String.init) ?? path
     let unit = name == SocketNames.readonly ? "sectiond-readonly.socket" : "sectiond.socket"
     if path.hasPrefix("/run/sectiond/") {
@@ -140,7 +140,7 @@ public enum ClientError: Error, Equatable {
   /// Who may change state through the socket at `path`: the members of its group, named as it
   /// is (the system daemon's is `sectiond`; one started by hand has the group of whoever
   /// started it). Joining root's group is no advice to give: then it is root's alone.
-  public static func groupHint(for path: String) -> String {
+  package static func groupHint(for path: String) -> String {
     let gid = (try? FileSystem.status(path, followingLinks: true))?.group
     let name = gid.flatMap { getgrgid($0) }.map { String(cString: $0.pointee.gr_name) } ?? gid.map { "\($0)" }
     guard let name else { return "changing state is for the socket's owner and group" }

@@ -3,12 +3,12 @@ import SectionCore
 
 /// Where the daemon's socket is: the one named (`--socket`, `$SECTIOND_SOCKET`), else for root
 /// the system daemon's, else the user's own daemon if it runs and the system daemon if not.
-public enum SocketLocation {
-  public static let systemPath = "/run/sectiond/" + SocketNames.control
-  public static let readonlyName = SocketNames.readonly
+package enum SocketLocation {
+  package static let systemPath = "/run/sectiond/" + SocketNames.control
+  package static let readonlyName = SocketNames.readonly
 
   /// Whose daemon a socket belongs to: what `status` says, and what hint a failure gives.
-  public enum Kind: String, Equatable, Sendable {
+  package enum Kind: String, Equatable, Sendable {
     /// Named with --socket, --readonly-socket or SECTIOND_SOCKET.
     case given
     /// The user's own daemon (the per-user service, or sectiond started by hand).
@@ -17,13 +17,13 @@ public enum SocketLocation {
     case system
   }
 
-  public struct Candidate: Equatable, Sendable {
-    public let path: String
-    public let kind: Kind
+  package struct Candidate: Equatable, Sendable {
+    package let path: String
+    package let kind: Kind
   }
 
   /// The first candidate, without trying any: the socket sectionctl looks at first.
-  public static func resolve(
+  package static func resolve(
     explicit: String?, readonly: Bool, explicitReadonly: String? = nil, environment: Environment
   ) -> String {
     candidates(
@@ -35,7 +35,7 @@ public enum SocketLocation {
   /// own (`$XDG_RUNTIME_DIR/sectiond`, or `/tmp/sectiond-UID` as the daemon does without
   /// one), then the system's. With `readonly`, the read-only socket of each (`--readonly-socket`
   /// if given), named after its control socket as the daemon names it (`SocketNames`).
-  public static func candidates(
+  package static func candidates(
     explicit: String?, readonly: Bool, explicitReadonly: String? = nil, environment: Environment
   ) -> [Candidate] {
     if readonly, let explicitReadonly { return [Candidate(path: explicitReadonly, kind: .given)] }
@@ -56,7 +56,7 @@ public enum SocketLocation {
   /// else the errno). When none does: one candidate's failure as it is; with a user and a
   /// system socket, a failure that is not "nobody there" (permission denied on the system's)
   /// is the one reported, else both are named with how to start each.
-  public static func choose(_ candidates: [Candidate], probe: (String) -> Errno?) throws(ClientError)
+  package static func choose(_ candidates: [Candidate], probe: (String) -> Errno?) throws(ClientError)
     -> Candidate
   {
     var failures: [(Candidate, Errno)] = []
@@ -74,14 +74,14 @@ public enum SocketLocation {
 
   /// The socket to use now: the one candidate when there is one (its connection says what is
   /// wrong), else the first whose daemon answers (`choose`).
-  public static func find(_ candidates: [Candidate]) throws(ClientError) -> Candidate {
+  package static func find(_ candidates: [Candidate]) throws(ClientError) -> Candidate {
     if candidates.count == 1 { return candidates[0] }
     return try choose(candidates, probe: probe)
   }
 
   /// For commands that wait for a daemon to come (watch, ui): the one that answers now, else the
   /// first whose socket file exists, else the first.
-  public static func chooseForWaiting(_ candidates: [Candidate], probe: (String) -> Errno?) -> Candidate {
+  package static func chooseForWaiting(_ candidates: [Candidate], probe: (String) -> Errno?) -> Candidate {
     if let running = candidates.first(where: { probe($0.path) == nil }) { return running }
     return candidates.first { FileSystem.exists($0.path) } ?? candidates[0]
   }
@@ -89,7 +89,7 @@ public enum SocketLocation {
   /// Connects and closes: nil when a daemon accepted, else why not.
   /// A socket in a directory another user could write is not connected to: it counts as the
   /// one to use, so that the connection that follows refuses it and says why (see `Connection`).
-  public static func probe(_ path: String) -> Errno? {
+  package static func probe(_ path: String) -> Errno? {
     if SocketDirectory.problem(socket: path) != nil { return nil }
     do {
       try UnixSocket.connect(path: path).close()

@@ -1,6 +1,6 @@
 /// Protocol 1 over a `Connection`: requests answered in order, events kept aside until asked for.
 public final class Client {
-  public let connection: Connection
+  package let connection: Connection
   /// Events that arrived while a reply was being read, oldest first.
   private var pendingEvents: [Event] = []
   private var assembler = ReplyAssembler()
@@ -17,6 +17,7 @@ public final class Client {
     if let line = name.flatMap(ClientName.line) { preamble = [line] }
   }
 
+  /// Sends one line and reads its reply, ERR or not (`succeeded()` turns ERR into an error).
   public func request(_ line: String) throws(ClientError) -> Reply {
     try request([line])[0]
   }

@@ -7,6 +7,7 @@ public enum ClientName {
     return "CLIENT NAME " + name
   }
 
+  /// Whether the daemon accepts `name`.
   public static func isValid(_ name: String) -> Bool {
     (1...64).contains(name.utf8.count)
       && name.utf8.allSatisfy { byte in

@@ -2,8 +2,8 @@ import Posix
 
 /// A connection to the daemon's socket that sends lines and reads them back one at a time,
 /// waiting for the daemon at most until its deadline (`--timeout`), if it has one.
-public final class Connection {
-  public let path: String
+package final class Connection {
+  package let path: String
   let fd: FileDescriptor
   private var lines: LineReader
   private var atEnd = false
@@ -13,7 +13,7 @@ public final class Connection {
   private let deadline: UInt64?
 
   /// Connects to `path`; every wait on this connection from now on ends `timeout` seconds from now.
-  public init(path: String, timeout: Double? = nil) throws(ClientError) {
+  package init(path: String, timeout: Double? = nil) throws(ClientError) {
     self.path = path
     lines = LineReader(path: path)
     self.timeout = timeout
@@ -24,13 +24,14 @@ public final class Connection {
   /// Whether the user named the socket (`--socket`, `--readonly-socket`, `SECTIOND_SOCKET`):
   /// set once from the command line; a named socket's owner is trusted with its directory
   /// (`SocketDirectory.clientProblem`).
-  public nonisolated(unsafe) static var socketIsNamed = false
+  package nonisolated(unsafe) static var socketIsNamed = false
 
   /// A non-blocking socket connected to `path`, once its directory is known to be safe (see
   /// `SocketDirectory`); a failure says why, for `ClientError`'s advice. A listener whose backlog
   /// is full refuses non-blocking connections with EAGAIN: tried again until `deadline` (which
   /// `timeout` seconds gave).
-  public static func socket(path: String, timeout: Double? = nil, deadline: UInt64? = nil) throws(ClientError)
+  package static func socket(path: String, timeout: Double? = nil, deadline: UInt64? = nil)
+    throws(ClientError)
     -> FileDescriptor
   {
     if let problem = SocketDirectory.clientProblem(socket: path, named: socketIsNamed) {
@@ -66,7 +67,7 @@ public final class Connection {
   deinit { fd.close() }
 
   /// Sends each line with its LF. A daemon that went away shows up as `connectionLost`, never as SIGPIPE.
-  public func send(_ lines: [String]) throws(ClientError) {
+  package func send(_ lines: [String]) throws(ClientError) {
     try Connection.write(Array(lines.map { $0 + "\n" }.joined().utf8), to: fd, path: path) {
       () throws(ClientError) in try wait(for: .writable)
     }
@@ -91,7 +92,7 @@ public final class Connection {
   }
 
   /// The next line without its LF (and CR); nil once the daemon has closed the connection.
-  public func readLine() throws(ClientError) -> String? {
+  package func readLine() throws(ClientError) -> String? {
     while true {
       if let line = try lines.nextLine() { return line }
       if atEnd { return nil }

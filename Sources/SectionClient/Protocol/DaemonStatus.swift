@@ -1,19 +1,19 @@
 import SectionCore
 
 /// What `sectionctl status` reports, gathered from VERSION, MODE and LIST.
-public struct DaemonStatus: Equatable, Sendable {
-  public let daemonVersion: String
-  public let protocolVersion: String
-  public let socket: String
-  public let revision: UInt64
-  public let mode: Mode
-  public let sections: [ListedSection]
+package struct DaemonStatus: Equatable, Sendable {
+  package let daemonVersion: String
+  package let protocolVersion: String
+  package let socket: String
+  package let revision: UInt64
+  package let mode: Mode
+  package let sections: [ListedSection]
   /// Whose daemon the socket belongs to, as sectionctl found it.
-  public var kind: SocketLocation.Kind = .given
+  package var kind: SocketLocation.Kind = .given
   /// The daemon's STATUS lines: pid, uid, systemd, uptime, config, state, clients, subscribers.
-  public var facts: [String: String] = [:]
+  package var facts: [String: String] = [:]
 
-  public init(
+  package init(
     daemonVersion: String, protocolVersion: String, socket: String, revision: UInt64, mode: Mode,
     sections: [ListedSection], kind: SocketLocation.Kind = .given, facts: [String: String] = [:]
   ) {
@@ -27,8 +27,8 @@ public struct DaemonStatus: Equatable, Sendable {
     self.facts = facts
   }
 
-  public var openSections: [ListedSection] { sections.filter(\.isOpen) }
-  public var itemCount: Int { sections.reduce(0) { $0 + $1.itemCount } }
+  package var openSections: [ListedSection] { sections.filter(\.isOpen) }
+  package var itemCount: Int { sections.reduce(0) { $0 + $1.itemCount } }
   /// Items an accordion shows: those of open sections.
-  public var visibleItemCount: Int { openSections.reduce(0) { $0 + $1.itemCount } }
+  package var visibleItemCount: Int { openSections.reduce(0) { $0 + $1.itemCount } }
 }

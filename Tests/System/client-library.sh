@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# The example program of docs/CLIENT.md (examples/accordion), built against this checkout as a
-# program outside the package would be, and run against a real daemon: a change to
-# SectionClient that breaks its users breaks this suite. Ends with "N passed, N failed".
+# SectionClient as its users meet it: its public API is the one listed in docs/CLIENT-API.txt,
+# each type and method documented (scripts/client-api.sh --check); the example program of
+# docs/CLIENT.md (examples/accordion) builds against this checkout as a program outside the
+# package would, and works against a real daemon. A change to the library that breaks its
+# users breaks this suite. Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/System/lib/checks.sh
 dir=$(mktemp -d /tmp/sdex.XXXXXX)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
+
+if api=$(BUILD_DIR="$BUILD_DIR" scripts/client-api.sh --check 2>&1); then
+  pass "the public API is the one docs/CLIENT-API.txt lists, documented"
+else
+  fail "the public API is the one docs/CLIENT-API.txt lists, documented" "$api"
+fi
 
 # Its own scratch directory, so the example's build never touches the package's .build.
 scratch="${EXAMPLE_BUILD_DIR:-$PWD/.build/examples/accordion}"
