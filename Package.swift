@@ -64,6 +64,8 @@ let package = Package(
       name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
       linkerSettings: compactDaemon + [bindNow]),
     .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"], linkerSettings: [bindNow]),
+    // The bench's load generator on SectionClient (bench/bench.py's client_* scenarios).
+    .executableTarget(name: "client-load", dependencies: ["SectionClient", "Posix"], swiftSettings: hotPath),
     .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore"]),
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl", "SectionClient"]),
     .testTarget(name: "SectionClientTests", dependencies: ["SectionClient"]),

@@ -121,6 +121,29 @@ def build_sectiond(args):
     return binpath
 
 
+def build_client_load(args):
+    """The SectionClient load generator (Sources/client-load), built in release beside
+    sectiond; None (with a message) when it cannot be built."""
+    cmd = ["swift", "build", "-c", "release", "--product", "client-load"]
+    if args.scratch_path:
+        cmd += ["--scratch-path", args.scratch_path]
+    try:
+        if not args.no_build:
+            r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, timeout=3600)
+            if r.returncode != 0:
+                log("bench: building client-load failed; last lines:\n  "
+                    + "\n  ".join(r.stdout.strip().splitlines()[-15:]))
+                return None
+        r = subprocess.run(cmd + ["--show-bin-path"], cwd=ROOT, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True, timeout=120)
+        path = os.path.join(r.stdout.strip().splitlines()[-1], "client-load")
+    except (OSError, IndexError, subprocess.TimeoutExpired) as e:
+        log(f"bench: no client-load: {e}")
+        return None
+    return path if os.access(path, os.X_OK) else None
+
+
 def warn_if_link_order_stale(binpath):
     """The idle RSS depends on Sources/sectiond/sectiond.order naming the functions the
     daemon runs (see docs/PERFORMANCE.md); say so when many of them are gone from the binary."""
@@ -287,6 +310,7 @@ class Env:
     def __init__(self, args, prof, tmp, sectiond, redis, loadgen, floor):
         self.args, self.prof, self.tmp = args, prof, tmp
         self.sectiond, self.redis, self.loadgen, self.floor = sectiond, redis, loadgen, floor
+        self.client_load = None  # set by main when a client_* scenario runs
         self.big_config = write_configs(tmp)
         self.list_config = write_list_config(tmp)
         self.long_list_config = write_list_config(tmp, sections=9900, items=10,
@@ -388,6 +412,40 @@ def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), re
             raise RuntimeError(f"{res['errors']} error replies")
         return res["rps"], res
     measure.peer = peer
+    return measure
+
+
+def client_throughput(depth):
+    """Issue 35: 50 SectionClient connections (AsyncClient, Sources/client-load) sending
+    TOGGLE <i> with `depth` in flight each, against bench/loadgen.c sending the same on the
+    same daemon: what the library costs next to the protocol. The peer is the C generator."""
+    def measure(env, kind):
+        p = env.prof
+        with env.server("sectiond").start() as srv:
+            if kind == "sectiond":
+                if not env.client_load:
+                    raise Skip("no client-load binary")
+                argv = [env.client_load, "--socket", srv.sock, "-c", str(p["conns"]),
+                        "-d", str(depth), "-t", str(p["seconds"]), "-w", str(p["warmup"])]
+                r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, preexec_fn=pin_to(env.loadgen_cpu),
+                                   timeout=p["seconds"] + p["warmup"] + p["timeout"])
+                if r.returncode != 0:
+                    raise RuntimeError(f"client-load failed ({r.returncode}): {r.stderr.strip()}")
+                res = json.loads(r.stdout.strip().splitlines()[-1])
+            else:
+                res = env.run_loadgen("sectiond", srv.sock,
+                                      ["--server-pid", str(srv.proc.pid),
+                                       "rps", "-c", str(p["conns"]), "-d", str(depth),
+                                       "-t", str(p["seconds"]), "-w", str(p["warmup"]),
+                                       "--replies", "1", "--cmd", "TOGGLE %d\\n"],
+                                      timeout=p["seconds"] + p["warmup"] + p["timeout"])
+            if srv.proc.poll() is not None:
+                raise RuntimeError(f"sectiond died during the run: {srv.log_tail()}")
+        if res["errors"]:
+            raise RuntimeError(f"{res['errors']} error replies")
+        return res["rps"], res
+    measure.peer = "C loadgen"
     return measure
 
 
@@ -785,6 +843,10 @@ SCENARIOS = [
      "runs", "higher", ("ratio", 1.5)),
     ("write_sync_c50_d16", "TOGGLE --sync / INCR fsync always, 50x16", "req/s",
      throughput(16, write=True, sync=True), "runs", "higher", ("ratio", 1.0)),
+    ("client_toggle_c50_d1", "SectionClient TOGGLE i, 50 x 1 / C loadgen", "req/s",
+     client_throughput(1), "runs", "higher", ("ratio", 0.9)),
+    ("client_toggle_c50_d16", "SectionClient TOGGLE i, 50 x 16 / C loadgen", "req/s",
+     client_throughput(16), "runs", "higher", ("ratio", 0.9)),
     ("read_p99_flood4", "LIST p99 while 4 clients flood TOGGLE", "ms", read_latency_under_flood,
      "other_runs", "lower", ("abs", 50.0)),
     ("toggle_list_c50_d1", "TOGGLE i, 1000x100 list / INCR (AOF)", "req/s",
@@ -881,6 +943,9 @@ def main():
     floor = build_c("floor", tmp)  # the floor under sectiond's PING: reads lines, answers OK
     nofile = raise_nofile(max(prof["fan9_subs"], prof["idle_conns"]) * 2 + 1024)
     env = Env(args, prof, tmp, sectiond, redis, loadgen, floor)
+    if sectiond and any(name.startswith("client_") and (not only or name in only)
+                        for name, *_ in SCENARIOS):
+        env.client_load = build_client_load(args)
     log(f"bench: {mode} run in {tmp}; RLIMIT_NOFILE={nofile[0]}; "
         f"server on cpu {env.server_cpu}, loadgen on cpu {env.loadgen_cpu}")
 

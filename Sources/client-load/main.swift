@@ -1,0 +1,104 @@
+import Glibc
+import Posix
+import SectionClient
+
+// client-load: the bench's load generator on SectionClient (bench/bench.py, `client_*`
+// scenarios): `-c` AsyncClient connections, each with `-d` tasks sending `TOGGLE <i>`
+// (connection i toggles section i) as fast as replies come, so `-d` requests are in flight on
+// each connection. Counts the replies that arrive in the `-t` seconds after a `-w` warm-up and
+// prints one JSON line, {"rps": ..., "replies": ..., "errors": ...}, as bench/loadgen.c does.
+//
+//   client-load --socket PATH [-c 50] [-d 1] [-t 2] [-w 0.3] [--sections N]
+
+struct Options {
+  var socket = ""
+  var connections = 50
+  var depth = 1
+  var seconds = 2.0
+  var warmup = 0.3
+  /// Connection i toggles section i modulo this (bench.py's config has 50 sections).
+  var sections = 50
+
+  init(_ arguments: [String]) {
+    var rest = arguments[...]
+    while let flag = rest.popFirst() {
+      let value = rest.popFirst() ?? ""
+      switch flag {
+      case "--socket": socket = value
+      case "-c": connections = Int(value) ?? connections
+      case "-d": depth = Int(value) ?? depth
+      case "-t": seconds = Double(value) ?? seconds
+      case "-w": warmup = Double(value) ?? warmup
+      case "--sections": sections = Int(value) ?? sections
+      default:
+        say("client-load: unknown option \(flag)", to: 2)
+        exit(2)
+      }
+    }
+  }
+}
+
+func say(_ text: String, to fd: Int32 = 1) {
+  var line = text + "\n"
+  line.withUTF8 { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
+}
+
+/// Replies counted by every task; read once the measurement's window has closed.
+final class Counts: @unchecked Sendable {
+  private let condition = Condition()
+  private var replies = 0
+  private var errors = 0
+  private var counting = false
+  private var stopped = false
+
+  var isStopped: Bool { condition.withLock { stopped } }
+  func add(error: Bool) {
+    condition.withLock { if counting { if error { errors += 1 } else { replies += 1 } } }
+  }
+  func start() { condition.withLock { counting = true } }
+  func stop() -> (Int, Int) {
+    condition.withLock {
+      counting = false
+      stopped = true
+      return (replies, errors)
+    }
+  }
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let clients: [AsyncClient]
+do {
+  clients = try (0..<options.connections).map { _ throws(ClientError) in try AsyncClient(path: options.socket)
+  }
+} catch {
+  say("client-load: \(error.message)", to: 2)
+  exit(1)
+}
+let counts = Counts()
+let result = await withTaskGroup(of: Void.self) { group -> (Int, Int) in
+  for (index, client) in clients.enumerated() {
+    for _ in 0..<options.depth {
+      group.addTask {
+        let request = Request.toggle("\(index % options.sections)")
+        while !counts.isStopped {
+          do {
+            try await client.perform(request)
+            counts.add(error: false)
+          } catch {
+            counts.add(error: true)
+          }
+        }
+      }
+    }
+  }
+  try? await Task.sleep(nanoseconds: UInt64(options.warmup * 1e9))
+  counts.start()
+  let from = monotonicMicroseconds()
+  try? await Task.sleep(nanoseconds: UInt64(options.seconds * 1e9))
+  let (replies, errors) = counts.stop()
+  let elapsed = Double(monotonicMicroseconds() - from) / 1_000_000
+  await group.waitForAll()
+  say(#"{"rps": \#(Double(replies) / elapsed), "replies": \#(replies), "errors": \#(errors)}"#)
+  return (replies, errors)
+}
+exit(result.1 == 0 ? 0 : 1)
