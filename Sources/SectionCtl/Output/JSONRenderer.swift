@@ -66,6 +66,7 @@ enum JSONRenderer {
       ("state", fact(status.facts["state"], number: false)),
       ("clients", fact(status.facts["clients"], number: true)),
       ("subscribers", fact(status.facts["subscribers"], number: true)),
+      ("list", fact(status.facts["list"], number: false)),
     ])
   }
 

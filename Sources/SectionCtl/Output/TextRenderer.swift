@@ -88,6 +88,7 @@ enum TextRenderer {
       socket:    \(show(status.socket)) (\(whose))
 
       """
+    if let list = facts["list"], list != "-" { text += "list:      \(list)\n" }
     if let uptime = facts["uptime"].flatMap({ UInt64($0) }) { text += "uptime:    \(duration(uptime))\n" }
     if let config = facts["config"] { text += "config:    \(config == "-" ? "built-in demo set" : config)\n" }
     if let state = facts["state"] { text += "state:     \(state == "-" ? "in memory only" : state)\n" }
