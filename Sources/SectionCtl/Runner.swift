@@ -41,6 +41,8 @@ struct Runner {
       let reply = try connect().request(wanted.map { "MODE \($0.rawValue)" } ?? "MODE").succeeded()
       guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
       show(text: mode.rawValue + "\n", json: JSONRenderer.mode(mode, revision: reply.revision))
+    case .lists:
+      return Lists(runner: self).run()
     case .status:
       let status = try daemonStatus()
       show(text: TextRenderer.status(status), json: JSONRenderer.status(status))
@@ -146,7 +148,7 @@ struct Runner {
   private var candidates: [SocketLocation.Candidate] {
     SocketLocation.candidates(
       explicit: invocation.socket, readonly: invocation.readonly,
-      explicitReadonly: invocation.readonlySocket, environment: environment)
+      explicitReadonly: invocation.readonlySocket, list: invocation.list, environment: environment)
   }
 
   /// The socket of the daemon to talk to now (see `SocketLocation`); one that is named is

@@ -1,3 +1,5 @@
+import SectionCore
+
 /// A parsed command line: the command and the options that apply to every command.
 struct Invocation: Equatable, Sendable {
   var command: Command
@@ -17,4 +19,7 @@ struct Invocation: Equatable, Sendable {
   static let defaultTimeout = 25.0
   /// Whether a command was named: without one, sectionctl lists, or on a terminal starts `shell`.
   var commandGiven = true
+  /// `-l NAME`, `--list NAME`, else `$SECTIOND_LIST`: the named list to talk to (see
+  /// `SocketLocation`); nil, the unnamed list.
+  var list: ListName? = nil
 }

@@ -1,6 +1,6 @@
 /// sectionctl's subcommands, with the help text of each in one table so `--help` and the parser agree.
 enum Subcommand: String, CaseIterable, Sendable {
-  case list, view, items, open, close, toggle, mode, status, reload, ping, watch, ui, send, pipe, help
+  case list, view, items, open, close, toggle, mode, status, lists, reload, ping, watch, ui, send, pipe, help
   case add, rm, mv, rename, item, batch
   case isOpen = "is-open"
   case export, shell, completion
@@ -16,6 +16,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .toggle: ["toggle [--json] REF..."]
     case .mode: ["mode [--json] [exclusive|multi]"]
     case .status: ["status [--json]"]
+    case .lists: ["lists [--json]"]
     case .reload: ["reload [--json] [--fresh [--force]]"]
     case .ping: ["ping [--json]"]
     case .watch: ["watch [--json] [--view] [--count N]"]
@@ -51,6 +52,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .toggle: "open closed sections, close open ones"
     case .mode: "show the mode, or switch between exclusive and multi"
     case .status: "daemon version, socket, revision, mode and counts"
+    case .lists: "every list this user can reach, named or not, system and own, one a line"
     case .reload: "make the daemon re-read its config file"
     case .ping: "check that the daemon answers, and how fast"
     case .watch: "print every change as it happens, until interrupted"
@@ -117,6 +119,16 @@ enum Subcommand: String, CaseIterable, Sendable {
       """
       With --json: {\"daemon_version\", \"protocol\", \"socket\", \"revision\", \"mode\", \"sections\",
       \"open\", \"open_ids\", \"items\", \"visible_items\"}.
+      """
+    case .lists:
+      """
+      Looks for sockets in your own daemons' directory ($XDG_RUNTIME_DIR/sectiond) and the
+      system's (/run/sectiond): the unnamed list's, and a directory per named list
+      (sectiond --list NAME, sectiond@NAME.service). Each is asked as 'status' asks, through
+      its read-only socket when the control socket is refused (CLIENTS is then -). A list that
+      does not answer is listed with why. Use one with 'sectionctl -l NAME COMMAND'.
+      With --json: {\"lists\": [{\"name\" (null: the unnamed list), \"scope\" (user or system),
+      \"socket\", \"sections\", \"open\", \"revision\", \"clients\", \"error\"}]}.
       """
     case .reload:
       """
@@ -287,6 +299,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .toggle: "sectionctl toggle 0"
     case .mode: "sectionctl mode exclusive"
     case .status: "sectionctl status"
+    case .lists: "sectionctl lists --json | jq -r '.lists[] | select(.name) | .name'"
     case .reload: "sectionctl reload"
     case .ping: "sectionctl ping || echo 'sectiond is down'"
     case .watch: "sectionctl watch | while read -r event rev rest; do echo \"$event at $rev\"; done"
