@@ -16,7 +16,8 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
 - `sectionctl lists` in text and JSON, as root (every system list) and as alice (her own
   list, then the system's through their read-only sockets);
 - STATUS says `status list NAME`, the service's status line begins `list NAME:`;
-- the bus names: `busctl list` shows org.sectiond.Sectiond1, .a and .b;
+- the bus names: `busctl list` shows org.sectiond.Sectiond1, .a and .b; bus activation of
+  sectiond@c through a service file written for that instance;
 - the refusals of bad names (`../x`, `A`, 33 characters, empty) by sectionctl and by
   sectiond, and of the unit sectiond@Bad, whose start fails naming the rule.
 
@@ -183,6 +184,22 @@ class Lists:
         results.check(ours == [BUS, f"{BUS}.a", f"{BUS}.b"],
                       "busctl list | grep org.sectiond: the plain name and one per instance", str(ours))
 
+    def activation(self, results):
+        """Bus activation of an instance: dbus-daemon knows a name only from a file of its own,
+        so the administrator writes one per instance (docs/DBUS.md, "Several lists"); the first
+        call then starts sectiond@c through systemd."""
+        service = f"/usr/local/share/dbus-1/system-services/{BUS}.c.service"
+        self.lab.write_file(service, f"[D-BUS Service]\nName={BUS}.c\nExec=/bin/false\nUser=sectiond\n"
+                            "SystemdService=sectiond@c.service\n")
+        self.lab.run(["busctl", "--system", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                      "org.freedesktop.DBus", "ReloadConfig"], check=False)
+        before = self.lab.show("sectiond@c.service", "ActiveState")["ActiveState"]
+        call = self.lab.run(["busctl", "--system", "call", f"{BUS}.c", PATH, BUS, "List"], check=False)
+        after = self.lab.show("sectiond@c.service", "ActiveState")["ActiveState"]
+        results.check(before == "inactive" and call.returncode == 0 and after == "active",
+                      f"the first call to {BUS}.c starts sectiond@c (a service file for the instance)",
+                      f"{before} -> {after}: {output(call)[:120]}")
+
     def restart(self, results):
         lab = self.lab
         before = {unit: lab.main_pid(unit) for unit in ("sectiond.service", "sectiond@b.service")}
@@ -266,7 +283,7 @@ class Lists:
                       journal.strip().splitlines()[-1] if journal.strip() else output(bad))
 
 
-PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "refusals"]
+PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "refusals"]
 
 
 def main():
