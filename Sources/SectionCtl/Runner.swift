@@ -78,7 +78,11 @@ struct Runner {
     case .send(let lines):
       return try send(lines)
     case .pipe:
-      return try Pipe(path: socketPath(), outputIsTerminal: environment.outputIsTerminal).run()
+      let path =
+        invocation.listFromQuery
+        ? try SocketLocation.fromQuery(environment.nonEmpty("QUERY_STRING"), beside: socketPath())
+        : socketPath()
+      return try Pipe(path: path, outputIsTerminal: environment.outputIsTerminal).run()
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())
     case .batch:

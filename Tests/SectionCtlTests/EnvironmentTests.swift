@@ -198,3 +198,22 @@ import Testing
     #expect(ClientError.startHint(for: "/run/sectiond/control.sock").contains("start sectiond.socket"))
   }
 }
+
+/// The web page's `?list=NAME`, through websocketd's QUERY_STRING (issue 34).
+@Suite struct QueryListTests {
+  @Test func theQueryPicksTheListBesideTheSocketGiven() throws {
+    let given = "/run/sectiond/readonly.sock"
+    #expect(try SocketLocation.fromQuery("list=media", beside: given) == "/run/sectiond/media/readonly.sock")
+    #expect(try SocketLocation.fromQuery("x=1&list=a-b", beside: given) == "/run/sectiond/a-b/readonly.sock")
+    #expect(try SocketLocation.fromQuery(nil, beside: given) == given)
+    #expect(try SocketLocation.fromQuery("other=1", beside: given) == given)
+    for bad in ["list=../x", "list=A", "list=", "list", "list=%2e%2e"] {
+      #expect(throws: ClientError.self, "\(bad)") { try SocketLocation.fromQuery(bad, beside: given) }
+    }
+  }
+
+  @Test func onlyPipeTakesIt() throws {
+    #expect(try ArgumentParser.parse(["pipe", "--list-from-query"]).listFromQuery)
+    #expect(throws: ClientError.self) { try ArgumentParser.parse(["view", "--list-from-query"]) }
+  }
+}

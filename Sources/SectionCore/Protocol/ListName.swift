@@ -38,7 +38,8 @@ public struct ListName: Equatable, Hashable, Sendable, CustomStringConvertible {
   }
 
   private static func allowed(_ byte: UInt8) -> Bool {
-    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+      || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
       || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
   }
 }

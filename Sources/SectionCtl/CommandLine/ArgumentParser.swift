@@ -40,7 +40,7 @@ enum ArgumentParser {
       command: try command(positionals, options), socket: options.socket,
       readonly: options.readonly || options.readonlySocket != nil, readonlySocket: options.readonlySocket,
       json: options.json, timeout: options.timeout ?? Invocation.defaultTimeout,
-      commandGiven: !positionals.isEmpty, list: options.list)
+      commandGiven: !positionals.isEmpty, list: options.list, listFromQuery: options.listFromQuery)
   }
 
   /// Where the free text of the command that `positionals` begin with starts, counting the
@@ -84,6 +84,8 @@ enum ArgumentParser {
     var readonlySocket: String?
     /// `-l`, `--list`: the named list to talk to.
     var list: ListName?
+    /// `pipe --list-from-query`.
+    var listFromQuery = false
     var count: Int?
     /// `--at`: where add and item add insert.
     var at: Int?
@@ -111,6 +113,7 @@ enum ArgumentParser {
       case "-r", "--readonly": readonly = try flag()
       case "--all": all = try flag()
       case "--view": view = try flag()
+      case "--list-from-query": listFromQuery = try flag()
       case "--fresh": fresh = try flag()
       case "--force": force = try flag()
       case "-q", "--quiet": quiet = try flag()
@@ -254,6 +257,7 @@ enum ArgumentParser {
     }
     if options.count != nil && subcommand != .watch { throw .usage("--count works only with watch") }
     if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
+    if options.listFromQuery && subcommand != .pipe { throw .usage("--list-from-query works only with pipe") }
     if options.fresh && subcommand != .reload { throw .usage("--fresh works only with reload") }
     if options.force && !options.fresh { throw .usage("--force works only with reload --fresh") }
     if options.quiet && subcommand != .isOpen { throw .usage("--quiet (-q) works only with is-open") }

@@ -22,4 +22,6 @@ struct Invocation: Equatable, Sendable {
   /// `-l NAME`, `--list NAME`, else `$SECTIOND_LIST`: the named list to talk to (see
   /// `SocketLocation`); nil, the unnamed list.
   var list: ListName? = nil
+  /// `pipe --list-from-query`: the list is the one `$QUERY_STRING` names (websocketd).
+  var listFromQuery = false
 }

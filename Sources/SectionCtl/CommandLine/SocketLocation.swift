@@ -47,6 +47,27 @@ enum SocketLocation {
     }
   }
 
+  /// For the web page (`pipe --list-from-query`): the socket of the list that the query
+  /// string (`list=NAME`, as websocketd passes the page's `?list=NAME`) names, the socket of
+  /// `path`'s name in the directory NAME beside it, where `sectiond --list NAME` and
+  /// `sectiond@NAME` put it; `path` itself when the query names none. A name that breaks the
+  /// rule is refused: it came from a browser.
+  static func fromQuery(_ query: String?, beside path: String) throws(ClientError) -> String {
+    let fields = (query ?? "").split(separator: "&").map { $0.split(separator: "=", maxSplits: 1) }
+    guard let field = fields.first(where: { $0.first == "list" }) else { return path }
+    let value = field.count == 2 ? String(field[1]) : ""
+    let name: ListName
+    do {
+      name = try ListName(validating: value)
+    } catch {
+      throw .usage("the page's ?list=: \(error)")
+    }
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[..<$0]) } ?? "."
+    let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    return "\(directory)/\(name)/\(file)"
+  }
+
   /// The directories holding sectiond's sockets, the user's own first, the system's last
   /// (for root, the system's only): in each, the unnamed list's sockets and a directory per
   /// named list. `sectionctl lists` looks through them.

@@ -22,7 +22,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .watch: ["watch [--json] [--view] [--count N]"]
     case .ui: ["ui"]
     case .send: ["send LINE..."]
-    case .pipe: ["pipe"]
+    case .pipe: ["pipe [--list-from-query]"]
     case .help: ["help [COMMAND]"]
     case .add: ["add [--json] [--at INDEX] ID TITLE..."]
     case .rm: ["rm [--json] REF"]
@@ -196,6 +196,11 @@ enum Subcommand: String, CaseIterable, Sendable {
       the connection (after QUIT, or once every reply is out) or standard output's reader goes away.
       One pipe is one protocol client: SUBSCRIBE and the events follow on the same stream.
       This is what websocketd runs for each browser connection of sectiond's web page.
+      Options:
+        --list-from-query   for websocketd: the page's ?list=NAME ($QUERY_STRING) picks the
+                            list NAME, whose socket of the same name is in the directory NAME
+                            beside the socket given (/run/sectiond/readonly.sock gives
+                            /run/sectiond/NAME/readonly.sock); without it, that socket's list
       Exits 0 when the connection ends, 3 when the daemon cannot be reached or the connection fails.
       """
     case .help:
