@@ -1,4 +1,5 @@
 import Posix
+import SectionClient
 import SectionCore
 
 /// Carries out one command against the daemon and prints the result: the I/O around the pure parsers and renderers.

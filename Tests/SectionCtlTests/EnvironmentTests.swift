@@ -3,6 +3,7 @@ import SectionCore
 import Posix
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 @Suite struct EnvironmentTests {

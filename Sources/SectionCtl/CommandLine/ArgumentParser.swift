@@ -1,3 +1,4 @@
+import SectionClient
 import SectionCore
 
 /// Turns sectionctl's arguments into an `Invocation`, in the style of systemctl: options may come

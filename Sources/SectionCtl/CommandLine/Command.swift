@@ -1,3 +1,4 @@
+import SectionClient
 import SectionCore
 
 /// What one run of sectionctl is to do, as the command line asked.

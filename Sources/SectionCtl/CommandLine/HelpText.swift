@@ -1,3 +1,5 @@
+import SectionClient
+
 /// The text of `sectionctl --help` and `sectionctl COMMAND --help`.
 enum HelpText {
   /// Every command with its summary, one a line, aligned: for --help and the shell's help.

@@ -1,3 +1,4 @@
+import SectionClient
 import SectionCore
 
 /// sectionctl's output for people: every function returns whole lines, each ending in LF.

@@ -4,13 +4,13 @@ import SectionCore
 /// Where the daemon's socket is: the one named (`--socket`, `$SECTIOND_SOCKET`), else for root
 /// the system daemon's, else the user's own daemon if it runs and the system daemon if not.
 /// A list's name (`-l NAME`, `$SECTIOND_LIST`) looks the same way in the directory NAME of each.
-enum SocketLocation {
-  static let systemDirectory = "/run/sectiond"
-  static let systemPath = systemDirectory + "/" + SocketNames.control
-  static let readonlyName = SocketNames.readonly
+public enum SocketLocation {
+  public static let systemDirectory = "/run/sectiond"
+  public static let systemPath = systemDirectory + "/" + SocketNames.control
+  public static let readonlyName = SocketNames.readonly
 
   /// Whose daemon a socket belongs to: what `status` says, and what hint a failure gives.
-  enum Kind: String, Equatable, Sendable {
+  public enum Kind: String, Equatable, Sendable {
     /// Named with --socket, --readonly-socket or SECTIOND_SOCKET.
     case given
     /// The user's own daemon (the per-user service, or sectiond started by hand).
@@ -19,13 +19,13 @@ enum SocketLocation {
     case system
   }
 
-  struct Candidate: Equatable, Sendable {
-    let path: String
-    let kind: Kind
+  public struct Candidate: Equatable, Sendable {
+    public let path: String
+    public let kind: Kind
   }
 
   /// The first candidate, without trying any: the socket sectionctl looks at first.
-  static func resolve(
+  public static func resolve(
     explicit: String?, readonly: Bool, explicitReadonly: String? = nil, list: ListName? = nil,
     environment: Environment
   ) -> String {
@@ -37,7 +37,7 @@ enum SocketLocation {
 
   /// The list to talk to: `-l NAME` (`explicit`), else `$SECTIOND_LIST`; nil: the unnamed list.
   /// A name that breaks the rule is refused here, before anything is sent.
-  static func list(explicit: ListName?, environment: Environment) throws(ClientError) -> ListName? {
+  public static func list(explicit: ListName?, environment: Environment) throws(ClientError) -> ListName? {
     if let explicit { return explicit }
     guard let name = environment.nonEmpty("SECTIOND_LIST") else { return nil }
     do {
@@ -52,7 +52,7 @@ enum SocketLocation {
   /// `path`'s name in the directory NAME beside it, where `sectiond --list NAME` and
   /// `sectiond@NAME` put it; `path` itself when the query names none. A name that breaks the
   /// rule is refused: it came from a browser.
-  static func fromQuery(_ query: String?, beside path: String) throws(ClientError) -> String {
+  public static func fromQuery(_ query: String?, beside path: String) throws(ClientError) -> String {
     let fields = (query ?? "").split(separator: "&").map { $0.split(separator: "=", maxSplits: 1) }
     guard let field = fields.first(where: { $0.first == "list" }) else { return path }
     let value = field.count == 2 ? String(field[1]) : ""
@@ -71,7 +71,7 @@ enum SocketLocation {
   /// The directories holding sectiond's sockets, the user's own first, the system's last
   /// (for root, the system's only): in each, the unnamed list's sockets and a directory per
   /// named list. `sectionctl lists` looks through them.
-  static func directories(environment: Environment) -> [(path: String, kind: Kind)] {
+  public static func directories(environment: Environment) -> [(path: String, kind: Kind)] {
     if environment.userID == 0 { return [(systemDirectory, .system)] }
     let runtime = environment.nonEmpty("XDG_RUNTIME_DIR").map { $0 + "/sectiond" }
     return [(runtime ?? "/tmp/sectiond-\(environment.userID)", .user), (systemDirectory, .system)]
@@ -83,7 +83,7 @@ enum SocketLocation {
   /// if given), named after its control socket as the daemon names it (`SocketNames`).
   /// With a `list`, the sockets in the directory of its name in each (`sectiond --list`); the
   /// list is what the user asked for, so it comes before `$SECTIOND_SOCKET`.
-  static func candidates(
+  public static func candidates(
     explicit: String?, readonly: Bool, explicitReadonly: String? = nil, list: ListName? = nil,
     environment: Environment
   ) -> [Candidate] {
@@ -105,7 +105,9 @@ enum SocketLocation {
   /// else the errno). When none does: one candidate's failure as it is; with a user and a
   /// system socket, a failure that is not "nobody there" (permission denied on the system's)
   /// is the one reported, else both are named with how to start each.
-  static func choose(_ candidates: [Candidate], probe: (String) -> Errno?) throws(ClientError) -> Candidate {
+  public static func choose(_ candidates: [Candidate], probe: (String) -> Errno?) throws(ClientError)
+    -> Candidate
+  {
     var failures: [(Candidate, Errno)] = []
     for candidate in candidates {
       guard let errno = probe(candidate.path) else { return candidate }
@@ -121,7 +123,7 @@ enum SocketLocation {
 
   /// For commands that wait for a daemon to come (watch, ui): the one that answers now, else the
   /// first whose socket file exists, else the first.
-  static func chooseForWaiting(_ candidates: [Candidate], probe: (String) -> Errno?) -> Candidate {
+  public static func chooseForWaiting(_ candidates: [Candidate], probe: (String) -> Errno?) -> Candidate {
     if let running = candidates.first(where: { probe($0.path) == nil }) { return running }
     return candidates.first { FileSystem.exists($0.path) } ?? candidates[0]
   }
@@ -129,7 +131,7 @@ enum SocketLocation {
   /// Connects and closes: nil when a daemon accepted, else why not.
   /// A socket in a directory another user could write is not connected to: it counts as the
   /// one to use, so that the connection that follows refuses it and says why (see `Connection`).
-  static func probe(_ path: String) -> Errno? {
+  public static func probe(_ path: String) -> Errno? {
     if SocketDirectory.problem(socket: path) != nil { return nil }
     do {
       try UnixSocket.connect(path: path).close()
