@@ -13,6 +13,8 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
 - a crash of a (SIGKILL, Restart=on-failure) leaves b's clients connected: a subscriber of
   b still gets b's next change, and b's process is the same;
 - `systemctl reload sectiond@a` takes a's new config, b's list is unchanged;
+- a full disk under a (its state directory a full tmpfs) refuses a's changes, while b takes
+  its own and tells its subscribers;
 - `sectionctl lists` in text and JSON, as root (every system list) and as alice (her own
   list, then the system's through their read-only sockets);
 - STATUS says `status list NAME`, the service's status line begins `list NAME:`;
@@ -265,6 +267,34 @@ class Lists:
                       "as alice: her own list u first, then the system's through their read-only sockets "
                       "(no client count)", str(seen))
 
+    def full_disk(self, results):
+        """a's state directory full (a 256 KiB tmpfs with a's state moved in, filled): a refuses
+        its changes and says why, b takes its changes and tells its subscriber; once there is
+        room again, a takes changes again."""
+        lab = self.lab
+        kept = self.listed("-l", "a")
+        mounted = lab.run(["sh", "-c", "systemctl stop sectiond@a.service && cp -a /var/lib/sectiond/a /run/a-state"
+                           " && mount -t tmpfs -o size=256k,mode=0700,uid=$(id -u sectiond),gid=$(id -g sectiond)"
+                           " tmpfs /var/lib/sectiond/a && cp -a /run/a-state/. /var/lib/sectiond/a/"
+                           " && systemctl start sectiond@a.service"
+                           " && (dd if=/dev/zero of=/var/lib/sectiond/a/fill bs=4k 2>/dev/null; true)"],
+                          check=False)
+        results.check(mounted.returncode == 0 and self.listed("-l", "a") == kept,
+                      "a restarted on a 256 KiB state directory, now full, with its state", output(mounted))
+        subscriber = Client(lab.host_path("/run/sectiond/b/readonly.sock"), timeout=10)
+        subscriber.request("SUBSCRIBE")
+        refused = self.ctl("-l", "a", "toggle", "0")
+        taken = self.ctl("-l", "b", "toggle", "0")
+        event = subscriber.readline()
+        subscriber.close()
+        results.check(refused.returncode == 1 and "No space left on device" in refused.stderr,
+                      "a full disk under a: a refuses the change and says why", output(refused))
+        results.check(taken.returncode == 0 and event is not None and event.startswith("!"),
+                      "meanwhile b takes its change and its subscriber gets it", f"{output(taken)}; {event}")
+        lab.run(["rm", "/var/lib/sectiond/a/fill"])
+        again = wait_for(lambda: self.ctl("-l", "a", "toggle", "1").returncode == 0, 10)
+        results.check(again, "with room again, a takes changes again")
+
     def refusals(self, results):
         for name in BAD_NAMES:
             shown = name if len(name) < 10 else f"{len(name)} characters"
@@ -283,7 +313,7 @@ class Lists:
                       journal.strip().splitlines()[-1] if journal.strip() else output(bad))
 
 
-PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "refusals"]
+PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "refusals"]
 
 
 def main():
