@@ -28,13 +28,12 @@ Prints PASS/FAIL lines, then `N passed, N failed`. Run by Tests/System/lists.sh.
 
 import json
 import os
-import signal
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lab import Lab, LabUnavailable, skip_line  # noqa: E402
 from sdlib import Client, Results, config_json, require_binary  # noqa: E402
+from web_socket import wait_for  # noqa: E402
 
 RULE = "a list name is 1 to 32 characters of a-z, 0-9, _ and -, starting with a letter"
 USER = "alice"
@@ -45,15 +44,6 @@ BAD_NAMES = ["../x", "A", "a" * 33, ""]
 
 def output(result):
     return (result.stdout + result.stderr).strip()
-
-
-def wait_for(condition, timeout=15):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 class Lists:
@@ -226,7 +216,7 @@ class Lists:
         victim = lab.main_pid("sectiond@a.service")
         lab.run(["kill", "-KILL", str(victim)])
         restarted = wait_for(lambda: lab.main_pid("sectiond@a.service") not in (0, victim)
-                             and self.ctl("-l", "a", "ping").returncode == 0)
+                             and self.ctl("-l", "a", "ping").returncode == 0, 15)
         self.ctl("-l", "b", "toggle", "0")
         event = subscriber.readline()
         subscriber.close()
