@@ -44,6 +44,8 @@ struct Runner {
       let reply = try connect().request(wanted.map { "MODE \($0.rawValue)" } ?? "MODE").succeeded()
       guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
       show(text: mode.rawValue + "\n", json: JSONRenderer.mode(mode, revision: reply.revision))
+    case .lists:
+      return Lists(runner: self).run()
     case .status:
       let status = try daemonStatus()
       show(text: TextRenderer.status(status), json: JSONRenderer.status(status))
@@ -79,9 +81,13 @@ struct Runner {
     case .send(let lines):
       return try send(lines)
     case .pipe:
+      let path =
+        invocation.listFromQuery
+        ? try SocketLocation.fromQuery(environment.nonEmpty("QUERY_STRING"), beside: socketPath())
+        : socketPath()
       // Behind websocketd, the peer's address names the connection.
       let name = environment.nonEmpty("REMOTE_ADDR").map { "web:" + $0 }
-      return try Pipe(path: socketPath(), outputIsTerminal: environment.outputIsTerminal, name: name).run()
+      return try Pipe(path: path, outputIsTerminal: environment.outputIsTerminal, name: name).run()
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())
     case .batch:
@@ -151,7 +157,7 @@ struct Runner {
   private var candidates: [SocketLocation.Candidate] {
     SocketLocation.candidates(
       explicit: invocation.socket, readonly: invocation.readonly,
-      explicitReadonly: invocation.readonlySocket, environment: environment)
+      explicitReadonly: invocation.readonlySocket, list: invocation.list, environment: environment)
   }
 
   /// The socket of the daemon to talk to now (see `SocketLocation`); one that is named is

@@ -32,19 +32,29 @@ public final class AsyncClient: Sendable {
 
   /// Connects as sectionctl does: the socket named (`socket`, else `$SECTIOND_SOCKET`), else
   /// for root the system daemon's, else the user's own daemon if it runs and the system's if
-  /// not; with `readonly`, the read-only socket beside it.
-  public static func connect(socket: String? = nil, readonly: Bool = false, name: String? = nil)
-    throws(ClientError)
-    -> AsyncClient
-  {
-    try connect(socket: socket, readonly: readonly, name: name, environment: .current)
+  /// not; with `readonly`, the read-only socket beside it. A `list` (else `$SECTIOND_LIST`)
+  /// names one of several lists (`sectiond --list NAME`): its sockets in each of those places.
+  public static func connect(
+    socket: String? = nil, readonly: Bool = false, list: String? = nil, name: String? = nil
+  ) throws(ClientError) -> AsyncClient {
+    try connect(socket: socket, readonly: readonly, list: list, name: name, environment: .current)
   }
 
   /// `connect` with the environment given, for tests (see `SocketLocation`).
-  package static func connect(socket: String?, readonly: Bool, name: String?, environment: Environment)
-    throws(ClientError) -> AsyncClient
-  {
-    let candidates = SocketLocation.candidates(explicit: socket, readonly: readonly, environment: environment)
+  package static func connect(
+    socket: String?, readonly: Bool, list: String?, name: String?, environment: Environment
+  ) throws(ClientError) -> AsyncClient {
+    var named: ListName?
+    if let list {
+      do {
+        named = try ListName(validating: list)
+      } catch {
+        throw .invalidRequest("\(error)")
+      }
+    }
+    let candidates = SocketLocation.candidates(
+      explicit: socket, readonly: readonly,
+      list: try SocketLocation.list(explicit: named, environment: environment), environment: environment)
     return try AsyncClient(path: SocketLocation.find(candidates).path, name: name)
   }
 

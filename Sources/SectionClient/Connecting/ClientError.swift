@@ -124,12 +124,17 @@ public enum ClientError: Error, Equatable {
   /// How to start the daemon that owns `path`: the system's through systemctl, the user's
   /// through `systemctl --user` (or by hand), any other by hand with that socket.
   package static func startHint(for path: String) -> String {
-    let name = path.split(separator: "/").last.map(String.init) ?? path
-    let unit = name == SocketNames.readonly ? "sectiond-readonly.socket" : "sectiond.socket"
+    let parts = path.split(separator: "/").map(String.init)
+    let name = parts.last ?? path
+    // A named list's sockets are in sectiond/NAME/, made by the template sectiond@NAME.socket.
+    let list = parts.count >= 3 && parts[parts.count - 3] == "sectiond" ? parts[parts.count - 2] : nil
+    let instance = list.flatMap { try? ListName(validating: $0) }.map { "@\($0)" } ?? ""
+    let unit = (name == SocketNames.readonly ? "sectiond-readonly" : "sectiond") + instance + ".socket"
     if path.hasPrefix("/run/sectiond/") {
       return "the system's daemon: start it with 'sudo systemctl start \(unit)'"
     }
-    if path.hasSuffix("/sectiond/\(name)") && (name == SocketNames.control || name == SocketNames.readonly) {
+    let directory = instance.isEmpty ? "/sectiond/" : "/sectiond/\(list!)/"
+    if path.hasSuffix(directory + name) && (name == SocketNames.control || name == SocketNames.readonly) {
       return "your own daemon: start it with 'systemctl --user start \(unit)', or run sectiond"
     }
     return "start one with 'sectiond --socket' naming its control socket"

@@ -3,8 +3,10 @@ import SectionCore
 
 /// Where the daemon's socket is: the one named (`--socket`, `$SECTIOND_SOCKET`), else for root
 /// the system daemon's, else the user's own daemon if it runs and the system daemon if not.
+/// A list's name (`-l NAME`, `$SECTIOND_LIST`) looks the same way in the directory NAME of each.
 package enum SocketLocation {
-  package static let systemPath = "/run/sectiond/" + SocketNames.control
+  package static let systemDirectory = "/run/sectiond"
+  package static let systemPath = systemDirectory + "/" + SocketNames.control
   package static let readonlyName = SocketNames.readonly
 
   /// Whose daemon a socket belongs to: what `status` says, and what hint a failure gives.
@@ -24,32 +26,79 @@ package enum SocketLocation {
 
   /// The first candidate, without trying any: the socket sectionctl looks at first.
   package static func resolve(
-    explicit: String?, readonly: Bool, explicitReadonly: String? = nil, environment: Environment
+    explicit: String?, readonly: Bool, explicitReadonly: String? = nil, list: ListName? = nil,
+    environment: Environment
   ) -> String {
     candidates(
-      explicit: explicit, readonly: readonly, explicitReadonly: explicitReadonly, environment: environment)[0]
+      explicit: explicit, readonly: readonly, explicitReadonly: explicitReadonly, list: list,
+      environment: environment)[0]
       .path
+  }
+
+  /// The list to talk to: `-l NAME` (`explicit`), else `$SECTIOND_LIST`; nil: the unnamed list.
+  /// A name that breaks the rule is refused here, before anything is sent.
+  package static func list(explicit: ListName?, environment: Environment) throws(ClientError) -> ListName? {
+    if let explicit { return explicit }
+    guard let name = environment.nonEmpty("SECTIOND_LIST") else { return nil }
+    do {
+      return try ListName(validating: name)
+    } catch {
+      throw .usage("SECTIOND_LIST: \(error)")
+    }
+  }
+
+  /// For the web page (`pipe --list-from-query`): the socket of the list that the query
+  /// string (`list=NAME`, as websocketd passes the page's `?list=NAME`) names, the socket of
+  /// `path`'s name in the directory NAME beside it, where `sectiond --list NAME` and
+  /// `sectiond@NAME` put it; `path` itself when the query names none. A name that breaks the
+  /// rule is refused: it came from a browser.
+  package static func fromQuery(_ query: String?, beside path: String) throws(ClientError) -> String {
+    let fields = (query ?? "").split(separator: "&").map { $0.split(separator: "=", maxSplits: 1) }
+    guard let field = fields.first(where: { $0.first == "list" }) else { return path }
+    let value = field.count == 2 ? String(field[1]) : ""
+    let name: ListName
+    do {
+      name = try ListName(validating: value)
+    } catch {
+      throw .usage("the page's ?list=: \(error)")
+    }
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[..<$0]) } ?? "."
+    let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    return "\(directory)/\(name)/\(file)"
+  }
+
+  /// The directories holding sectiond's sockets, the user's own first, the system's last
+  /// (for root, the system's only): in each, the unnamed list's sockets and a directory per
+  /// named list. `sectionctl lists` looks through them.
+  package static func directories(environment: Environment) -> [(path: String, kind: Kind)] {
+    if environment.userID == 0 { return [(systemDirectory, .system)] }
+    let runtime = environment.nonEmpty("XDG_RUNTIME_DIR").map { $0 + "/sectiond" }
+    return [(runtime ?? "/tmp/sectiond-\(environment.userID)", .user), (systemDirectory, .system)]
   }
 
   /// The sockets to try, in order: one when it is named or for root; for another user, their
   /// own (`$XDG_RUNTIME_DIR/sectiond`, or `/tmp/sectiond-UID` as the daemon does without
   /// one), then the system's. With `readonly`, the read-only socket of each (`--readonly-socket`
   /// if given), named after its control socket as the daemon names it (`SocketNames`).
+  /// With a `list`, the sockets in the directory of its name in each (`sectiond --list`); the
+  /// list is what the user asked for, so it comes before `$SECTIOND_SOCKET`.
   package static func candidates(
-    explicit: String?, readonly: Bool, explicitReadonly: String? = nil, environment: Environment
+    explicit: String?, readonly: Bool, explicitReadonly: String? = nil, list: ListName? = nil,
+    environment: Environment
   ) -> [Candidate] {
     if readonly, let explicitReadonly { return [Candidate(path: explicitReadonly, kind: .given)] }
     func socket(_ control: String, _ kind: Kind) -> Candidate {
       Candidate(path: readonly ? SocketNames.readonlyPath(forControl: control) : control, kind: kind)
     }
     if let explicit { return [socket(explicit, .given)] }
-    if let fromEnvironment = environment.nonEmpty("SECTIOND_SOCKET") {
+    if list == nil, let fromEnvironment = environment.nonEmpty("SECTIOND_SOCKET") {
       return [socket(fromEnvironment, .given)]
     }
-    if environment.userID == 0 { return [socket(systemPath, .system)] }
-    let runtime = environment.nonEmpty("XDG_RUNTIME_DIR").map { $0 + "/sectiond" }
-    let user = (runtime ?? "/tmp/sectiond-\(environment.userID)") + "/" + SocketNames.control
-    return [socket(user, .user), socket(systemPath, .system)]
+    let named = list.map { "/\($0)" } ?? ""
+    return directories(environment: environment).map {
+      socket("\($0.path)\(named)/\(SocketNames.control)", $0.kind)
+    }
   }
 
   /// The first candidate whose daemon accepts a connection (`probe` returns nil when it does,
