@@ -9,6 +9,10 @@ import SectionClient
 // prints one JSON line, {"rps": ..., "replies": ..., "errors": ...}, as bench/loadgen.c does.
 //
 //   client-load --socket PATH [-c 50] [-d 1] [-t 2] [-w 0.3] [--sections N]
+//
+// With --events it consumes instead: one `SectionEvents` sequence for `-t` seconds after its
+// snapshot, and prints {"events": ..., "rate": ..., "snapshots": ...}; a snapshot after the
+// first means it fell behind and the daemon skipped events.
 
 struct Options {
   var socket = ""
@@ -18,10 +22,15 @@ struct Options {
   var warmup = 0.3
   /// Connection i toggles section i modulo this (bench.py's config has 50 sections).
   var sections = 50
+  var events = false
 
   init(_ arguments: [String]) {
     var rest = arguments[...]
     while let flag = rest.popFirst() {
+      if flag == "--events" {
+        events = true
+        continue
+      }
       let value = rest.popFirst() ?? ""
       switch flag {
       case "--socket": socket = value
@@ -66,6 +75,34 @@ final class Counts: @unchecked Sendable {
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
+/// The events of one sequence for `seconds` after its first snapshot: how many, how many
+/// snapshots came after the first, and the seconds they took.
+func consume(seconds: Double) async throws(ClientError) -> (events: Int, snapshots: Int, elapsed: Double) {
+  var events = 0
+  var snapshots = -1
+  var from: UInt64 = 0
+  for try await event in SectionEvents(path: options.socket, name: "client-load") {
+    if case .state = event {
+      snapshots += 1
+      if from == 0 { from = monotonicMicroseconds() }
+      continue
+    }
+    events += 1
+    if monotonicMicroseconds() - from >= UInt64(seconds * 1e6) { break }
+  }
+  return (events, snapshots, Double(monotonicMicroseconds() - from) / 1e6)
+}
+
+if options.events {
+  do {
+    let (events, snapshots, elapsed) = try await consume(seconds: options.seconds)
+    say(#"{"events": \#(events), "rate": \#(Double(events) / elapsed), "snapshots": \#(snapshots)}"#)
+    exit(0)
+  } catch {
+    say("client-load: \(error.message)", to: 2)
+    exit(1)
+  }
+}
 let clients: [AsyncClient]
 do {
   clients = try (0..<options.connections).map { _ throws(ClientError) in try AsyncClient(path: options.socket)
