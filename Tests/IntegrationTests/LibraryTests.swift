@@ -148,6 +148,21 @@ import Testing
     #expect(try await states.next()?.mode == .exclusive)
   }
 
+  /// A sequence's connection and thread end with its task: the daemon counts no subscriber.
+  @Test func cancellingTheConsumerEndsItsSubscription() async throws {
+    let daemon = try TestDaemon()
+    let client = try AsyncClient(path: daemon.socketPath)
+    let consumer = Task {
+      var count = 0
+      for try await _ in client.events() { count += 1 }
+      return count
+    }
+    try await waitFor { try await client.status()["subscribers"] == "1" }
+    consumer.cancel()
+    #expect(try await consumer.value >= 1)
+    try await waitFor { try await client.status()["subscribers"] == "0" }
+  }
+
   @Test func theBlockingClientSharesTheRequests() throws {
     let daemon = try TestDaemon()
     let client = try Client(path: daemon.socketPath, name: "blocking-test")
@@ -214,4 +229,13 @@ private func errorCode(_ body: () async throws(ClientError) -> Void) async -> St
   } catch {
     return error.code
   }
+}
+
+/// Polls `condition` every 20 ms until it holds, for at most 5 s.
+private func waitFor(_ condition: () async throws -> Bool) async throws {
+  for _ in 0..<250 {
+    if try await condition() { return }
+    try await Task.sleep(nanoseconds: 20_000_000)
+  }
+  throw TestFailure("condition not met within 5 s")
 }
