@@ -89,18 +89,33 @@ def build_sectiond(args):
         log(f"bench: --sectiond-bin {args.sectiond_bin} is not an executable")
         return None
     # Built as `make install` builds it: the Swift runtime linked in, as deployed.
-    cmd = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", "sectiond"]
+    binpath = swift_product(args, "sectiond", ["--static-swift-stdlib"])
+    if binpath:
+        warn_if_link_order_stale(binpath)
+    return binpath
+
+
+def build_client_load(args):
+    """The SectionClient load generator (Sources/client-load), built in release beside
+    sectiond; None (with a message) when it cannot be built."""
+    return swift_product(args, "client-load")
+
+
+def swift_product(args, product, flags=()):
+    """Builds `product` in release (unless --no-build) and returns its path, or None with a
+    message."""
+    cmd = ["swift", "build", "-c", "release", *flags, "--product", product]
     if args.scratch_path:
         cmd += ["--scratch-path", args.scratch_path]
     if not args.no_build:
         if not shutil.which("swift"):
-            log("bench: no swift toolchain on PATH; cannot build sectiond")
+            log(f"bench: no swift toolchain on PATH; cannot build {product}")
             return None
         log("bench: " + " ".join(cmd))
         r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, timeout=3600)
         if r.returncode != 0:
-            log("bench: building sectiond failed; last lines:\n  "
+            log(f"bench: building {product} failed; last lines:\n  "
                 + "\n  ".join(r.stdout.strip().splitlines()[-15:]))
             return None
     binpath = None
@@ -108,40 +123,16 @@ def build_sectiond(args):
         r = subprocess.run(cmd + ["--show-bin-path"], cwd=ROOT, stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True, timeout=120)
         if r.returncode == 0 and r.stdout.strip():
-            binpath = os.path.join(r.stdout.strip().splitlines()[-1], "sectiond")
+            binpath = os.path.join(r.stdout.strip().splitlines()[-1], product)
     except (OSError, subprocess.TimeoutExpired):
         pass
     if not binpath:
         base = args.scratch_path or os.path.join(ROOT, ".build")
-        binpath = os.path.join(base, "release", "sectiond")
+        binpath = os.path.join(base, "release", product)
     if not os.access(binpath, os.X_OK):
-        log(f"bench: no sectiond binary at {binpath}")
+        log(f"bench: no {product} binary at {binpath}")
         return None
-    warn_if_link_order_stale(binpath)
     return binpath
-
-
-def build_client_load(args):
-    """The SectionClient load generator (Sources/client-load), built in release beside
-    sectiond; None (with a message) when it cannot be built."""
-    cmd = ["swift", "build", "-c", "release", "--product", "client-load"]
-    if args.scratch_path:
-        cmd += ["--scratch-path", args.scratch_path]
-    try:
-        if not args.no_build:
-            r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, timeout=3600)
-            if r.returncode != 0:
-                log("bench: building client-load failed; last lines:\n  "
-                    + "\n  ".join(r.stdout.strip().splitlines()[-15:]))
-                return None
-        r = subprocess.run(cmd + ["--show-bin-path"], cwd=ROOT, stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, text=True, timeout=120)
-        path = os.path.join(r.stdout.strip().splitlines()[-1], "client-load")
-    except (OSError, IndexError, subprocess.TimeoutExpired) as e:
-        log(f"bench: no client-load: {e}")
-        return None
-    return path if os.access(path, os.X_OK) else None
 
 
 def warn_if_link_order_stale(binpath):
@@ -418,30 +409,27 @@ def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), re
 def client_throughput(depth):
     """Issue 35: 50 SectionClient connections (AsyncClient, Sources/client-load) sending
     TOGGLE <i> with `depth` in flight each, against bench/loadgen.c sending the same on the
-    same daemon: what the library costs next to the protocol. The peer is the C generator."""
+    same daemon (write_c50_d1's sectiond side): what the library costs next to the protocol.
+    The peer is the C generator."""
+    c_generator = throughput(depth, write=True)
+
     def measure(env, kind):
+        if kind != "sectiond":
+            return c_generator(env, "sectiond")
+        if not env.client_load:
+            raise Skip("no client-load binary")
         p = env.prof
         with env.server("sectiond").start() as srv:
-            if kind == "sectiond":
-                if not env.client_load:
-                    raise Skip("no client-load binary")
-                argv = [env.client_load, "--socket", srv.sock, "-c", str(p["conns"]),
-                        "-d", str(depth), "-t", str(p["seconds"]), "-w", str(p["warmup"])]
-                r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, preexec_fn=pin_to(env.loadgen_cpu),
-                                   timeout=p["seconds"] + p["warmup"] + p["timeout"])
-                if r.returncode != 0:
-                    raise RuntimeError(f"client-load failed ({r.returncode}): {r.stderr.strip()}")
-                res = json.loads(r.stdout.strip().splitlines()[-1])
-            else:
-                res = env.run_loadgen("sectiond", srv.sock,
-                                      ["--server-pid", str(srv.proc.pid),
-                                       "rps", "-c", str(p["conns"]), "-d", str(depth),
-                                       "-t", str(p["seconds"]), "-w", str(p["warmup"]),
-                                       "--replies", "1", "--cmd", "TOGGLE %d\\n"],
-                                      timeout=p["seconds"] + p["warmup"] + p["timeout"])
+            r = subprocess.run([env.client_load, "--socket", srv.sock, "-c", str(p["conns"]),
+                                "-d", str(depth), "-t", str(p["seconds"]), "-w", str(p["warmup"])],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=pin_to(env.loadgen_cpu),
+                               timeout=p["seconds"] + p["warmup"] + p["timeout"])
+            if r.returncode != 0:
+                raise RuntimeError(f"client-load failed ({r.returncode}): {r.stderr.strip()}")
             if srv.proc.poll() is not None:
                 raise RuntimeError(f"sectiond died during the run: {srv.log_tail()}")
+        res = json.loads(r.stdout.strip().splitlines()[-1])
         if res["errors"]:
             raise RuntimeError(f"{res['errors']} error replies")
         return res["rps"], res

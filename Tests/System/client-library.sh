@@ -17,8 +17,12 @@ else
   fail "the public API is the one docs/CLIENT-API.txt lists, documented" "$api"
 fi
 
-# Its own scratch directory, so the example's build never touches the package's .build.
+# Its own scratch directory, so the example's build never touches the package's .build; made
+# afresh each time, because SwiftPM keeps a path dependency's list of files from its last
+# build there and does not see a file added to SectionClient since (measured: "cannot find
+# 'Reactor' in scope" after one was added).
 scratch="${EXAMPLE_BUILD_DIR:-$PWD/.build/examples/accordion}"
+rm -rf "$scratch"
 if swift build --package-path examples/accordion --scratch-path "$scratch" >"$dir/build.log" 2>&1; then
   pass "examples/accordion builds against this checkout's SectionClient"
 else

@@ -2,7 +2,7 @@ import Posix
 import Synchronization
 
 /// One connection of an `AsyncClient`: any number of tasks write requests on it, each at once
-/// (pipelining), and one thread of its own reads the replies and hands each to the oldest
+/// (pipelining), and the `Reactor`'s thread reads the replies and hands each to the oldest
 /// request waiting, as protocol 1 answers in order.
 ///
 /// A request's bytes and its waiter are queued together, so the order of the waiters is the
@@ -15,6 +15,18 @@ final class Link: Sendable {
   let path: String
   private let fd: FileDescriptor
   private let pending = Mutex(Pending())
+  /// What the reactor's thread has read and not yet made into replies; only it touches this.
+  private let reading: Reading
+
+  private final class Reading: @unchecked Sendable {
+    var lines: LineReader
+    var assembler = ReplyAssembler()
+    var failure: ClientError
+    init(path: String) {
+      lines = LineReader(path: path)
+      failure = .connectionLost(path: path)
+    }
+  }
 
   fileprivate struct Pending: ~Copyable {
     var waiters: [Waiter] = []
@@ -26,17 +38,16 @@ final class Link: Sendable {
     var flushing = false
   }
 
-  /// Connects; the reader thread runs until the connection ends (`close`, or the daemon).
+  /// Connects; the reactor reads it until the connection ends (`close`, or the daemon).
   init(path: String, name: String?) throws(ClientError) {
     self.path = path
+    reading = Reading(path: path)
     fd = try Connection.socket(path: path)
-    if let line = name.flatMap(ClientName.line) { send([line], to: Waiter(count: 1, continuation: nil)) }
-    do {
-      try Thread.start { [self] in read() }.detach()
-    } catch {
+    guard Reactor.shared.add(self, fd: fd) else {
       fd.close()
-      throw .cannotConnect(path: path, errno: (error as? PosixError)?.errno ?? Errno(0))
+      throw .cannotConnect(path: path, errno: Errno(0))
     }
+    if let line = name.flatMap(ClientName.line) { send([line], to: Waiter(count: 1, continuation: nil)) }
   }
 
   deinit { fd.close() }
@@ -92,36 +103,33 @@ final class Link: Sendable {
     return written != nil
   }
 
-  /// The reader thread: replies to their waiters until the connection ends, then every waiter
-  /// left fails.
-  private func read() {
-    var lines = LineReader(path: path)
-    var assembler = ReplyAssembler()
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    var failure = ClientError.connectionLost(path: path)
-    reading: while true {
-      let result = try? chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
-      switch result {
-      case .done(let count) where count > 0: lines.append(chunk[..<count])
-      case .wouldBlock:
-        guard (try? Poll.wait([(fd, .readable)], milliseconds: -1)) != nil else { break reading }
-        continue
-      default: break reading
-      }
-      do throws(ClientError) {
-        while let line = try lines.nextLine() {
-          guard case .reply(let reply) = try assembler.take(line) else { continue }
-          guard let waiter = pending.withLock({ $0.takeFirst() }) else {
-            throw .malformedReply(line)
-          }
-          waiter.add(reply)
-        }
-      } catch {
-        failure = error
-        break reading
-      }
+  /// On the reactor's thread: reads what has arrived (once; epoll reports the socket again
+  /// while more waits) and hands each complete reply to its waiter. False at the end of the
+  /// connection, or when the daemon broke the protocol.
+  func readAvailable(into chunk: inout [UInt8]) -> Bool {
+    let result = try? chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+    switch result {
+    case .done(let count) where count > 0: reading.lines.append(chunk[..<count])
+    case .wouldBlock: return true
+    default: return false
     }
+    do throws(ClientError) {
+      while let line = try reading.lines.nextLine() {
+        guard case .reply(let reply) = try reading.assembler.take(line) else { continue }
+        guard let waiter = pending.withLock({ $0.takeFirst() }) else { throw .malformedReply(line) }
+        waiter.add(reply)
+      }
+      return true
+    } catch {
+      reading.failure = error
+      return false
+    }
+  }
+
+  /// On the reactor's thread, once the connection is over: every request waiting fails.
+  func ended() {
     UnixSocket.shutdown(fd)
+    let failure = reading.failure
     let left = pending.withLock { pending in
       pending.failure = failure
       defer { pending.waiters = [] }
