@@ -156,7 +156,7 @@ extension Link.Pending {
 }
 
 /// The replies one call waits for, and the task waiting: resumed once, with all of them or the
-/// error that ended the connection. Touched by the reader thread only, once queued.
+/// error that ended the connection. Touched by the reactor's thread only, once queued.
 final class Waiter: @unchecked Sendable {
   typealias Resumption = CheckedContinuation<Result<[Reply], ClientError>, Never>
 
