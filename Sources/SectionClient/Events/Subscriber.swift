@@ -55,10 +55,9 @@ public final class Subscriber: Sendable {
     handle: (Update, Client) throws(ClientError) -> Bool
   ) throws(ClientError) {
     var client = try connect()
-    var resumed = try subscribe(client, handle: handle)
-    while !stopped.load(ordering: .relaxed) {
-      do {
-        if resumed == nil { return }
+    while true {
+      do throws(ClientError) {
+        if try subscribe(client, handle: handle) { return }
         if try follow(client, handle: handle) { return }
       } catch .connectionLost {
         // Gone in the middle of a reply: the same as a clean close, reconnect below.
@@ -68,11 +67,6 @@ public final class Subscriber: Sendable {
       guard let next = reconnect() else { return }
       client = next
       news(.reconnected)
-      do throws(ClientError) {
-        resumed = try subscribe(client, handle: handle)
-      } catch .connectionLost {
-        continue
-      }
     }
   }
 
@@ -90,9 +84,9 @@ public final class Subscriber: Sendable {
   }
 
   /// SUBSCRIBE FROM the last revision heard of, or SUBSCRIBE; a snapshot goes to `handle`.
-  /// True when the daemon resumed; nil when `handle` asked to stop.
+  /// True when `handle` asked to stop.
   private func subscribe(_ client: Client, handle: (Update, Client) throws(ClientError) -> Bool)
-    throws(ClientError) -> Bool?
+    throws(ClientError) -> Bool
   {
     var reply: Reply
     if let revision {
@@ -102,9 +96,9 @@ public final class Subscriber: Sendable {
       reply = try client.request("SUBSCRIBE")
     }
     _ = try reply.succeeded()
-    guard let snapshot = reply.state else { return true }
+    guard let snapshot = reply.state else { return false }
     lastRevision.withLock { $0 = snapshot.revision }
-    return try handle(.subscribed(snapshot), client) ? nil : false
+    return try handle(.subscribed(snapshot), client)
   }
 
   /// Hands on events until the connection ends (false) or `handle` asks to stop (true).
