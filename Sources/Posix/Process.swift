@@ -11,6 +11,14 @@ public enum ProcessInfo {
   }
 
   /// A broken connection must show up as EPIPE from write, never kill the process.
+  /// The name of process `pid` as the kernel keeps it (`/proc/PID/comm`, at most 15 bytes);
+  /// nil when it is gone or hidden (ProtectProc=invisible hides other users' processes).
+  public static func name(of pid: Int32) -> String? {
+    guard let bytes = try? FileSystem.readFile("/proc/\(pid)/comm", limit: 64) else { return nil }
+    let name = bytes.last == 0x0A ? bytes.dropLast() : bytes[...]
+    return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+  }
+
   public static func ignoreBrokenPipes() {
     signal(SIGPIPE, SIG_IGN)
   }
@@ -43,6 +51,13 @@ public func monotonicMicroseconds() -> UInt64 {
   var now = timespec()
   clock_gettime(CLOCK_MONOTONIC, &now)
   return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+}
+
+/// Milliseconds since the epoch, for the history's times.
+public func wallClockMilliseconds() -> UInt64 {
+  var now = timespec()
+  clock_gettime(CLOCK_REALTIME, &now)
+  return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
 }
 
 /// Seconds since the epoch, for naming files by when they were made.

@@ -125,7 +125,7 @@ final class BusFace {
   }
 
   /// The bus daemon said who `sender` is (or could not): its calls that waited run, in order.
-  private func decided(_ sender: String, _ credentials: Result<(uid: uid_t, groups: [gid_t]), any Error>) {
+  private func decided(_ sender: String, _ credentials: Result<BusCredentials, any Error>) {
     access.decide(sender, credentials)
     for (call, request) in awaitingCredentials.removeValue(forKey: sender) ?? [] { execute(call, request) }
   }
@@ -137,11 +137,13 @@ final class BusFace {
     var reply = OutputQueue()
     var batch: Batch?
     var outcome: SectionService.Outcome?
+    let author = access.author(call.sender)
+    server.service.author = author
     for line in request.lines {
       outcome = server.service.handle(
         line[...], access: mayChange ? .control : .readOnly, batch: &batch, reply: &reply)
     }
-    if outcome == .reload { outcome = server.reload(reply: &reply) }
+    if outcome == .reload { outcome = server.reload(reply: &reply, by: author) }
     let status = BusStatus.of(reply.tail)
     switch (outcome, status) {
     case (.deferred?, _):
