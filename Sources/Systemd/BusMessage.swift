@@ -41,6 +41,13 @@ public final class BusCall {
     return value
   }
 
+  public func readUInt64() throws -> UInt64 {
+    var value: UInt64 = 0
+    try check(
+      sd_bus_message_read_basic(message, CChar(UInt8(ascii: "t")), &value), "sd_bus_message_read_basic")
+    return value
+  }
+
   /// An `as` argument, read only while it holds at most `count` strings of `bytes` bytes in
   /// all; nil as soon as it holds more. A caller's array can be as large as a message (32 MB on
   /// the system bus, 1 GB on a session bus): one past a bound is refused without copying the
