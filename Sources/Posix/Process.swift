@@ -19,6 +19,28 @@ public enum ProcessInfo {
     return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
   }
 
+  /// The name of user `uid` (getpwuid_r); nil when it has none.
+  public static func userName(of uid: uid_t) -> String? {
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name
+    else { return nil }
+    return String(cString: name)
+  }
+
+  /// `seconds` since the epoch in the local time zone (localtime_r): year, month (1-12), day,
+  /// hour, minute, second.
+  public static func localTime(_ seconds: Int) -> [Int] {
+    var time = time_t(seconds)
+    var parts = tm()
+    localtime_r(&time, &parts)
+    return [
+      Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour),
+      Int(parts.tm_min), Int(parts.tm_sec),
+    ]
+  }
+
   public static func ignoreBrokenPipes() {
     signal(SIGPIPE, SIG_IGN)
   }

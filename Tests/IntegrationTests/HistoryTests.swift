@@ -125,4 +125,51 @@ import Testing
     #expect(try watcher.readEvent() == "!opened 4 2 third")
     #expect(try daemon.connect().request("SUBSCRIBE FROM 9") == ["state 4 multi second,third", "OK 4"])
   }
+
+  @Test func sectionctlNamesItselfAndLogsInTextAndJSON() throws {
+    let daemon = try TestDaemon()
+    let socket = ["--socket", daemon.socketPath]
+    #expect(try SectionctlRun.run(socket + ["open", "first"]).status == 0)
+    let piped = try SectionctlRun.run(
+      socket + ["pipe"], environment: ["REMOTE_ADDR": "192.0.2.7"], standardInput: "TOGGLE second\n")
+    #expect(piped.lines == ["section 1 second open 8 Second", "OK 2"], "the name's OK is not passed on")
+    let text = try SectionctlRun.run(socket + ["log"])
+    #expect(text.status == 0)
+    let user = String(cString: getpwuid(getuid())!.pointee.pw_name)
+    #expect(text.lines.count == 2)
+    #expect(
+      text.lines[0].contains("  \(user) (sectionctl, ") && text.lines[0].hasSuffix(")  opened first"),
+      "\(text.lines)")
+    #expect(
+      text.lines[1].contains("  \(user) (web:192.0.2.7, ") && text.lines[1].hasSuffix(")  opened second"))
+    let json = try SectionctlRun.run(socket + ["--json", "log", "-n", "1"]).json()
+    #expect(json["revision"] as? Int == 2)
+    let changes = try #require(json["changes"] as? [[String: Any]])
+    #expect(changes.count == 1)
+    #expect(changes[0]["name"] as? String == "web:192.0.2.7" && changes[0]["via"] as? String == "socket")
+    #expect(changes[0]["uid"] as? Int == Int(getuid()) && changes[0]["user"] as? String == user)
+    #expect((changes[0]["event"] as? [String: Any])?["id"] as? String == "second")
+    let viewer = try SectionctlRun.run(socket + ["--readonly", "log", "-n", "1"])
+    #expect(viewer.lines.count == 1 && viewer.lines[0].hasSuffix("  -  opened second"), "\(viewer.lines)")
+  }
+
+  @Test func followingPrintsEachNewChange() throws {
+    let daemon = try TestDaemon()
+    let client = try daemon.connect()
+    _ = try client.request("OPEN first")
+    let follower = SectionctlProcess(["--socket", daemon.socketPath, "log", "-f", "-n", "1"])
+    try follower.start()
+    defer { follower.interrupt(SIGKILL) }
+    #expect(try follower.waitForLines(1).last?.hasSuffix("opened first") == true)
+    _ = try client.request("CLIENT NAME late")
+    _ = try client.request("OPEN second")
+    let lines = try follower.waitForLines(2)
+    #expect(
+      lines.last?.contains("(late, ") == true && lines.last?.hasSuffix("opened second") == true, "\(lines)")
+    // A restart is waited for, and what was made meanwhile caught up.
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    _ = try daemon.connect().request("CLOSE first")
+    #expect(try follower.waitForLines(3).last?.hasSuffix("closed first") == true)
+  }
 }

@@ -30,6 +30,18 @@ private func saved(_ harness: Harness, _ line: String) {
   }
 }
 
+extension HistoryClockTests {
+  @Test func timesReadBack() {
+    for seconds in [0, 951_782_400, 1_796_329_267, 4_102_444_799] {
+      var clock = HistoryClock()
+      var bytes: [UInt8] = []
+      bytes.appendText { clock.append(milliseconds: UInt64(seconds) * 1000 + 5, to: &$0) }
+      #expect(HistoryClock.seconds(of: String(decoding: bytes, as: UTF8.self)) == seconds)
+    }
+    #expect(HistoryClock.seconds(of: "yesterday") == nil)
+  }
+}
+
 @Suite struct HistoryRingTests {
   func line(_ revision: UInt64, _ text: String = "x") -> ArraySlice<UInt8> {
     ArraySlice(Array("\(revision) \(text)\n".utf8))

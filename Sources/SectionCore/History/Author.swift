@@ -45,7 +45,7 @@ public final class Author {
       rendered.append(" ")
       if let pid, pid >= 0 { rendered.appendDecimal(UInt64(pid)) } else { rendered.append("-") }
       rendered.append(" ")
-      let fallback = pid.flatMap(processName).map { Author.word(Array($0.utf8)) }
+      let fallback = pid.flatMap(processName).map { Author.asName(Array($0.utf8)) }
       let shown = name ?? fallback ?? []
       if shown.isEmpty { rendered.append("-") } else { rendered.append(contentsOf: shown) }
     }
@@ -72,8 +72,9 @@ public final class Author {
     }
   }
 
-  /// `bytes` as a name: any other byte becomes `_` (a `comm` may hold spaces and anything).
-  static func word(_ bytes: [UInt8]) -> [UInt8] {
+  /// `bytes` as a name: any other byte becomes `_` (a `comm` may hold spaces and anything),
+  /// and at most `nameLength` of them.
+  public static func asName(_ bytes: [UInt8]) -> [UInt8] {
     bytes.prefix(nameLength).map { isNameByte($0) ? $0 : UInt8(ascii: "_") }
   }
 }

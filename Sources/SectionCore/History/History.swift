@@ -158,7 +158,7 @@ public struct History: Sendable {
 }
 
 /// Wall-clock times as RFC 3339 in UTC with milliseconds: `2026-12-03T20:41:07.123Z`.
-struct HistoryClock {
+public struct HistoryClock {
   private var second: UInt64 = .max
   /// `2026-12-03T20:41:07.` for `second`: the same for every change of a second.
   private var prefix: [UInt8] = []
@@ -175,6 +175,34 @@ struct HistoryClock {
     buffer.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
     buffer.append(UInt8(ascii: "0") + UInt8(fraction % 10))
     buffer.append(UInt8(ascii: "Z"))
+  }
+
+  /// The seconds since the epoch of a time `append` wrote (`2026-12-03T20:41:07.123Z`); nil
+  /// for any other text. Days from the civil date as Howard Hinnant's days_from_civil.
+  public static func seconds(of text: String) -> Int? {
+    let digits = Array(text.utf8)
+    guard digits.count == 24, digits[4] == UInt8(ascii: "-"), digits[10] == UInt8(ascii: "T"),
+      digits[23] == UInt8(ascii: "Z")
+    else { return nil }
+    func number(_ range: Range<Int>) -> Int? {
+      var value = 0
+      for digit in digits[range] {
+        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+        value = value * 10 + Int(digit - UInt8(ascii: "0"))
+      }
+      return value
+    }
+    guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+      let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+      (1...12).contains(month)
+    else { return nil }
+    let shiftedYear = month <= 2 ? year - 1 : year
+    let era = shiftedYear / 400
+    let yearOfEra = shiftedYear - era * 400
+    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    let days = era * 146_097 + dayOfEra - 719_468
+    return days * 86_400 + hour * 3600 + minute * 60 + second
   }
 
   /// `YYYY-MM-DDTHH:MM:SS.` of the seconds since the epoch: the civil date of the day (Howard
