@@ -95,6 +95,7 @@ public enum Daemon {
       try loadConfig(options)
     }
     service.statusFields = statusFields(options, store: store, server: server)
+    if options.logChanges { server.changeLog = ChangeLog() }
     let inherited = try SocketActivation.inherited()
     let sockets = try Sockets.open(options, inherited: inherited)
     for socket in sockets { try server.serve(socket.fd, access: socket.access, file: socket.file) }

@@ -27,6 +27,8 @@ public struct DaemonOptions: Equatable {
   public var history = 1000
   /// The most `--history` takes: the history's ring of records is allocated whole.
   public static let historyLimit = 100_000
+  /// Each saved group as a structured journal entry (`ChangeLog`).
+  public var logChanges = false
   /// The D-Bus bus to serve `org.sectiond.Sectiond1` on (docs/DBUS.md); nil: none.
   public var bus: Bus.Kind?
 
@@ -74,6 +76,9 @@ public struct DaemonOptions: Equatable {
       --history N              keep the last N changes with who made them and when, for HISTORY
                                and SUBSCRIBE FROM, in the state (default 1000, at most 100000;
                                0: none)
+      --log-changes            log each saved group of changes to the journal, with who made them
+                               (SECTIOND_CLIENT_NAME=, SECTIOND_CLIENT_UID=, SECTIOND_SECTIONS=...),
+                               at most 200 entries at once and 20 a second; needs --history
       --bus system|session     also serve org.sectiond.Sectiond1 on that D-Bus bus (default: none);
                                a bus that is not there is retried, the sockets serve meanwhile
       --check-config           validate the config and exit
@@ -148,6 +153,7 @@ public struct DaemonOptions: Equatable {
             description: "--history needs a number from 0 to \(DaemonOptions.historyLimit), not \"\(text)\"")
         }
         options.history = count
+      case "--log-changes": options.logChanges = true
       case "--bus":
         let kind = try value(for: argument)
         guard let bus = Bus.Kind(rawValue: kind) else {
@@ -180,6 +186,9 @@ public struct DaemonOptions: Equatable {
         description:
           "the limits let clients grow a state file of \(stateFile) bytes, which with its journal is more than a start reads (\(StateStore.readLimit) bytes); lower --max-text-bytes, --max-items or --max-sections"
       )
+    }
+    if options.logChanges && options.history == 0 {
+      throw UsageError(description: "--log-changes logs the history's records: give --history 1 or more")
     }
     if noState && options.statePath != nil {
       throw UsageError(description: "--state and --no-state contradict each other; give one")

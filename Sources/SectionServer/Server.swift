@@ -63,6 +63,8 @@ final class Server {
   var acceptPaused = false
   /// The D-Bus face, with --bus: a peer of the sockets that the group commit answers too.
   var bus: BusFace?
+  /// With --log-changes: the journal entries of each save.
+  var changeLog: ChangeLog?
   /// Logs client errors with --verbose; nil otherwise, so that the request path pays nothing.
   var clientErrors = Log.threshold >= .debug ? ClientErrorLog() : nil
 

@@ -69,6 +69,10 @@ public final class SectionService {
   private var pendingHistoryEnds: [(revision: UInt64, end: Int)] = []
   private var historyClock = HistoryClock()
 
+  /// The history lines of the unsaved changes, each with its LF: for the journal entries of a
+  /// save (`--log-changes`).
+  public var unsavedHistory: ArraySlice<UInt8> { pendingHistory[...] }
+
   public init(model: SectionModel, limits: EditLimits = EditLimits(), history: History = History(capacity: 0))
   {
     self.model = model
