@@ -7,8 +7,6 @@ struct Runner {
   let invocation: Invocation
   let environment: Environment
   let output: Output
-  /// What its connections call themselves to the daemon (`CLIENT NAME`, recorded in HISTORY).
-  var clientName = "sectionctl"
 
   private var style: Style { Style(environment: environment) }
 
@@ -74,6 +72,8 @@ struct Runner {
         path: readingPath(), json: invocation.json, view: view, count: count,
         style: style, clearsScreen: environment.outputIsTerminal && !invocation.json, output: output)
       return try watcher.run()
+    case .log(let count, let follow):
+      return try HistoryLog(runner: self, count: count, follow: follow).run()
     case .ui:
       return try TerminalUI(
         path: socketPath(), readonly: invocation.readonly, style: style, environment: environment
@@ -85,9 +85,12 @@ struct Runner {
         invocation.listFromQuery
         ? try SocketLocation.fromQuery(environment.nonEmpty("QUERY_STRING"), beside: socketPath())
         : socketPath()
-      // Behind websocketd, the peer's address names the connection.
-      let name = environment.nonEmpty("REMOTE_ADDR").map { "web:" + $0 }
-      return try Pipe(path: path, outputIsTerminal: environment.outputIsTerminal, name: name).run()
+      // Under websocketd, the page's user is the one behind each change.
+      let name = environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
+      return try Pipe(
+        path: path, outputIsTerminal: environment.outputIsTerminal,
+        name: String(decoding: Author.asName(Array(name.utf8)), as: UTF8.self)
+      ).run()
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())
     case .batch:
@@ -163,7 +166,9 @@ struct Runner {
   /// The socket of the daemon to talk to now (see `SocketLocation`); one that is named is
   /// not tried first, its connection says what is wrong.
   func socket() throws(ClientError) -> SocketLocation.Candidate {
-    try SocketLocation.find(candidates)
+    let candidates = candidates
+    if candidates.count == 1 { return candidates[0] }
+    return try SocketLocation.choose(candidates, probe: SocketLocation.probe)
   }
 
   /// `socketPath()` for a command that only reads and waits (watch): a control socket the
@@ -198,12 +203,15 @@ struct Runner {
       where invocation.command.onlyReads && !invocation.readonly
     {
       let viewer = SocketNames.readonlyPath(forControl: path)
-      guard let client = try? Client(path: viewer, timeout: timeout, name: clientName) else {
+      guard let client = try? Client(path: viewer, timeout: timeout) else {
         throw .cannotConnect(path: path, errno: .permissionDenied)
       }
       return (client, candidates.first { $0.path == path }?.kind ?? .given)
     }
   }
+
+  /// What the daemon's history calls this process's connections (`CLIENT NAME`).
+  var clientName = "sectionctl"
 
   /// `--timeout` in seconds; nil for no limit.
   private var timeout: Double? { invocation.timeout > 0 ? invocation.timeout : nil }

@@ -1,20 +1,20 @@
-/// One change the daemon keeps, a `history <rev> <time> <via> <uid> <pid> <name> <event>` line
-/// of HISTORY: what changed, when, and who changed it through which face.
+/// One `history <rev> <time> <via> <uid> <pid> <name> <event>` line of a HISTORY reply: a
+/// saved change, who made it and when. On the read-only socket uid, pid and name are `-`
+/// (nil here).
 public struct HistoryEntry: Equatable, Sendable {
-  public var revision: UInt64
-  /// As the daemon wrote it.
-  public var time: String
-  /// The face the change came through (socket, bus, ...).
-  public var via: String
-  public var uid: String
-  public var pid: String
-  /// The name the client gave itself with CLIENT NAME (`-` for none).
-  public var name: String
-  /// The change, as subscribers saw it.
-  public var event: Event
+  public let revision: UInt64
+  /// RFC 3339 in UTC with milliseconds, as the daemon wrote it.
+  public let time: String
+  /// `socket`, `bus` or `reload`.
+  public let via: String
+  public let uid: UInt32?
+  public let pid: Int32?
+  public let name: String?
+  /// The change's event, as subscribers got it.
+  public let event: Event
 
   public init(
-    revision: UInt64, time: String, via: String, uid: String, pid: String, name: String, event: Event
+    revision: UInt64, time: String, via: String, uid: UInt32?, pid: Int32?, name: String?, event: Event
   ) {
     self.revision = revision
     self.time = time

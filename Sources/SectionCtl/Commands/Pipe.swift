@@ -17,8 +17,9 @@ struct Pipe {
   let path: String
   /// Standard output is a terminal: what the socket sends is shown as text (`TerminalLines`).
   let outputIsTerminal: Bool
-  /// What the connection calls itself (`CLIENT NAME`); its one-line reply is not passed on.
-  var name: String? = nil
+  /// What the daemon's history calls the connection: sent first as `CLIENT NAME`, and its
+  /// reply kept from the reader, who did not ask.
+  let name: String
 
   /// Bytes read from standard input that the socket has not taken yet, past which input waits.
   static let pendingLimit = 1 << 16
@@ -32,10 +33,8 @@ struct Pipe {
       throw .cannotConnect(path: path, errno: (error as? PosixError)?.errno ?? Errno(0))
     }
     var relay = Relay(socket: socket, filter: outputIsTerminal ? TerminalLines() : nil)
-    if let line = name.flatMap(ClientName.line) {
-      relay.toSocket = Array((line + "\n").utf8)
-      relay.unnamed = true
-    }
+    relay.toSocket = Array("CLIENT NAME \(name)\n".utf8)
+    relay.namingReplyPending = true
     return try relay.run(path: path)
   }
 }
@@ -47,9 +46,9 @@ private struct Relay {
   var inputOpen = true
   var socketWriteOpen = true
   var toSocket: [UInt8] = []
+  /// The reply to `CLIENT NAME` has not been read yet: the bytes up to its LF are dropped.
+  var namingReplyPending = false
   var chunk = [UInt8](repeating: 0, count: 1 << 16)
-  /// The reply to `CLIENT NAME` is still to come: the bytes up to its LF are dropped.
-  var unnamed = false
 
   init(socket: FileDescriptor, filter: TerminalLines?) {
     self.socket = socket
@@ -133,13 +132,14 @@ private struct Relay {
     guard count > 0 else {
       return flush(filter?.finish() ?? [], to: output) ? .daemonClosed : .readerGone
     }
-    var start = 0
-    if unnamed {
-      guard let newline = chunk[..<count].firstIndex(of: 0x0A) else { return .more }
-      unnamed = false
-      start = newline + 1
+    var read = chunk[..<count]
+    if namingReplyPending {
+      let end = read.firstIndex(of: 0x0A)
+      namingReplyPending = end == nil
+      read = end.map { read[($0 + 1)...] } ?? []
+      if read.isEmpty { return .more }
     }
-    let bytes = filter?.filter(chunk[start..<count]) ?? Array(chunk[start..<count])
+    let bytes = filter?.filter(read) ?? Array(read)
     return flush(bytes, to: output) ? .more : .readerGone
   }
 

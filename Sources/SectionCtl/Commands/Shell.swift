@@ -180,10 +180,9 @@ final class Shell {
         }
       }
       if runner.invocation.json { invocation.json = true }
-      status = try Runner(
-        invocation: invocation, environment: runner.environment, output: output,
-        clientName: "sectionctl-shell"
-      ).run()
+      var each = Runner(invocation: invocation, environment: runner.environment, output: output)
+      each.clientName = "sectionctl-shell"
+      status = try each.run()
     } catch {
       if case .usage(let text) = error {
         output.diagnose(text + " ('help' lists the commands)")
@@ -216,7 +215,7 @@ final class Shell {
   /// Subscribes on a connection of its own; without a daemon the shell still runs, and tries
   /// again after the next line.
   private func connectEvents() {
-    guard let connection = try? LiveConnection(path: path, name: "sectionctl-shell") else { return }
+    guard let connection = try? LiveConnection(path: path) else { return }
     connection.send("SUBSCRIBE", as: .subscribe)
     guard (try? connection.flush()) != nil else { return }
     events = connection

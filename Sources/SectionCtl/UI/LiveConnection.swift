@@ -26,19 +26,14 @@ final class LiveConnection {
   private var awaiting: [Request] = []
   private var awaitingStart = 0
   private var assembler = ReplyAssembler()
-  /// Replies still to come to the `CLIENT NAME` sent first, which are dropped.
-  private var unnamed = 0
 
   /// Connects (a local socket connects at once, so this does not wait); the socket is non-blocking.
-  /// The connection names itself `name` first (see `ClientName`), whatever the daemon answers.
-  init(path: String, name: String) throws(ClientError) {
+  init(path: String, name: String? = nil) throws(ClientError) {
     self.path = path
     input = LineReader(path: path)
     fd = try Connection.socket(path: path)
-    if let line = ClientName.line(name) {
-      output = Array((line + "\n").utf8)
-      unnamed = 1
-    }
+    // What the daemon's history calls it; only a refusal (an older daemon) would show.
+    if let name { send("CLIENT NAME \(name)", as: .change("CLIENT NAME")) }
   }
 
   deinit { fd.close() }
@@ -86,9 +81,6 @@ final class LiveConnection {
     switch try assembler.take(line) {
     case .event(let event): return .event(event)
     case nil: return nil
-    case .reply where unnamed > 0:
-      unnamed -= 1
-      return nil
     case .reply(let reply):
       guard awaitingStart < awaiting.count else { throw .malformedReply(line) }
       let request = awaiting[awaitingStart]
