@@ -31,6 +31,8 @@ public final class Subscriber: Sendable {
 
   public let path: String
   let name: String?
+  /// False: every subscription starts with a snapshot, even where the daemon could resume.
+  let resumes: Bool
   private let stopped = Atomic<Bool>(false)
   /// The socket being read, so `stop()` can wake the thread blocked on it.
   private let socket = Mutex<FileDescriptor?>(nil)
@@ -38,9 +40,12 @@ public final class Subscriber: Sendable {
   private let lastRevision = Mutex<UInt64?>(nil)
 
   /// `revision`: resume after it on the first connection too (nil: start with a snapshot).
-  public init(path: String, name: String? = nil, after revision: UInt64? = nil) {
+  /// `resumes: false` starts every subscription with a snapshot instead: for a reader who is
+  /// told where things stand after a gap rather than what happened during it.
+  public init(path: String, name: String? = nil, after revision: UInt64? = nil, resumes: Bool = true) {
     self.path = path
     self.name = name
+    self.resumes = resumes
     lastRevision.withLock { $0 = revision }
   }
 
@@ -89,7 +94,7 @@ public final class Subscriber: Sendable {
     throws(ClientError) -> Bool
   {
     var reply: Reply
-    if let revision {
+    if resumes, let revision {
       reply = try client.request("SUBSCRIBE FROM \(revision)")
       if case .error = reply.status { reply = try client.request("SUBSCRIBE") }
     } else {

@@ -14,11 +14,12 @@ struct Watcher {
 
   /// Runs until `count` changes were seen (status 0), or forever; SIGINT and SIGTERM end it with status 0.
   /// Only the first connection may fail with "cannot connect": after that the daemon is waited
-  /// for, and the changes missed meanwhile are shown when the daemon still has them (`Subscriber`).
+  /// for, and a reconnection prints the state afresh (`state ...`), so a reader knows where
+  /// things stand after the gap: watch does not resume where the library's `events()` does.
   func run() throws(ClientError) -> ExitStatus {
     ProcessInfo.exitSuccessfullyOnInterrupt()
     var seen = 0
-    try Subscriber(path: path, name: "sectionctl").run(
+    try Subscriber(path: path, name: "sectionctl", resumes: false).run(
       news: { news in
         switch news {
         case .lost: output.diagnose("lost the connection to sectiond on \(path); reconnecting")
