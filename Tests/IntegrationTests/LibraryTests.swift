@@ -212,6 +212,32 @@ import Testing
     #expect(try await events.next() == .state(StateSnapshot(revision: 9, mode: .exclusive, openIDs: ["a"])))
   }
 
+  /// SIGKILL while thousands of requests are in flight: each one ends, answered or failed with
+  /// connectionLost, none waits for ever; and the client works again once a daemon is back.
+  @Test func sigkillWithRequestsInFlight() async throws {
+    let daemon = try TestDaemon()
+    let client = try AsyncClient(path: daemon.socketPath)
+    let outcomes = await withTaskGroup(of: String.self) { group in
+      for index in 0..<2000 {
+        group.addTask {
+          do {
+            try await client.toggle("\(index % 3)")
+            return "answered"
+          } catch {
+            return (error as? ClientError)?.code ?? "\(error)"
+          }
+        }
+        if index == 1000 { kill(daemon.process!.processIdentifier, SIGKILL) }
+      }
+      return await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+    }
+    #expect(Set(outcomes.keys).isSubset(of: ["answered", "UNAVAILABLE"]), "\(outcomes)")
+    #expect(outcomes["UNAVAILABLE", default: 0] > 0, "\(outcomes)")
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    #expect(try await client.list().count == 3)
+  }
+
   @Test func aDaemonThatGoesAwayMidRequestFailsItsRequests() async throws {
     let peer = try ScriptedPeer()
     peer.script = { _, lines in lines.last == "PING" ? .answer("OK\n") : .close }
