@@ -6,8 +6,9 @@
 // knows which one the bridge uses) and VIEW; on a later one, SUBSCRIBE FROM the revision it
 // shows, and VIEW only when the daemon no longer keeps every change since (its reply is then
 // SUBSCRIBE's, with a state line): otherwise the events it missed follow the reply. Then it
-// applies `!opened`, `!closed` and `!mode` as they come, and for every other event (the edits, `!reload`, `!state`, `!restart` and any event
-// it does not know) it reads VIEW again, as docs/PROTOCOL.md asks. Revisions order the two: a VIEW
+// applies `!opened`, `!closed` and `!mode` as they come, and for every other event (the edits,
+// `!reload`, `!state`, `!restart` and any event it does not know) it reads VIEW again, as
+// docs/PROTOCOL.md asks. Revisions order the two: a VIEW
 // reply shows the list at its revision, so the events that arrived while it was on its way are
 // applied again on top of it when they are newer, and an edit among those asks for the next VIEW.
 // One VIEW is in flight at a time. The items of a section that opens are read with ITEMS.
