@@ -35,6 +35,7 @@ let package = Package(
   products: [
     .executable(name: "sectiond", targets: ["sectiond"]),
     .executable(name: "sectionctl", targets: ["sectionctl"]),
+    .library(name: "SectionClient", targets: ["SectionClient"]),
   ],
   targets: [
     // libsystemd, through pkg-config. Only the `Systemd` module imports it.
@@ -55,14 +56,16 @@ let package = Package(
     // The daemon's I/O layer: listeners, connections, the state file, the command line.
     .target(
       name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),
-    // The client side of protocol 1 and the sectionctl command line.
-    .target(name: "SectionCtl", dependencies: ["Posix", "SectionCore", "CEdit"]),
+    // The client side of protocol 1: the library programs (and sectionctl) use to talk to sectiond.
+    .target(name: "SectionClient", dependencies: ["Posix", "SectionCore"]),
+    // The sectionctl command line, on SectionClient.
+    .target(name: "SectionCtl", dependencies: ["SectionClient", "Posix", "SectionCore", "CEdit"]),
     .executableTarget(
       name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
       linkerSettings: compactDaemon + [bindNow]),
     .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"], linkerSettings: [bindNow]),
     .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore"]),
-    .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl"]),
+    .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl", "SectionClient"]),
     .testTarget(name: "IntegrationTests", dependencies: ["Posix"]),
   ],
   swiftLanguageModes: [.v6]

@@ -27,8 +27,9 @@
 # Layout for PREFIX=/usr/local (the default):
 #   /usr/local/bin/{sectiond,sectionctl}
 #   /usr/local/lib/systemd/system/{sectiond.service,sectiond.socket,sectiond-readonly.socket,
-#     sectiond-web.service}
-#   /usr/local/lib/systemd/user/{the same four, for a user's own daemon}
+#     sectiond-web.service, and the templates sectiond@.service, sectiond@.socket,
+#     sectiond-readonly@.socket for named lists: README.md, "Several lists"}
+#   /usr/local/lib/systemd/user/{the same seven, for a user's own daemons}
 #   /usr/local/share/sectiond/web/ (the page sectiond-web.service serves through websocketd)
 #   /usr/local/lib/sysusers.d/sectiond.conf, /usr/local/lib/tmpfiles.d/sectiond.conf
 #   /usr/local/share/man/man{1,8}/..., /usr/local/share/bash-completion/completions/sectionctl,
@@ -156,7 +157,8 @@ inst 0755 "$BUILD_DIR/sectiond" "$BINDIR/sectiond"
 inst 0755 "$BUILD_DIR/sectionctl" "$BINDIR/sectionctl"
 
 # sectiond.service.in names the binaries by @BINDIR@; the socket units are installed as they are.
-for u in sectiond.service.in sectiond.socket sectiond-readonly.socket sectiond-web.service.in; do
+for u in sectiond.service.in sectiond.socket sectiond-readonly.socket sectiond-web.service.in \
+  sectiond@.service.in sectiond@.socket sectiond-readonly@.socket; do
   [ -n "$user_install" ] || subst "systemd/$u" "$UNITDIR/${u%.in}"
   subst "systemd/user/$u" "$USERUNITDIR/${u%.in}"
 done

@@ -82,7 +82,18 @@ let drainScheduled = false;
 /** The render whose tiles the backlog holds, to note when it is complete. */
 let renderInProgress = null;
 
-const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/`;
+/**
+ * The list the page shows: `?list=NAME` (README.md, "Several lists"), passed on to the bridge,
+ * whose `sectionctl pipe --list-from-query` checks the name and connects to that list's socket;
+ * null, the unnamed list. The name is shown as text.
+ */
+const listName = new URLSearchParams(location.search).get("list");
+const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/`
+  + (listName === null ? "" : `?list=${encodeURIComponent(listName)}`);
+if (listName !== null) {
+  document.title = `${listName} · sectiond`;
+  document.querySelector(".bar-title").textContent = listName;
+}
 const bridge = new Bridge(url, { onOpen, onEvent, onClose });
 
 // --- connection --------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import Posix
+import SectionClient
 import SectionCore
 
 /// Carries out one command against the daemon and prints the result: the I/O around the pure parsers and renderers.
@@ -41,6 +42,8 @@ struct Runner {
       let reply = try connect().request(wanted.map { "MODE \($0.rawValue)" } ?? "MODE").succeeded()
       guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
       show(text: mode.rawValue + "\n", json: JSONRenderer.mode(mode, revision: reply.revision))
+    case .lists:
+      return Lists(runner: self).run()
     case .status:
       let status = try daemonStatus()
       show(text: TextRenderer.status(status), json: JSONRenderer.status(status))
@@ -78,10 +81,14 @@ struct Runner {
     case .send(let lines):
       return try send(lines)
     case .pipe:
+      let path =
+        invocation.listFromQuery
+        ? try SocketLocation.fromQuery(environment.nonEmpty("QUERY_STRING"), beside: socketPath())
+        : socketPath()
       // Under websocketd, the page's user is the one behind each change.
       let name = environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
       return try Pipe(
-        path: socketPath(), outputIsTerminal: environment.outputIsTerminal,
+        path: path, outputIsTerminal: environment.outputIsTerminal,
         name: String(decoding: Author.asName(Array(name.utf8)), as: UTF8.self)
       ).run()
     case .edit(let line):
@@ -153,7 +160,7 @@ struct Runner {
   private var candidates: [SocketLocation.Candidate] {
     SocketLocation.candidates(
       explicit: invocation.socket, readonly: invocation.readonly,
-      explicitReadonly: invocation.readonlySocket, environment: environment)
+      explicitReadonly: invocation.readonlySocket, list: invocation.list, environment: environment)
   }
 
   /// The socket of the daemon to talk to now (see `SocketLocation`); one that is named is

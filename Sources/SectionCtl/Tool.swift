@@ -1,5 +1,6 @@
 import Glibc
 import Posix
+import SectionClient
 
 /// sectionctl's entry point: parse, run, print any error, exit with the status scripts rely on.
 public enum Tool {
@@ -12,10 +13,12 @@ public enum Tool {
     do {
       try checkEncoding(
         Array(UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc))))
-      let invocation = try ArgumentParser.parse(arguments)
+      var invocation = try ArgumentParser.parse(arguments)
       output.json = invocation.json
       readonly = invocation.readonly
-      let runner = Runner(invocation: invocation, environment: .current, output: output)
+      let environment = Environment.current
+      invocation.list = try SocketLocation.list(explicit: invocation.list, environment: environment)
+      let runner = Runner(invocation: invocation, environment: environment, output: output)
       // Once, from the command line: the shell's lines name the socket it found, which is not
       // the user naming it.
       Connection.socketIsNamed = runner.socketIsNamed

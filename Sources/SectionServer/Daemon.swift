@@ -104,13 +104,14 @@ public enum Daemon {
     ) {
       try loadConfig(options)
     }
+    server.list = options.list
     service.statusFields = statusFields(options, store: store, server: server)
     if options.logChanges { server.changeLog = ChangeLog() }
     let inherited = try SocketActivation.inherited()
     let sockets = try Sockets.open(options, inherited: inherited)
     for socket in sockets { try server.serve(socket.fd, access: socket.access, file: socket.file) }
     server.restore(inherited.filter { $0.kind != .listeningSocket })
-    if let kind = options.bus { server.bus = try BusFace(kind, server: server) }
+    if let kind = options.bus { server.bus = try BusFace(kind, name: options.busName, server: server) }
 
     let signals = try [SIGTERM, SIGINT].map { try loop.onSignal($0) { server.shutdown() } }
     let hangUp = try loop.onSignal(SIGHUP) { server.reloadFromSignal() }
@@ -148,11 +149,13 @@ public enum Daemon {
     }
     let config = line(options.configPath)
     let state = line(store?.path)
+    // Which list this is, on both sockets: the name is in every socket's path anyway.
+    let list = options.list?.rawValue ?? "-"
     return { [unowned server] access in
       let uptime = String((monotonicMicroseconds() - started) / 1_000_000)
-      guard access == .control else { return [("systemd", systemd), ("uptime", uptime)] }
+      guard access == .control else { return [("list", list), ("systemd", systemd), ("uptime", uptime)] }
       return [
-        ("pid", pid), ("uid", uid), ("systemd", systemd), ("uptime", uptime),
+        ("list", list), ("pid", pid), ("uid", uid), ("systemd", systemd), ("uptime", uptime),
         ("config", config), ("state", state),
         ("clients", String(server.connections.count)), ("subscribers", String(server.subscribers.count)),
       ]

@@ -31,6 +31,15 @@ public struct DaemonOptions: Equatable {
   public var logChanges = false
   /// The D-Bus bus to serve `org.sectiond.Sectiond1` on (docs/DBUS.md); nil: none.
   public var bus: Bus.Kind?
+  /// `--list NAME`: one of several lists on the machine, whose default paths and bus name
+  /// follow from its name; nil: the unnamed list, at the paths it has always had.
+  public var list: ListName?
+
+  /// The D-Bus name this daemon owns: `org.sectiond.Sectiond1`, or for a named list
+  /// `org.sectiond.Sectiond1.NAME`, as MPRIS names its players (docs/DBUS.md, "Several lists").
+  public var busName: String {
+    "org.sectiond.Sectiond1" + (list.map { ".\($0.busElement)" } ?? "")
+  }
 
   public static let usage = """
     usage: sectiond [options]
@@ -38,10 +47,17 @@ public struct DaemonOptions: Equatable {
     Serves the open/closed state of a list of sections on a Unix socket (protocol 1).
 
     options:
+      --list NAME              serve the list NAME, one of several on the machine (as the unit
+                               sectiond@NAME does): every default below gains NAME, so the
+                               sockets are in a directory NAME beside the unnamed list's, the
+                               config is NAME.json instead of sections.json, the state is in
+                               NAME/, and the bus name is org.sectiond.Sectiond1.NAME (- as _);
+                               options given explicitly still win. NAME is 1 to 32
+                               characters of a-z, 0-9, _ and -, starting with a letter
       --config FILE            sections to serve (default, if it exists: $CONFIGURATION_DIRECTORY/
                                sections.json under systemd, /etc/sectiond/sections.json for root,
                                else $XDG_CONFIG_HOME/sectiond/sections.json; else a built-in demo set)
-      --socket PATH            control socket (default $SECTIOND_SOCKET, /run/sectiond/control.sock
+      --socket PATH            control socket (default $SECTIOND_SOCKET without --list, /run/sectiond/control.sock
                                for root, else $XDG_RUNTIME_DIR/sectiond/control.sock, or
                                /tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR)
       --readonly-socket PATH   read-only socket, mode 0666 (default readonly.sock beside a control
@@ -123,6 +139,16 @@ public struct DaemonOptions: Equatable {
     }
     while let argument = rest.popFirst() {
       switch argument {
+      case "--list":
+        // An empty name is refused with the rule, not as a missing value.
+        guard let name = rest.popFirst() else {
+          throw UsageError(description: "--list needs a name: \(ListName.rule)")
+        }
+        do {
+          options.list = try ListName(validating: name)
+        } catch {
+          throw UsageError(description: "--list: \(error)")
+        }
       case "--config":
         options.configPath = try value(for: argument)
         options.configRequired = true
@@ -197,22 +223,28 @@ public struct DaemonOptions: Equatable {
       let directory = defaultDirectory(
         systemd: "CONFIGURATION_DIRECTORY", root: "/etc", xdg: "XDG_CONFIG_HOME", under: ".config",
         environment: environment)
-      if FileSystem.exists("\(directory)/sections.json") { options.configPath = "\(directory)/sections.json" }
+      let file = "\(directory)/\(options.list.map { "\($0).json" } ?? "sections.json")"
+      if FileSystem.exists(file) { options.configPath = file }
     }
 
+    // A named list's sockets are in a directory of their own beside the unnamed list's.
+    let named = options.list.map { "/\($0)" } ?? ""
     let runtimeDirectory =
       environment("XDG_RUNTIME_DIR").map { "\($0)/sectiond" } ?? "/tmp/sectiond-\(ProcessInfo.userID)"
+    let defaultSocket = (isRoot ? "/run/sectiond" : runtimeDirectory) + "\(named)/control.sock"
     options.socketPath =
-      socket ?? environment("SECTIOND_SOCKET")
-      ?? (isRoot ? "/run/sectiond/control.sock" : "\(runtimeDirectory)/control.sock")
+      socket ?? (options.list == nil ? environment("SECTIOND_SOCKET") : nil) ?? defaultSocket
     if options.readOnlySocketPath == nil {
       options.readOnlySocketPath = SocketNames.readonlyPath(forControl: options.socketPath)
     }
     if !noState && options.statePath == nil {
+      // A unit's StateDirectory= is its daemon's own (sectiond@.service: sectiond/%i); else a
+      // named list keeps its state in a directory NAME of the unnamed list's.
+      let underSystemd = environment("STATE_DIRECTORY") != nil
       let directory = defaultDirectory(
         systemd: "STATE_DIRECTORY", root: "/var/lib", xdg: "XDG_STATE_HOME", under: ".local/state",
         environment: environment)
-      options.statePath = "\(directory)/state.json"
+      options.statePath = "\(directory)\(underSystemd ? "" : named)/state.json"
     }
     return .run(options)
   }

@@ -63,6 +63,8 @@ final class Server {
   var acceptPaused = false
   /// The D-Bus face, with --bus: a peer of the sockets that the group commit answers too.
   var bus: BusFace?
+  /// The list's name (`--list`), which the status line begins with; nil for the unnamed list.
+  var list: ListName?
   /// With --log-changes: the journal entries of each save.
   var changeLog: ChangeLog?
   /// Logs client errors with --verbose; nil otherwise, so that the request path pays nothing.
@@ -99,8 +101,8 @@ final class Server {
   var statusLine: String {
     let open = service.model.openIndices.count
     let sections = service.model.sections.count
-    return
-      "\(counted(sections, "section")) (\(open) open), \(counted(connections.count, "client")), \(counted(subscribers.count, "subscriber")), revision \(service.model.revision)"
+    return (list.map { "list \($0): " } ?? "")
+      + "\(counted(sections, "section")) (\(open) open), \(counted(connections.count, "client")), \(counted(subscribers.count, "subscriber")), revision \(service.model.revision)"
   }
 
   // MARK: Reading and handling requests

@@ -64,7 +64,8 @@ struct PermissionTests {
     let viewer = try LineClient(path: directory.file("readonly.sock"))
     let withoutUptime = { (reply: [String]) in reply.filter { !$0.hasPrefix("status uptime ") } }
     let before = try viewer.request("STATUS")
-    #expect(before.dropLast().map { $0.split(separator: " ")[1] } == ["systemd", "uptime"], "\(before)")
+    #expect(
+      before.dropLast().map { $0.split(separator: " ")[1] } == ["list", "systemd", "uptime"], "\(before)")
     let admin = try daemon.connect()
     #expect(try admin.request("SUBSCRIBE").last == "OK 0")
     let after = try viewer.request("STATUS")

@@ -1,6 +1,7 @@
 import SectionCore
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 @Suite struct ArgumentParserTests {
@@ -260,5 +261,20 @@ import Testing
     #expect(try parse("send", "PING", "quit").command == .send(["PING", "quit"]))
     #expect(usageError("send", "QUIT", "PING")?.contains("QUIT must be the last line") == true)
     #expect(usageError("send", "batch", "OPEN 0")?.contains("needs its END") == true)
+  }
+
+  /// `-l NAME`, `--list NAME`, `--list=NAME`, `-lNAME` (issue 34); a bad name names the rule.
+  @Test func aListByName() throws {
+    let media = try ListName(validating: "media")
+    #expect(try parse("-l", "media", "view").list == media)
+    #expect(try parse("view", "--list=media").list == media)
+    #expect(try parse("-lmedia", "status").list == media)
+    #expect(try parse("view").list == nil)
+    for bad in ["../x", "A", String(repeating: "a", count: 33), ""] {
+      #expect(usageError("--list", bad, "view")?.contains(ListName.rule) == true, "\(bad)")
+    }
+    #expect(usageError("view", "-l")?.contains(ListName.rule) == true)
+    #expect(try parse("lists", "--json").command == .lists)
+    #expect(usageError("lists", "-l", "media") != nil)
   }
 }

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 /// `sectionctl batch` checks its whole input before it sends anything (issue 19).

@@ -1,7 +1,9 @@
 import Glibc
+import SectionCore
 import Posix
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 @Suite struct EnvironmentTests {
@@ -135,5 +137,84 @@ import Testing
       ClientError.daemon(code: "MODE", message: "not in exclusive mode").message == "not in exclusive mode")
     #expect(ClientError.daemon(code: "MODE", message: "").message == "the daemon answered MODE")
     #expect(ClientError.daemon(code: "MODE", message: "x").exitStatus == .daemonError)
+  }
+}
+
+/// `-l NAME`, `$SECTIOND_LIST`: the same resolution in the list's directory (issue 34).
+@Suite struct ListLocationTests {
+  private let media = try! ListName(validating: "media")
+
+  @Test func aListLooksInItsDirectoryOfEach() {
+    let user = Fixtures.environment(["XDG_RUNTIME_DIR": "/run/user/7"], userID: 7)
+    #expect(
+      SocketLocation.candidates(explicit: nil, readonly: false, list: media, environment: user) == [
+        .init(path: "/run/user/7/sectiond/media/control.sock", kind: .user),
+        .init(path: "/run/sectiond/media/control.sock", kind: .system),
+      ])
+    #expect(
+      SocketLocation.candidates(explicit: nil, readonly: true, list: media, environment: user).map(\.path)
+        == [
+          "/run/user/7/sectiond/media/readonly.sock", "/run/sectiond/media/readonly.sock",
+        ])
+    let root = Fixtures.environment(userID: 0)
+    #expect(
+      SocketLocation.resolve(explicit: nil, readonly: false, list: media, environment: root)
+        == "/run/sectiond/media/control.sock")
+  }
+
+  @Test func aNamedSocketWinsAndTheListWinsOverSectiondSocket() {
+    let environment = Fixtures.environment(["SECTIOND_SOCKET": "/tmp/e.sock"], userID: 0)
+    #expect(
+      SocketLocation.resolve(explicit: "/x.sock", readonly: false, list: media, environment: environment)
+        == "/x.sock")
+    #expect(
+      SocketLocation.resolve(explicit: nil, readonly: false, list: media, environment: environment)
+        == "/run/sectiond/media/control.sock")
+    #expect(SocketLocation.resolve(explicit: nil, readonly: false, environment: environment) == "/tmp/e.sock")
+  }
+
+  @Test func sectiondListIsTheDefaultAndIsChecked() throws {
+    #expect(try SocketLocation.list(explicit: nil, environment: Fixtures.environment()) == nil)
+    let named = Fixtures.environment(["SECTIOND_LIST": "media"])
+    #expect(try SocketLocation.list(explicit: nil, environment: named) == media)
+    let other = try ListName(validating: "bar")
+    #expect(try SocketLocation.list(explicit: other, environment: named) == other)
+    do {
+      _ = try SocketLocation.list(explicit: nil, environment: Fixtures.environment(["SECTIOND_LIST": "../x"]))
+      Issue.record("SECTIOND_LIST=../x was taken")
+    } catch {
+      guard case .usage(let message) = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(message.hasPrefix("SECTIOND_LIST: ") && message.hasSuffix(ListName.rule))
+    }
+  }
+
+  @Test func theHintNamesTheInstanceUnit() {
+    #expect(ClientError.startHint(for: "/run/sectiond/media/control.sock").contains("sectiond@media.socket"))
+    #expect(
+      ClientError.startHint(for: "/run/user/7/sectiond/media/readonly.sock")
+        .contains("systemctl --user start sectiond-readonly@media.socket"))
+    #expect(ClientError.startHint(for: "/run/sectiond/control.sock").contains("start sectiond.socket"))
+  }
+}
+
+/// The web page's `?list=NAME`, through websocketd's QUERY_STRING (issue 34).
+@Suite struct QueryListTests {
+  @Test func theQueryPicksTheListBesideTheSocketGiven() throws {
+    let given = "/run/sectiond/readonly.sock"
+    #expect(try SocketLocation.fromQuery("list=media", beside: given) == "/run/sectiond/media/readonly.sock")
+    #expect(try SocketLocation.fromQuery("x=1&list=a-b", beside: given) == "/run/sectiond/a-b/readonly.sock")
+    #expect(try SocketLocation.fromQuery(nil, beside: given) == given)
+    #expect(try SocketLocation.fromQuery("other=1", beside: given) == given)
+    for bad in ["list=../x", "list=A", "list=", "list", "list=%2e%2e"] {
+      #expect(throws: ClientError.self, "\(bad)") { try SocketLocation.fromQuery(bad, beside: given) }
+    }
+  }
+
+  @Test func onlyPipeTakesIt() throws {
+    #expect(try ArgumentParser.parse(["pipe", "--list-from-query"]).listFromQuery)
+    #expect(throws: ClientError.self) { try ArgumentParser.parse(["view", "--list-from-query"]) }
   }
 }

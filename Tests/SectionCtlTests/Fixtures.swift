@@ -1,6 +1,7 @@
 import Glibc
 import Posix
 
+@testable import SectionClient
 @testable import SectionCtl
 
 /// The daemon's built-in demo set, with the second section open, as replies would describe it.

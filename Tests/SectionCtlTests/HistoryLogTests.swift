@@ -1,3 +1,4 @@
+@testable import SectionClient
 import SectionCore
 import Testing
 

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 @Suite struct InputDecoderTests {

@@ -1,6 +1,7 @@
 import SectionCore
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 @Suite struct JSONRendererTests {
@@ -48,7 +49,7 @@ import Testing
       JSONRenderer.status(status).serialized()
         == #"{"daemon_version":"0.1.0","protocol":"1","socket":"/s","revision":9,"mode":"multi","sections":3,"#
         + #""open":1,"open_ids":["second"],"items":13,"visible_items":2,"daemon":"given","pid":null,"uid":null,"#
-        + #""systemd":null,"uptime_seconds":null,"config":null,"state":null,"clients":null,"subscribers":null}"#
+        + #""systemd":null,"uptime_seconds":null,"config":null,"state":null,"clients":null,"subscribers":null,"list":null}"#
     )
     var facts = status
     facts.kind = .user

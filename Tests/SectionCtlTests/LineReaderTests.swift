@@ -1,6 +1,7 @@
 import Posix
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 /// Reading the daemon's lines is linear and bounded (issue 19: a 20 MB line took 4.96 s).

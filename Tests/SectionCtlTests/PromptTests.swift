@@ -1,5 +1,6 @@
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 /// The ui's prompt line edits as a shell's line does (issue 32: Ctrl-U on "Release notes"

@@ -1,6 +1,7 @@
 import SectionCore
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 @Suite struct ProtocolLineTests {

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 /// Tab in the shell completes by the word's position (issue 32: `open t` gave `open toggle`).

@@ -1,6 +1,7 @@
 import SectionCore
 import Testing
 
+@testable import SectionClient
 @testable import SectionCtl
 
 /// Everything sectionctl prints from the socket is data (issue 19): what a fake server or a

@@ -109,6 +109,10 @@ def check_contents(results, deb, scratch):
     wanted = ["lib/systemd/system/sectiond.service", "lib/systemd/system/sectiond.socket",
               "lib/systemd/system/sectiond-readonly.socket", "usr/lib/systemd/user/sectiond.service",
               "usr/lib/systemd/user/sectiond.socket", "usr/lib/systemd/user/sectiond-readonly.socket",
+              # the templates of named lists (issue 34), system and user
+              "lib/systemd/system/sectiond@.service", "lib/systemd/system/sectiond@.socket",
+              "lib/systemd/system/sectiond-readonly@.socket", "usr/lib/systemd/user/sectiond@.service",
+              "usr/lib/systemd/user/sectiond@.socket", "usr/lib/systemd/user/sectiond-readonly@.socket",
               "usr/lib/sysusers.d/sectiond.conf", "usr/lib/tmpfiles.d/sectiond.conf",
               "usr/share/man/man8/sectiond.8.gz", "usr/share/man/man1/sectionctl.1.gz",
               "usr/share/bash-completion/completions/sectionctl",
@@ -253,6 +257,24 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
     lab.run(["sectionctl", "mode", "exclusive"], check=False)
     saved = status_json(lab)
 
+    # --- an instance of the packaged templates beside the plain service (issue 34)
+    instance = ("sectiond@pkg.socket", "sectiond-readonly@pkg.socket")
+    enabled = lab.systemctl("enable", "--now", *instance, check=False)
+    changed = lab.run(["sectionctl", "-l", "pkg", "open", "0"], check=False)
+    plain = status_json(lab)
+    results.check(enabled.returncode == 0 and changed.returncode == 0
+                  and os.path.exists(lab.host_path("/var/lib/sectiond/pkg/state.json"))
+                  and plain is not None and plain["revision"] == saved["revision"],
+                  "systemctl enable --now sectiond@pkg.socket: the instance serves and saves in "
+                  "/var/lib/sectiond/pkg beside the plain service, which it leaves alone",
+                  failure(enabled) or failure(changed))
+    lab.systemctl("stop", "sectiond@pkg.service", *instance, check=False)
+    stopped = [active(lab, u) for u in ("sectiond@pkg.service", *instance)]
+    results.check(stopped == ["inactive"] * 3 and active(lab, "sectiond.service") == "active",
+                  "systemctl stop sectiond@pkg stops the instance, the plain service still runs", str(stopped))
+    lab.systemctl("start", *instance, check=False)
+    lab.run(["sectionctl", "-l", "pkg", "ping"], check=False)
+
     # --- the packaged user units, for a lab user's own daemon
     lab.run(["systemctl", "--user", "enable", "--now", "sectiond.socket"], user="alice", check=False)
     view = lab.run(["sectionctl", "view"], user="alice", check=False)
@@ -294,11 +316,14 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
     results.check(got.returncode == 0 and all(u != "active" for u in units)
                   and not os.path.exists(lab.socket_path()),
                   "apt-get remove stops the daemon and both sockets", f"{units}")
+    units = [active(lab, u) for u in ("sectiond@pkg.service", *instance)]
+    results.check(all(u != "active" for u in units) and not os.path.exists(lab.socket_path("pkg/control.sock")),
+                  "apt-get remove stops the instance sectiond@pkg too", f"{units}")
     results.check(os.path.exists(lab.host_path("/var/lib/sectiond/state.json")),
                   "apt-get remove keeps the state (/var/lib/sectiond/state.json)")
     got = apt(lab, "purge", "sectiond")
     results.check(got.returncode == 0 and not os.path.exists(lab.host_path("/var/lib/sectiond")),
-                  "apt-get purge removes /var/lib/sectiond", failure(got))
+                  "apt-get purge removes /var/lib/sectiond, every instance's state with it", failure(got))
     left = leftovers(before, snapshot(lab))
     results.check(not left, "after the purge no file is left that was not there before the install",
                   "\n".join(left[:30]))

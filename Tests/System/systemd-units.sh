@@ -56,7 +56,9 @@ fi
 PREFIX=/usr/local
 dest="$stage/root"
 unitdir="$dest$PREFIX/lib/systemd/system"
-units=(sectiond.service sectiond.socket sectiond-readonly.socket)
+# The plain units, and an instance of the templates for a named list (issue 34).
+units=(sectiond.service sectiond.socket sectiond-readonly.socket
+  sectiond@media.service sectiond@media.socket sectiond-readonly@media.socket)
 
 if out="$(DESTDIR="$dest" PREFIX="$PREFIX" BUILD_DIR="$BUILD_DIR" \
   scripts/install.sh --no-build 2>&1)"; then
@@ -74,6 +76,10 @@ expect_files=(
   "$PREFIX/lib/systemd/user/sectiond.service"
   "$PREFIX/lib/systemd/user/sectiond.socket"
   "$PREFIX/lib/systemd/user/sectiond-readonly.socket"
+  "$PREFIX/lib/systemd/system/sectiond@.service" "$PREFIX/lib/systemd/system/sectiond@.socket"
+  "$PREFIX/lib/systemd/system/sectiond-readonly@.socket"
+  "$PREFIX/lib/systemd/user/sectiond@.service" "$PREFIX/lib/systemd/user/sectiond@.socket"
+  "$PREFIX/lib/systemd/user/sectiond-readonly@.socket"
   "$PREFIX/lib/sysusers.d/sectiond.conf" "$PREFIX/lib/tmpfiles.d/sectiond.conf"
   /etc/sectiond/sections.json.example
 )
@@ -226,7 +232,7 @@ fi
 # printed in OUTPUT is at most LIMIT.
 judge_exposure() {
   local exposure
-  exposure="$(sed -n 's/.*Overall exposure level for sectiond\.service: \([0-9.]*\).*/\1/p' <<<"$3")"
+  exposure="$(sed -n 's/.*Overall exposure level for sectiond[@a-z]*\.service: \([0-9.]*\).*/\1/p' <<<"$3")"
   if [ -n "$exposure" ] && awk -v e="$exposure" -v limit="$2" 'BEGIN { exit !(e <= limit) }'; then
     pass "$1 exposure $exposure <= $2"
   else
@@ -235,6 +241,30 @@ $(grep '✗' <<<"$3")"
   fi
 }
 judge_exposure sectiond.service 1.0 "$out"
+judge_exposure sectiond@media.service 1.0 \
+  "$(systemd-analyze security --offline=yes --threshold=10 --root="$dest" sectiond@media.service 2>&1)"
+
+# --- the templates of named lists (issue 34) -----------------------------------
+# An instance has the plain unit's sandbox, fd store and watchdog, its own
+# paths from %i, and the two sockets of its list in /run/sectiond/NAME.
+tsvc="$unitdir/sectiond@.service"
+for key in Type WatchdogSec FileDescriptorStoreMax User ProtectSystem PrivateNetwork Restart \
+  ConfigurationDirectory SystemCallFilter; do
+  expect "sectiond@.service $key (as sectiond.service)" "$(value "$key" "$tsvc")" "$(value "$key" "$svc")"
+done
+expect "sectiond@.service ExecStart" "$(value ExecStart "$tsvc")" \
+  "$PREFIX/bin/sectiond --list %i --max-clients 10000 --fd-store 10001 --bus system"
+expect "sectiond@.service StateDirectory" "$(value StateDirectory "$tsvc")" 'sectiond/%i'
+expect "sectiond@.service Sockets" "$(value Sockets "$tsvc")" 'sectiond@%i.socket sectiond-readonly@%i.socket'
+expect "sectiond@.socket ListenStream" "$(value ListenStream "$unitdir/sectiond@.socket")" \
+  '/run/sectiond/%i/control.sock'
+expect "sectiond@.socket SocketMode" "$(value SocketMode "$unitdir/sectiond@.socket")" 0660
+expect "sectiond-readonly@.socket ListenStream" "$(value ListenStream "$unitdir/sectiond-readonly@.socket")" \
+  '/run/sectiond/%i/readonly.sock'
+expect "sectiond-readonly@.socket Service" "$(value Service "$unitdir/sectiond-readonly@.socket")" \
+  'sectiond@%i.service'
+expect "sectiond-readonly@.socket FileDescriptorName" \
+  "$(value FileDescriptorName "$unitdir/sectiond-readonly@.socket")" readonly
 
 # --- user units ----------------------------------------------------------------
 userunitdir="$dest$PREFIX/lib/systemd/user"
@@ -295,6 +325,8 @@ user_analyze() {
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
   judge_verify "systemd-analyze --user verify --man=no" sectiond user_analyze verify --man=no "${units[@]}"
   judge_exposure "user sectiond.service" 1.6 "$(user_analyze security --offline=yes --threshold=10 sectiond.service)"
+  judge_exposure "user sectiond@media.service" 1.6 \
+    "$(user_analyze security --offline=yes --threshold=10 sectiond@media.service)"
 else
   fail "systemd-analyze --user verify" "needs root and unshare (util-linux) for a private mount namespace"
 fi

@@ -144,11 +144,42 @@ def browser_checks(context):
     snapshot_checks(context)
     readonly_checks(context)
     speed_checks(context)
+    named_list_checks(context)
     # Nothing went wrong in the page: no script error, no resource refused (by the CSP, say).
     # Chromium logs each failed WebSocket attempt while a restart is under way; those are expected.
     errors = [entry["message"] for entry in context.driver.get_log("browser")
               if entry["level"] == "SEVERE" and "WebSocket connection to" not in entry["message"]]
     check(not errors, "the browser's console has no errors", "; ".join(errors[:3]))
+
+
+def named_list_checks(context):
+    """?list=NAME (issue 34): the same bridge shows the list NAME, whose sockets are in the
+    directory NAME beside the bridge's socket, as sectiond --list NAME puts them; a click
+    changes that list, not the other; a bad name gets no list."""
+    driver = context.driver
+    os.makedirs(os.path.join(context.directory, "media"), mode=0o755)
+    media = sdlib.Daemon(json.dumps({"sections": [{"id": "players", "title": "Players", "items": ["Living room"]},
+                                                  {"id": "radio", "title": "Radio", "items": []}]}),
+                         directory=os.path.join(context.directory, "media")).start()
+    try:
+        client = media.connect()
+        loaded = load(driver, context.control.url + "?list=media", 15)
+        left = settled(driver, client)
+        shown = driver.execute_script("return [document.title, document.querySelector('.bar-title').textContent]")
+        check(loaded and not left and shown == ["media · sectiond", "media"],
+              "?list=media: the page shows the list media (VIEW of its daemon) and says its name",
+              f"{shown} {left[:3]}")
+        before = context.client.request("LIST")
+        header(driver, 0).click()
+        opened = wait_for(lambda: client.request("LIST")[0].startswith("section 0 players open"), 3)
+        check(opened and context.client.request("LIST") == before,
+              "a click on ?list=media opens the section in media, the unnamed list is unchanged")
+        client.close()
+        load(driver, context.control.url + "?list=..%2Fx", 3)
+        status = wait_for(lambda: "not answering" in page(driver)["status"] and page(driver)["status"], 5)
+        check(status, "?list=../x: the bridge refuses the name and the page has no list", str(status))
+    finally:
+        media.close()
 
 
 def interaction_checks(context, subscriber):

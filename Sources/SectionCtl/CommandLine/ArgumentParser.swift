@@ -1,3 +1,4 @@
+import SectionClient
 import SectionCore
 
 /// Turns sectionctl's arguments into an `Invocation`, in the style of systemctl: options may come
@@ -7,7 +8,7 @@ import SectionCore
 enum ArgumentParser {
   /// The options that take a value (the next word, or after `=`).
   static let optionsWithValue: Set<String> = [
-    "-s", "--socket", "--readonly-socket", "--at", "--timeout", "--count",
+    "-s", "--socket", "-l", "--list", "--readonly-socket", "--at", "--timeout", "--count",
   ]
 
   static func parse(_ arguments: [String]) throws(ClientError) -> Invocation {
@@ -40,7 +41,7 @@ enum ArgumentParser {
       command: try command(positionals, options), socket: options.socket,
       readonly: options.readonly || options.readonlySocket != nil, readonlySocket: options.readonlySocket,
       json: options.json, timeout: options.timeout ?? Invocation.defaultTimeout,
-      commandGiven: !positionals.isEmpty)
+      commandGiven: !positionals.isEmpty, list: options.list, listFromQuery: options.listFromQuery)
   }
 
   /// Where the free text of the command that `positionals` begin with starts, counting the
@@ -60,9 +61,9 @@ enum ArgumentParser {
   private static func shortCluster(_ argument: String) -> (String, [String])? {
     guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 else { return nil }
     let letters = argument.dropFirst()
-    // The options that take a value take it joined on too: -s/run/x.sock, -n50.
-    if letters.first == "s" || letters.first == "n" {
-      return ("-" + String(letters.first!), [String(letters.dropFirst())])
+    // The options that take a value take it joined on too: -s/run/x.sock, -lmedia, -n50.
+    if let letter = letters.first, letter == "s" || letter == "l" || letter == "n" {
+      return ("-" + String(letter), [String(letters.dropFirst())])
     }
     return ("-" + String(letters.first!), letters.dropFirst().map { "-" + String($0) })
   }
@@ -83,6 +84,10 @@ enum ArgumentParser {
     var quiet = false
     var socket: String?
     var readonlySocket: String?
+    /// `-l`, `--list`: the named list to talk to.
+    var list: ListName?
+    /// `pipe --list-from-query`.
+    var listFromQuery = false
     var count: Int?
     /// `log -n`: how many changes.
     var lines: Int?
@@ -114,6 +119,7 @@ enum ArgumentParser {
       case "-r", "--readonly": readonly = try flag()
       case "--all": all = try flag()
       case "--view": view = try flag()
+      case "--list-from-query": listFromQuery = try flag()
       case "--fresh": fresh = try flag()
       case "--force": force = try flag()
       case "-q", "--quiet": quiet = try flag()
@@ -126,6 +132,16 @@ enum ArgumentParser {
         lines = number
       case "-s", "--socket": socket = try value()
       case "--readonly-socket": readonlySocket = try value()
+      case "-l", "--list":
+        // An empty name is refused with the rule, as any other bad name.
+        guard let name = inlineValue ?? remaining.popFirst() else {
+          throw .usage("option \(name) needs a list name: \(ListName.rule)")
+        }
+        do {
+          list = try ListName(validating: name)
+        } catch {
+          throw .usage("\(error)")
+        }
       case "--at":
         let text = try value()
         guard let number = Int(text), number >= 0 else {
@@ -169,6 +185,12 @@ enum ArgumentParser {
     case .list: try none(arguments, subcommand); return .list
     case .view: try none(arguments, subcommand); return .view
     case .status: try none(arguments, subcommand); return .status
+    case .lists:
+      try none(arguments, subcommand)
+      if options.socket != nil || options.readonlySocket != nil || options.list != nil || options.readonly {
+        throw .usage("lists looks through every socket directory itself; it takes no socket or list")
+      }
+      return .lists
     case .reload:
       try none(arguments, subcommand)
       return options.fresh ? .reloadFresh(force: options.force) : .reload
@@ -251,6 +273,7 @@ enum ArgumentParser {
     }
     if options.count != nil && subcommand != .watch { throw .usage("--count works only with watch") }
     if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
+    if options.listFromQuery && subcommand != .pipe { throw .usage("--list-from-query works only with pipe") }
     if options.fresh && subcommand != .reload { throw .usage("--fresh works only with reload") }
     if options.force && !options.fresh { throw .usage("--force works only with reload --fresh") }
     if options.quiet && subcommand != .isOpen { throw .usage("--quiet (-q) works only with is-open") }

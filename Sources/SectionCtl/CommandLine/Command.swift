@@ -1,3 +1,4 @@
+import SectionClient
 import SectionCore
 
 /// What one run of sectionctl is to do, as the command line asked.
@@ -12,6 +13,8 @@ enum Command: Equatable, Sendable {
   /// Show the mode, or switch to the one given.
   case mode(Mode?)
   case status
+  /// Every list sectionctl can reach, the user's and the system's, one line each.
+  case lists
   case reload
   /// `reload --fresh`: the config as it is, clients' edits dropped; `force`: even when the
   /// daemon has no config file (its built-in demo set would replace the list).
@@ -45,7 +48,7 @@ enum Command: Equatable, Sendable {
   /// Whether the command only reads, so that the read-only socket serves it as well.
   var onlyReads: Bool {
     switch self {
-    case .list, .view, .items, .status, .ping, .isOpen, .export, .mode(nil), .log: true
+    case .list, .view, .items, .status, .lists, .ping, .isOpen, .export, .mode(nil), .log: true
     default: false
     }
   }

@@ -1,3 +1,5 @@
+import SectionClient
+
 /// The text of `sectionctl --help` and `sectionctl COMMAND --help`.
 enum HelpText {
   /// Every command with its summary, one a line, aligned: for --help and the shell's help.
@@ -25,6 +27,10 @@ enum HelpText {
                        $XDG_RUNTIME_DIR/sectiond/control.sock when it runs (or
                        /tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR), else the
                        system daemon's; 'sectionctl status' says which
+        -l, --list NAME
+                       the list NAME, one of several on the machine (sectiond@NAME): the
+                       same sockets as above in a directory NAME beside them; default
+                       $SECTIOND_LIST, else the unnamed list; 'sectionctl lists' shows them
         -r, --readonly use the read-only socket (\(SocketLocation.readonlyName) beside control.sock,
                        NAME.readonly.sock beside NAME.sock): reading and watching only
         --readonly-socket PATH

@@ -1,3 +1,6 @@
+import SectionClient
+import SectionCore
+
 /// A parsed command line: the command and the options that apply to every command.
 struct Invocation: Equatable, Sendable {
   var command: Command
@@ -17,4 +20,9 @@ struct Invocation: Equatable, Sendable {
   static let defaultTimeout = 25.0
   /// Whether a command was named: without one, sectionctl lists, or on a terminal starts `shell`.
   var commandGiven = true
+  /// `-l NAME`, `--list NAME`, else `$SECTIOND_LIST`: the named list to talk to (see
+  /// `SocketLocation`); nil, the unnamed list.
+  var list: ListName? = nil
+  /// `pipe --list-from-query`: the list is the one `$QUERY_STRING` names (websocketd).
+  var listFromQuery = false
 }

@@ -1,6 +1,6 @@
 /// sectionctl's subcommands, with the help text of each in one table so `--help` and the parser agree.
 enum Subcommand: String, CaseIterable, Sendable {
-  case list, view, items, open, close, toggle, mode, status, reload, ping, watch, log, ui, send, pipe, help
+  case list, view, items, open, close, toggle, mode, status, lists, reload, ping, watch, log, ui, send, pipe, help
   case add, rm, mv, rename, item, batch
   case isOpen = "is-open"
   case export, shell, completion
@@ -16,13 +16,14 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .toggle: ["toggle [--json] REF..."]
     case .mode: ["mode [--json] [exclusive|multi]"]
     case .status: ["status [--json]"]
+    case .lists: ["lists [--json]"]
     case .reload: ["reload [--json] [--fresh [--force]]"]
     case .ping: ["ping [--json]"]
     case .watch: ["watch [--json] [--view] [--count N]"]
     case .log: ["log [--json] [-n N] [-f|--follow]"]
     case .ui: ["ui"]
     case .send: ["send LINE..."]
-    case .pipe: ["pipe"]
+    case .pipe: ["pipe [--list-from-query]"]
     case .help: ["help [COMMAND]"]
     case .add: ["add [--json] [--at INDEX] ID TITLE..."]
     case .rm: ["rm [--json] REF"]
@@ -52,6 +53,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .toggle: "open closed sections, close open ones"
     case .mode: "show the mode, or switch between exclusive and multi"
     case .status: "daemon version, socket, revision, mode and counts"
+    case .lists: "every list this user can reach, named or not, system and own, one a line"
     case .reload: "make the daemon re-read its config file"
     case .ping: "check that the daemon answers, and how fast"
     case .watch: "print every change as it happens, until interrupted"
@@ -119,6 +121,16 @@ enum Subcommand: String, CaseIterable, Sendable {
       """
       With --json: {\"daemon_version\", \"protocol\", \"socket\", \"revision\", \"mode\", \"sections\",
       \"open\", \"open_ids\", \"items\", \"visible_items\"}.
+      """
+    case .lists:
+      """
+      Looks for sockets in your own daemons' directory ($XDG_RUNTIME_DIR/sectiond) and the
+      system's (/run/sectiond): the unnamed list's, and a directory per named list
+      (sectiond --list NAME, sectiond@NAME.service). Each is asked as 'status' asks, through
+      its read-only socket when the control socket is refused (CLIENTS is then -). A list that
+      does not answer is listed with why. Use one with 'sectionctl -l NAME COMMAND'.
+      With --json: {\"lists\": [{\"name\" (null: the unnamed list), \"scope\" (user or system),
+      \"socket\", \"sections\", \"open\", \"revision\", \"clients\", \"error\"}]}.
       """
     case .reload:
       """
@@ -200,6 +212,11 @@ enum Subcommand: String, CaseIterable, Sendable {
       the connection (after QUIT, or once every reply is out) or standard output's reader goes away.
       One pipe is one protocol client: SUBSCRIBE and the events follow on the same stream.
       This is what websocketd runs for each browser connection of sectiond's web page.
+      Options:
+        --list-from-query   for websocketd: the page's ?list=NAME ($QUERY_STRING) picks the
+                            list NAME, whose socket of the same name is in the directory NAME
+                            beside the socket given (/run/sectiond/readonly.sock gives
+                            /run/sectiond/NAME/readonly.sock); without it, that socket's list
       Exits 0 when the connection ends, 3 when the daemon cannot be reached or the connection fails.
       """
     case .help:
@@ -303,6 +320,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .toggle: "sectionctl toggle 0"
     case .mode: "sectionctl mode exclusive"
     case .status: "sectionctl status"
+    case .lists: "sectionctl lists --json | jq -r '.lists[] | select(.name) | .name'"
     case .reload: "sectionctl reload"
     case .ping: "sectionctl ping || echo 'sectiond is down'"
     case .watch: "sectionctl watch | while read -r event rev rest; do echo \"$event at $rev\"; done"

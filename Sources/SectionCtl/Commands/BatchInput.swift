@@ -1,3 +1,5 @@
+import SectionClient
+
 /// The request lines of `sectionctl batch`, checked whole before a byte is sent. The daemon
 /// takes the lines between BATCH and END as one change, all or none; but an END among them
 /// would end the batch there, and the daemon would run every line after it as a request of its

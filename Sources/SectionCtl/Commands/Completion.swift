@@ -25,8 +25,8 @@ enum Completion {
 
     _sectionctl() {
       local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-      local commands="list view items open close toggle mode status reload ping watch ui send pipe help add rm mv rename item batch is-open export shell completion"
-      local options="--socket -s --readonly -r --readonly-socket --json -j --timeout --help --version"
+      local commands="list view items open close toggle mode status lists reload ping watch ui send pipe help add rm mv rename item batch is-open export shell completion"
+      local options="--socket -s --list -l --readonly -r --readonly-socket --json -j --timeout --help --version"
       local command="" i
       local -a socket=()
 
@@ -35,12 +35,16 @@ enum Completion {
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;
+      --list | -l)
+        COMPREPLY=($(compgen -W "$(sectionctl lists --json 2>/dev/null | grep -o '"name":"[^"]*"' | cut -d'"' -f4)" -- "$cur"))
+        return
+        ;;
       --count | --at | --timeout) return ;;
       esac
 
       for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-        --socket | -s | --readonly-socket)
+        --socket | -s | --readonly-socket | --list | -l)
           socket+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]}")
           ((i++))
           ;;
@@ -135,6 +139,7 @@ enum Completion {
         'toggle:open closed sections, close open ones'
         'mode:show or switch the mode'
         'status:daemon version, revision, mode and counts'
+        'lists:every list this user can reach'
         'reload:make the daemon re-read its config'
         'ping:check that the daemon answers'
         'watch:print every change as it happens'
@@ -156,6 +161,8 @@ enum Completion {
       _arguments -C \
         '(--readonly-socket -s)--socket=[the daemon'\''s control socket]:socket:_files' \
         '(--readonly-socket --socket)-s+[the daemon'\''s control socket]:socket:_files' \
+        '(-l)--list=[the named list]:list' \
+        '(--list)-l+[the named list]:list' \
         '(-r)--readonly[use the read-only socket]' \
         '(--readonly)-r[use the read-only socket]' \
         '(--socket)--readonly-socket=[the read-only socket, wherever it is]:socket:_files' \

@@ -1,3 +1,4 @@
+import SectionClient
 import SectionCore
 
 /// `sectionctl export`: the list as clients shaped it, as a config file `sectiond --config`

@@ -1,5 +1,6 @@
 import Posix
 import SectionCore
+import SectionClient
 
 /// `sectionctl log`: the daemon's history as a person reads it, `20:41:07  alice (waybar, 4242)
 /// opened net`, or as JSON; with `--follow`, each new change as it is saved.

@@ -1,4 +1,5 @@
 import Posix
+import SectionClient
 
 /// `sectionctl pipe`: relays bytes between standard input/output and the daemon's socket, so that
 /// anything that speaks through a process's standard streams (websocketd, a coprocess, a script)

@@ -1,6 +1,7 @@
 import CEdit
 import Glibc
 import Posix
+import SectionClient
 import SectionCore
 
 /// `sectionctl shell`: a prompt for sectionctl commands and raw protocol lines, with libedit's

@@ -1,3 +1,5 @@
+import SectionClient
+
 /// Splits a line typed at `sectionctl shell` into words as sh does for simple commands:
 /// spaces and tabs separate, '...' keeps everything, "..." keeps all but \" and \\, and a
 /// backslash outside quotes keeps the next character.

@@ -1,4 +1,5 @@
 import Posix
+import SectionClient
 
 /// `sectionctl watch`: subscribes, prints each change, and outlives daemon restarts.
 struct Watcher {

@@ -1,3 +1,4 @@
+import SectionClient
 import SectionCore
 
 /// sectionctl's `--json` output: stable field names in a fixed order, snake_case, so scripts can use jq.
@@ -66,6 +67,7 @@ enum JSONRenderer {
       ("state", fact(status.facts["state"], number: false)),
       ("clients", fact(status.facts["clients"], number: true)),
       ("subscribers", fact(status.facts["subscribers"], number: true)),
+      ("list", fact(status.facts["list"], number: false)),
     ])
   }
 
@@ -125,6 +127,29 @@ enum JSONRenderer {
         ("index", integer(section.index)), ("id", .string(section.id)), ("title", .string(section.title)),
         ("open", .bool(section.isOpen)), ("item_count", integer(section.itemCount)),
       ] + extra)
+  }
+
+  /// `sectionctl lists --json`: {"lists": [{"name", "scope", "socket", "sections", "open",
+  /// "revision", "clients", "error"}]}; name null for the unnamed list, the counts null for a
+  /// list that could not be asked (error says why), clients null when only the read-only
+  /// socket answered.
+  static func lists(_ rows: [Lists.Row]) -> JSON {
+    let entries = rows.map { row -> JSON in
+      let status = try? row.status.get()
+      var error: JSON = .null
+      if case .failure(let failure) = row.status { error = .string(failure.message) }
+      return .object([
+        ("name", row.found.name.map { .string($0.rawValue) } ?? .null),
+        ("scope", .string(row.found.kind.rawValue)),
+        ("socket", .string(status?.socket ?? row.found.control)),
+        ("sections", status.map { integer($0.sections.count) } ?? .null),
+        ("open", status.map { integer($0.openSections.count) } ?? .null),
+        ("revision", number(status?.revision)),
+        ("clients", fact(status?.facts["clients"], number: true)),
+        ("error", error),
+      ])
+    }
+    return .object([("lists", .array(entries))])
   }
 
   private static func integer(_ value: Int) -> JSON { .integer(Int64(value)) }

@@ -1,3 +1,5 @@
+import SectionClient
+
 /// How text output looks: colour only on a terminal that wants it, markers that the locale can show.
 struct Style: Equatable, Sendable {
   var color: Bool

@@ -1,3 +1,4 @@
+import SectionClient
 import SectionCore
 
 /// sectionctl's output for people: every function returns whole lines, each ending in LF.
@@ -12,6 +13,13 @@ enum TextRenderer {
     let rows = sections.map {
       [String($0.index), show($0.id), $0.isOpen ? "open" : "closed", String($0.itemCount), show($0.title)]
     }
+    return columns(header, rows, style: style) { column, cell in column == 2 && cell == "open" }
+  }
+
+  /// Aligned columns under a bold header, the last column as it is; a cell `green` picks is green.
+  private static func columns(
+    _ header: [String], _ rows: [[String]], style: Style, green: (Int, String) -> Bool
+  ) -> String {
     let widths = (0..<header.count - 1).map { column in
       ([header] + rows).map { $0[column].count }.max() ?? 0
     }
@@ -20,11 +28,33 @@ enum TextRenderer {
       for (column, cell) in cells.enumerated() {
         let padded =
           column < widths.count ? cell + String(repeating: " ", count: widths[column] - cell.count + 2) : cell
-        text += !isHeader && column == 2 && cell == "open" ? style.green(padded) : padded
+        text += !isHeader && green(column, cell) ? style.green(padded) : padded
       }
       return (isHeader ? style.bold(text) : text) + "\n"
     }
     return line(header, isHeader: true) + rows.map { line($0, isHeader: false) }.joined()
+  }
+
+  /// `sectionctl lists`: a row per list, `-` for the unnamed list's name and for what a list
+  /// did not tell (clients, on its read-only socket) or could not (the last column says why).
+  static func lists(_ rows: [Lists.Row], style: Style) -> String {
+    guard !rows.isEmpty else {
+      return "no lists: no sectiond sockets in this user's or the system's directory\n"
+    }
+    let header = ["NAME", "SCOPE", "SECTIONS", "OPEN", "REVISION", "CLIENTS", "SOCKET"]
+    let cells = rows.map { row -> [String] in
+      let start = [row.found.name?.rawValue ?? "-", row.found.kind.rawValue]
+      switch row.status {
+      case .success(let status):
+        return start + [
+          String(status.sections.count), String(status.openSections.count), String(status.revision),
+          status.facts["clients"].map(show) ?? "-", show(status.socket),
+        ]
+      case .failure(let error):
+        return start + ["-", "-", "-", "-", show(error.message)]
+      }
+    }
+    return columns(header, cells, style: style) { _, _ in false }
   }
 
   /// `sectionctl reload`: a line for each section the reload took away (an open one says so:
@@ -88,6 +118,7 @@ enum TextRenderer {
       socket:    \(show(status.socket)) (\(whose))
 
       """
+    if let list = facts["list"], list != "-" { text += "list:      \(list)\n" }
     if let uptime = facts["uptime"].flatMap({ UInt64($0) }) { text += "uptime:    \(duration(uptime))\n" }
     if let config = facts["config"] { text += "config:    \(config == "-" ? "built-in demo set" : config)\n" }
     if let state = facts["state"] { text += "state:     \(state == "-" ? "in memory only" : state)\n" }

@@ -1,4 +1,5 @@
 import Posix
+import SectionClient
 
 /// How many terminal cells text takes, and how to cut it to fit: titles and items are cut by
 /// what a person sees, not by bytes or characters. The widths are the C library's `wcwidth`

@@ -1,4 +1,5 @@
 import Posix
+import SectionClient
 
 /// A non-blocking connection to the daemon for the ui's poll loop: requests are queued and
 /// written as the socket takes them, and whatever has arrived is read and sorted into

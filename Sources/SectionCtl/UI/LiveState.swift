@@ -1,3 +1,4 @@
+import SectionClient
 import SectionCore
 
 /// The daemon's state as the ui last heard it: the sections, which are open, the mode, the

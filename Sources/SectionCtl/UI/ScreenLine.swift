@@ -1,3 +1,5 @@
+import SectionClient
+
 /// One row of the screen before it becomes bytes: runs of text with a look each, and whether
 /// the whole row is drawn in reverse video (the cursor's row, the status line).
 struct ScreenLine: Equatable, Sendable {

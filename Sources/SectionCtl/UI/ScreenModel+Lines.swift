@@ -1,3 +1,4 @@
+import SectionClient
 import SectionCore
 
 /// What each line of the screen says: the accordion as `sectionctl view` draws it, with the

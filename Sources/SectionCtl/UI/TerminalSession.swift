@@ -1,4 +1,5 @@
 import Posix
+import SectionClient
 
 /// The terminal as the ui borrows it: raw input, the alternate screen, no visible cursor, mouse
 /// reports; `end()` gives it back as it was, on every way out (a key, a signal, an error).

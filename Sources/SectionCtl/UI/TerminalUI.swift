@@ -1,4 +1,5 @@
 import Posix
+import SectionClient
 
 /// `sectionctl ui`: the accordion, live and shared, in a terminal. One poll loop over the
 /// terminal, the daemon's socket and a signalfd: keys are handled as they come, events are

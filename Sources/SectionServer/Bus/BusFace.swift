@@ -4,7 +4,8 @@ import SectionCore
 import Systemd
 
 /// sectiond on D-Bus (docs/DBUS.md): the object `/org/sectiond/Sectiond1` under the name
-/// `org.sectiond.Sectiond1`, a peer of the control socket.
+/// `org.sectiond.Sectiond1` (a named list: `org.sectiond.Sectiond1.NAME`, the same object and
+/// interface, as MPRIS does it), a peer of the control socket.
 ///
 /// A method call becomes the protocol line it stands for and enters where a socket request
 /// enters, `SectionService.handle`; a change's return waits, as a socket's `OK` does, for the
@@ -12,7 +13,6 @@ import Systemd
 /// PropertiesChanged for the group, then the returns. One code path for durability,
 /// revisions and access, whichever face a change came in on.
 final class BusFace {
-  static let name = "org.sectiond.Sectiond1"
   static let path = "/org/sectiond/Sectiond1"
   static let interface = "org.sectiond.Sectiond1"
   static let propertiesInterface = "org.freedesktop.DBus.Properties"
@@ -45,11 +45,11 @@ final class BusFace {
     let open: Bool
   }
 
-  init(_ kind: Bus.Kind, server: Server) throws {
+  init(_ kind: Bus.Kind, name: String, server: Server) throws {
     self.server = server
     access = BusAccess()
     bus = Bus(
-      kind, name: BusFace.name, path: BusFace.path, interface: BusFace.interface, loop: server.loop,
+      kind, name: name, path: BusFace.path, interface: BusFace.interface, loop: server.loop,
       handlers: Bus.Handlers(
         method: { [unowned self] call in self.handle(call) },
         property: { [unowned self] name, writer in try self.append(property: name, to: &writer) },

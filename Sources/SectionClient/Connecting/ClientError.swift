@@ -3,7 +3,7 @@ import Posix
 import SectionCore
 
 /// Everything that can stop sectionctl, each with the message a person reads and the exit status a script reads.
-enum ClientError: Error, Equatable {
+public enum ClientError: Error, Equatable {
   /// The command line is wrong; the message says what to type instead.
   case usage(String)
   /// `connect` to the socket failed.
@@ -27,7 +27,7 @@ enum ClientError: Error, Equatable {
   /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
   case terminal(String)
 
-  var exitStatus: ExitStatus {
+  public var exitStatus: ExitStatus {
     switch self {
     case .usage, .terminal: .usage
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: .unavailable
@@ -36,7 +36,7 @@ enum ClientError: Error, Equatable {
   }
 
   /// A word for scripts (`--json` errors): the daemon's code, or what went wrong here.
-  var code: String {
+  public var code: String {
     switch self {
     case .usage: "USAGE"
     case .terminal: "TERMINAL"
@@ -48,7 +48,7 @@ enum ClientError: Error, Equatable {
 
   /// The error as sectionctl --readonly reports it: the daemon's READONLY refusal names the
   /// socket, and the fix on the command line is to drop the option.
-  var onReadonlySocket: ClientError {
+  public var onReadonlySocket: ClientError {
     guard case .daemon("READONLY", let message) = self else { return self }
     let verb = message.split(separator: " ").first.map(String.init) ?? "this"
     return .daemon(
@@ -56,7 +56,7 @@ enum ClientError: Error, Equatable {
   }
 
   /// The diagnostic, without the `sectionctl: ` prefix.
-  var message: String {
+  public var message: String {
     switch self {
     case .usage(let text):
       return "\(text)\nTry 'sectionctl --help' for more information."
@@ -97,7 +97,7 @@ enum ClientError: Error, Equatable {
   /// What `connect` failing with `errno` means at `path`. Connecting to anything that is not a
   /// socket is refused just like connecting to a socket nobody listens on, so the refusal names
   /// what is really there (through symbolic links, as `connect` follows them).
-  static func connectFailure(path: String, errno: Errno) -> ClientError {
+  public static func connectFailure(path: String, errno: Errno) -> ClientError {
     if errno == .connectionRefused, let status = try? FileSystem.status(path, followingLinks: true),
       !status.isSocket
     {
@@ -107,7 +107,7 @@ enum ClientError: Error, Equatable {
   }
 
   /// The file type in `mode`, as a person names it.
-  static func kind(of mode: mode_t) -> String {
+  public static func kind(of mode: mode_t) -> String {
     switch mode & S_IFMT {
     case S_IFREG: "a regular file"
     case S_IFDIR: "a directory"
@@ -120,13 +120,18 @@ enum ClientError: Error, Equatable {
 
   /// How to start the daemon that owns `path`: the system's through systemctl, the user's
   /// through `systemctl --user` (or by hand), any other by hand with that socket.
-  static func startHint(for path: String) -> String {
-    let name = path.split(separator: "/").last.map(String.init) ?? path
-    let unit = name == SocketNames.readonly ? "sectiond-readonly.socket" : "sectiond.socket"
+  public static func startHint(for path: String) -> String {
+    let parts = path.split(separator: "/").map(String.init)
+    let name = parts.last ?? path
+    // A named list's sockets are in sectiond/NAME/, made by the template sectiond@NAME.socket.
+    let list = parts.count >= 3 && parts[parts.count - 3] == "sectiond" ? parts[parts.count - 2] : nil
+    let instance = list.flatMap { try? ListName(validating: $0) }.map { "@\($0)" } ?? ""
+    let unit = (name == SocketNames.readonly ? "sectiond-readonly" : "sectiond") + instance + ".socket"
     if path.hasPrefix("/run/sectiond/") {
       return "the system's daemon: start it with 'sudo systemctl start \(unit)'"
     }
-    if path.hasSuffix("/sectiond/\(name)") && (name == SocketNames.control || name == SocketNames.readonly) {
+    let directory = instance.isEmpty ? "/sectiond/" : "/sectiond/\(list!)/"
+    if path.hasSuffix(directory + name) && (name == SocketNames.control || name == SocketNames.readonly) {
       return "your own daemon: start it with 'systemctl --user start \(unit)', or run sectiond"
     }
     return "start one with 'sectiond --socket' naming its control socket"
@@ -137,7 +142,7 @@ enum ClientError: Error, Equatable {
   /// Who may change state through the socket at `path`: the members of its group, named as it
   /// is (the system daemon's is `sectiond`; one started by hand has the group of whoever
   /// started it). Joining root's group is no advice to give: then it is root's alone.
-  static func groupHint(for path: String) -> String {
+  public static func groupHint(for path: String) -> String {
     let gid = (try? FileSystem.status(path, followingLinks: true))?.group
     let name = gid.flatMap { getgrgid($0) }.map { String(cString: $0.pointee.gr_name) } ?? gid.map { "\($0)" }
     guard let name else { return "changing state is for the socket's owner and group" }

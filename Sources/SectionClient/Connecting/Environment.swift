@@ -1,16 +1,16 @@
 import Posix
 
 /// The facts about the process that change sectionctl's behaviour, gathered in one value so tests can set them.
-struct Environment: Sendable {
+public struct Environment: Sendable {
   /// Looks up an environment variable.
-  var variable: @Sendable (String) -> String?
-  var userID: UInt32
+  public var variable: @Sendable (String) -> String?
+  public var userID: UInt32
   /// Whether standard output is a terminal: colour and screen redraws only go there.
-  var outputIsTerminal: Bool
+  public var outputIsTerminal: Bool
   /// Whether standard input is a terminal: with output on one too, no command means `shell`.
-  var inputIsTerminal = false
+  public var inputIsTerminal = false
 
-  static var current: Environment {
+  public static var current: Environment {
     Environment(
       variable: { ProcessInfo.environment($0) }, userID: ProcessInfo.userID,
       outputIsTerminal: FileDescriptor.standardOutput.isTerminal,
@@ -18,7 +18,7 @@ struct Environment: Sendable {
   }
 
   /// A variable's value, with an empty value treated as unset (as NO_COLOR and the locale variables define).
-  func nonEmpty(_ name: String) -> String? {
+  public func nonEmpty(_ name: String) -> String? {
     guard let value = variable(name), !value.isEmpty else { return nil }
     return value
   }

@@ -1,47 +1,52 @@
 import SectionCore
 
 /// A complete reply: its data lines and the status line that ends it.
-struct Reply: Equatable, Sendable {
+public struct Reply: Equatable, Sendable {
   /// How a reply ended: `OK`, `OK <rev>` or `ERR <code> <message>`.
-  enum Status: Equatable, Sendable {
+  public enum Status: Equatable, Sendable {
     case ok(revision: UInt64?)
     case error(code: String, message: String)
   }
 
-  var data: [DataLine] = []
-  var status: Status
+  public var data: [DataLine] = []
+  public var status: Status
+
+  public init(data: [DataLine] = [], status: Status) {
+    self.data = data
+    self.status = status
+  }
 
   /// The revision the daemon reported, if the reply succeeded with one.
-  var revision: UInt64? {
+  public var revision: UInt64? {
     if case .ok(let revision) = status { return revision }
     return nil
   }
 
-  var sections: [ListedSection] {
+  public var sections: [ListedSection] {
     data.compactMap { if case .section(let section) = $0 { section } else { nil } }
   }
 
-  var items: [ListedItem] {
+  public var items: [ListedItem] {
     data.compactMap { if case .item(let item) = $0 { item } else { nil } }
   }
 
   /// The `history` lines of a HISTORY reply, oldest first.
-  var history: [HistoryEntry] {
+  public var history: [HistoryEntry] {
     data.compactMap { if case .history(let entry) = $0 { entry } else { nil } }
   }
 
   /// The `state` line of a SUBSCRIBE reply.
-  var state: StateSnapshot? {
+  public var state: StateSnapshot? {
     data.lazy.compactMap { if case .state(let state) = $0 { state } else { nil } }.first
   }
 
   /// The `mode` line of a MODE reply.
-  var mode: Mode? {
+  public var mode: Mode? {
     data.lazy.compactMap { if case .mode(let mode) = $0 { mode } else { nil } }.first
   }
 
   /// The `status KEY VALUE` lines of a STATUS reply.
-  var facts: [String: String] {
+  public var facts: [String: String] {
     var facts: [String: String] = [:]
     for case .other(let line) in data where line.hasPrefix("status ") {
       let fields = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
@@ -51,7 +56,7 @@ struct Reply: Equatable, Sendable {
   }
 
   /// The reply itself when it succeeded; the daemon's error otherwise.
-  func succeeded() throws(ClientError) -> Reply {
+  public func succeeded() throws(ClientError) -> Reply {
     if case .error(let code, let message) = status { throw .daemon(code: code, message: message) }
     return self
   }

@@ -3,10 +3,10 @@
 /// error messages, whole lines) passes through here first, whatever the command; a fake
 /// server or a daemon bug can then at worst print odd characters, never set the window
 /// title, write the clipboard (OSC 52) or move the cursor over other lines.
-enum VisibleText {
+public enum VisibleText {
   /// `bytes` as text, each byte that is not part of valid UTF-8 written `\xHH` (as Python's
   /// repr does), so that a person sees which bytes were wrong instead of U+FFFD.
-  static func decode(_ bytes: some Collection<UInt8>) -> String {
+  public static func decode(_ bytes: some Collection<UInt8>) -> String {
     if let text = String(validating: bytes, as: UTF8.self) { return text }
     var text = ""
     var rest = bytes[...]
@@ -35,7 +35,7 @@ enum VisibleText {
   /// separators and the invisible format characters (zero-width space, direction marks and
   /// overrides, U+FEFF, tag characters) as `\uHHHH` or `\UHHHHHHHH`. With `asciiOnly`,
   /// everything past ASCII too: for a terminal whose locale is not UTF-8.
-  static func escape(_ text: String, asciiOnly: Bool = false) -> String {
+  public static func escape(_ text: String, asciiOnly: Bool = false) -> String {
     guard !isPrintableASCII(text),
       text.unicodeScalars.contains(where: { needsEscape($0, asciiOnly: asciiOnly) })
     else { return text }
@@ -56,7 +56,7 @@ enum VisibleText {
 
   /// `text` escaped line by line, its LFs kept: for sectionctl's own messages, which quote
   /// what the daemon said inside sentences of several lines.
-  static func escapeLines(_ text: String) -> String {
+  public static func escapeLines(_ text: String) -> String {
     text.split(separator: "\n", omittingEmptySubsequences: false).map { escape(String($0)) }
       .joined(separator: "\n")
   }
@@ -66,7 +66,7 @@ enum VisibleText {
   /// what JSON requires (C0), and `jq -r` or a log viewer would otherwise pass an 8-bit CSI
   /// (U+009B) or a bidi override to a terminal. Lossless: a JSON reader gets the same text.
   /// A pretty-printed document (`export`) keeps its line breaks.
-  static func escape(json serialized: String) -> String {
+  public static func escape(json serialized: String) -> String {
     // Below DEL nothing: the serializer has escaped C0 in strings, so what is left is the
     // document's own whitespace (a pretty-printed one has LFs).
     func needsEscape(_ scalar: Unicode.Scalar) -> Bool {

@@ -3,17 +3,17 @@ import SectionCore
 
 /// One line the daemon sent, classified by its first character as protocol 1 defines:
 /// `!` an event, `OK`/`ERR` a status line, a lower-case keyword a data line.
-enum ProtocolLine: Equatable, Sendable {
+public enum ProtocolLine: Equatable, Sendable {
   case data(DataLine)
   case status(Reply.Status)
   case event(Event)
 
   /// True for a line that ends a reply. Raw `send` relies on this alone, so it works for any reply.
-  static func isStatus(_ line: String) -> Bool {
+  public static func isStatus(_ line: String) -> Bool {
     line == "OK" || line.hasPrefix("OK ") || line.hasPrefix("ERR ")
   }
 
-  static func parse(_ line: String) throws(ClientError) -> ProtocolLine {
+  public static func parse(_ line: String) throws(ClientError) -> ProtocolLine {
     if isStatus(line) { return .status(try status(line)) }
     if line.hasPrefix("!") { return .event(try event(String(line.dropFirst()), line: line)) }
     guard let first = line.unicodeScalars.first, ("a"..."z").contains(first) else {

@@ -1,7 +1,7 @@
 import SectionCore
 
 /// A change the daemon announces to subscribers, from a line starting with `!`.
-enum Event: Equatable, Sendable {
+public enum Event: Equatable, Sendable {
   case opened(revision: UInt64, index: Int, id: String)
   case closed(revision: UInt64, index: Int, id: String)
   case mode(revision: UInt64, mode: Mode)
@@ -20,7 +20,7 @@ enum Event: Equatable, Sendable {
   case other(String)
 
   /// True for events that report a change: the ones `watch --count` counts.
-  var isChange: Bool {
+  public var isChange: Bool {
     switch self {
     case .bye: false
     default: true
@@ -29,6 +29,6 @@ enum Event: Equatable, Sendable {
 }
 
 /// The runtime edits announced by `!inserted`, `!deleted` and `!renamed`, named as in the event.
-enum SectionEdit: String, CaseIterable, Sendable {
+public enum SectionEdit: String, CaseIterable, Sendable {
   case inserted, deleted, renamed
 }

@@ -1,7 +1,7 @@
 import SectionCore
 
 /// A data line of a reply: everything before the status line.
-enum DataLine: Equatable, Sendable {
+public enum DataLine: Equatable, Sendable {
   case section(ListedSection)
   case item(ListedItem)
   case state(StateSnapshot)

@@ -1,6 +1,6 @@
 /// Protocol 1 over a `Connection`: requests answered in order, events kept aside until asked for.
-final class Client {
-  let connection: Connection
+public final class Client {
+  public let connection: Connection
   /// Events that arrived while a reply was being read, oldest first.
   private var pendingEvents: [Event] = []
   /// The name to give the connection (`CLIENT NAME`) with the first request, so that naming
@@ -8,25 +8,25 @@ final class Client {
   /// answers it ERR UNKNOWN).
   private var name: String?
 
-  var path: String { connection.path }
+  public var path: String { connection.path }
 
   /// Connects; with a `timeout`, every reply must have come within that many seconds from now.
-  init(path: String, timeout: Double? = nil, name: String? = nil) throws(ClientError) {
+  public init(path: String, timeout: Double? = nil, name: String? = nil) throws(ClientError) {
     connection = try Connection(path: path, timeout: timeout)
     self.name = name
   }
 
-  func request(_ line: String) throws(ClientError) -> Reply {
+  public func request(_ line: String) throws(ClientError) -> Reply {
     try request([line])[0]
   }
 
   /// Sends the lines between BATCH and END (which the daemon answers once) and reads the reply.
-  func request(batch lines: [String]) throws(ClientError) -> Reply {
+  public func request(batch lines: [String]) throws(ClientError) -> Reply {
     try request(["BATCH"] + lines + ["END"], replies: 1)[0]
   }
 
   /// Sends every line at once and reads their replies in order: one round trip, whatever the count.
-  func request(_ lines: [String], replies expected: Int? = nil) throws(ClientError) -> [Reply] {
+  public func request(_ lines: [String], replies expected: Int? = nil) throws(ClientError) -> [Reply] {
     let naming = name.map { ["CLIENT NAME \($0)"] } ?? []
     name = nil
     try connection.send(naming + lines)
@@ -46,7 +46,7 @@ final class Client {
   }
 
   /// The next event; nil when the daemon closes the connection. Data or status lines here break the protocol.
-  func nextEvent() throws(ClientError) -> Event? {
+  public func nextEvent() throws(ClientError) -> Event? {
     if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
     guard let line = try connection.readLine() else { return nil }
     guard case .event(let event) = try ProtocolLine.parse(line) else { throw .malformedReply(line) }
@@ -54,5 +54,5 @@ final class Client {
   }
 
   /// True when events have already been read and wait to be handled.
-  var hasPendingEvents: Bool { !pendingEvents.isEmpty }
+  public var hasPendingEvents: Bool { !pendingEvents.isEmpty }
 }

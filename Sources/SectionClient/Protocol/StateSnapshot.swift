@@ -1,9 +1,9 @@
 import SectionCore
 
 /// The whole state in one line, `state <rev> <mode> <ids|->`: what SUBSCRIBE starts with and `!state` replaces events with.
-struct StateSnapshot: Equatable, Sendable {
-  let revision: UInt64
-  let mode: Mode
+public struct StateSnapshot: Equatable, Sendable {
+  public let revision: UInt64
+  public let mode: Mode
   /// Ids of the open sections, in list order.
-  let openIDs: [String]
+  public let openIDs: [String]
 }

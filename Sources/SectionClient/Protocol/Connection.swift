@@ -2,8 +2,8 @@ import Posix
 
 /// A connection to the daemon's socket that sends lines and reads them back one at a time,
 /// waiting for the daemon at most until its deadline (`--timeout`), if it has one.
-final class Connection {
-  let path: String
+public final class Connection {
+  public let path: String
   private let fd: FileDescriptor
   private var lines: LineReader
   private var atEnd = false
@@ -13,7 +13,7 @@ final class Connection {
   private let deadline: UInt64?
 
   /// Connects to `path`; every wait on this connection from now on ends `timeout` seconds from now.
-  init(path: String, timeout: Double? = nil) throws(ClientError) {
+  public init(path: String, timeout: Double? = nil) throws(ClientError) {
     self.path = path
     lines = LineReader(path: path)
     self.timeout = timeout
@@ -24,13 +24,13 @@ final class Connection {
   /// Whether the user named the socket (`--socket`, `--readonly-socket`, `SECTIOND_SOCKET`):
   /// set once from the command line; a named socket's owner is trusted with its directory
   /// (`SocketDirectory.clientProblem`).
-  nonisolated(unsafe) static var socketIsNamed = false
+  public nonisolated(unsafe) static var socketIsNamed = false
 
   /// A non-blocking socket connected to `path`, once its directory is known to be safe (see
   /// `SocketDirectory`); a failure says why, for `ClientError`'s advice. A listener whose backlog
   /// is full refuses non-blocking connections with EAGAIN: tried again until `deadline` (which
   /// `timeout` seconds gave).
-  static func socket(path: String, timeout: Double? = nil, deadline: UInt64? = nil) throws(ClientError)
+  public static func socket(path: String, timeout: Double? = nil, deadline: UInt64? = nil) throws(ClientError)
     -> FileDescriptor
   {
     if let problem = SocketDirectory.clientProblem(socket: path, named: socketIsNamed) {
@@ -66,7 +66,7 @@ final class Connection {
   deinit { fd.close() }
 
   /// Sends each line with its LF. A daemon that went away shows up as `connectionLost`, never as SIGPIPE.
-  func send(_ lines: [String]) throws(ClientError) {
+  public func send(_ lines: [String]) throws(ClientError) {
     let bytes = Array(lines.map { $0 + "\n" }.joined().utf8)
     var offset = 0
     while offset < bytes.count {
@@ -82,7 +82,7 @@ final class Connection {
   }
 
   /// The next line without its LF (and CR); nil once the daemon has closed the connection.
-  func readLine() throws(ClientError) -> String? {
+  public func readLine() throws(ClientError) -> String? {
     while true {
       if let line = try lines.nextLine() { return line }
       if atEnd { return nil }

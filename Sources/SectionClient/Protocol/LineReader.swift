@@ -4,26 +4,26 @@ import Glibc
 /// the ui's `LiveConnection` alike. Linear: each byte is searched for LF once (by memchr),
 /// however many reads a long line takes, and moved at most once. Bounded: a line may not pass
 /// `maximumLineLength`, so a server that never sends LF cannot make sectionctl take all memory.
-struct LineReader {
+public struct LineReader {
   /// The longest line sectionctl reads. The longest sectiond sends is a `state` line with
   /// every section open: its ids count toward `--max-text-bytes` (16 MiB by default), and even
   /// with that raised, the default 10,000 sections of ids up to ~4,080 bytes (a request line
   /// holds 4,096) make about 41 MB. 64 MiB is above that with room, and what one hostile line
   /// can cost.
-  static let maximumLineLength = 64 << 20
+  public static let maximumLineLength = 64 << 20
 
   /// The socket, for the error.
-  let path: String
+  public let path: String
   private var buffer: [UInt8] = []
   /// Where the next line starts in `buffer`.
   private var start = 0
   /// How far past `start` is known to hold no LF.
   private var searched = 0
 
-  init(path: String) { self.path = path }
+  public init(path: String) { self.path = path }
 
   /// Adds what was read.
-  mutating func append(_ bytes: ArraySlice<UInt8>) {
+  public mutating func append(_ bytes: ArraySlice<UInt8>) {
     if start > 0 && start == buffer.count {
       buffer.removeAll(keepingCapacity: true)
       start = 0
@@ -38,7 +38,7 @@ struct LineReader {
 
   /// The next complete line without its LF (and CR), its invalid UTF-8 shown as `\xHH`; nil
   /// until one has arrived. Fails once the line in progress is longer than the limit.
-  mutating func nextLine() throws(ClientError) -> String? {
+  public mutating func nextLine() throws(ClientError) -> String? {
     let newline: Int? = buffer.withUnsafeBufferPointer { all in
       let from = start + searched
       guard from < all.count, let found = memchr(all.baseAddress! + from, 0x0A, all.count - from) else {

@@ -1,0 +1,54 @@
+/// The name of one of several lists on a machine (`sectiond@NAME`, `sectiond --list NAME`,
+/// `sectionctl -l NAME`). It becomes a directory (`/run/sectiond/NAME/`), a file name
+/// (`/etc/sectiond/NAME.json`), a unit's instance and a D-Bus name element, so it is held to
+/// what all four accept unescaped: lower-case letters, digits, `_` and `-`, starting with a
+/// letter (no `.`, `/` or `..`; a digit cannot start a bus name element), at most 32
+/// characters (readable in `sectionctl lists`, and a socket path under
+/// `/run/user/UID/sectiond/NAME/` stays well inside 108 bytes).
+public struct ListName: Equatable, Hashable, Sendable, CustomStringConvertible {
+  public let rawValue: String
+
+  public static let maximumLength = 32
+  /// The rule, as every refusal states it.
+  public static let rule =
+    "a list name is 1 to 32 characters of a-z, 0-9, _ and -, starting with a letter"
+
+  /// A name that breaks the rule; the description names the rule.
+  public struct Invalid: Error, CustomStringConvertible {
+    public let name: String
+    public var description: String { "invalid list name \"\(VisibleName.of(name))\": \(ListName.rule)" }
+  }
+
+  public init(validating name: String) throws(Invalid) {
+    let bytes = name.utf8
+    guard (1...ListName.maximumLength).contains(bytes.count),
+      let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first),
+      bytes.allSatisfy(ListName.allowed)
+    else { throw Invalid(name: name) }
+    rawValue = name
+  }
+
+  public var description: String { rawValue }
+
+  /// The element of the bus name `org.sectiond.Sectiond1.NAME`: bus name elements allow `_` but
+  /// not `-`, so `-` is written `_` (two lists whose names differ only there share a bus name;
+  /// the second to start is told the name is taken).
+  public var busElement: String {
+    String(String.UnicodeScalarView(rawValue.unicodeScalars.map { $0 == "-" ? "_" : $0 }))
+  }
+
+  private static func allowed(_ byte: UInt8) -> Bool {
+    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+      || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+      || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+  }
+}
+
+/// A name as a message shows it: control characters as `?`, at most 40 characters, so that a
+/// refusal of a hostile name stays one readable line.
+enum VisibleName {
+  static func of(_ name: String) -> String {
+    let scalars = name.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }
+    return String(String.UnicodeScalarView(scalars)) + (name.unicodeScalars.count > 40 ? "..." : "")
+  }
+}
