@@ -1,5 +1,8 @@
+import SectionCore
+
 /// The name a connection gives itself with `CLIENT NAME`, which the daemon records with each
-/// change it makes (`HISTORY`): 1 to 64 of `A-Z a-z 0-9 . _ : @ -`, as the daemon accepts.
+/// change it makes (`HISTORY`): 1 to 64 of `A-Z a-z 0-9 . _ : @ -`, by the daemon's own rule
+/// (`Author.isName`).
 public enum ClientName {
   /// The request line naming the connection; nil for a name the daemon would refuse.
   public static func line(_ name: String) -> String? {
@@ -8,16 +11,5 @@ public enum ClientName {
   }
 
   /// Whether the daemon accepts `name`.
-  public static func isValid(_ name: String) -> Bool {
-    (1...64).contains(name.utf8.count)
-      && name.utf8.allSatisfy { byte in
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-          UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"),
-          UInt8(ascii: "@"), UInt8(ascii: "-"):
-          true
-        default: false
-        }
-      }
-  }
+  public static func isValid(_ name: String) -> Bool { Author.isName(name.utf8) }
 }
