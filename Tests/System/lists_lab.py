@@ -19,7 +19,7 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
   list, then the system's through their read-only sockets);
 - STATUS says `status list NAME`, the service's status line begins `list NAME:`;
 - the bus names: `busctl list` shows org.sectiond.Sectiond1, .a and .b; bus activation of
-  sectiond@c through a service file written for that instance;
+  sectiond@c-d (bus name ...Sectiond1.c_d) through a service file written for that instance;
 - the refusals of bad names (`../x`, `A`, 33 characters, empty) by sectionctl and by
   sectiond, and of the unit sectiond@Bad, whose start fails naming the rule.
 
@@ -179,18 +179,21 @@ class Lists:
     def activation(self, results):
         """Bus activation of an instance: dbus-daemon knows a name only from a file of its own,
         so the administrator writes one per instance (docs/DBUS.md, "Several lists"); the first
-        call then starts sectiond@c through systemd."""
-        service = f"/usr/local/share/dbus-1/system-services/{BUS}.c.service"
-        self.lab.write_file(service, f"[D-BUS Service]\nName={BUS}.c\nExec=/bin/false\nUser=sectiond\n"
-                            "SystemdService=sectiond@c.service\n")
+        call then starts sectiond@c-d through systemd, whose name writes - as _."""
+        service = f"/usr/local/share/dbus-1/system-services/{BUS}.c_d.service"
+        self.lab.write_file(service, f"[D-BUS Service]\nName={BUS}.c_d\nExec=/bin/false\nUser=sectiond\n"
+                            "SystemdService=sectiond@c-d.service\n")
         self.lab.run(["busctl", "--system", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
                       "org.freedesktop.DBus", "ReloadConfig"], check=False)
-        before = self.lab.show("sectiond@c.service", "ActiveState")["ActiveState"]
-        call = self.lab.run(["busctl", "--system", "call", f"{BUS}.c", PATH, BUS, "List"], check=False)
-        after = self.lab.show("sectiond@c.service", "ActiveState")["ActiveState"]
+        before = self.lab.show("sectiond@c-d.service", "ActiveState")["ActiveState"]
+        call = self.lab.run(["busctl", "--system", "call", f"{BUS}.c_d", PATH, BUS, "List"], check=False)
+        after = self.lab.show("sectiond@c-d.service", "ActiveState")["ActiveState"]
         results.check(before == "inactive" and call.returncode == 0 and after == "active",
-                      f"the first call to {BUS}.c starts sectiond@c (a service file for the instance)",
+                      f"the first call to {BUS}.c_d starts sectiond@c-d (a service file for the instance)",
                       f"{before} -> {after}: {output(call)[:120]}")
+        status = self.ctl("-l", "c-d", "--json", "status")
+        results.check(status.returncode == 0 and json.loads(status.stdout)["list"] == "c-d",
+                      "sectionctl -l c-d reaches it at /run/sectiond/c-d/", output(status)[:120])
 
     def restart(self, results):
         lab = self.lab
