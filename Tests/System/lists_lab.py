@@ -7,7 +7,7 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
 
 - each is changed through its own face: sectionctl -l, the bus name
   org.sectiond.Sectiond1.NAME (busctl), and the socket itself (protocol lines), and each
-  list shows its own change only;
+  list shows its own change only; alice changes hers on her session bus too;
 - `systemctl restart sectiond@a` keeps a's state and leaves b and the plain list alone
   (their MainPID and revision);
 - a crash of a (SIGKILL, Restart=on-failure) leaves b's clients connected: a subscriber of
@@ -85,6 +85,8 @@ class Lists:
         started = lab.systemctl("start", "sectiond.socket", "sectiond-readonly.socket", "sectiond@a.socket",
                                 "sectiond-readonly@a.socket", "sectiond@b.socket", "sectiond-readonly@b.socket",
                                 check=False)
+        # The user's session bus first, so that sectiond@u finds it at once.
+        self.user_systemctl("start", "dbus.socket")
         user = self.user_systemctl("start", "sectiond@u.socket", "sectiond-readonly@u.socket")
         results.check(started.returncode == 0 and user.returncode == 0,
                       "the sockets of the plain list, sectiond@a, sectiond@b and alice's sectiond@u start",
@@ -161,6 +163,11 @@ class Lists:
         results.check(opened["a"] == ["apple"] and opened["b"] == [b_first] and opened["-"] == ["two"]
                       and opened["u"] == u_ids[1:2],
                       "each list holds its own change only", str(opened))
+        session = self.lab.run(["busctl", "--user", "call", f"{BUS}.u", PATH, BUS, "Toggle", "s", "third"],
+                               user=USER, check=False, env={"PATH": self.user_path})
+        u_open = self.listed("-l", "u", user=USER)
+        results.check(session.returncode == 0 and isinstance(u_open, dict) and u_open.get("third") is True,
+                      f"alice: busctl --user call {BUS}.u Toggle third, on her session bus", output(session))
         env = {"SECTIOND_LIST": "a"}
         by_env = self.lab.run(["sectionctl", "--json", "status"], env=env, check=False)
         results.check(by_env.returncode == 0 and json.loads(by_env.stdout)["open_ids"] == ["apple"],
