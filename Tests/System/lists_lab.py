@@ -20,6 +20,7 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
 - STATUS says `status list NAME`, the service's status line begins `list NAME:`;
 - the bus names: `busctl list` shows org.sectiond.Sectiond1, .a and .b; bus activation of
   sectiond@c-d (bus name ...Sectiond1.c_d) through a service file written for that instance;
+- README.md's worked example, run as written in a lab of its own;
 - the refusals of bad names (`../x`, `A`, 33 characters, empty) by sectionctl and by
   sectiond, and of the unit sectiond@Bad, whose start fails naming the rule.
 
@@ -31,7 +32,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lab import Lab, LabUnavailable, skip_line  # noqa: E402
+from lab import ROOT, Lab, LabUnavailable, skip_line  # noqa: E402
 from sdlib import Client, Results, config_json, require_binary  # noqa: E402
 from web_socket import wait_for  # noqa: E402
 
@@ -313,6 +314,37 @@ class Lists:
                       journal.strip().splitlines()[-1] if journal.strip() else output(bad))
 
 
+def readme_example(results):
+    """README.md's worked example ("Several lists"), run as written (without sudo: the lab's
+    shell is root) in a lab of its own whose unnamed list has three sections, one open; each
+    command's standard output is what the README shows."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    section = text[text.index("## Several lists"):]
+    block = section[section.index("```console\n") + len("```console\n"):]
+    block = block[:block.index("```")]
+    steps = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:].replace("sudo ", ""), []))
+        elif steps:
+            steps[-1][1].append(line)
+    with Lab() as lab:
+        lab.install(prefix="/usr")
+        lab.systemctl("start", "dbus.socket")
+        lab.write_file("/etc/sectiond/sections.json", config_json(["one", "two", "three"]))
+        lab.systemctl("start", "sectiond.socket", "sectiond-readonly.socket")
+        lab.run(["sectionctl", "open", "two"])
+        for command, shown in steps:
+            got = lab.run(["sh", "-c", command], check=False)
+            same = got.returncode == 0 and got.stdout.rstrip("\n").splitlines() == shown
+            results.check(same, f"README: {command[:70]}", "" if same else f"expected {shown}, got {output(got)}")
+        exported = lab.run(["sectiond", "--list", "media", "--check-config"], check=False)
+        results.check(exported.returncode == 0 and "/etc/sectiond/media.json: OK: 4 sections" in exported.stdout,
+                      "README: the exported /etc/sectiond/media.json is a config sectiond --list media takes",
+                      output(exported))
+
+
 PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "refusals"]
 
 
@@ -331,6 +363,9 @@ def main():
                         getattr(lists, name)(results)
                     except (OSError, RuntimeError, ValueError, KeyError) as error:
                         results.check(False, f"{name} ran to its end", repr(error))
+        if not sys.argv[1:] or "readme" in wanted:
+            print("-- readme", flush=True)
+            readme_example(results)
     except LabUnavailable as e:
         skip_line(str(e))
         sys.exit(0)
