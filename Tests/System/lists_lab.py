@@ -296,6 +296,21 @@ class Lists:
         again = wait_for(lambda: self.ctl("-l", "a", "toggle", "1").returncode == 0, 10)
         results.check(again, "with room again, a takes changes again")
 
+    def fallback(self, results):
+        """-l resolves as the unnamed list does: alice has no list a of her own, so she reads
+        the system's a through its read-only socket, and is told how to get the right to change."""
+        status = self.ctl("-l", "a", "status", user=USER)
+        results.check(status.returncode == 0 and "/run/sectiond/a/readonly.sock (the system daemon)" in status.stdout
+                      and "list:      a" in status.stdout,
+                      "alice: sectionctl -l a status reads the system's list a through its read-only socket",
+                      output(status)[:300])
+        change = self.ctl("-l", "a", "toggle", "0", user=USER)
+        results.check(change.returncode == 3 and "usermod -aG sectiond" in change.stderr,
+                      "alice: a change of the system's list a says how to join group sectiond", output(change))
+        absent = self.ctl("-l", "nothing", "status")
+        results.check(absent.returncode == 3 and "sudo systemctl start sectiond@nothing.socket" in absent.stderr,
+                      "a list that does not run: the error names its socket unit", output(absent))
+
     def refusals(self, results):
         for name in BAD_NAMES:
             shown = name if len(name) < 10 else f"{len(name)} characters"
@@ -345,7 +360,7 @@ def readme_example(results):
                       output(exported))
 
 
-PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "refusals"]
+PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "fallback", "refusals"]
 
 
 def main():
