@@ -20,6 +20,7 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
 - STATUS says `status list NAME`, the service's status line begins `list NAME:`;
 - the bus names: `busctl list` shows org.sectiond.Sectiond1, .a and .b; bus activation of
   sectiond@c-d (bus name ...Sectiond1.c_d) through a service file written for that instance;
+- the installed sectiond-web.service: the page ?list=a in Chromium shows a, a click changes a;
 - README.md's worked example, run as written in a lab of its own;
 - the refusals of bad names (`../x`, `A`, 33 characters, empty) by sectionctl and by
   sectiond, and of the unit sectiond@Bad, whose start fails naming the rule.
@@ -29,12 +30,14 @@ Prints PASS/FAIL lines, then `N passed, N failed`. Run by Tests/System/lists.sh.
 
 import json
 import os
+import socket
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lab import ROOT, Lab, LabUnavailable, skip_line  # noqa: E402
 from sdlib import Client, Results, config_json, require_binary  # noqa: E402
-from web_socket import wait_for  # noqa: E402
+from web_socket import free_port, wait_for  # noqa: E402
 
 RULE = "a list name is 1 to 32 characters of a-z, 0-9, _ and -, starting with a letter"
 USER = "alice"
@@ -311,6 +314,48 @@ class Lists:
         results.check(absent.returncode == 3 and "sudo systemctl start sectiond@nothing.socket" in absent.stderr,
                       "a list that does not run: the error names its socket unit", output(absent))
 
+    def web(self, results):
+        """The installed sectiond-web.service, on a free port (a drop-in), with the control
+        socket (the README's drop-in, plus the group): the page ?list=a in Chromium on the host
+        (the lab shares the host's network) shows a, and a click there changes a alone."""
+        selenium = subprocess.run(["/usr/bin/python3", "-c", "import selenium"], capture_output=True).returncode == 0
+        if not (os.path.exists("/usr/bin/websocketd") and os.path.exists("/usr/bin/chromium") and selenium):
+            print("SKIP the web page in the lab: websocketd, chromium or python3-selenium is not installed "
+                  "(scripts/deps.sh --test installs them)", flush=True)
+            return
+        port = free_port()
+        self.lab.write_file("/etc/systemd/system/sectiond-web.service.d/lists.conf",
+                            f"[Service]\nEnvironment=SECTIOND_WEB_PORT={port}\n"
+                            "Environment=SECTIOND_WEB_SOCKET=/run/sectiond/control.sock\n"
+                            "SupplementaryGroups=sectiond\n")
+        self.lab.systemctl("daemon-reload")
+        started = self.lab.systemctl("start", "sectiond-web.service", check=False)
+        wait_for(lambda: self._listening(port), 10)
+        before = {"a": self.listed("-l", "a"), "-": self.listed()}
+        shown = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "Tests", "System", "web_list_page.py"),
+                                f"http://127.0.0.1:{port}/?list=a", "1"],
+                               capture_output=True, text=True, timeout=120)
+        got = json.loads(shown.stdout) if shown.returncode == 0 else {}
+        after = {"a": self.listed("-l", "a"), "-": self.listed()}
+        titles = [s["title"] for s in got.get("sections", [])]
+        results.check(started.returncode == 0 and got.get("connected") and got.get("bar") == "a"
+                      and titles == [t.capitalize() for t in before["a"]],
+                      "sectiond-web.service in the lab: the page ?list=a in Chromium shows the list a",
+                      f"{got.get('bar')} {titles}" if got else (output(started) + shown.stderr[-400:]))
+        flipped = {k: v for k, v in after["a"].items() if before["a"].get(k) != v} if isinstance(after["a"], dict) else {}
+        results.check(list(flipped) == [list(before["a"])[1]] and after["-"] == before["-"],
+                      "a click on the page ?list=a toggles a's section, the unnamed list is unchanged",
+                      f"{flipped}; plain {after['-'] == before['-']}")
+        self.lab.systemctl("stop", "sectiond-web.service", check=False)
+
+    @staticmethod
+    def _listening(port):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            return False
+
     def refusals(self, results):
         for name in BAD_NAMES:
             shown = name if len(name) < 10 else f"{len(name)} characters"
@@ -360,7 +405,7 @@ def readme_example(results):
                       output(exported))
 
 
-PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "fallback", "refusals"]
+PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "fallback", "web", "refusals"]
 
 
 def main():
