@@ -21,6 +21,7 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
 - the bus names: `busctl list` shows org.sectiond.Sectiond1, .a and .b; bus activation of
   sectiond@c-d (bus name ...Sectiond1.c_d) through a service file written for that instance;
 - the installed sectiond-web.service: the page ?list=a in Chromium shows a, a click changes a;
+- sectiond --list NAME started by hand by a user derives that user's paths;
 - README.md's worked example, run as written in a lab of its own;
 - the refusals of bad names (`../x`, `A`, 33 characters, empty) by sectionctl and by
   sectiond, and of the unit sectiond@Bad, whose start fails naming the rule.
@@ -314,6 +315,32 @@ class Lists:
         results.check(absent.returncode == 3 and "sudo systemctl start sectiond@nothing.socket" in absent.stderr,
                       "a list that does not run: the error names its socket unit", output(absent))
 
+    def by_hand(self, results):
+        """sectiond --list NAME started by hand by alice derives her own paths from the name:
+        sockets in $XDG_RUNTIME_DIR/sectiond/NAME, ~/.config/sectiond/NAME.json,
+        ~/.local/state/sectiond/NAME/state.json; an explicit --socket still wins. (The lab
+        ends both daemons: they are its processes.)"""
+        uid = self.lab.uid(USER)
+        run = lambda command: self.lab.run(["sh", "-c", command], user=USER, check=False,  # noqa: E731
+                                           env={"PATH": self.user_path})
+        run("mkdir -p ~/.config/sectiond && echo '" + config_json(["by", "hand"]) + "' > ~/.config/sectiond/hand.json"
+            " && (setsid sectiond --list hand >/dev/null 2>&1 &)"
+            " && (setsid sectiond --list other --socket /tmp/other.sock --no-state >/dev/null 2>&1 &)")
+        wait_for(lambda: self.ctl("-l", "hand", "ping", user=USER).returncode == 0, 10)
+        status = self.ctl("-l", "hand", "--json", "status", user=USER)
+        facts = json.loads(status.stdout) if status.returncode == 0 else {}
+        results.check(facts.get("socket") == f"/run/user/{uid}/sectiond/hand/control.sock"
+                      and facts.get("config") == f"{self.home}/.config/sectiond/hand.json"
+                      and facts.get("state") == f"{self.home}/.local/state/sectiond/hand/state.json"
+                      and facts.get("open_ids") == [] and facts.get("sections") == 2,
+                      "alice: sectiond --list hand by hand uses her runtime, config and state directories",
+                      str({k: facts.get(k) for k in ("socket", "config", "state")}) if facts else output(status))
+        ask = lambda: self.ctl("--socket", "/tmp/other.sock", "--json", "status", user=USER)  # noqa: E731
+        other = wait_for(lambda: (answer := ask()).returncode == 0 and answer, 10) or ask()
+        listed = json.loads(other.stdout).get("list") if other.returncode == 0 else output(other)
+        results.check(listed == "other", "sectiond --list other --socket /tmp/other.sock: the explicit socket wins",
+                      str(listed))
+
     def web(self, results):
         """The installed sectiond-web.service, on a free port (a drop-in), with the control
         socket (the README's drop-in, plus the group): the page ?list=a in Chromium on the host
@@ -405,7 +432,7 @@ def readme_example(results):
                       output(exported))
 
 
-PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "fallback", "web", "refusals"]
+PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "fallback", "by_hand", "web", "refusals"]
 
 
 def main():
