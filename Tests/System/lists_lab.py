@@ -14,7 +14,7 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
   b still gets b's next change, and b's process is the same;
 - `systemctl reload sectiond@a` takes a's new config, b's list is unchanged;
 - a full disk under a (its state directory a full tmpfs) refuses a's changes, while b takes
-  its own and tells its subscribers;
+  its own and tells its subscribers; a at its client limit refuses a client, b takes more;
 - `sectionctl lists` in text and JSON, as root (every system list) and as alice (her own
   list, then the system's through their read-only sockets);
 - STATUS says `status list NAME`, the service's status line begins `list NAME:`;
@@ -300,6 +300,30 @@ class Lists:
         again = wait_for(lambda: self.ctl("-l", "a", "toggle", "1").returncode == 0, 10)
         results.check(again, "with room again, a takes changes again")
 
+    def limit(self, results):
+        """a at its client limit (a drop-in: --max-clients 2) refuses a third client, while b
+        takes new clients as before."""
+        lab = self.lab
+        lab.write_file("/etc/systemd/system/sectiond@a.service.d/limit.conf",
+                       "[Service]\nExecStart=\nExecStart=/usr/bin/sectiond --list %i --max-clients 2 --fd-store 3"
+                       " --bus system\nFileDescriptorStoreMax=3\n")
+        lab.systemctl("daemon-reload")
+        lab.systemctl("restart", "sectiond@a.service")
+        held = [Client(lab.host_path("/run/sectiond/a/control.sock")) for _ in range(2)]
+        answered = [client.request("PING") for client in held]
+        with Client(lab.host_path("/run/sectiond/a/control.sock")) as third:
+            refused = third.readline()
+        b_clients = [Client(lab.host_path("/run/sectiond/b/control.sock")) for _ in range(4)]
+        b_answers = [client.request("PING") for client in b_clients]
+        for client in held + b_clients:
+            client.close()
+        results.check(answered == [["OK"], ["OK"]] and refused is not None and refused.startswith("ERR"),
+                      "a at its limit of 2 clients refuses a third", str(refused))
+        results.check(b_answers == [["OK"]] * 4, "meanwhile b takes 4 new clients", str(b_answers))
+        lab.run(["rm", "-r", "/etc/systemd/system/sectiond@a.service.d"])
+        lab.systemctl("daemon-reload")
+        lab.systemctl("restart", "sectiond@a.service")
+
     def fallback(self, results):
         """-l resolves as the unnamed list does: alice has no list a of her own, so she reads
         the system's a through its read-only socket, and is told how to get the right to change."""
@@ -432,7 +456,7 @@ def readme_example(results):
                       output(exported))
 
 
-PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "fallback", "by_hand", "web", "refusals"]
+PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "limit", "fallback", "by_hand", "web", "refusals"]
 
 
 def main():
