@@ -314,8 +314,10 @@ class Env:
             argv += ["--appendonly", "yes", "--appendfsync", "always" if sync else "everysec"]
         return argv + list(extra)
 
-    def server(self, kind, demo=False, aof=False, big_list=False, long_list=False, sync=False):
-        """sync: sectiond with --sync, redis with appendfsync always (with aof)."""
+    def server(self, kind, demo=False, aof=False, big_list=False, long_list=False, sync=False,
+               extra=()):
+        """sync: sectiond with --sync, redis with appendfsync always (with aof); extra: more
+        sectiond options."""
         t = self.tmp
         if kind == "floor":
             return Server(kind, [self.floor, "--socket", f"{t}/f.sock"], f"{t}/f.sock",
@@ -326,10 +328,10 @@ class Env:
                               f"{t}/sectiond.log", self.server_cpu,
                               cleanup=(f"{t}/state.json", f"{t}/state.json.journal"))
             # the list scenarios grow items without end: lift the limits out of the way
-            config, extra = ((self.long_list_config if long_list else self.list_config,
-                              ["--max-section-items", "100000000", "--max-items", "100000000"])
-                             if big_list or long_list else (None, []))
-            return Server(kind, self.sectiond_argv(demo=demo, extra=extra, config=config),
+            config, lifted = ((self.long_list_config if long_list else self.list_config,
+                               ["--max-section-items", "100000000", "--max-items", "100000000"])
+                              if big_list or long_list else (None, []))
+            return Server(kind, self.sectiond_argv(demo=demo, extra=lifted + list(extra), config=config),
                           f"{t}/s.sock", f"{t}/sectiond.log", self.server_cpu,
                           cleanup=(f"{t}/state.json", f"{t}/state.json.journal"))
         os.makedirs(f"{t}/redis-data", exist_ok=True)
@@ -362,11 +364,15 @@ def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), re
     """edit: the sectiond requests on the 1,000 x 100 list (issue 11; long_list: 9,900 x 10),
     each connection sending them in turn, against redis_edit with AOF (a request answered by
     `replies` replies). sync: sectiond --sync against redis appendfsync always. peer "floor":
-    PING against bench/floor.c instead of redis (the second kind measured is the peer)."""
+    PING against bench/floor.c instead of redis (the second kind measured is the peer); peer
+    "--history 0": the same sectiond keeping no history (issue 33: what the history costs)."""
     def measure(env, kind):
         p = env.prof
+        extra = ()
         if kind != "sectiond" and peer == "floor":
             kind = "floor"
+        if kind != "sectiond" and peer == "--history 0":
+            kind, extra = "sectiond", ("--history", "0")
         if kind in ("sectiond", "floor"):
             cmds = edit or ("TOGGLE %d\\n" if write else "PING\\n",)
             per_request = 1
@@ -374,7 +380,7 @@ def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), re
             cmds = redis_edit if write or edit else ("PING\\r\\n",)
             per_request = replies if edit else 1
         with env.server(kind, aof=write or bool(edit), big_list=bool(edit),
-                        long_list=long_list, sync=sync).start() as srv:
+                        long_list=long_list, sync=sync, extra=extra).start() as srv:
             res = env.run_loadgen("redis" if kind == "redis" else "sectiond", srv.sock,
                                   ["--server-pid", str(srv.proc.pid),
                                    "rps", "-c", str(p["conns"]), "-d", str(depth),
@@ -783,6 +789,9 @@ SCENARIOS = [
      throughput(1, write=True, sync=True), "runs", "higher", ("ratio", 1.0)),
     ("write_c50_d16", "TOGGLE i / INCR k (AOF), 50 x 16", "req/s", throughput(16, write=True),
      "runs", "higher", ("ratio", 1.5)),
+    # issue 33: keeping each change's history (the default, 1,000) costs at most 5%
+    ("history_cost_c50_d16", "TOGGLE i, 50 x 16 / the same --history 0", "req/s",
+     throughput(16, write=True, peer="--history 0"), "runs", "higher", ("ratio", 0.95)),
     ("write_sync_c50_d16", "TOGGLE --sync / INCR fsync always, 50x16", "req/s",
      throughput(16, write=True, sync=True), "runs", "higher", ("ratio", 1.0)),
     ("read_p99_flood4", "LIST p99 while 4 clients flood TOGGLE", "ms", read_latency_under_flood,

@@ -80,6 +80,10 @@ static const sd_bus_vtable vtable[] = {
         "Batch", "as", SD_BUS_PARAM(requests), "t", SD_BUS_PARAM(revision), on_method, UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES(
         "Reload", "", "", "t", SD_BUS_PARAM(revision), on_method, UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES(
+        "History", "u", SD_BUS_PARAM(count), "ta(tssuuss)", SD_BUS_PARAM(revision) SD_BUS_PARAM(changes), on_method, UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES(
+        "ChangedBy", "t", SD_BUS_PARAM(revision), "ssuus", SD_BUS_PARAM(time) SD_BUS_PARAM(via) SD_BUS_PARAM(uid) SD_BUS_PARAM(pid) SD_BUS_PARAM(name), on_method, UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("Opened", "tus", SD_BUS_PARAM(revision) SD_BUS_PARAM(index) SD_BUS_PARAM(id), 0),
     SD_BUS_SIGNAL_WITH_NAMES("Closed", "tus", SD_BUS_PARAM(revision) SD_BUS_PARAM(index) SD_BUS_PARAM(id), 0),
     SD_BUS_SIGNAL_WITH_NAMES("ModeChanged", "ts", SD_BUS_PARAM(revision) SD_BUS_PARAM(mode), 0),

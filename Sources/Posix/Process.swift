@@ -11,6 +11,36 @@ public enum ProcessInfo {
   }
 
   /// A broken connection must show up as EPIPE from write, never kill the process.
+  /// The name of process `pid` as the kernel keeps it (`/proc/PID/comm`, at most 15 bytes);
+  /// nil when it is gone or hidden (ProtectProc=invisible hides other users' processes).
+  public static func name(of pid: Int32) -> String? {
+    guard let bytes = try? FileSystem.readFile("/proc/\(pid)/comm", limit: 64) else { return nil }
+    let name = bytes.last == 0x0A ? bytes.dropLast() : bytes[...]
+    return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+  }
+
+  /// The name of user `uid` (getpwuid_r); nil when it has none.
+  public static func userName(of uid: uid_t) -> String? {
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name
+    else { return nil }
+    return String(cString: name)
+  }
+
+  /// `seconds` since the epoch in the local time zone (localtime_r): year, month (1-12), day,
+  /// hour, minute, second.
+  public static func localTime(_ seconds: Int) -> [Int] {
+    var time = time_t(seconds)
+    var parts = tm()
+    localtime_r(&time, &parts)
+    return [
+      Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour),
+      Int(parts.tm_min), Int(parts.tm_sec),
+    ]
+  }
+
   public static func ignoreBrokenPipes() {
     signal(SIGPIPE, SIG_IGN)
   }
@@ -43,6 +73,13 @@ public func monotonicMicroseconds() -> UInt64 {
   var now = timespec()
   clock_gettime(CLOCK_MONOTONIC, &now)
   return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+}
+
+/// Milliseconds since the epoch, for the history's times.
+public func wallClockMilliseconds() -> UInt64 {
+  var now = timespec()
+  clock_gettime(CLOCK_REALTIME, &now)
+  return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
 }
 
 /// Seconds since the epoch, for naming files by when they were made.

@@ -72,6 +72,8 @@ struct Runner {
         path: readingPath(), json: invocation.json, view: view, count: count,
         style: style, clearsScreen: environment.outputIsTerminal && !invocation.json, output: output)
       return try watcher.run()
+    case .log(let count, let follow):
+      return try HistoryLog(runner: self, count: count, follow: follow).run()
     case .ui:
       return try TerminalUI(
         path: socketPath(), readonly: invocation.readonly, style: style, environment: environment
@@ -83,7 +85,12 @@ struct Runner {
         invocation.listFromQuery
         ? try SocketLocation.fromQuery(environment.nonEmpty("QUERY_STRING"), beside: socketPath())
         : socketPath()
-      return try Pipe(path: path, outputIsTerminal: environment.outputIsTerminal).run()
+      // Under websocketd, the page's user is the one behind each change.
+      let name = environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
+      return try Pipe(
+        path: path, outputIsTerminal: environment.outputIsTerminal,
+        name: String(decoding: Author.asName(Array(name.utf8)), as: UTF8.self)
+      ).run()
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())
     case .batch:
@@ -191,7 +198,7 @@ struct Runner {
   private func connectWithKind() throws(ClientError) -> (client: Client, kind: SocketLocation.Kind) {
     do {
       let socket = try socket()
-      return (try Client(path: socket.path, timeout: timeout), socket.kind)
+      return (try Client(path: socket.path, timeout: timeout, name: clientName), socket.kind)
     } catch .cannotConnect(let path, .permissionDenied)
       where invocation.command.onlyReads && !invocation.readonly
     {
@@ -202,6 +209,9 @@ struct Runner {
       return (client, candidates.first { $0.path == path }?.kind ?? .given)
     }
   }
+
+  /// What the daemon's history calls this process's connections (`CLIENT NAME`).
+  var clientName = "sectionctl"
 
   /// `--timeout` in seconds; nil for no limit.
   private var timeout: Double? { invocation.timeout > 0 ? invocation.timeout : nil }

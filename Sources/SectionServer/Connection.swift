@@ -50,6 +50,11 @@ final class Connection {
   var subscriberSlot = -1
   /// The lines of a BATCH not ended yet; discarded with the connection.
   var batch: Batch?
+  /// Who this client is, for the history: asked of the socket (SO_PEERCRED) at its first request.
+  lazy var author: Author = {
+    let peer = UnixSocket.peerCredentials(fd)
+    return Author(via: .socket, uid: peer.map { UInt32($0.uid) }, pid: peer.map { Int32($0.pid) })
+  }()
 
   init(fd: FileDescriptor, access: SectionService.Access) {
     self.fd = fd

@@ -60,9 +60,19 @@ public enum Daemon {
       throw StartFailure(
         "cannot load the state file \(store!.path): \(error)", errno: (error as? PosixError)?.errno)
     }
+    let model = SectionModel(config: config, saved: saved)
     let service = SectionService(
-      model: SectionModel(config: config, saved: saved), limits: options.editLimits)
-    if let store, saved != SavedState(service.model) || store.durableSaveNeeded {
+      model: model, limits: options.editLimits,
+      history: History(
+        capacity: options.history, lines: saved?.history ?? [], revision: saved?.revision ?? model.revision))
+    service.clock = wallClockMilliseconds
+    service.processName = ProcessInfo.name(of:)
+    service.author = Author(
+      via: .reload, uid: UInt32(ProcessInfo.userID), pid: Int32(ProcessInfo.processID), name: "sectiond")
+    service.recordStart(after: saved?.revision ?? model.revision)
+    var unchanged = SavedState(service.model)
+    unchanged.history = saved?.history ?? []
+    if let store, saved != unchanged || store.durableSaveNeeded {
       // What this start decided (the config's sections, those it opened) is saved before anyone
       // sees it, so that the next start knows it as a reload would, whatever the config says then.
       do {
@@ -86,6 +96,7 @@ public enum Daemon {
     }
     server.list = options.list
     service.statusFields = statusFields(options, store: store, server: server)
+    if options.logChanges { server.changeLog = ChangeLog() }
     let inherited = try SocketActivation.inherited()
     let sockets = try Sockets.open(options, inherited: inherited)
     for socket in sockets { try server.serve(socket.fd, access: socket.access, file: socket.file) }

@@ -23,6 +23,12 @@ public struct DaemonOptions: Equatable {
   public var verbose = false
   /// How far clients may grow the list with runtime edits.
   public var editLimits = EditLimits()
+  /// How many of the last changes the history keeps (`HISTORY`, `SUBSCRIBE FROM`); 0: none.
+  public var history = 1000
+  /// The most `--history` takes: the history's ring of records is allocated whole.
+  public static let historyLimit = 100_000
+  /// Each saved group as a structured journal entry (`ChangeLog`).
+  public var logChanges = false
   /// The D-Bus bus to serve `org.sectiond.Sectiond1` on (docs/DBUS.md); nil: none.
   public var bus: Bus.Kind?
   /// `--list NAME`: one of several lists on the machine, whose default paths and bus name
@@ -83,6 +89,12 @@ public struct DaemonOptions: Equatable {
       --max-request-changes N  most changes one request may make, a BATCH's lines and each
                                section OPEN ALL opens counted; bounds one loop turn (default
                                100000; at least --max-sections + 1)
+      --history N              keep the last N changes with who made them and when, for HISTORY
+                               and SUBSCRIBE FROM, in the state (default 1000, at most 100000;
+                               0: none)
+      --log-changes            log each saved group of changes to the journal, with who made them
+                               (SECTIOND_CLIENT_NAME=, SECTIOND_CLIENT_UID=, SECTIOND_SECTIONS=...),
+                               at most 200 entries at once and 20 a second; needs --history
       --bus system|session     also serve org.sectiond.Sectiond1 on that D-Bus bus (default: none);
                                a bus that is not there is retried, the sockets serve meanwhile
       --check-config           validate the config and exit
@@ -160,6 +172,14 @@ public struct DaemonOptions: Equatable {
       case "--max-batch-lines": options.editLimits.batchLines = try count(for: argument)
       case "--max-text-bytes": options.editLimits.textBytes = try count(for: argument)
       case "--max-request-changes": options.editLimits.requestChanges = try count(for: argument)
+      case "--history":
+        let text = try value(for: argument)
+        guard let count = Int(text), (0...DaemonOptions.historyLimit).contains(count) else {
+          throw UsageError(
+            description: "--history needs a number from 0 to \(DaemonOptions.historyLimit), not \"\(text)\"")
+        }
+        options.history = count
+      case "--log-changes": options.logChanges = true
       case "--bus":
         let kind = try value(for: argument)
         guard let bus = Bus.Kind(rawValue: kind) else {
@@ -192,6 +212,9 @@ public struct DaemonOptions: Equatable {
         description:
           "the limits let clients grow a state file of \(stateFile) bytes, which with its journal is more than a start reads (\(StateStore.readLimit) bytes); lower --max-text-bytes, --max-items or --max-sections"
       )
+    }
+    if options.logChanges && options.history == 0 {
+      throw UsageError(description: "--log-changes logs the history's records: give --history 1 or more")
     }
     if noState && options.statePath != nil {
       throw UsageError(description: "--state and --no-state contradict each other; give one")

@@ -35,6 +35,7 @@ extension Server {
       releaseWaiting()
       return
     }
+    changeLog?.record(service.unsavedHistory)
     bus?.saved(events: service.pendingEvents)
     broadcast(service.commit())
     releaseWaiting()

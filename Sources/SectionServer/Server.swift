@@ -65,6 +65,8 @@ final class Server {
   var bus: BusFace?
   /// The list's name (`--list`), which the status line begins with; nil for the unnamed list.
   var list: ListName?
+  /// With --log-changes: the journal entries of each save.
+  var changeLog: ChangeLog?
   /// Logs client errors with --verbose; nil otherwise, so that the request path pays nothing.
   var clientErrors = Log.threshold >= .debug ? ClientErrorLog() : nil
 
@@ -243,6 +245,7 @@ final class Server {
           waitForSave(connection)
           break
         }
+        service.author = connection.author
         guard
           let outcome = service.handle(
             line, access: connection.access, batch: &connection.batch, reply: &connection.output)
@@ -280,7 +283,7 @@ final class Server {
     case .quit:
       connection.state = .quitting
     case .reload:
-      let outcome = reload(reply: &connection.output)
+      let outcome = reload(reply: &connection.output, by: connection.author)
       if outcome == .changed { apply(outcome, on: connection, replyStart: replyStart) }
     }
   }
@@ -295,9 +298,10 @@ final class Server {
   }
 
   /// Re-reads the config; on success the sections are replaced, keeping state by id.
-  func reload(reply: inout OutputQueue) -> SectionService.Outcome {
+  func reload(reply: inout OutputQueue, by requester: Author) -> SectionService.Outcome {
     Notifier.reloading()
     reloadRequested = true
+    service.author = requester.reloading()
     let outcome: SectionService.Outcome
     do {
       let config = try loadConfig()
@@ -345,7 +349,8 @@ final class Server {
   /// SIGHUP: reload without a client to answer.
   func reloadFromSignal() {
     var discarded = OutputQueue()
-    _ = reload(reply: &discarded)
+    // In the history: asked by someone the signal does not name.
+    _ = reload(reply: &discarded, by: Author(via: .reload, uid: nil, pid: nil, name: "SIGHUP"))
   }
 
   private func handleRunnable() {

@@ -133,6 +133,7 @@ extension StateStore {
   /// set aside.
   private func replayJournals(onto base: SavedState) throws -> (SavedState, String?) {
     var groups: [(revision: UInt64, changes: [Change])] = []
+    var history: [[UInt8]] = []
     var notes: [String] = []
     var unusable: [String] = []
     for file in [journalPath, nextJournalPath] {
@@ -144,6 +145,7 @@ extension StateStore {
       case .bytes(let bytes):
         let contents = Journal.decode(bytes)
         groups += contents.groups
+        history += contents.history
         guard let stop = contents.stop else { continue }
         if stop.intactGroupsAfter {
           notes.append("\(file) is damaged at \(stop); the groups after it were not replayed")
@@ -153,7 +155,14 @@ extension StateStore {
         }
       }
     }
-    let (state, stop) = base.replaying(groups)
+    var (state, stop) = base.replaying(groups)
+    // The history of the groups replayed follows the state file's: `History` keeps what
+    // follows on up to the state's revision.
+    state.history =
+      base.history
+      + history.filter { line in
+        History.revision(of: line[...]).map { $0 > base.revision && $0 <= state.revision } ?? false
+      }
     if let stop {
       notes.append("replayed the journal up to revision \(state.revision): \(stop)")
       unusable = [journalPath, nextJournalPath]

@@ -41,6 +41,13 @@ public final class BusCall {
     return value
   }
 
+  public func readUInt64() throws -> UInt64 {
+    var value: UInt64 = 0
+    try check(
+      sd_bus_message_read_basic(message, CChar(UInt8(ascii: "t")), &value), "sd_bus_message_read_basic")
+    return value
+  }
+
   /// An `as` argument, read only while it holds at most `count` strings of `bytes` bytes in
   /// all; nil as soon as it holds more. A caller's array can be as large as a message (32 MB on
   /// the system bus, 1 GB on a session bus): one past a bound is refused without copying the
@@ -101,7 +108,7 @@ public final class BusCall {
   /// daemon that did not answer within `credentialsTimeout`. It does not run when the
   /// connection to the bus goes first.
   public func askSenderCredentials(
-    _ answer: @escaping (Result<(uid: uid_t, groups: [gid_t]), any Error>) -> Void
+    _ answer: @escaping (Result<BusCredentials, any Error>) -> Void
   ) throws {
     let bus = sd_bus_message_get_bus(message)
     var call: OpaquePointer?
@@ -131,9 +138,10 @@ public final class BusCall {
   /// A bus daemon that does not answer this soon is not working; the call is refused.
   static let credentialsTimeout: UInt64 = 5_000_000
 
-  /// The `UnixUserID` and `UnixGroupIDs` of GetConnectionCredentials' `a{sv}`.
-  fileprivate func readCredentials() throws -> (uid: uid_t, groups: [gid_t]) {
+  /// The `UnixUserID`, `ProcessID` and `UnixGroupIDs` of GetConnectionCredentials' `a{sv}`.
+  fileprivate func readCredentials() throws -> BusCredentials {
     var uid: uid_t?
+    var pid: pid_t?
     var groups: [gid_t] = []
     try enter("a", "{sv}")
     while try enter("e", "sv") {
@@ -141,6 +149,10 @@ public final class BusCall {
       case "UnixUserID":
         try enter("v", "u")
         uid = try readUInt32()
+        try leave()
+      case "ProcessID":
+        try enter("v", "u")
+        pid = pid_t(truncatingIfNeeded: try readUInt32())
         try leave()
       case "UnixGroupIDs":
         try enter("v", "au")
@@ -159,7 +171,7 @@ public final class BusCall {
     }
     try leave()
     guard let uid else { throw PosixError("GetConnectionCredentials", sender, errno: Errno(ENODATA)) }
-    return (uid, groups)
+    return BusCredentials(uid: uid, pid: pid, groups: groups)
   }
 
   /// Enters a container; false at the end of the array it would be an element of.
@@ -229,12 +241,19 @@ public struct BusWriter {
   }
 }
 
+/// Who a bus caller is, as the bus daemon says: its uid, its pid when known, its groups.
+public struct BusCredentials: Sendable {
+  public let uid: uid_t
+  public let pid: pid_t?
+  public let groups: [gid_t]
+}
+
 /// What to do with the answer to `askSenderCredentials`, kept by the call's slot.
 private final class CredentialsAnswer {
-  let answer: (Result<(uid: uid_t, groups: [gid_t]), any Error>) -> Void
+  let answer: (Result<BusCredentials, any Error>) -> Void
   let sender: String
 
-  init(_ answer: @escaping (Result<(uid: uid_t, groups: [gid_t]), any Error>) -> Void, sender: String) {
+  init(_ answer: @escaping (Result<BusCredentials, any Error>) -> Void, sender: String) {
     self.answer = answer
     self.sender = sender
   }

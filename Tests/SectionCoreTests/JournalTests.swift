@@ -27,6 +27,22 @@ import Testing
   @Test func theChecksumIsCRC32C() {
     #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
     #expect(CRC32C.checksum([UInt8]()) == 0)
+    // Eight bytes a step give what a bit at a time gives, at every length and alignment.
+    func bitwise(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+      var crc: UInt32 = 0xFFFF_FFFF
+      for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+      }
+      return ~crc
+    }
+    let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }
+    for start in 0..<9 {
+      for end in stride(from: start, through: bytes.count, by: 7) {
+        #expect(CRC32C.checksum(bytes[start..<end]) == bitwise(bytes[start..<end]))
+      }
+    }
+    #expect(CRC32C.checksum(bytes.lazy.map { $0 }) == bitwise(bytes[...]))
   }
 
   @Test func everyChangeReadsBack() throws {

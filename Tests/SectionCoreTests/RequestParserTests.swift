@@ -128,7 +128,7 @@ import Testing
     #expect(errorLine(parse("list 1")) == "ERR SYNTAX unexpected \"1\": LIST takes no arguments")
     #expect(errorLine(parse("VERSION x")) == "ERR SYNTAX unexpected \"x\": VERSION takes no arguments")
     #expect(errorLine(parse("VIEW x")) == "ERR SYNTAX unexpected \"x\": VIEW takes no arguments")
-    #expect(errorLine(parse("SUBSCRIBE x")) == "ERR SYNTAX unexpected \"x\": SUBSCRIBE takes no arguments")
+    #expect(errorLine(parse("SUBSCRIBE x")) == "ERR SYNTAX unexpected \"x\": usage: SUBSCRIBE [FROM <rev>]")
     #expect(
       errorLine(parse("UNSUBSCRIBE x")) == "ERR SYNTAX unexpected \"x\": UNSUBSCRIBE takes no arguments")
     #expect(errorLine(parse("HELP open")) == "ERR SYNTAX unexpected \"open\": HELP takes no arguments")

@@ -8,8 +8,12 @@ final class Harness {
   /// The BATCH this client has open, as the server keeps it per connection.
   var batch: Batch?
 
-  init(_ config: Config = abc(), saved: SavedState? = nil, limits: EditLimits = EditLimits()) {
-    service = SectionService(model: SectionModel(config: config, saved: saved), limits: limits)
+  init(
+    _ config: Config = abc(), saved: SavedState? = nil, limits: EditLimits = EditLimits(),
+    history: History = History(capacity: 0)
+  ) {
+    service = SectionService(
+      model: SectionModel(config: config, saved: saved), limits: limits, history: history)
   }
 
   /// The reply to `line` and what the server must do next.
@@ -247,12 +251,14 @@ final class Harness {
       help CLOSE <index|id|ALL> - close a section, or all
       help TOGGLE <index|id> - open a closed section or close an open one
       help MODE [exclusive|multi] - show the mode, or switch it (to exclusive keeps the most recently opened section)
-      help SUBSCRIBE - current state, then one event line per change
+      help SUBSCRIBE [FROM <rev>] - current state, then one event line per change; FROM <rev>: the changes after rev, when all are kept, instead of the state
       help UNSUBSCRIBE - stop receiving events
       help HELP - this list
       help QUIT - close the connection
       help RELOAD [FRESH] - re-read the config file, keeping clients' edits; FRESH drops them (control socket only)
       help STATUS - the daemon's process, paths, uptime, clients and subscribers
+      help HISTORY [n] | HISTORY FROM <rev> - who changed what, when: the last n changes (default 20), or those after rev
+      help CLIENT NAME <name> - name this connection in the history (A-Z a-z 0-9 . _ : @ -, at most 64)
       help INSERT <index|end> <id> <title> - insert a new closed section with no items (control socket only)
       help DELETE <index|id> - delete a section (control socket only)
       help MOVE <index|id> <index> - move a section to an index (control socket only)

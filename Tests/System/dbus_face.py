@@ -1033,8 +1033,45 @@ def command_line(tmp):
     check("--bus system|session" in page and "org.sectiond.Sectiond1" in page, "sectiond(8) documents --bus")
 
 
+def history(tmp):
+    """History and ChangedBy: who made each change, a bus caller by its uid, pid and process
+    name from the bus daemon, a socket client by its own; a caller who may not change state
+    learns no one."""
+    with served(tmp, ["--state", os.path.join(tmp, "state.json")]) as (bus, daemon, client):
+        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=bus.address)
+        sock = daemon.connect()
+        client.call("Toggle", "s", ("first",))
+        check(sock.request("CLIENT NAME panel") == ["OK"], "CLIENT NAME names a socket client")
+        sock.request("TOGGLE second")
+        with open(f"/proc/{os.getpid()}/comm") as f:
+            comm = re.sub(r"[^A-Za-z0-9._:@-]", "_", f.read().strip())
+        revision, changes = client.call("History", "u", (10,))
+        who = [tuple(change[2:]) for change in changes]
+        check(revision == 2 and [change[0] for change in changes] == [1, 2]
+              and who == [("bus", os.getuid(), os.getpid(), comm, "opened 1 0 first"),
+                          ("socket", os.getuid(), os.getpid(), "panel", "opened 2 1 second")],
+              "History: each change with its revision, time, via, uid, pid, name and event", changes)
+        check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", changes[0][1]) is not None,
+              "History's times are RFC 3339 UTC with milliseconds", changes[0][1])
+        socket_lines = sock.request("HISTORY 10")
+        check([line.split(" ", 3)[3] for line in socket_lines[:-1]]
+              == [" ".join(str(v) for v in change[2:]) for change in changes],
+              "History says what HISTORY says on the control socket", f"{socket_lines} {changes}")
+        check(client.call("ChangedBy", "t", (1,)) == tuple(changes[0][1:6]),
+              "ChangedBy names who made one change", client.call("ChangedBy", "t", (1,)))
+        nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups "
+        blank = run(nobody + f"busctl --address={bus.address} call {NAME} {PATH} {IFACE} History u 1", env)
+        check(blank.endswith('"socket" 4294967295 4294967295 "-" "opened 2 1 second"'),
+              "a caller who may not change state learns no one (UID_INVALID and -)", blank)
+        for revision in (3, 9):
+            gone = run(f"busctl --address={bus.address} call {NAME} {PATH} {IFACE} ChangedBy t {revision}", env)
+            check(gone.startswith("Call failed: ") and sock.request("PING") == ["OK"],
+                  f"ChangedBy of revision {revision}, not reached yet, is an error", gone)
+        sock.close()
+
+
 def main():
-    parts = [command_line, examples_and_introspection, interleaved, group_commit, reads_under_flood, errors, restarts,
+    parts = [command_line, examples_and_introspection, interleaved, history, group_commit, reads_under_flood, errors, restarts,
              missing_bus, access_after_bus_restart, items_flood, huge_batch]
     only = sys.argv[1:]
     for part in parts:

@@ -16,6 +16,8 @@ unchanged, into the lab's /usr/local; only the sockets are started.
                read-only on readonly.sock; a member of group sectiond changes state
   journal      the start-up line is in `journalctl -u sectiond` with priority notice (5),
                a refused reload with priority err (3)
+  changes      --log-changes: each saved group found by `journalctl SECTIOND_CLIENT_NAME=...`
+               with who and what; a flood stays within the rate limit and says so
   restart, config, crash, handover
                clients across restarts and crashes (Tests/System/lab_restarts.py)
 
@@ -343,8 +345,53 @@ def test_isolation(r):
             f"PID 1 {pid} gone: {process_gone(pid)}, {cgroup} gone: {not os.path.exists(cgroup)}")
 
 
+def test_changes(lab, r):
+    """--log-changes (in the unit): each saved group is a structured journal entry naming who
+    made it, found by its fields; a flood is logged within the rate limit, and says what it left out."""
+    named = as_user(lab, MEMBER, CONTROL, "CLIENT NAME waybar", "TOGGLE beta", "TOGGLE beta")
+    r.check(len(named) == 3 and all(line.startswith("OK") for line in named),
+            "changes: a group member named waybar toggles twice", str(named))
+    member_uid = lab.run(["id", "-u", MEMBER]).stdout.strip()
+
+    def found():
+        out = lab.run(["journalctl", "-u", "sectiond", "--no-pager", "-o", "json",
+                       "SECTIOND_CLIENT_NAME=waybar"], check=False).stdout
+        return [json.loads(line) for line in out.splitlines() if line.strip()]
+    entries = wait_for(lambda: len(found()) >= 2 and found(), 10) or found()
+    last = entries[-1] if entries else {}
+    r.check(len(entries) == 2 and last.get("SECTIOND_CLIENT_UID") == member_uid
+            and last.get("SECTIOND_VIA") == "socket" and last.get("SECTIOND_SECTIONS") == "beta"
+            and last.get("SECTIOND_CHANGES") == "1" and "waybar" in str(last.get("MESSAGE"))
+            and "beta" in str(last.get("MESSAGE")),
+            "changes: journalctl -u sectiond SECTIOND_CLIENT_NAME=waybar finds each change, with who and what",
+            json.dumps([{k: v for k, v in e.items() if k.startswith("SECTIOND_") or k == "MESSAGE"}
+                        for e in entries])[:600])
+    history = as_user(lab, MEMBER, CONTROL, "HISTORY 2")
+    r.check(len(history) == 1 and history[0].startswith("OK "), "changes: HISTORY answers on the installed daemon",
+            str(history))
+    # A flood: 3,000 changes in groups of one. At most 200 entries at once and 20 a second are logged.
+    before = len(lab.journal("sectiond", "-o", "json").splitlines())
+    started = time.monotonic()
+    flood = lab.run(["python3", "-c", CLIENT, CONTROL, "CLIENT NAME flood",
+                     *(["TOGGLE gamma"] * 3000)], user=MEMBER, timeout=120).stdout.splitlines()
+    took = time.monotonic() - started
+    lab.run(["python3", "-c", CLIENT, CONTROL, "CLIENT NAME after", "TOGGLE gamma"], user=MEMBER)
+    time.sleep(1)
+    logged = len(lab.journal("sectiond", "-o", "json").splitlines()) - before
+    bound = 200 + 20 * (took + 2) + 5
+    r.check(len(flood) == 3001 and logged <= bound,
+            f"changes: a flood of 3,000 changes in {took:.1f} s made {logged} journal entries (bound {bound:.0f})",
+            f"{len(flood)} replies")
+    suppressed = lab.run(["journalctl", "-u", "sectiond", "--no-pager", "-o", "json",
+                          "SECTIOND_CLIENT_NAME=after"], check=False).stdout.splitlines()
+    r.check(bool(suppressed) and int(json.loads(suppressed[-1]).get("SECTIOND_SUPPRESSED", "0")) > 0,
+            "changes: the entry after the flood says how many groups were not logged",
+            suppressed[-1][:300] if suppressed else "none")
+
+
 PARTS = {"activation": test_activation, "reload": test_reload, "watchdog": test_watchdog,
          "stop": test_stop, "permissions": test_permissions, "journal": test_journal,
+         "changes": test_changes,
          **lab_restarts.PARTS}
 
 

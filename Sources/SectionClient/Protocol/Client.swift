@@ -3,12 +3,17 @@ public final class Client {
   public let connection: Connection
   /// Events that arrived while a reply was being read, oldest first.
   private var pendingEvents: [Event] = []
+  /// The name to give the connection (`CLIENT NAME`) with the first request, so that naming
+  /// costs no round trip of its own; its reply is dropped (a daemon older than the history
+  /// answers it ERR UNKNOWN).
+  private var name: String?
 
   public var path: String { connection.path }
 
   /// Connects; with a `timeout`, every reply must have come within that many seconds from now.
-  public init(path: String, timeout: Double? = nil) throws(ClientError) {
+  public init(path: String, timeout: Double? = nil, name: String? = nil) throws(ClientError) {
     connection = try Connection(path: path, timeout: timeout)
+    self.name = name
   }
 
   public func request(_ line: String) throws(ClientError) -> Reply {
@@ -22,10 +27,12 @@ public final class Client {
 
   /// Sends every line at once and reads their replies in order: one round trip, whatever the count.
   public func request(_ lines: [String], replies expected: Int? = nil) throws(ClientError) -> [Reply] {
-    try connection.send(lines)
+    let naming = name.map { ["CLIENT NAME \($0)"] } ?? []
+    name = nil
+    try connection.send(naming + lines)
     var replies: [Reply] = []
     var data: [DataLine] = []
-    while replies.count < expected ?? lines.count {
+    while replies.count < naming.count + (expected ?? lines.count) {
       guard let line = try connection.readLine() else { throw .connectionLost(path: path) }
       switch try ProtocolLine.parse(line) {
       case .data(let dataLine): data.append(dataLine)
@@ -35,7 +42,7 @@ public final class Client {
         data = []
       }
     }
-    return replies
+    return Array(replies.dropFirst(naming.count))
   }
 
   /// The next event; nil when the daemon closes the connection. Data or status lines here break the protocol.

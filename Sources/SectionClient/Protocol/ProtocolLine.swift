@@ -105,6 +105,15 @@ public enum ProtocolLine: Equatable, Sendable {
       return .version(daemon: fields[1], protocolVersion: fields[2])
     case "help":
       return .help(String(line.dropFirst(keyword.count).drop { $0 == " " }))
+    case "history":
+      let fields = fields(line, count: 8)
+      guard fields.count == 8 else { throw .malformedReply(line) }
+      return .history(
+        HistoryEntry(
+          revision: try number(fields[1], line: line), time: try word(fields[2], line: line),
+          via: try word(fields[3], line: line), uid: UInt32(fields[4]), pid: Int32(fields[5]),
+          name: fields[6] == "-" ? nil : try word(fields[6], line: line),
+          event: try event(fields[7], line: line)))
     default:
       return .other(line)
     }

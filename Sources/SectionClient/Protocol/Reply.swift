@@ -30,6 +30,11 @@ public struct Reply: Equatable, Sendable {
     data.compactMap { if case .item(let item) = $0 { item } else { nil } }
   }
 
+  /// The `history` lines of a HISTORY reply, oldest first.
+  public var history: [HistoryEntry] {
+    data.compactMap { if case .history(let entry) = $0 { entry } else { nil } }
+  }
+
   /// The `state` line of a SUBSCRIBE reply.
   public var state: StateSnapshot? {
     data.lazy.compactMap { if case .state(let state) = $0 { state } else { nil } }.first

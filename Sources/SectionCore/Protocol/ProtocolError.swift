@@ -17,6 +17,9 @@ public struct ProtocolError: Error, Equatable, Sendable {
     case noItem = "NOITEM"
     /// An insertion or move index past the end of the list.
     case range = "RANGE"
+    /// HISTORY FROM a revision whose later changes are not all kept; the message starts with
+    /// the oldest revision kept.
+    case gone = "GONE"
     case `internal` = "INTERNAL"
   }
 

@@ -30,6 +30,8 @@ public enum Request: Equatable, Sendable {
   /// `MODE` alone asks; `MODE exclusive|multi` switches.
   case mode(Mode?)
   case subscribe
+  /// `SUBSCRIBE FROM <rev>`: the changes after rev, when all are kept, else what SUBSCRIBE gets.
+  case subscribeFrom(UInt64)
   case unsubscribe
   case help
   case quit
@@ -50,12 +52,20 @@ public enum Request: Equatable, Sendable {
   case end
   /// The daemon's own facts (`SectionService.statusFields`), for `sectionctl status`.
   case status
+  /// `HISTORY [n]`: the last n changes, with who made them.
+  case history(last: Int)
+  /// `HISTORY FROM <rev>`: the changes after rev, when all are kept.
+  case historyFrom(UInt64)
+  /// `CLIENT NAME <name>`: what the history calls the connection; the name, checked.
+  case clientName(ArraySlice<UInt8>)
 
   /// Whether the reply shows the state (RELOAD's too: what it keeps depends on the state), so
   /// that it must wait while changes of other clients are not saved yet.
   public var readsState: Bool {
     switch self {
-    case .list, .view, .items, .subscribe, .reload, .reloadFresh, .status: true
+    case .list, .view, .items, .subscribe, .subscribeFrom, .reload, .reloadFresh, .status, .history,
+      .historyFrom:
+      true
     case .mode(let mode): mode == nil
     default: false
     }

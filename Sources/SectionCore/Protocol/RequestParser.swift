@@ -15,6 +15,7 @@ public enum RequestParser {
           "unknown command \"\(String(decoding: verbWord, as: UTF8.self))\"; HELP lists the commands"))
     }
     if verb.isEdit { return verb.editRequest(&words) }
+    if verb.isAboutHistory { return verb.historyRequest(&words) }
     let argument = words.next()
     let request = verb.request(argument: argument)
     if case .success = request, let extra = words.next() {

@@ -56,9 +56,28 @@ public final class SectionService {
   /// `snapshot`, rendered once per state for every SUBSCRIBE and `!state`.
   private var snapshotCache: [UInt8] = []
 
-  public init(model: SectionModel, limits: EditLimits = EditLimits()) {
+  /// The last saved changes with who made them (`HISTORY`, `SUBSCRIBE FROM`).
+  public private(set) var history: History
+  /// Who makes the changes of the request being handled: the server sets it before each.
+  public var author = Author(via: .reload, uid: nil, pid: nil, name: "sectiond")
+  /// The wall-clock time in milliseconds since the epoch, for the history.
+  public var clock: () -> UInt64 = { 0 }
+  /// The name of process `pid` (its `comm`), for an author that gave none; nil when unknown.
+  public var processName: (Int32) -> String? = { _ in nil }
+  /// The history lines of the unsaved changes (see `History`), and where each ends.
+  private var pendingHistory: [UInt8] = []
+  private var pendingHistoryEnds: [(revision: UInt64, end: Int)] = []
+  private var historyClock = HistoryClock()
+
+  /// The history lines of the unsaved changes, each with its LF: for the journal entries of a
+  /// save (`--log-changes`).
+  public var unsavedHistory: ArraySlice<UInt8> { pendingHistory[...] }
+
+  public init(model: SectionModel, limits: EditLimits = EditLimits(), history: History = History(capacity: 0))
+  {
     self.model = model
     self.limits = limits
+    self.history = history
     rendered = RenderedSections(model.sections)
   }
 
@@ -169,6 +188,29 @@ public final class SectionService {
       reply.append(shared: snapshot)
       appendStatus(to: &reply.tail)
       return .subscribe
+    case .subscribeFrom(let revision):
+      guard let position = history.position(after: revision, current: model.revision) else {
+        return try execute(.subscribe, access: access, reply: &reply)
+      }
+      reply.append("OK ")
+      reply.appendDecimal(revision)
+      reply.append("\n")
+      for position in position..<history.count { history.appendEvent(position, to: &reply.tail) }
+      return .subscribe
+    case .history(let last):
+      appendHistory(from: history.count - min(last, history.count), access: access, to: &reply.tail)
+    case .historyFrom(let revision):
+      guard let position = history.position(after: revision, current: model.revision) else {
+        let oldest = history.oldestKept(current: model.revision)
+        throw ProtocolError(
+          .gone,
+          "\(oldest) is the oldest revision kept, and revision \(revision) is older than the one before it or newer than the state's (\(model.revision)); SUBSCRIBE gets the state"
+        )
+      }
+      appendHistory(from: position, access: access, to: &reply.tail)
+    case .clientName(let name):
+      author.name = Array(name)
+      reply.append("OK\n")
     case .unsubscribe:
       reply.append("OK\n")
       return .unsubscribe
@@ -275,13 +317,24 @@ public final class SectionService {
   private func recordChanges(from start: Int) throws(ProtocolError) {
     guard unsaved.count > start else { return }
     let (eventsStart, journalStart) = (pendingEvents.count, journal.count)
+    let (historyStart, historyEndsStart) = (pendingHistory.count, pendingHistoryEnds.count)
+    let keepsHistory = history.capacity > 0
+    let time = keepsHistory ? clock() : 0
+    let who = keepsHistory ? author.who(processName) : []
     for change in unsaved[start...] {
       rendered.apply(change)
+      let eventStart = pendingEvents.count
       pendingEvents.appendText { appendEvent(change, to: &$0) }
-      if case .reloaded = change { needsSnapshot = true } else { Journal.append(change, to: &journal) }
+      let isReload = if case .reloaded = change { true } else { false }
+      if isReload { needsSnapshot = true } else { Journal.append(change, to: &journal) }
+      if keepsHistory {
+        recordHistory(change.revision, time: time, who: who, eventStart: eventStart, journaled: !isReload)
+      }
       if pendingEvents.count - eventsStart + journal.count - journalStart > SectionService.renderedLimit {
         pendingEvents.removeSubrange(eventsStart...)
         journal.removeSubrange(journalStart...)
+        pendingHistory.removeSubrange(historyStart...)
+        pendingHistoryEnds.removeSubrange(historyEndsStart...)
         throw ProtocolError(
           .limit,
           "changes: their events and journal would take more than \(SectionService.renderedLimit) bytes (each repeats the section's id); nothing was applied; send fewer lines, or use shorter ids"
@@ -291,9 +344,62 @@ public final class SectionService {
     forgetRendered()
   }
 
+  /// Renders the history line of the change of `revision`, whose event starts at `eventStart`
+  /// in `pendingEvents`; the journal gets it too (`history <line>`), in the change's group, so
+  /// that it is saved with the change or not at all. A reload's goes in the state file.
+  private func recordHistory(_ revision: UInt64, time: UInt64, who: [UInt8], eventStart: Int, journaled: Bool)
+  {
+    let lineStart = pendingHistory.count
+    pendingHistory.appendText { line in
+      line.appendDecimal(revision)
+      line.append(" ")
+      historyClock.append(milliseconds: time, to: &line)
+      line.append(" ")
+      line.append(contentsOf: who)
+      line.append(" ")
+      line.append(contentsOf: pendingEvents[(eventStart + 1)...])
+    }
+    pendingHistoryEnds.append((revision, pendingHistory.count))
+    if journaled {
+      journal.append("history ")
+      journal.append(contentsOf: pendingHistory[lineStart...])
+    }
+  }
+
+  /// `history` lines of the changes from `position` (the oldest is 0), then `OK <rev>`.
+  private func appendHistory(from position: Int, access: Access, to buffer: inout [UInt8]) {
+    for position in position..<history.count {
+      history.appendHistoryLine(position, blankingWho: access == .readOnly, to: &buffer)
+    }
+    appendStatus(to: &buffer)
+  }
+
+  /// The start moved the revision on from the saved one (`savedRevision`), opening what the
+  /// config opens: that is a reload by the daemon in the history, so that it stays unbroken.
+  public func recordStart(after savedRevision: UInt64) {
+    guard history.capacity > 0, model.revision == savedRevision + 1 else { return }
+    var line: [UInt8] = []
+    line.appendText { text in
+      text.appendDecimal(model.revision)
+      text.append(" ")
+      historyClock.append(milliseconds: clock(), to: &text)
+      text.append(" ")
+      text.append(contentsOf: author.who(processName))
+      text.append(" reload ")
+      text.appendDecimal(model.revision)
+      text.append("\n")
+    }
+    history.append(revision: model.revision, line: line[...])
+  }
+
   /// The unsaved changes are now in the state file: hand their events over for broadcast.
   public func commit() -> [UInt8] {
     saved = nil
+    var lineStart = 0
+    for (revision, end) in pendingHistoryEnds {
+      history.append(revision: revision, line: pendingHistory[lineStart..<end])
+      lineStart = end
+    }
     let events = pendingEvents
     forgetUnsaved()
     return events
@@ -309,6 +415,8 @@ public final class SectionService {
     empty(&unsaved, keepingUpTo: SectionService.keptCapacity)
     empty(&journal, keepingUpTo: SectionService.keptCapacity)
     empty(&pendingEvents, keepingUpTo: SectionService.keptCapacity)
+    empty(&pendingHistory, keepingUpTo: SectionService.keptCapacity)
+    empty(&pendingHistoryEnds, keepingUpTo: SectionService.keptCapacity)
     needsSnapshot = false
   }
 
@@ -392,8 +500,17 @@ public final class SectionService {
   }
 
   /// Renders the whole state file of the current model into `buffer`, for the server to save.
+  /// With it the history: the newest changes kept and unsaved, at most the history's capacity.
   public func encodeState(into buffer: inout [UInt8]) {
     SavedState.encode(model, into: &buffer)
+    guard history.capacity > 0 else { return }
+    var lines = (0..<history.count).map { history.line($0).dropLast() }
+    var lineStart = 0
+    for (_, end) in pendingHistoryEnds {
+      lines.append(pendingHistory[lineStart..<(end - 1)])
+      lineStart = end
+    }
+    SavedState.appendHistory(lines.suffix(history.capacity), to: &buffer)
   }
 
   /// `<rev> <mode> <open ids>` plus LF: the body of both the SUBSCRIBE reply and `!state`.

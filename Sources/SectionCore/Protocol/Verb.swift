@@ -1,7 +1,7 @@
 /// The commands of protocol 1, with their syntax and help text in one table.
 public enum Verb: CaseIterable {
   case ping, version, list, items, view, open, close, toggle, mode, subscribe, unsubscribe, help, quit, reload
-  case status
+  case status, history, client
   case insert, delete, move, rename, item, batch, end
 
   /// The verb `word` names, in any case. Runs for every request: the word's length and first
@@ -42,10 +42,12 @@ public enum Verb: CaseIterable {
     case (5, UInt8(ascii: "c")): .close
     case (5, UInt8(ascii: "i")): .items
     case (6, UInt8(ascii: "d")): .delete
+    case (6, UInt8(ascii: "c")): .client
     case (6, UInt8(ascii: "i")): .insert
     case (6, UInt8(ascii: "r")): word[word.startIndex + 2] | 0x20 == UInt8(ascii: "l") ? .reload : .rename
     case (6, UInt8(ascii: "s")): .status
     case (6, UInt8(ascii: "t")): .toggle
+    case (7, UInt8(ascii: "h")): .history
     case (7, UInt8(ascii: "v")): .version
     case (9, UInt8(ascii: "s")): .subscribe
     case (11, UInt8(ascii: "u")): .unsubscribe
@@ -75,6 +77,8 @@ public enum Verb: CaseIterable {
     case .quit: "quit"
     case .reload: "reload"
     case .status: "status"
+    case .history: "history"
+    case .client: "client"
     case .insert: "insert"
     case .delete: "delete"
     case .move: "move"
@@ -91,6 +95,9 @@ public enum Verb: CaseIterable {
     case .open, .close: "\(name) <index|id|ALL>"
     case .mode: "MODE [exclusive|multi]"
     case .reload: "RELOAD [FRESH]"
+    case .subscribe: "SUBSCRIBE [FROM <rev>]"
+    case .history: "HISTORY [n] | HISTORY FROM <rev>"
+    case .client: "CLIENT NAME <name>"
     case .insert: "INSERT <index|end> <id> <title>"
     case .delete: "DELETE <index|id>"
     case .move: "MOVE <index|id> <index>"
@@ -112,7 +119,10 @@ public enum Verb: CaseIterable {
     case .close: "close a section, or all"
     case .toggle: "open a closed section or close an open one"
     case .mode: "show the mode, or switch it (to exclusive keeps the most recently opened section)"
-    case .subscribe: "current state, then one event line per change"
+    case .subscribe:
+      "current state, then one event line per change; FROM <rev>: the changes after rev, when all are kept, instead of the state"
+    case .history: "who changed what, when: the last n changes (default 20), or those after rev"
+    case .client: "name this connection in the history (A-Z a-z 0-9 . _ : @ -, at most 64)"
     case .unsubscribe: "stop receiving events"
     case .help: "this list"
     case .quit: "close the connection"
@@ -184,7 +194,8 @@ public enum Verb: CaseIterable {
     case .batch: .batch
     case .end: .end
     case .status: .status
-    case .items, .open, .close, .toggle, .mode, .reload, .insert, .delete, .move, .rename, .item:
+    case .items, .history, .client, .open, .close, .toggle, .mode, .reload, .insert, .delete, .move, .rename,
+      .item:
       preconditionFailure("\(name) takes an argument")
     }
   }

@@ -12,6 +12,9 @@
 /// items 10 0 news 1 insert 0 Hello
 /// commit 10 5f0e8a1c
 /// ```
+/// Each change is followed by its line of the history, `history <line>` (see `History`): who
+/// made it travels with it, in the same group. Journals written before the history have none.
+///
 /// Journals written before checksums end groups with `commit <rev>` alone; they are read as
 /// before (the first commit line decides which kind a journal is).
 public enum Journal {
@@ -114,6 +117,8 @@ public enum Journal {
   /// and where reading stopped short of the end, if it did.
   public struct Contents {
     public var groups: [(revision: UInt64, changes: [Change])] = []
+    /// The history lines of the intact groups (`history <line>`), without the word and LF.
+    public var history: [[UInt8]] = []
     public var stop: Stop?
   }
 
@@ -135,6 +140,7 @@ public enum Journal {
   public static func decode(_ bytes: [UInt8]) -> Contents {
     var contents = Contents()
     var group: [Change] = []
+    var groupHistory: [[UInt8]] = []
     var groupStart = 0
     var groupLine = 1
     var damage: String?
@@ -152,7 +158,9 @@ public enum Journal {
       start = newline + 1
       guard let commit = commitLine(line) else {
         if damage == nil {
-          if let change = parse(line) {
+          if line.starts(with: "history ".utf8) {
+            groupHistory.append(Array(line.dropFirst(8)))
+          } else if let change = parse(line) {
             group.append(change)
           } else {
             damage = "line \(number) is damaged: \(String(decoding: line.prefix(80), as: UTF8.self))"
@@ -171,7 +179,9 @@ public enum Journal {
       }
       if let damage { return stop(damage) }
       contents.groups.append((commit.revision, group))
+      contents.history += groupHistory
       group = []
+      groupHistory = []
       groupStart = start
       groupLine = number + 1
     }

@@ -21,6 +21,9 @@ public struct SavedState: Equatable, Sendable {
   public var list: [Section]?
   public var deleted: Set<String>
   public var edited: Set<String>
+  /// The history's lines, oldest first, without `history` and LF (see `History`); an older
+  /// file has none.
+  public var history: [[UInt8]] = []
 
   public init(
     revision: UInt64, mode: Mode, sections: [String: UInt64?], list: [Section]? = nil,
@@ -89,6 +92,19 @@ public struct SavedState: Equatable, Sendable {
     buffer.append(",\"edited\":")
     appendIDs(model.editedConfigIDs, to: &buffer)
     buffer.append("}\n")
+  }
+
+  /// Adds `"history":[...]` to the file `encode` rendered into `buffer`: the lines of the
+  /// history, as JSON strings. An older sectiond reads the file and ignores them.
+  public static func appendHistory(_ lines: some Collection<ArraySlice<UInt8>>, to buffer: inout [UInt8]) {
+    guard !lines.isEmpty, buffer.last == 0x0A else { return }
+    buffer.removeLast(2)
+    buffer.append(",\n\"history\":[")
+    for (index, line) in lines.enumerated() {
+      if index > 0 { buffer.append(",\n") }
+      JSON.appendString(String(decoding: line, as: UTF8.self), to: &buffer)
+    }
+    buffer.append("]}\n")
   }
 
   private static func appendIDs(_ ids: Set<String>, to buffer: inout [UInt8]) {
@@ -171,6 +187,9 @@ public struct SavedState: Equatable, Sendable {
       state.list = try decodeList(document["list"])
       state.deleted = try decodeIDs(document["deleted"], "deleted")
       state.edited = try decodeIDs(document["edited"], "edited")
+      if case .array(let lines)? = document["history"] {
+        for case .string(let line) in lines { state.history.append(Array(line.utf8)) }
+      }
     }
     return state
   }

@@ -61,7 +61,8 @@ enum ArgumentParser {
   private static func shortCluster(_ argument: String) -> (String, [String])? {
     guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 else { return nil }
     let letters = argument.dropFirst()
-    if let letter = letters.first, letter == "s" || letter == "l" {
+    // The options that take a value take it joined on too: -s/run/x.sock, -lmedia, -n50.
+    if let letter = letters.first, letter == "s" || letter == "l" || letter == "n" {
       return ("-" + String(letter), [String(letters.dropFirst())])
     }
     return ("-" + String(letters.first!), letters.dropFirst().map { "-" + String($0) })
@@ -88,6 +89,10 @@ enum ArgumentParser {
     /// `pipe --list-from-query`.
     var listFromQuery = false
     var count: Int?
+    /// `log -n`: how many changes.
+    var lines: Int?
+    /// `log -f`.
+    var follow = false
     /// `--at`: where add and item add insert.
     var at: Int?
     /// `--timeout`: seconds a one-shot command waits for the daemon.
@@ -118,6 +123,13 @@ enum ArgumentParser {
       case "--fresh": fresh = try flag()
       case "--force": force = try flag()
       case "-q", "--quiet": quiet = try flag()
+      case "-f", "--follow": follow = try flag()
+      case "-n", "--lines":
+        let text = try value()
+        guard let number = Int(text), number >= 0, number <= 100_000 else {
+          throw .usage("-n needs a number of changes from 0 to 100000, not '\(text)'")
+        }
+        lines = number
       case "-s", "--socket": socket = try value()
       case "--readonly-socket": readonlySocket = try value()
       case "-l", "--list":
@@ -202,6 +214,9 @@ enum ArgumentParser {
     case .watch:
       try none(arguments, subcommand)
       return .watch(count: options.count, view: options.view)
+    case .log:
+      try none(arguments, subcommand)
+      return .log(count: options.lines ?? 20, follow: options.follow)
     case .items:
       guard arguments.count == 1 else {
         throw .usage("items needs exactly one section (an index or an id), got \(arguments.count)")
@@ -262,13 +277,19 @@ enum ArgumentParser {
     if options.fresh && subcommand != .reload { throw .usage("--fresh works only with reload") }
     if options.force && !options.fresh { throw .usage("--force works only with reload --fresh") }
     if options.quiet && subcommand != .isOpen { throw .usage("--quiet (-q) works only with is-open") }
+    if (options.lines != nil || options.follow) && subcommand != .log {
+      throw .usage("-n and --follow (-f) work only with log")
+    }
     if options.json && (subcommand == .ui || subcommand == .shell) {
       throw .usage("--json does not apply to \(subcommand.rawValue), which is for people")
     }
     if options.at != nil && subcommand != .add && subcommand != .item {
       throw .usage("--at works only with add and item add")
     }
-    if options.timeout != nil && (subcommand == .watch || subcommand == .ui || subcommand == .pipe) {
+    if options.timeout != nil
+      && (subcommand == .watch || subcommand == .ui || subcommand == .pipe
+        || (subcommand == .log && options.follow))
+    {
       throw .usage(
         "--timeout applies to one-shot commands; \(subcommand.rawValue) waits for the daemon by design")
     }

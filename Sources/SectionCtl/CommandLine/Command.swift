@@ -21,6 +21,8 @@ enum Command: Equatable, Sendable {
   case reloadFresh(force: Bool)
   case ping
   case watch(count: Int?, view: Bool)
+  /// The last `count` saved changes with who made them; `follow`: then each new one.
+  case log(count: Int, follow: Bool)
   /// The full-screen, live accordion.
   case ui
   case send([String])
@@ -46,7 +48,7 @@ enum Command: Equatable, Sendable {
   /// Whether the command only reads, so that the read-only socket serves it as well.
   var onlyReads: Bool {
     switch self {
-    case .list, .view, .items, .status, .lists, .ping, .isOpen, .export, .mode(nil): true
+    case .list, .view, .items, .status, .lists, .ping, .isOpen, .export, .mode(nil), .log: true
     default: false
     }
   }

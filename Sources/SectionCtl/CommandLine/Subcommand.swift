@@ -1,6 +1,6 @@
 /// sectionctl's subcommands, with the help text of each in one table so `--help` and the parser agree.
 enum Subcommand: String, CaseIterable, Sendable {
-  case list, view, items, open, close, toggle, mode, status, lists, reload, ping, watch, ui, send, pipe, help
+  case list, view, items, open, close, toggle, mode, status, lists, reload, ping, watch, log, ui, send, pipe, help
   case add, rm, mv, rename, item, batch
   case isOpen = "is-open"
   case export, shell, completion
@@ -20,6 +20,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .reload: ["reload [--json] [--fresh [--force]]"]
     case .ping: ["ping [--json]"]
     case .watch: ["watch [--json] [--view] [--count N]"]
+    case .log: ["log [--json] [-n N] [-f|--follow]"]
     case .ui: ["ui"]
     case .send: ["send LINE..."]
     case .pipe: ["pipe [--list-from-query]"]
@@ -56,6 +57,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .reload: "make the daemon re-read its config file"
     case .ping: "check that the daemon answers, and how fast"
     case .watch: "print every change as it happens, until interrupted"
+    case .log: "who changed what, and when: the last changes the daemon keeps"
     case .ui: "the accordion full screen, live and shared, with keys and mouse"
     case .send: "send raw protocol lines and print the raw replies"
     case .pipe: "relay standard input and output to the daemon's socket, for scripts and websocketd"
@@ -160,6 +162,20 @@ enum Subcommand: String, CaseIterable, Sendable {
         --view      redraw the accordion (as 'sectionctl view') on every change
       With --json: one object per line, {\"event\": \"state\"|\"opened\"|\"closed\"|\"mode\"|\"reload\"|
       \"inserted\"|\"deleted\"|\"moved\"|\"renamed\"|\"items\", \"revision\", ...}.
+      """
+    case .log:
+      """
+      The daemon keeps its last changes (sectiond --history, 1000 by default) with when each was
+      made, how (socket, bus, reload) and by whom; log prints them oldest first:
+        20:41:07  alice (waybar, 4242)  opened net
+      the time in local time (with the date when not today), the user and the client's name
+      (CLIENT NAME, else its process name) and pid, and the change in words. On the read-only
+      socket who is not shown. For what is older, ask journalctl -u sectiond (--log-changes).
+      Options:
+        -n N           how many changes (default 20)
+        -f, --follow   then print each change as it is made, until interrupted
+      With --json: {\"revision\", \"changes\": [{\"revision\", \"time\", \"via\", \"uid\", \"pid\",
+      \"user\", \"name\", \"event\": {as watch --json}}]}; with --follow one change object per line.
       """
     case .ui:
       """
@@ -308,6 +324,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .reload: "sectionctl reload"
     case .ping: "sectionctl ping || echo 'sectiond is down'"
     case .watch: "sectionctl watch | while read -r event rev rest; do echo \"$event at $rev\"; done"
+    case .log: "sectionctl log -n 50 --json | jq -r '.changes[] | select(.name == \"waybar\") | .time'"
     case .ui: "sectionctl --readonly ui"
     case .send: "sectionctl send 'OPEN 1' LIST"
     case .pipe: "sectionctl --readonly pipe <<< 'VIEW'"

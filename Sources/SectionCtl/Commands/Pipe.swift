@@ -17,6 +17,9 @@ struct Pipe {
   let path: String
   /// Standard output is a terminal: what the socket sends is shown as text (`TerminalLines`).
   let outputIsTerminal: Bool
+  /// What the daemon's history calls the connection: sent first as `CLIENT NAME`, and its
+  /// reply kept from the reader, who did not ask.
+  let name: String
 
   /// Bytes read from standard input that the socket has not taken yet, past which input waits.
   static let pendingLimit = 1 << 16
@@ -30,6 +33,8 @@ struct Pipe {
       throw .cannotConnect(path: path, errno: (error as? PosixError)?.errno ?? Errno(0))
     }
     var relay = Relay(socket: socket, filter: outputIsTerminal ? TerminalLines() : nil)
+    relay.toSocket = Array("CLIENT NAME \(name)\n".utf8)
+    relay.namingReplyPending = true
     return try relay.run(path: path)
   }
 }
@@ -41,6 +46,8 @@ private struct Relay {
   var inputOpen = true
   var socketWriteOpen = true
   var toSocket: [UInt8] = []
+  /// The reply to `CLIENT NAME` has not been read yet: the bytes up to its LF are dropped.
+  var namingReplyPending = false
   var chunk = [UInt8](repeating: 0, count: 1 << 16)
 
   init(socket: FileDescriptor, filter: TerminalLines?) {
@@ -125,7 +132,14 @@ private struct Relay {
     guard count > 0 else {
       return flush(filter?.finish() ?? [], to: output) ? .daemonClosed : .readerGone
     }
-    let bytes = filter?.filter(chunk[..<count]) ?? Array(chunk[..<count])
+    var read = chunk[..<count]
+    if namingReplyPending {
+      let end = read.firstIndex(of: 0x0A)
+      namingReplyPending = end == nil
+      read = end.map { read[($0 + 1)...] } ?? []
+      if read.isEmpty { return .more }
+    }
+    let bytes = filter?.filter(read) ?? Array(read)
     return flush(bytes, to: output) ? .more : .readerGone
   }
 

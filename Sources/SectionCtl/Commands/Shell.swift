@@ -180,7 +180,9 @@ final class Shell {
         }
       }
       if runner.invocation.json { invocation.json = true }
-      status = try Runner(invocation: invocation, environment: runner.environment, output: output).run()
+      var each = Runner(invocation: invocation, environment: runner.environment, output: output)
+      each.clientName = "sectionctl-shell"
+      status = try each.run()
     } catch {
       if case .usage(let text) = error {
         output.diagnose(text + " ('help' lists the commands)")

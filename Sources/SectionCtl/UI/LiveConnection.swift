@@ -28,10 +28,12 @@ final class LiveConnection {
   private var data: [DataLine] = []
 
   /// Connects (a local socket connects at once, so this does not wait); the socket is non-blocking.
-  init(path: String) throws(ClientError) {
+  init(path: String, name: String? = nil) throws(ClientError) {
     self.path = path
     input = LineReader(path: path)
     fd = try Connection.socket(path: path)
+    // What the daemon's history calls it; only a refusal (an older daemon) would show.
+    if let name { send("CLIENT NAME \(name)", as: .change("CLIENT NAME")) }
   }
 
   deinit { fd.close() }

@@ -45,7 +45,7 @@ final class TerminalUI {
     self.path = path
     self.style = style
     status = StatusBar(socket: path, readonly: readonly)
-    let connection = try LiveConnection(path: path)
+    let connection = try LiveConnection(path: path, name: "sectionctl-ui")
     do {
       signals = try SignalDescriptor([.interrupt, .terminate, .hangUp, .windowChange])
     } catch {
@@ -193,7 +193,9 @@ final class TerminalUI {
 
   private func reconnect() {
     reconnectAt = nil
-    guard let connection = try? LiveConnection(path: path) else { return scheduleReconnect() }
+    guard let connection = try? LiveConnection(path: path, name: "sectionctl-ui") else {
+      return scheduleReconnect()
+    }
     // What was said about the old connection (`!bye shutdown`) no longer holds.
     status.message = nil
     start(connection)

@@ -1,4 +1,5 @@
 import Glibc
+import SectionCore
 import Systemd
 
 /// Who may change state over the bus: what the control socket's permissions allow, i.e.
@@ -18,26 +19,43 @@ struct BusAccess {
   let group: gid_t? = getgrnam("sectiond").map { $0.pointee.gr_gid }
   let ownUser = getuid()
   private var decided: [String: Bool] = [:]
+  /// Who each caller allowed to change is, for the history.
+  private var authors: [String: Author] = [:]
   /// Unique names remembered at most; past it the cache starts over (a name asks again).
   static let remembered = 4096
 
   /// Drops every answer: they were about the unique names of a bus connection that is gone.
-  mutating func forget() { decided.removeAll() }
+  mutating func forget() {
+    decided.removeAll()
+    authors.removeAll()
+  }
+
+  /// Who `sender` is in the history: known for a caller allowed to change state.
+  func author(_ sender: String) -> Author {
+    authors[sender] ?? Author(via: .bus, uid: nil, pid: nil, name: nil)
+  }
 
   /// The answer for `sender`, if it was decided.
   func mayChange(_ sender: String) -> Bool? { decided[sender] }
 
   /// Decides for `sender` from what the bus daemon said about it, and keeps the answer.
-  mutating func decide(_ sender: String, _ credentials: Result<(uid: uid_t, groups: [gid_t]), any Error>) {
+  mutating func decide(_ sender: String, _ credentials: Result<BusCredentials, any Error>) {
     let allowed: Bool
     switch credentials {
-    case .success(let (uid, groups)):
-      allowed = uid == 0 || uid == ownUser || group.map(groups.contains) == true
+    case .success(let credentials):
+      allowed =
+        credentials.uid == 0 || credentials.uid == ownUser || group.map(credentials.groups.contains) == true
     case .failure(let error):
       Log.warning("D-Bus: cannot tell who \(sender) is (\(error)); its changes are refused")
       allowed = false
     }
-    if decided.count >= BusAccess.remembered { decided.removeAll(keepingCapacity: true) }
+    if decided.count >= BusAccess.remembered {
+      decided.removeAll(keepingCapacity: true)
+      authors.removeAll(keepingCapacity: true)
+    }
     decided[sender] = allowed
+    if allowed, case .success(let credentials) = credentials {
+      authors[sender] = Author(via: .bus, uid: credentials.uid, pid: credentials.pid)
+    }
   }
 }

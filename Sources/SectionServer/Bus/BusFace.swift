@@ -113,7 +113,7 @@ final class BusFace {
       awaitingCredentials[sender]!.append((call, request))
       return
     }
-    guard request.changesState, access.mayChange(sender) == nil else {
+    guard request.changesState || request.answer.showsWho, access.mayChange(sender) == nil else {
       return execute(call, request)
     }
     awaitingCredentials[sender] = [(call, request)]
@@ -125,7 +125,7 @@ final class BusFace {
   }
 
   /// The bus daemon said who `sender` is (or could not): its calls that waited run, in order.
-  private func decided(_ sender: String, _ credentials: Result<(uid: uid_t, groups: [gid_t]), any Error>) {
+  private func decided(_ sender: String, _ credentials: Result<BusCredentials, any Error>) {
     access.decide(sender, credentials)
     for (call, request) in awaitingCredentials.removeValue(forKey: sender) ?? [] { execute(call, request) }
   }
@@ -133,15 +133,18 @@ final class BusFace {
   /// Runs the protocol lines of `request`, then answers, holds the call for the save, or
   /// keeps it for after the save of other changes its answer would show.
   private func execute(_ call: BusCall, _ request: BusRequest) {
-    let mayChange = !request.changesState || access.mayChange(call.sender) == true
+    let privileged = access.mayChange(call.sender) == true
+    let mayChange = (!request.changesState && !request.answer.showsWho) || privileged
     var reply = OutputQueue()
     var batch: Batch?
     var outcome: SectionService.Outcome?
+    let author = access.author(call.sender)
+    server.service.author = author
     for line in request.lines {
       outcome = server.service.handle(
         line[...], access: mayChange ? .control : .readOnly, batch: &batch, reply: &reply)
     }
-    if outcome == .reload { outcome = server.reload(reply: &reply) }
+    if outcome == .reload { outcome = server.reload(reply: &reply, by: author) }
     let status = BusStatus.of(reply.tail)
     switch (outcome, status) {
     case (.deferred?, _):
@@ -151,6 +154,16 @@ final class BusFace {
     case (.changed?, .success(let revision)):
       waitingForSave.append(
         HeldCall(call: call, answer: request.answer, revision: revision, open: BusStatus.isOpen(reply.tail)))
+    case (_, .success(let revision)) where request.answer.showsWho:
+      do {
+        try call.reply { writer in
+          try BusHistory.write(request.answer, reply.tail, revision: revision, to: &writer)
+        }
+      } catch let error as ProtocolError {
+        answer(call, error)
+      } catch {
+        Log.debug("D-Bus: a reply to \(call.sender) was not sent: \(error)")
+      }
     case (_, .success(let revision)):
       send(call) { writer in
         try self.write(request.answer, revision: revision, open: BusStatus.isOpen(reply.tail), to: &writer)
@@ -163,7 +176,7 @@ final class BusFace {
     throws
   {
     switch answer {
-    case .nothing: break
+    case .nothing, .history, .changedBy: break
     case .revision: try writer.append(revision)
     case .toggled:
       try writer.append(open)

@@ -16,12 +16,26 @@ struct BusRequest {
     case list
     /// Items' `(t revision, as items)` of the section `ref` names.
     case items(ref: String)
+    /// History's `(t revision, a(tssuuss) changes)`.
+    case history
+    /// ChangedBy's `(s time, s via, u uid, u pid, s name)` of the change of `revision`.
+    case changedBy(revision: UInt64)
 
-    /// List and Items read; every other call changes state (or is a no-op that could have).
+    /// List, Items, History and ChangedBy read; every other call changes state (or is a
+    /// no-op that could have).
     var isRead: Bool {
       switch self {
-      case .list, .items: true
+      case .list, .items, .history, .changedBy: true
       case .nothing, .revision, .toggled: false
+      }
+    }
+
+    /// Whether the answer says who made changes: only to callers allowed to make them, as
+    /// on the control socket (SECURITY.md); others get `-` and `UnknownID`.
+    var showsWho: Bool {
+      switch self {
+      case .history, .changedBy: true
+      default: false
       }
     }
   }
@@ -99,6 +113,19 @@ struct BusRequest {
     case "MoveItem": line = "ITEM MOVE \(try word("ref")) \(try number("from")) \(try number("to"))"
     case "SetItem": line = "ITEM SET \(try word("ref")) \(try number("position")) \(try string("text"))"
     case "Reload": line = "RELOAD"
+    case "History":
+      line = "HISTORY \(try number("count"))"
+      answer = .history
+    case "ChangedBy":
+      let revision: UInt64
+      do { revision = try call.readUInt64() } catch {
+        throw ProtocolError(.syntax, "\(member): revision is missing")
+      }
+      guard revision > 0 else {
+        throw ProtocolError(.syntax, "\(member): revision 0 is the start, no change")
+      }
+      line = "HISTORY FROM \(revision - 1)"
+      answer = .changedBy(revision: revision)
     case "Batch":
       // Bounded as a socket's BATCH is, before anything past the bound is copied.
       let read: [String]?

@@ -42,6 +42,8 @@ enum BusStatus {
     case .range: "org.sectiond.Sectiond1.Error.OutOfRange"
     case .config: "org.sectiond.Sectiond1.Error.Config"
     case .readOnly: "org.freedesktop.DBus.Error.AccessDenied"
+    // History takes a count, never a revision: GONE does not reach the bus.
+    case .gone: "org.sectiond.Sectiond1.Error.Gone"
     // UNKNOWN reaches the bus only from a line of Batch: an argument, like SYNTAX.
     case .syntax, .tooLong, .unknown: "org.freedesktop.DBus.Error.InvalidArgs"
     }

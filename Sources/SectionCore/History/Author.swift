@@ -1,0 +1,80 @@
+/// Who makes the changes of the requests being handled: what the history records beside each
+/// change (`HISTORY`, the journal). One per connection, per bus caller, and one for the daemon
+/// itself; the server hands the service the one a request came from (`SectionService.author`).
+public final class Author {
+  /// How a change came.
+  public enum Via: String, Sendable {
+    case socket
+    case bus
+    /// A config reload (RELOAD, SIGHUP, the D-Bus Reload) or the start.
+    case reload
+  }
+
+  public let via: Via
+  /// From SO_PEERCRED, or the bus daemon's credentials; nil when unknown (`-`).
+  public let uid: UInt32?
+  public let pid: Int32?
+  /// The name given with `CLIENT NAME`, checked by `isName`; nil until then.
+  public var name: [UInt8]? {
+    didSet { rendered = [] }
+  }
+  /// `<via> <uid> <pid> <name>`, rendered once: every change of this author repeats it.
+  private var rendered: [UInt8] = []
+
+  public init(via: Via, uid: UInt32?, pid: Int32?, name: String? = nil) {
+    self.via = via
+    self.uid = uid
+    self.pid = pid
+    self.name = name.map { Array($0.utf8) }
+  }
+
+  /// The same client asking for a config reload: its changes came `via` reload.
+  public func reloading() -> Author {
+    let author = Author(via: .reload, uid: uid, pid: pid)
+    author.name = name
+    return author
+  }
+
+  /// `<via> <uid> <pid> <name>`; without a name, the process's (`processName`, its `comm`),
+  /// made one word of the characters a name may hold; `-` when there is none.
+  func who(_ processName: (Int32) -> String?) -> [UInt8] {
+    if rendered.isEmpty {
+      rendered.append(utf8: via.rawValue)
+      rendered.append(" ")
+      if let uid { rendered.appendDecimal(UInt64(uid)) } else { rendered.append("-") }
+      rendered.append(" ")
+      if let pid, pid >= 0 { rendered.appendDecimal(UInt64(pid)) } else { rendered.append("-") }
+      rendered.append(" ")
+      let fallback = pid.flatMap(processName).map { Author.asName(Array($0.utf8)) }
+      let shown = name ?? fallback ?? []
+      if shown.isEmpty { rendered.append("-") } else { rendered.append(contentsOf: shown) }
+    }
+    return rendered
+  }
+
+  /// The longest name `CLIENT NAME` takes, as Redis's CLIENT SETNAME takes any word: enough for
+  /// `web:` and an IPv6 address with its port.
+  public static let nameLength = 64
+
+  /// Whether `bytes` may be a client's name: 1 to `nameLength` of `A-Z a-z 0-9 . _ : @ -`, so
+  /// that a name is one word of a history line and never a control sequence on a terminal.
+  public static func isName(_ bytes: some Collection<UInt8>) -> Bool {
+    (1...nameLength).contains(bytes.count) && bytes.allSatisfy(isNameByte)
+  }
+
+  private static func isNameByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"),
+      UInt8(ascii: "@"), UInt8(ascii: "-"):
+      true
+    default: false
+    }
+  }
+
+  /// `bytes` as a name: any other byte becomes `_` (a `comm` may hold spaces and anything),
+  /// and at most `nameLength` of them.
+  public static func asName(_ bytes: [UInt8]) -> [UInt8] {
+    bytes.prefix(nameLength).map { isNameByte($0) ? $0 : UInt8(ascii: "_") }
+  }
+}

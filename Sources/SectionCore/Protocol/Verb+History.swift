@@ -1,0 +1,54 @@
+/// Parsing of the requests about the history and who makes changes: `HISTORY [n]`,
+/// `HISTORY FROM <rev>`, `SUBSCRIBE [FROM <rev>]` and `CLIENT NAME <name>`.
+extension Verb {
+  var isAboutHistory: Bool {
+    switch self {
+    case .history, .subscribe, .client: true
+    default: false
+    }
+  }
+
+  /// How many changes `HISTORY` without a count lists.
+  public static let historyDefault = 20
+
+  /// Builds the request from the words after the verb, or says what is wrong with them.
+  func historyRequest(_ words: inout Words) -> Result<Request, ProtocolError> {
+    let first = words.next()
+    let second = first == nil ? nil : words.next()
+    if let extra = second == nil ? nil : words.next() {
+      return .failure(syntax("unexpected \"\(String(decoding: extra, as: UTF8.self))\""))
+    }
+    switch self {
+    case .client:
+      guard let first, asciiCaseInsensitiveEquals(first, "name"), let second else {
+        return .failure(syntax("CLIENT takes NAME and a name"))
+      }
+      guard Author.isName(second) else {
+        return .failure(
+          syntax(
+            "a client's name is 1 to \(Author.nameLength) of the characters A-Z a-z 0-9 . _ : @ -"))
+      }
+      return .success(.clientName(second))
+    case .subscribe, .history:
+      guard let first else {
+        return .success(self == .history ? .history(last: Verb.historyDefault) : .subscribe)
+      }
+      if asciiCaseInsensitiveEquals(first, "from") {
+        guard let second, let revision = RequestParser.number(second) else {
+          return .failure(syntax("FROM needs a revision"))
+        }
+        return .success(self == .history ? .historyFrom(UInt64(revision)) : .subscribeFrom(UInt64(revision)))
+      }
+      guard self == .history, second == nil, let count = RequestParser.number(first) else {
+        return .failure(syntax("unexpected \"\(String(decoding: first, as: UTF8.self))\""))
+      }
+      return .success(.history(last: count))
+    default:
+      preconditionFailure("\(name) is not about the history")
+    }
+  }
+
+  private func syntax(_ problem: String) -> ProtocolError {
+    ProtocolError(.syntax, "\(problem): usage: \(usage)")
+  }
+}

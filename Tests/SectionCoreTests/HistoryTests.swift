@@ -1,0 +1,258 @@
+import Testing
+
+@testable import SectionCore
+
+/// A service keeping `capacity` changes, at a fixed time, its requests by uid 1000, pid 4242.
+private func historyHarness(capacity: Int = 1000, name: String? = nil) -> Harness {
+  let harness = Harness(history: History(capacity: capacity))
+  harness.service.clock = { 1_796_329_267_123 }
+  harness.service.author = Author(via: .socket, uid: 1000, pid: 4242, name: name)
+  harness.service.processName = { $0 == 4242 ? "my tool\u{1B}" : nil }
+  return harness
+}
+
+/// Sends `line` and saves what it changed.
+private func saved(_ harness: Harness, _ line: String) {
+  _ = harness.send(line)
+  _ = harness.commit()
+}
+
+@Suite struct HistoryClockTests {
+  @Test(arguments: [
+    (UInt64(0), "1970-01-01T00:00:00.000Z"), (951_782_400_001, "2000-02-29T00:00:00.001Z"),
+    (1_796_329_267_123, "2026-12-03T20:21:07.123Z"), (4_102_444_799_999, "2099-12-31T23:59:59.999Z"),
+  ])
+  func rfc3339(milliseconds: UInt64, text: String) {
+    var clock = HistoryClock()
+    var bytes: [UInt8] = []
+    bytes.appendText { clock.append(milliseconds: milliseconds, to: &$0) }
+    #expect(String(decoding: bytes, as: UTF8.self) == text)
+  }
+}
+
+extension HistoryClockTests {
+  @Test func timesReadBack() {
+    for seconds in [0, 951_782_400, 1_796_329_267, 4_102_444_799] {
+      var clock = HistoryClock()
+      var bytes: [UInt8] = []
+      bytes.appendText { clock.append(milliseconds: UInt64(seconds) * 1000 + 5, to: &$0) }
+      #expect(HistoryClock.seconds(of: String(decoding: bytes, as: UTF8.self)) == seconds)
+    }
+    #expect(HistoryClock.seconds(of: "yesterday") == nil)
+  }
+}
+
+@Suite struct HistoryRingTests {
+  func line(_ revision: UInt64, _ text: String = "x") -> ArraySlice<UInt8> {
+    ArraySlice(Array("\(revision) \(text)\n".utf8))
+  }
+
+  @Test func keepsTheNewestUpToItsCapacity() {
+    var history = History(capacity: 3)
+    for revision in 1...10 { history.append(revision: UInt64(revision), line: line(UInt64(revision))) }
+    #expect(history.count == 3)
+    #expect(history.oldestRevision == 8)
+    #expect(
+      (0..<3).map { String(decoding: history.line($0), as: UTF8.self) } == ["8 x\n", "9 x\n", "10 x\n"])
+    #expect(history.position(after: 7, current: 10) == 0)
+    #expect(history.position(after: 9, current: 10) == 2)
+    #expect(history.position(after: 10, current: 10) == 3)
+    #expect(history.position(after: 6, current: 10) == nil)
+    #expect(history.position(after: 11, current: 10) == nil)
+    #expect(history.position(after: 9, current: 11) == nil)
+  }
+
+  @Test func keepsNoMoreThanItsBytes() {
+    var history = History(capacity: 1000)
+    let long = String(repeating: "i", count: 4000)
+    for revision in 1...2000 {
+      history.append(revision: UInt64(revision), line: line(UInt64(revision), long))
+    }
+    #expect(history.count < 1100 && history.count > 1000 / 2)
+    #expect(history.count * 4006 <= History.byteLimit)
+    #expect(history.newestRevision == 2000)
+    #expect(history.bytes < 3 * History.byteLimit)
+  }
+
+  @Test func aGapStartsItAfresh() {
+    var history = History(capacity: 10)
+    history.append(revision: 1, line: line(1))
+    history.append(revision: 3, line: line(3))
+    #expect(history.oldestRevision == 3 && history.count == 1)
+  }
+
+  @Test func noneAtCapacityZero() {
+    var history = History(capacity: 0)
+    history.append(revision: 1, line: line(1))
+    #expect(history.isEmpty)
+    #expect(history.position(after: 0, current: 1) == nil)
+    #expect(history.position(after: 1, current: 1) == 0)
+    #expect(history.oldestKept(current: 1) == 2)
+  }
+
+  @Test func savedLinesAreKeptAsFarBackAsTheyFollowOn() {
+    let lines = ["1 a", "2 b", "4 d", "5 e", "6 f", "9 late"].map { Array($0.utf8) }
+    let history = History(capacity: 10, lines: lines, revision: 6)
+    #expect(history.oldestRevision == 4 && history.newestRevision == 6)
+    #expect(History(capacity: 2, lines: lines, revision: 6).oldestRevision == 5)
+    #expect(History(capacity: 10, lines: lines, revision: 7).isEmpty)
+  }
+}
+
+@Suite struct HistoryServiceTests {
+  @Test func eachSavedChangeIsKeptWithWhoMadeIt() {
+    let harness = historyHarness(name: nil)
+    #expect(harness.reply("CLIENT NAME waybar") == "OK\n")
+    saved(harness, "TOGGLE a")
+    let expected = """
+      history 1 2026-12-03T20:21:07.123Z socket 1000 4242 waybar opened 1 0 a
+      OK 1
+
+      """
+    #expect(harness.reply("HISTORY") == expected)
+  }
+
+  @Test func withoutANameTheProcessNameStandsAsOneWord() {
+    let harness = historyHarness()
+    saved(harness, "OPEN b")
+    #expect(
+      harness.reply("HISTORY 1").hasPrefix(
+        "history 1 2026-12-03T20:21:07.123Z socket 1000 4242 my_tool_ opened 1 1 b\n"))
+  }
+
+  @Test func badNamesAreRefused() {
+    let harness = historyHarness()
+    for bad in [
+      "CLIENT NAME", "CLIENT NAME a b", "CLIENT NAME bad!", "CLIENT x y",
+      "CLIENT NAME " + String(repeating: "n", count: 65),
+    ] {
+      #expect(harness.reply(bad).hasPrefix("ERR SYNTAX "))
+    }
+    #expect(harness.reply("client name " + String(repeating: "n", count: 64)) == "OK\n")
+    #expect(harness.reply("CLIENT NAME web:::1") == "OK\n")
+  }
+
+  @Test func aModeSwitchsClosingsBelongToItsRequest() {
+    let harness = historyHarness(name: "ctl")
+    saved(harness, "OPEN a")
+    saved(harness, "OPEN b")
+    saved(harness, "MODE exclusive")
+    let lines = harness.reply("HISTORY").split(separator: "\n").map(String.init)
+    #expect(lines.count == 5)
+    #expect(lines[2].hasSuffix("ctl closed 3 0 a"))
+    #expect(lines[3].hasSuffix("ctl mode 4 exclusive"))
+    #expect(lines[4] == "OK 4")
+  }
+
+  @Test func theReadOnlySocketLearnsNothingOfWho() {
+    let harness = historyHarness(name: "waybar")
+    saved(harness, "TOGGLE a")
+    #expect(
+      harness.reply("HISTORY", access: .readOnly)
+        == "history 1 2026-12-03T20:21:07.123Z socket - - - opened 1 0 a\nOK 1\n")
+  }
+
+  @Test func historyCountsAndFrom() {
+    let harness = historyHarness()
+    for _ in 0..<30 { saved(harness, "TOGGLE a") }
+    #expect(harness.reply("HISTORY").split(separator: "\n").count == 21)
+    #expect(harness.reply("HISTORY 2").split(separator: "\n").count == 3)
+    #expect(harness.reply("HISTORY 0") == "OK 30\n")
+    #expect(
+      harness.reply("HISTORY FROM 27").split(separator: "\n").map { $0.prefix(10) } == [
+        "history 28", "history 29", "history 30", "OK 30",
+      ])
+    #expect(harness.reply("HISTORY FROM 30") == "OK 30\n")
+    #expect(harness.reply("HISTORY FROM 31").hasPrefix("ERR GONE 1 "))
+    #expect(harness.reply("HISTORY FROM x").hasPrefix("ERR SYNTAX "))
+  }
+
+  @Test func goneNamesTheOldestKept() {
+    let harness = historyHarness(capacity: 5)
+    for _ in 0..<10 { saved(harness, "TOGGLE a") }
+    #expect(harness.reply("HISTORY FROM 4").hasPrefix("ERR GONE 6 "))
+    #expect(harness.reply("HISTORY FROM 5").hasPrefix("history 6 "))
+  }
+
+  @Test func subscribeFromReplaysTheMissedEvents() {
+    let harness = historyHarness()
+    saved(harness, "OPEN a")
+    saved(harness, "BATCH")
+    _ = harness.send("CLOSE a")
+    _ = harness.send("OPEN c")
+    saved(harness, "END")
+    #expect(harness.send("SUBSCRIBE FROM 1") == ("OK 1\n!closed 2 0 a\n!opened 3 2 c\n", .subscribe))
+    #expect(harness.send("SUBSCRIBE FROM 3") == ("OK 3\n", .subscribe))
+    // Not kept, or ahead: what SUBSCRIBE answers.
+    let snapshot = harness.send("SUBSCRIBE")
+    #expect(snapshot.0 == "state 3 multi c\nOK 3\n")
+    #expect(harness.send("SUBSCRIBE FROM 4") == snapshot)
+    #expect(Harness().send("SUBSCRIBE FROM 0").0 == "OK 0\n")
+    let off = Harness()
+    saved(off, "OPEN a")
+    #expect(off.send("SUBSCRIBE FROM 0").0 == "state 1 multi a\nOK 1\n")
+  }
+
+  @Test func aChangeNotSavedIsNotKept() {
+    let harness = historyHarness()
+    _ = harness.send("TOGGLE a")
+    harness.service.rollback()
+    saved(harness, "TOGGLE b")
+    #expect(
+      harness.reply("HISTORY").hasPrefix(
+        "history 1 2026-12-03T20:21:07.123Z socket 1000 4242 my_tool_ opened 1 1 b\n"))
+  }
+
+  @Test func historyWaitsForUnsavedChanges() {
+    let harness = historyHarness()
+    _ = harness.send("TOGGLE a")
+    #expect(harness.send("HISTORY").1 == .deferred)
+    #expect(harness.send("SUBSCRIBE FROM 0").1 == .deferred)
+  }
+
+  @Test func theJournalCarriesTheHistoryAndTheStateFileKeepsIt() throws {
+    let harness = historyHarness(name: "w")
+    _ = harness.send("TOGGLE a")
+    let journal = harness.service.journal
+    #expect(
+      String(decoding: journal, as: UTF8.self)
+        == "open 1 0\nhistory 1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 a\n")
+    var group = journal
+    Journal.appendCommit(revision: 1, to: &group, groupStart: 0)
+    let contents = Journal.decode(group)
+    #expect(contents.stop == nil && contents.groups.count == 1)
+    #expect(
+      contents.history.map { String(decoding: $0, as: UTF8.self) } == [
+        "1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 a"
+      ])
+    // Saved as a whole state before the commit: the unsaved change's line is in it.
+    var file: [UInt8] = []
+    harness.service.encodeState(into: &file)
+    let state = try SavedState.decode(file)
+    #expect(state.history == contents.history)
+    _ = harness.commit()
+    let restarted = History(capacity: 1000, lines: state.history, revision: state.revision)
+    #expect(restarted.count == 1 && restarted.newestRevision == 1)
+  }
+
+  @Test func aStartThatOpensIsAReloadInTheHistory() {
+    let saved = SavedState(revision: 4, mode: .multi, sections: ["a": nil, "b": nil], list: nil)
+    let harness = Harness(
+      abc(open: ["c"]), saved: saved,
+      history: History(capacity: 10, lines: [Array("4 t socket 1 2 x opened 4 0 a".utf8)], revision: 4))
+    harness.service.author = Author(via: .reload, uid: 0, pid: 1, name: "sectiond")
+    harness.service.recordStart(after: 4)
+    #expect(harness.service.model.revision == 5)
+    #expect(harness.reply("HISTORY").hasSuffix(" reload 0 1 sectiond reload 5\nOK 5\n"))
+    #expect(harness.send("SUBSCRIBE FROM 4").0 == "OK 4\n!reload 5\n")
+  }
+
+  @Test func offKeepsNothingAndJournalsNoHistory() {
+    let harness = Harness()
+    _ = harness.send("TOGGLE a")
+    #expect(String(decoding: harness.service.journal, as: UTF8.self) == "open 1 0\n")
+    _ = harness.commit()
+    #expect(harness.reply("HISTORY") == "OK 1\n")
+    #expect(harness.reply("HISTORY FROM 0").hasPrefix("ERR GONE 2 "))
+  }
+}
