@@ -1,7 +1,7 @@
 /// sectionctl's subcommands, with the help text of each in one table so `--help` and the parser agree.
 enum Subcommand: String, CaseIterable, Sendable {
-  case list, view, items, open, close, toggle, mode, status, lists, reload, ping, watch, log, ui, send, pipe,
-    help
+  case list, view, items, open, close, toggle, mode, status, lists
+  case reload, ping, watch, log, ui, send, pipe, help
   case add, rm, mv, rename, item, batch
   case isOpen = "is-open"
   case export, shell, completion
