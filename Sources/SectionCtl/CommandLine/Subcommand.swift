@@ -129,7 +129,8 @@ enum Subcommand: String, CaseIterable, Sendable {
       system's (/run/sectiond): the unnamed list's, and a directory per named list
       (sectiond --list NAME, sectiond@NAME.service). Each is asked as 'status' asks, through
       its read-only socket when the control socket is refused (CLIENTS is then -). A list that
-      does not answer is listed with why. Use one with 'sectionctl -l NAME COMMAND'.
+      does not answer within 5 s (--timeout SECONDS) is listed with why. Use one with
+      'sectionctl -l NAME COMMAND'.
       With --json: {\"lists\": [{\"name\" (null: the unnamed list), \"scope\" (user or system),
       \"socket\", \"sections\", \"open\", \"revision\", \"clients\", \"error\"}]}.
       """

@@ -44,9 +44,14 @@ struct Lists {
     return found
   }
 
+  /// How long one list that does not answer holds up the rest, unless --timeout says otherwise.
+  static let timeout = 5.0
+
   func run() -> ExitStatus {
+    let given = runner.invocation.timeout
+    let timeout = given == Invocation.defaultTimeout ? Lists.timeout : given
     let rows = Lists.find(in: SocketLocation.directories(environment: runner.environment)).map { found in
-      var invocation = Invocation(command: .status, json: runner.invocation.json, timeout: 5)
+      var invocation = Invocation(command: .status, json: runner.invocation.json, timeout: timeout)
       invocation.socket = found.control
       let asking = Runner(invocation: invocation, environment: runner.environment, output: runner.output)
       return Row(found: found, status: Result { () throws(ClientError) in try asking.daemonStatus() })
