@@ -359,6 +359,15 @@ class Lists:
                       and facts.get("open_ids") == [] and facts.get("sections") == 2,
                       "alice: sectiond --list hand by hand uses her runtime, config and state directories",
                       str({k: facts.get(k) for k in ("socket", "config", "state")}) if facts else output(status))
+        # Killed, its socket file stays: sectionctl lists says the list does not answer, and why.
+        self.lab.run(["kill", "-KILL", str(facts.get("pid", 0))], check=False)
+        mine = self.ctl("lists", "--json", user=USER)
+        rows = {e["name"]: e for e in json.loads(mine.stdout)["lists"]} if mine.returncode == 0 else {}
+        dead = rows.get("hand", {})
+        results.check(mine.returncode == 0 and dead.get("sections") is None and "hand/control.sock" in (dead.get("error") or "")
+                      and rows.get("u", {}).get("error") is None,
+                      "a list whose daemon died (its socket left) is listed with why, the others as before",
+                      str(dead.get("error")))
         ask = lambda: self.ctl("--socket", "/tmp/other.sock", "--json", "status", user=USER)  # noqa: E731
         other = wait_for(lambda: (answer := ask()).returncode == 0 and answer, 10) or ask()
         listed = json.loads(other.stdout).get("list") if other.returncode == 0 else output(other)
