@@ -621,14 +621,22 @@ def write_bound_states(t):
     per = (DEFAULT_TEXT_BYTES - 2 - nsec * 6) // DEFAULT_ITEMS
     item = json.dumps('"' * per)
     items = ",".join([item] * (DEFAULT_ITEMS // nsec))
-    path = f"{t}/bound-items.json"
-    with open(path, "w") as f:
-        f.write(head % (1, ",".join(['"a":null'] + [f'"{i}":null' for i in ids])))
-        f.write(a_entry)
-        for i in ids:
-            f.write(',\n{"id":"%s","title":"\\"","items":[%s],"origin":"client"}' % (i, items))
-        f.write('],\n"deleted":[],"edited":[]}\n')
-    out["1M items of 16 quotes"] = (path, None)
+    # 1b. the same with the history full (issue 33): 1,000 changes of a section with an id as
+    # long as a line allows, 4 MB of events, all kept (their revisions end at the state's)
+    long_id = "h" + "x" * 3990
+    history = ",\n".join(json.dumps(f"{rev} 2026-12-03T20:41:07.123Z socket 1000 4242 waybar "
+                                     f"{'opened' if rev % 2 else 'closed'} {rev} 1 {long_id}")
+                          for rev in range(1, 1001))
+    for name, revision, tail in [("1M items of 16 quotes", 1, ""),
+                                 ("the same with a full history", 1000, ',\n"history":[' + history + "]")]:
+        path = f"{t}/bound-items-{revision}.json"
+        with open(path, "w") as f:
+            f.write(head % (revision, ",".join(['"a":null'] + [f'"{i}":null' for i in ids])))
+            f.write(a_entry)
+            for i in ids:
+                f.write(',\n{"id":"%s","title":"\\"","items":[%s],"origin":"client"}' % (i, items))
+            f.write('],\n"deleted":[],"edited":[]' + tail + "}\n")
+        out[name] = (path, None)
     # 2. items of 4,000 quotes, and a journal just under the size that makes the next save
     # compact it (twice the state file), of ITEM SETs that rewrite them
     count = (DEFAULT_TEXT_BYTES - 2 - 4) // 4000

@@ -1,11 +1,14 @@
 // The accordion in a browser: sectiond's sections, live, as headers a person taps and items in a
 // grid below the open ones (the WAI-ARIA Authoring Practices accordion pattern).
 //
-// The page is one protocol client. On every connection it sends SUBSCRIBE, END (which the
+// The page is one protocol client. On its first connection it sends SUBSCRIBE, END (which the
 // read-only socket answers ERR READONLY and the control socket ERR SYNTAX: that is how the page
-// knows which one the bridge uses) and VIEW. Then it applies `!opened`, `!closed` and `!mode` as
-// they come, and for every other event (the edits, `!reload`, `!state`, `!restart` and any event
-// it does not know) it reads VIEW again, as docs/PROTOCOL.md asks. Revisions order the two: a VIEW
+// knows which one the bridge uses) and VIEW; on a later one, SUBSCRIBE FROM the revision it
+// shows, and VIEW only when the daemon no longer keeps every change since (its reply is then
+// SUBSCRIBE's, with a state line): otherwise the events it missed follow the reply. Then it
+// applies `!opened`, `!closed` and `!mode` as they come, and for every other event (the edits,
+// `!reload`, `!state`, `!restart` and any event it does not know) it reads VIEW again, as
+// docs/PROTOCOL.md asks. Revisions order the two: a VIEW
 // reply shows the list at its revision, so the events that arrived while it was on its way are
 // applied again on top of it when they are newer, and an edit among those asks for the next VIEW.
 // One VIEW is in flight at a time. The items of a section that opens are read with ITEMS.
@@ -50,7 +53,13 @@ const state = {
 /** What the tests and the curious read: latencies from click to the daemon's OK, render times
  *  (the last `kept` of each, since a kiosk's page stays open for weeks), how many connections
  *  were opened and how many events of each name arrived (`!state` ones show the page fell behind). */
-const stats = { clickToOk: [], renders: [], connections: 0, events: Object.create(null) };
+const stats = {
+  clickToOk: [],
+  renders: [],
+  connections: 0,
+  events: Object.create(null),
+  catchUps: { replayed: 0, snapshot: 0 },
+};
 const kept = 1000;
 
 function keepLast(list, value) {
@@ -95,13 +104,26 @@ function onOpen() {
   state.synced = false;
   state.itemsInFlight.clear();
   setConnection("connecting", "Connected to the bridge, reading the sections…");
-  bridge.request("SUBSCRIBE").then((reply) => {
+  // Back after a lost connection: the changes missed since the revision shown, as events, when
+  // the daemon still keeps them all (its reply has no state line then); else the state and VIEW.
+  const catchingUp = state.revision !== null && state.sections.length > 0;
+  bridge.request(catchingUp ? `SUBSCRIBE FROM ${state.revision}` : "SUBSCRIBE").then((reply) => {
     if (!reply.ok) return showError("SUBSCRIBE", reply);
     const words = (reply.data[0] ?? "").split(" ");
     if (words[0] === "state") setMode(words[2]);
+    if (!catchingUp) return;
+    stats.catchUps[words[0] === "state" ? "snapshot" : "replayed"] += 1;
+    if (words[0] === "state") readView();
+    else if (!state.viewInFlight) markSynced();
   }, ignore);
   bridge.request("END").then((reply) => setReadonly(reply.code === "READONLY"), ignore);
-  readView();
+  if (!catchingUp) readView();
+}
+
+function markSynced() {
+  if (state.synced) return;
+  state.synced = true;
+  setConnection("connected", "Live");
 }
 
 function onClose({ delay, heard }) {
@@ -190,10 +212,7 @@ function readView() {
     keepLast(stats.renders, entry);
     renderInProgress = { entry, started };
     if (tileBacklog.size === 0) noteComplete();
-    if (!state.synced) {
-      state.synced = true;
-      setConnection("connected", "Live");
-    }
+    markSynced();
   }, ignore);
 }
 

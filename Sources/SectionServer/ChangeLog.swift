@@ -29,9 +29,8 @@ final class ChangeLog {
   }
 
   /// The saved group whose history lines (`<rev> <time> <via> <uid> <pid> <name> <event>`,
-  /// each with its LF) are `lines`.
-  func record(_ lines: ArraySlice<UInt8>) {
-    guard !lines.isEmpty else { return }
+  /// each with its LF) `render` gives: rendered only when the entry is to be logged.
+  func record(_ render: () -> [UInt8]) {
     let now = monotonicMicroseconds()
     tokens = min(ChangeLog.burst, tokens + Double(now - refilled) / 1_000_000 * ChangeLog.perSecond)
     refilled = now
@@ -40,7 +39,7 @@ final class ChangeLog {
       return
     }
     var runs: [[[Substring]]] = []
-    for line in lines.split(separator: 0x0A) {
+    for line in render().split(separator: 0x0A) {
       let words = String(decoding: line, as: UTF8.self).split(separator: " ", maxSplits: 6)
       guard words.count == 7 else { continue }
       if let last = runs.last?.last, last[2...5] == words[2...5] {

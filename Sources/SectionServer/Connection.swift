@@ -53,7 +53,9 @@ final class Connection {
   /// Who this client is, for the history: asked of the socket (SO_PEERCRED) at its first request.
   lazy var author: Author = {
     let peer = UnixSocket.peerCredentials(fd)
-    return Author(via: .socket, uid: peer.map { UInt32($0.uid) }, pid: peer.map { Int32($0.pid) })
+    // A peer in a PID namespace this one cannot see has pid 0: not known.
+    return Author(
+      via: .socket, uid: peer.map { UInt32($0.uid) }, pid: peer.flatMap { $0.pid > 0 ? Int32($0.pid) : nil })
   }()
 
   init(fd: FileDescriptor, access: SectionService.Access) {

@@ -70,6 +70,15 @@ public enum Daemon {
     service.author = Author(
       via: .reload, uid: UInt32(ProcessInfo.userID), pid: Int32(ProcessInfo.processID), name: "sectiond")
     service.recordStart(after: saved?.revision ?? model.revision)
+    // Sections that came or went with the config since the last run are a reload, with a
+    // revision of its own (unless opening one took it, which the history has as a reload): a
+    // client that catches up (SUBSCRIBE FROM) must hear `!reload`, not "nothing changed".
+    if let saved, let list = saved.list, model.revision == saved.revision,
+      SavedState(service.model).list != list,
+      service.announceReload() == .changed
+    {
+      if store == nil { _ = service.commit() }
+    }
     var unchanged = SavedState(service.model)
     unchanged.history = saved?.history ?? []
     if let store, saved != unchanged || store.durableSaveNeeded {
@@ -77,6 +86,7 @@ public enum Daemon {
       // sees it, so that the next start knows it as a reload would, whatever the config says then.
       do {
         try store.saveAtStart(service)
+        if service.hasUnsavedChanges { _ = service.commit() }
       } catch {
         Log.warning(
           "cannot save the state file \(store.path) at start-up (\(error)); changes are refused until it can be written"

@@ -35,7 +35,7 @@ extension Server {
       releaseWaiting()
       return
     }
-    changeLog?.record(service.unsavedHistory)
+    changeLog?.record { service.unsavedHistoryLines() }
     bus?.saved(events: service.pendingEvents)
     broadcast(service.commit())
     releaseWaiting()

@@ -32,7 +32,7 @@ extension Server {
           inode: stored.inode, access: connection.access, subscription: connection.subscription,
           discarding: connection.framer.discarding, inputEnded: connection.inputEnded,
           quitting: connection.state == .quitting, pending: connection.pending,
-          output: connection.output.unsentBytes))
+          output: connection.output.unsentBytes, name: connection.author.name))
     }
     let handover = HandoverState(
       fingerprint: HandoverState.fingerprint(of: service.model.sections), connections: records)
@@ -120,6 +120,7 @@ extension Server {
     connection.pending = record.pending
     connection.output.append(contentsOf: record.output)
     connection.inputEnded = record.inputEnded
+    if let name = record.name { connection.author = connection.author.named(name) }
     if record.quitting { connection.state = .quitting }
     if record.subscription != .none {
       subscribe(connection)

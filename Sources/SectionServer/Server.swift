@@ -259,6 +259,7 @@ final class Server {
           break
         }
         replies -= 1
+        if service.author !== connection.author { connection.author = service.author }
         clientErrors?.noteReply(connection.output.tail, from: start)
         apply(outcome, on: connection, replyStart: start)
       }

@@ -133,7 +133,7 @@ extension StateStore {
   /// set aside.
   private func replayJournals(onto base: SavedState) throws -> (SavedState, String?) {
     var groups: [(revision: UInt64, changes: [Change])] = []
-    var history: [[UInt8]] = []
+    var authors: [UInt64: [UInt8]] = [:]
     var notes: [String] = []
     var unusable: [String] = []
     for file in [journalPath, nextJournalPath] {
@@ -145,7 +145,7 @@ extension StateStore {
       case .bytes(let bytes):
         let contents = Journal.decode(bytes)
         groups += contents.groups
-        history += contents.history
+        authors.merge(contents.authors) { _, newer in newer }
         guard let stop = contents.stop else { continue }
         if stop.intactGroupsAfter {
           notes.append("\(file) is damaged at \(stop); the groups after it were not replayed")
@@ -155,14 +155,7 @@ extension StateStore {
         }
       }
     }
-    var (state, stop) = base.replaying(groups)
-    // The history of the groups replayed follows the state file's: `History` keeps what
-    // follows on up to the state's revision.
-    state.history =
-      base.history
-      + history.filter { line in
-        History.revision(of: line[...]).map { $0 > base.revision && $0 <= state.revision } ?? false
-      }
+    let (state, stop) = base.replaying(groups, authors: authors)
     if let stop {
       notes.append("replayed the journal up to revision \(state.revision): \(stop)")
       unusable = [journalPath, nextJournalPath]

@@ -106,7 +106,7 @@ import Testing
     #expect(try again.request("ITEM DELETE n 0") == ["OK 53"])
     #expect(try again.request("TOGGLE 0") == ["section 0 first open 10 First", "OK 54"])
     let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n")
-    #expect(lines.count == 6 && lines[3] == "open 54 0" && lines[4].hasPrefix("history 54 "), "\(lines)")
+    #expect(lines.count == 6 && lines[3].hasPrefix("by ") && lines[4] == "open 54 0", "\(lines)")
     #expect(lines[2].hasPrefix("commit 53 ") && lines[5].hasPrefix("commit 54 "), "\(lines)")
     daemon.stop(signal: SIGKILL)
     try daemon.start()

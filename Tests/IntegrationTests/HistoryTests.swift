@@ -172,4 +172,20 @@ import Testing
     _ = try daemon.connect().request("CLOSE first")
     #expect(try follower.waitForLines(3).last?.hasSuffix("closed first") == true)
   }
+
+  /// A start whose config brought a section (and opened none) changed the list: a reload with a
+  /// revision of its own, so that a client catching up hears `!reload` rather than nothing.
+  @Test func aStartThatChangedTheListIsAReload() throws {
+    let directory = TemporaryDirectory()
+    let daemon = try TestDaemon(config: #"{"sections":[{"title":"A"}]}"#, directory: directory)
+    #expect(try daemon.connect().request("OPEN a").last == "OK 1")
+    #expect(daemon.stop() == 0)
+    _ = directory.write("sections.json", #"{"sections":[{"title":"A"},{"title":"B"}]}"#)
+    try daemon.start()
+    let watcher = try daemon.connect()
+    #expect(try watcher.request("SUBSCRIBE FROM 1") == ["OK 1"])
+    #expect(try watcher.readEvent() == "!reload 2")
+    let last = try daemon.connect().request("HISTORY 1")
+    #expect(last.count == 2 && who(last[0]).hasSuffix(" sectiond reload 2"), "\(last)")
+  }
 }

@@ -8,8 +8,8 @@ import Testing
 /// Tests/System/powerloss.sh.
 @Suite struct RecoveryTests {
   /// A daemon that made three changes, each journaled, and was killed: the state file is at
-  /// revision 0 (the start saved it), the journal holds groups 1 to 3 (each its change, its
-  /// history line and its commit line).
+  /// revision 0 (the start saved it), the journal holds groups 1 to 3 (each its `by` line,
+  /// its change and its commit line).
   func killedAfterThreeChanges() throws -> TestDaemon {
     let daemon = try TestDaemon()
     let client = try daemon.connect()
@@ -54,8 +54,8 @@ import Testing
   @Test func aDamagedLastGroupKeepsTheIntactGroupsBeforeIt() throws {
     let daemon = try killedAfterThreeChanges()
     var lines = try journalLines(daemon)
-    #expect(lines.count == 9 && lines[6] == "open 3 2" && lines[7].hasPrefix("history 3 "), "\(lines)")
-    lines[6] = "open 3 2 and something else"
+    #expect(lines.count == 9 && lines[7] == "open 3 2" && lines[6].hasPrefix("by "), "\(lines)")
+    lines[7] = "open 3 2 and something else"
     try write(daemon.statePath + ".journal", lines)
     try daemon.start()
     #expect(try daemon.connect().request("SUBSCRIBE") == ["state 2 multi first", "OK 2"])
@@ -70,8 +70,8 @@ import Testing
   @Test func damageInTheMiddleKeepsTheJournalAside() throws {
     let daemon = try killedAfterThreeChanges()
     var lines = try journalLines(daemon)
-    #expect(lines[3] == "insert 2 3 mine Mine", "\(lines)")
-    lines[3] = "insert 2 3 mine Mone"
+    #expect(lines[4] == "insert 2 3 mine Mine", "\(lines)")
+    lines[4] = "insert 2 3 mine Mone"
     try write(daemon.statePath + ".journal", lines)
     try daemon.start()
     #expect(try daemon.connect().request("SUBSCRIBE") == ["state 1 multi first", "OK 1"])
@@ -81,7 +81,7 @@ import Testing
     let aside = try names(daemon).filter { $0.hasPrefix("state.json.journal.corrupt-") }
     #expect(aside.count == 1)
     let kept = try String(contentsOfFile: daemon.directory.file(aside[0]), encoding: .utf8)
-    #expect(kept.contains("open 3 2\nhistory 3 "), "the intact group is kept: \(kept)")
+    #expect(kept.contains("open 3 2\ncommit 3 "), "the intact group is kept: \(kept)")
   }
 
   /// A damaged state file: the previous one (the spare) and the journal are tried, and every

@@ -19,6 +19,18 @@ import Testing
       try HandoverState.decode(HandoverState(fingerprint: 0, connections: []).encode()).connections.isEmpty)
   }
 
+  /// A client's name (CLIENT NAME) goes across a restart with its connection; a record
+  /// without names (written before them) reads as before.
+  @Test func namesGoAcross() throws {
+    var named = state
+    named.connections[0].name = Array("waybar".utf8)
+    let decoded = try HandoverState.decode(named.encode())
+    #expect(decoded == named && decoded.connections[0].name == Array("waybar".utf8))
+    #expect(try HandoverState.decode(state.encode()).connections.allSatisfy { $0.name == nil })
+    named.connections[0].name = Array("bad name".utf8)
+    #expect(throws: ConfigError.self) { try HandoverState.decode(named.encode()) }
+  }
+
   @Test(arguments: [1, 20, 40, 100])
   func aTruncatedRecordIsRefused(cut: Int) {
     let bytes = state.encode()

@@ -43,17 +43,23 @@ extension HistoryClockTests {
 }
 
 @Suite struct HistoryRingTests {
-  func line(_ revision: UInt64, _ text: String = "x") -> ArraySlice<UInt8> {
-    ArraySlice(Array("\(revision) \(text)\n".utf8))
+  let author = Author(via: .socket, uid: 1, pid: 2, name: "x")
+
+  func event(_ revision: Int, _ text: String = "x") -> [UInt8] {
+    Array("!opened \(revision) 0 \(text)\n".utf8)
+  }
+
+  func keep(_ history: inout History, _ revision: Int, _ text: String = "x", by author: Author? = nil) {
+    history.append(
+      revision: UInt64(revision), time: 0, author: author ?? self.author, event: event(revision, text))
   }
 
   @Test func keepsTheNewestUpToItsCapacity() {
     var history = History(capacity: 3)
-    for revision in 1...10 { history.append(revision: UInt64(revision), line: line(UInt64(revision))) }
+    for revision in 1...10 { keep(&history, revision) }
     #expect(history.count == 3)
     #expect(history.oldestRevision == 8)
-    #expect(
-      (0..<3).map { String(decoding: history.line($0), as: UTF8.self) } == ["8 x\n", "9 x\n", "10 x\n"])
+    #expect((0..<3).map { Array(history.event($0)) } == [event(8), event(9), event(10)])
     #expect(history.position(after: 7, current: 10) == 0)
     #expect(history.position(after: 9, current: 10) == 2)
     #expect(history.position(after: 10, current: 10) == 3)
@@ -65,25 +71,43 @@ extension HistoryClockTests {
   @Test func keepsNoMoreThanItsBytes() {
     var history = History(capacity: 1000)
     let long = String(repeating: "i", count: 4000)
-    for revision in 1...2000 {
-      history.append(revision: UInt64(revision), line: line(UInt64(revision), long))
-    }
+    for revision in 1...2000 { keep(&history, revision, long) }
     #expect(history.count < 1100 && history.count > 1000 / 2)
-    #expect(history.count * 4006 <= History.byteLimit)
+    #expect(history.count * 4000 <= History.byteLimit)
     #expect(history.newestRevision == 2000)
     #expect(history.bytes < 3 * History.byteLimit)
   }
 
+  @Test func theAuthorTableStaysBounded() {
+    var history = History(capacity: 10)
+    let kept = Author(via: .bus, uid: 5, pid: 6, name: "kept")
+    keep(&history, 1, by: kept)
+    for revision in 2...10 { keep(&history, revision) }
+    // A thousand clients of one change each: the table is rebuilt with those still referred to.
+    for revision in 11...1010 {
+      keep(&history, revision, by: Author(via: .socket, uid: 0, pid: Int32(revision)))
+    }
+    #expect(history.count == 10 && history.newestRevision == 1010)
+    var harness = Harness(history: history)
+    var lines = harness.reply("HISTORY 2").split(separator: "\n")
+    #expect(
+      lines.count == 3 && lines[1].contains(" socket 0 1010 ") && lines[0].contains(" socket 0 1009 "),
+      "\(lines)")
+    harness = Harness(history: history)
+    lines = harness.reply("HISTORY 100").split(separator: "\n")
+    #expect(lines.count == 11)
+  }
+
   @Test func aGapStartsItAfresh() {
     var history = History(capacity: 10)
-    history.append(revision: 1, line: line(1))
-    history.append(revision: 3, line: line(3))
+    keep(&history, 1)
+    keep(&history, 3)
     #expect(history.oldestRevision == 3 && history.count == 1)
   }
 
   @Test func noneAtCapacityZero() {
     var history = History(capacity: 0)
-    history.append(revision: 1, line: line(1))
+    keep(&history, 1)
     #expect(history.isEmpty)
     #expect(history.position(after: 0, current: 1) == nil)
     #expect(history.position(after: 1, current: 1) == 0)
@@ -91,11 +115,16 @@ extension HistoryClockTests {
   }
 
   @Test func savedLinesAreKeptAsFarBackAsTheyFollowOn() {
-    let lines = ["1 a", "2 b", "4 d", "5 e", "6 f", "9 late"].map { Array($0.utf8) }
+    let lines = ["1", "2", "4", "5", "6", "9"].map {
+      Array("\($0) 2026-12-03T20:21:07.123Z socket 1 2 x opened \($0) 0 a".utf8)
+    }
     let history = History(capacity: 10, lines: lines, revision: 6)
     #expect(history.oldestRevision == 4 && history.newestRevision == 6)
     #expect(History(capacity: 2, lines: lines, revision: 6).oldestRevision == 5)
     #expect(History(capacity: 10, lines: lines, revision: 7).isEmpty)
+    #expect(
+      History(capacity: 10, lines: [Array("6 yesterday socket 1 2 x opened 6 0 a".utf8)], revision: 6).isEmpty
+    )
   }
 }
 
@@ -213,33 +242,72 @@ extension HistoryClockTests {
   @Test func theJournalCarriesTheHistoryAndTheStateFileKeepsIt() throws {
     let harness = historyHarness(name: "w")
     _ = harness.send("TOGGLE a")
+    _ = harness.send("TOGGLE b")
     let journal = harness.service.journal
+    // One `by` line for the client's run of changes, not one a change.
     #expect(
       String(decoding: journal, as: UTF8.self)
-        == "open 1 0\nhistory 1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 a\n")
+        == "by 2026-12-03T20:21:07.123Z socket 1000 4242 w\nopen 1 0\nopen 2 1\n")
     var group = journal
-    Journal.appendCommit(revision: 1, to: &group, groupStart: 0)
+    Journal.appendCommit(revision: 2, to: &group, groupStart: 0)
     let contents = Journal.decode(group)
     #expect(contents.stop == nil && contents.groups.count == 1)
-    #expect(
-      contents.history.map { String(decoding: $0, as: UTF8.self) } == [
-        "1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 a"
-      ])
-    // Saved as a whole state before the commit: the unsaved change's line is in it.
+    let who = Array("2026-12-03T20:21:07.123Z socket 1000 4242 w".utf8)
+    #expect(contents.authors == [1: who, 2: who])
+    // Saved as a whole state before the commit: the unsaved changes' lines are in it.
     var file: [UInt8] = []
     harness.service.encodeState(into: &file)
     let state = try SavedState.decode(file)
-    #expect(state.history == contents.history)
+    #expect(
+      state.history.map { String(decoding: $0, as: UTF8.self) } == [
+        "1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 a",
+        "2 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 2 1 b",
+      ])
     _ = harness.commit()
     let restarted = History(capacity: 1000, lines: state.history, revision: state.revision)
-    #expect(restarted.count == 1 && restarted.newestRevision == 1)
+    #expect(restarted.count == 2 && restarted.newestRevision == 2)
+    #expect(
+      Harness(history: restarted).reply("HISTORY").split(separator: "\n").dropLast()
+        == harness.reply("HISTORY").split(separator: "\n").dropLast())
+  }
+
+  /// What the journal's groups replay to has the history the daemon served: the events of
+  /// every kind of change rendered from the model agree with those it rendered live.
+  @Test func replayedHistoryIsTheServedHistory() throws {
+    let harness = historyHarness(name: "e")
+    let start = SavedState(harness.service.model)
+    var groups: [UInt8] = []
+    let requests = [
+      "OPEN b", "INSERT 0 n Latest  news", "OPEN n", "MOVE n 3", "RENAME n Aye aye", "ITEM INSERT n 0 hello",
+      "ITEM INSERT n end two", "ITEM MOVE n 0 1", "ITEM SET n 0 set", "ITEM DELETE n 0", "DELETE a",
+      "CLOSE ALL", "MODE exclusive",
+    ]
+    for (number, request) in requests.enumerated() {
+      if number == 6 { harness.service.author = Author(via: .bus, uid: 7, pid: 8) }
+      #expect(harness.send(request).1 == .changed, "\(request)")
+      let groupStart = groups.count
+      groups += harness.service.journal
+      Journal.appendCommit(revision: harness.service.model.revision, to: &groups, groupStart: groupStart)
+      _ = harness.commit()
+    }
+    let contents = Journal.decode(groups)
+    #expect(contents.stop == nil)
+    let (state, stop) = start.replaying(contents.groups, authors: contents.authors)
+    #expect(stop == nil)
+    let served = harness.reply("HISTORY 100").split(separator: "\n").dropLast().map {
+      String($0.dropFirst(8))
+    }
+    #expect(state.history.map { String(decoding: $0, as: UTF8.self) } == served)
+    #expect(served.count > requests.count && served.contains { $0.contains(" bus 7 8 - ") })
   }
 
   @Test func aStartThatOpensIsAReloadInTheHistory() {
     let saved = SavedState(revision: 4, mode: .multi, sections: ["a": nil, "b": nil], list: nil)
     let harness = Harness(
       abc(open: ["c"]), saved: saved,
-      history: History(capacity: 10, lines: [Array("4 t socket 1 2 x opened 4 0 a".utf8)], revision: 4))
+      history: History(
+        capacity: 10, lines: [Array("4 2026-12-03T20:21:07.123Z socket 1 2 x opened 4 0 a".utf8)], revision: 4
+      ))
     harness.service.author = Author(via: .reload, uid: 0, pid: 1, name: "sectiond")
     harness.service.recordStart(after: 4)
     #expect(harness.service.model.revision == 5)
@@ -250,7 +318,7 @@ extension HistoryClockTests {
   @Test func offKeepsNothingAndJournalsNoHistory() {
     let harness = Harness()
     _ = harness.send("TOGGLE a")
-    #expect(String(decoding: harness.service.journal, as: UTF8.self) == "open 1 0\n")
+    #expect(String(decoding: harness.service.journal, as: UTF8.self) == "open 1 0\n", "no by lines")
     _ = harness.commit()
     #expect(harness.reply("HISTORY") == "OK 1\n")
     #expect(harness.reply("HISTORY FROM 0").hasPrefix("ERR GONE 2 "))

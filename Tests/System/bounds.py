@@ -264,6 +264,53 @@ def subscribe(results):
             subscriber.close()
 
 
+# ---------------------------------------------------------------- the history
+
+def history(results):
+    """Issue 33: the history at its bounds: a thousand changes of a section with a 4,000-byte
+    id (4 MB of events, the byte bound) cost the daemon at most about twice that, HISTORY of all
+    of them answers, and a flood of HISTORY requests gets its turns like any other client."""
+    long_id = "h" + "x" * 3999
+    with Daemon(config=config_json(["a"])) as daemon:
+        daemon.start()
+        with daemon.connect(timeout=60) as client:
+            client.request(f"INSERT end {long_id} T")
+            before = daemon.rss_kib()
+            for _ in range(1500):
+                client.request(f"TOGGLE {long_id}")
+            grown = (daemon.rss_kib() - before) / 1024
+            started = time.monotonic()
+            listed = client.request("HISTORY 100000")
+            took = (time.monotonic() - started) * 1000
+        results.check(grown < 12, "1,500 changes with 4,000-byte ids: the history holds at most 4 MiB of events, "
+                      "about twice that in memory", f"RSS grew {grown:.1f} MiB, {len(listed) - 1} changes kept")
+        results.check(800 <= len(listed) - 1 <= 1000 and took < 1000,
+                      "HISTORY lists what is kept (up to 1,000, within 4 MiB)",
+                      f"{len(listed) - 1} lines, {sum(map(len, listed)) / 2**20:.1f} MiB in {took:.0f} ms (debug build)")
+        stop = threading.Event()
+
+        def flood():
+            with daemon.connect(timeout=60) as flooder:
+                while not stop.is_set():
+                    flooder.send("HISTORY 1000\n" * 4)
+                    for _ in range(4):
+                        flooder.read_reply()
+        threads = [threading.Thread(target=flood) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)
+        with daemon.connect(timeout=60) as client:
+            started = time.monotonic()
+            reply = client.request("TOGGLE a")
+            waited = (time.monotonic() - started) * 1000
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=60)
+        results.check(reply[-1].startswith("OK ") and waited < 2000,
+                      "two clients flooding HISTORY of 4 MB: a change still goes through",
+                      f"TOGGLE answered in {waited:.0f} ms (debug build)")
+
+
 # ---------------------------------------------------------------- the revision limit
 
 def revision(results):
@@ -308,7 +355,7 @@ def bidi(results):
 
 
 PARTS = {"batch": batch, "turn": turn, "text": text, "load": load, "subscribe": subscribe, "revision": revision,
-         "bidi": bidi}
+         "bidi": bidi, "history": history}
 
 
 def main(argv):

@@ -255,6 +255,8 @@ def test_handover(lab, r):
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
     fresh_start(lab)
     subs = subscribers(lab, 1000)
+    named = Client(lab.socket_path("control.sock"), timeout=10)
+    named.request("CLIENT NAME carried")
     timer = PingTimer(lab)
     timer.start()
     time.sleep(0.5)
@@ -272,7 +274,11 @@ def test_handover(lab, r):
     revision, _ = listed(lab)
     alive = sum(catch_up(s, revision) for s in subs)
     r.check(alive == len(subs), "handover: all 1,000 subscribers kept", f"{alive}/{len(subs)}")
-    for client in subs + [timer.client]:
+    named.request("TOGGLE alpha")
+    history = " ".join(named.request("HISTORY 1"))
+    r.check(" carried opened " in history or " carried closed " in history,
+            "handover: a client's name (CLIENT NAME) goes across the restart with its connection", history)
+    for client in subs + [timer.client, named]:
         client.close()
 
 

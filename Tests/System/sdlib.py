@@ -80,7 +80,7 @@ def replay_journal(saved, journal):
     group = []
     for line in journal.split("\n")[:-1]:  # the part after the last LF is torn
         words = line.split(" ")
-        if words[0] == "history":  # who made the change before it: not state
+        if words[0] == "by":  # who made the changes after it: not state
             continue
         if words[0] != "commit":
             group.append(words)

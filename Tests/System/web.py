@@ -360,6 +360,9 @@ def restart_checks(context):
     left = settled(driver, client, 15)
     check(not left, "websocketd restart: the page reconnects and catches up with what changed meanwhile",
           f"{time.monotonic() - started:.1f} s; {left[:3]}")
+    caught = driver.execute_script("return window.sectiondPage.stats.catchUps")
+    check(caught["replayed"] >= 1, "the page caught up with SUBSCRIBE FROM: the missed changes replayed, no snapshot",
+          str(caught))
     context.client = client
 
 

@@ -1,6 +1,9 @@
 /// Who makes the changes of the requests being handled: what the history records beside each
 /// change (`HISTORY`, the journal). One per connection, per bus caller, and one for the daemon
 /// itself; the server hands the service the one a request came from (`SectionService.author`).
+/// It never changes: the history keeps it for each change, so a client that names itself
+/// (`CLIENT NAME`) becomes another author from then on, and its earlier changes keep the name
+/// they were made under.
 public final class Author {
   /// How a change came.
   public enum Via: String, Sendable {
@@ -15,11 +18,11 @@ public final class Author {
   public let uid: UInt32?
   public let pid: Int32?
   /// The name given with `CLIENT NAME`, checked by `isName`; nil until then.
-  public var name: [UInt8]? {
-    didSet { rendered = [] }
-  }
+  public let name: [UInt8]?
   /// `<via> <uid> <pid> <name>`, rendered once: every change of this author repeats it.
   private var rendered: [UInt8] = []
+  /// Its index in the author table of the `History` that keeps its changes; -1: none.
+  var slot = -1
 
   public init(via: Via, uid: UInt32?, pid: Int32?, name: String? = nil) {
     self.via = via
@@ -28,11 +31,31 @@ public final class Author {
     self.name = name.map { Array($0.utf8) }
   }
 
+  private init(via: Via, uid: UInt32?, pid: Int32?, name: [UInt8]?) {
+    self.via = via
+    self.uid = uid
+    self.pid = pid
+    self.name = name
+  }
+
+  /// The same client under the name `name` (`CLIENT NAME`).
+  public func named(_ name: [UInt8]) -> Author {
+    Author(via: via, uid: uid, pid: pid, name: name)
+  }
+
+  /// An author as a saved history line shows it (`who`: `<via> <uid> <pid> <name>`): its name
+  /// is what the line says, never looked up again (the process may be gone, its pid reused).
+  init(rendered who: [UInt8], via: ArraySlice<UInt8>, uid: ArraySlice<UInt8>, pid: ArraySlice<UInt8>) {
+    self.via = Via(rawValue: String(decoding: via, as: UTF8.self)) ?? .socket
+    self.uid = RequestParser.number(uid).flatMap { UInt32(exactly: $0) }
+    self.pid = RequestParser.number(pid).flatMap { Int32(exactly: $0) }
+    name = nil
+    rendered = who
+  }
+
   /// The same client asking for a config reload: its changes came `via` reload.
   public func reloading() -> Author {
-    let author = Author(via: .reload, uid: uid, pid: pid)
-    author.name = name
-    return author
+    Author(via: .reload, uid: uid, pid: pid, name: name)
   }
 
   /// `<via> <uid> <pid> <name>`; without a name, the process's (`processName`, its `comm`),

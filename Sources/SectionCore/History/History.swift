@@ -1,35 +1,42 @@
 /// The last changes, each with who made it and when: what `HISTORY` lists and `SUBSCRIBE FROM`
 /// replays.
 ///
-/// Each change is kept as the text of its `history` line without that word and with its LF:
-/// `<rev> <time> <via> <uid> <pid> <name> <event>`, the event as subscribers got it without its
-/// `!`. The lines lie one after another in one buffer and a fixed ring of records says where
-/// each is: keeping a change copies its line once and allocates nothing once the buffer has
-/// grown to hold `capacity` lines (the part of the buffer before the oldest kept line is
-/// dropped when it is half of it, so each byte is moved at most once more).
+/// A change is kept as a record in a fixed ring (its revision, its time, its author as an index
+/// into a table of authors) and its event, the bytes subscribers got, in one buffer behind the
+/// others. Keeping a change copies its event once and allocates nothing once the buffer has
+/// grown (the part before the oldest kept event is dropped when it is half of it, so each byte
+/// moves at most once more); the `history` line is rendered only when asked for. The author
+/// table holds each author once, however many changes it made, and is rebuilt with the authors
+/// still referred to when it outgrows the ring.
 ///
-/// It keeps at most `capacity` changes and `byteLimit` bytes of their lines, whichever is
-/// reached first: an event repeats its section's id, which may be as long as a request line.
+/// It keeps at most `capacity` changes and `byteLimit` bytes of events, whichever is reached
+/// first: an event repeats its section's id, which may be as long as a request line.
 ///
 /// The changes kept always follow one another, revision after revision, up to the newest: a
 /// history with a gap could not say which changes came after a revision.
-public struct History: Sendable {
+public struct History {
   /// The most changes kept; 0 keeps none.
   public let capacity: Int
-  /// The most bytes of lines kept: 4 MiB, 4,000 bytes a change at the default capacity.
+  /// The most bytes of events kept: 4 MiB, 4,000 bytes a change at the default capacity.
   public static let byteLimit = 4 << 20
+  /// The events, `!` and LF included.
   private var text: [UInt8] = []
-  /// The offset in the stream of all lines kept so far of `text[0]`.
+  /// The offset in the stream of all events kept so far of `text[0]`.
   private var dropped = 0
   /// The ring, `capacity` records once the first change is kept.
   private var records: [Record] = []
   /// The ring index of the oldest record.
   private var first = 0
   public private(set) var count = 0
+  private var authors: [Author] = []
 
-  private struct Record: Sendable {
+  private struct Record {
     let revision: UInt64
-    /// Offsets in the stream of all lines kept so far.
+    /// Milliseconds since the epoch.
+    let time: UInt64
+    /// Its index in `authors`.
+    var author: Int32
+    /// Offsets in the stream of all events kept so far.
     let start: Int
     let end: Int
   }
@@ -38,21 +45,38 @@ public struct History: Sendable {
     self.capacity = max(0, capacity)
   }
 
-  /// A history of `capacity` from saved `lines` (without LF), the newest last, as far back as
-  /// they follow one another up to `revision`: those of other revisions, and any before a gap,
-  /// are left out.
+  /// A history of `capacity` from saved `lines` (`<rev> <time> <via> <uid> <pid> <name>
+  /// <event>`, without LF), the newest last, as far back as they follow one another up to
+  /// `revision`: those of other revisions, and any before a gap or that do not read, are left out.
   public init(capacity: Int, lines: [[UInt8]], revision: UInt64) {
     self.init(capacity: capacity)
-    var kept: [(UInt64, [UInt8])] = []
+    var kept: [(UInt64, ArraySlice<UInt8>)] = []
     var expected = revision
     for line in lines.reversed() {
       guard kept.count < self.capacity, let lineRevision = History.revision(of: line[...]) else { break }
       if lineRevision > expected { continue }
       guard lineRevision == expected, expected > 0 else { break }
-      kept.append((lineRevision, line))
+      kept.append((lineRevision, line[...]))
       expected -= 1
     }
-    for (lineRevision, line) in kept.reversed() { append(revision: lineRevision, line: line[...] + [0x0A]) }
+    var known: [ArraySlice<UInt8>: Author] = [:]
+    for (lineRevision, line) in kept.reversed() {
+      var words = Words(line)
+      _ = words.next()
+      guard
+        let time = words.next().flatMap({ HistoryClock.milliseconds(of: String(decoding: $0, as: UTF8.self)) }
+        ),
+        let via = words.next(), let uid = words.next(), let pid = words.next(), let name = words.next(),
+        let event = words.rest()
+      else {
+        removeAll()
+        continue
+      }
+      let who = line[via.startIndex..<name.endIndex]
+      let author = known[who] ?? Author(rendered: Array(who), via: via, uid: uid, pid: pid)
+      known[who] = author
+      append(revision: lineRevision, time: time, author: author, event: [UInt8(ascii: "!")] + event + [0x0A])
+    }
   }
 
   public var isEmpty: Bool { count == 0 }
@@ -65,25 +89,33 @@ public struct History: Sendable {
     records[(first + position) % capacity]
   }
 
-  /// The line of the change at `position`, from the oldest (0), LF included.
-  public func line(_ position: Int) -> ArraySlice<UInt8> {
+  /// The event of the change at `position`, from the oldest (0), as subscribers got it.
+  public func event(_ position: Int) -> ArraySlice<UInt8> {
     let record = record(position)
     return text[(record.start - dropped)..<(record.end - dropped)]
   }
 
-  /// Keeps the change of `revision`, whose line (LF included) is `line`, as the newest;
-  /// the oldest goes when `capacity` are kept. Revisions must follow one another: a change that
-  /// does not follow the newest starts the history afresh.
-  public mutating func append(revision: UInt64, line: ArraySlice<UInt8>) {
+  /// Keeps the change of `revision` made at `time` by `author`, whose event (`!` and LF
+  /// included) is `event`, as the newest; the oldest goes when `capacity` are kept. Revisions
+  /// must follow one another: a change that does not follow the newest starts the history afresh.
+  public mutating func append(revision: UInt64, time: UInt64, author: Author, event: some Collection<UInt8>) {
     guard capacity > 0 else { return }
     if let newest = newestRevision, newest + 1 != revision { removeAll() }
-    if records.isEmpty { records = Array(repeating: Record(revision: 0, start: 0, end: 0), count: capacity) }
+    if records.isEmpty {
+      records = Array(repeating: Record(revision: 0, time: 0, author: 0, start: 0, end: 0), count: capacity)
+    }
+    if author.slot < 0 || author.slot >= authors.count || authors[author.slot] !== author {
+      if authors.count >= capacity + 64 { rebuildAuthors() }
+      author.slot = authors.count
+      authors.append(author)
+    }
     let start = dropped + text.count
-    text.append(contentsOf: line)
+    text.append(contentsOf: event)
     if count == capacity { dropOldest() }
-    records[(first + count) % capacity] = Record(revision: revision, start: start, end: start + line.count)
+    records[(first + count) % capacity] = Record(
+      revision: revision, time: time, author: Int32(author.slot), start: start, end: dropped + text.count)
     count += 1
-    while count > 1, start + line.count - records[first].start > History.byteLimit { dropOldest() }
+    while count > 1, dropped + text.count - records[first].start > History.byteLimit { dropOldest() }
     let oldest = records[first].start - dropped
     if oldest > text.count / 2 {
       text.removeSubrange(0..<oldest)
@@ -96,8 +128,26 @@ public struct History: Sendable {
     count -= 1
   }
 
+  /// The authors the kept changes refer to, each once, in a table of their own.
+  private mutating func rebuildAuthors() {
+    var kept: [Author] = []
+    for author in authors { author.slot = -1 }
+    for position in 0..<count {
+      let index = (first + position) % capacity
+      let author = authors[Int(records[index].author)]
+      if author.slot < 0 {
+        author.slot = kept.count
+        kept.append(author)
+      }
+      records[index].author = Int32(author.slot)
+    }
+    authors = kept
+  }
+
   public mutating func removeAll() {
     text.removeAll(keepingCapacity: true)
+    for author in authors { author.slot = -1 }
+    authors.removeAll(keepingCapacity: true)
     first = 0
     count = 0
     dropped = 0
@@ -125,102 +175,28 @@ public struct History: Sendable {
     return words.next().flatMap(RequestParser.number).map(UInt64.init)
   }
 
-  /// Appends `history <line>` for the change at `position`; with `blankingWho`, its uid, pid and
-  /// name as `-` (the read-only socket: SECURITY.md).
-  func appendHistoryLine(_ position: Int, blankingWho: Bool, to buffer: inout [UInt8]) {
-    let line = line(position)
-    buffer.append("history ")
-    guard blankingWho else {
-      buffer.append(contentsOf: line)
-      return
-    }
-    // `<rev> <time> <via>` kept, then `- - -` for `<uid> <pid> <name>`, then the event.
-    var words = Words(line)
-    var via = line.startIndex
-    for _ in 0..<3 { via = words.next()?.endIndex ?? via }
-    var event = via
-    for _ in 0..<3 { event = words.next()?.endIndex ?? event }
-    buffer.append(contentsOf: line[..<via])
-    buffer.append(" - - -")
-    buffer.append(contentsOf: line[event...])
-  }
-
-  /// Appends the event of the change at `position` as subscribers got it: `!` and the line's
-  /// words from the seventh.
-  func appendEvent(_ position: Int, to buffer: inout [UInt8]) {
-    let line = line(position)
-    var words = Words(line)
-    var end = line.startIndex
-    for _ in 0..<6 { end = words.next()?.endIndex ?? end }
-    buffer.append("!")
-    buffer.append(contentsOf: line[(end + 1)...])
-  }
-}
-
-/// Wall-clock times as RFC 3339 in UTC with milliseconds: `2026-12-03T20:41:07.123Z`.
-public struct HistoryClock {
-  private var second: UInt64 = .max
-  /// `2026-12-03T20:41:07.` for `second`: the same for every change of a second.
-  private var prefix: [UInt8] = []
-
-  mutating func append(milliseconds: UInt64, to buffer: inout TextWriter) {
-    let seconds = milliseconds / 1000
-    if seconds != second {
-      second = seconds
-      prefix = Array(HistoryClock.text(seconds: seconds).utf8)
-    }
-    buffer.append(contentsOf: prefix)
-    let fraction = milliseconds % 1000
-    buffer.append(UInt8(ascii: "0") + UInt8(fraction / 100))
-    buffer.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-    buffer.append(UInt8(ascii: "0") + UInt8(fraction % 10))
-    buffer.append(UInt8(ascii: "Z"))
-  }
-
-  /// The seconds since the epoch of a time `append` wrote (`2026-12-03T20:41:07.123Z`); nil
-  /// for any other text. Days from the civil date as Howard Hinnant's days_from_civil.
-  public static func seconds(of text: String) -> Int? {
-    let digits = Array(text.utf8)
-    guard digits.count == 24, digits[4] == UInt8(ascii: "-"), digits[10] == UInt8(ascii: "T"),
-      digits[23] == UInt8(ascii: "Z")
-    else { return nil }
-    func number(_ range: Range<Int>) -> Int? {
-      var value = 0
-      for digit in digits[range] {
-        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
-        value = value * 10 + Int(digit - UInt8(ascii: "0"))
+  /// Appends the line of the change at `position`, `<rev> <time> <via> <uid> <pid> <name>
+  /// <event>` and LF; with `blankingWho`, uid, pid and name are `-` (the read-only socket:
+  /// SECURITY.md).
+  func appendLine(
+    _ position: Int, blankingWho: Bool, clock: inout HistoryClock, processName: (Int32) -> String?,
+    to buffer: inout [UInt8]
+  ) {
+    let record = record(position)
+    let author = authors[Int(record.author)]
+    buffer.appendText { line in
+      line.appendDecimal(record.revision)
+      line.append(" ")
+      clock.append(milliseconds: record.time, to: &line)
+      line.append(" ")
+      if blankingWho {
+        line.append(utf8: author.via.rawValue)
+        line.append(" - - -")
+      } else {
+        line.append(contentsOf: author.who(processName))
       }
-      return value
+      line.append(" ")
+      line.append(contentsOf: text[(record.start - dropped + 1)..<(record.end - dropped)])
     }
-    guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-      let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-      (1...12).contains(month)
-    else { return nil }
-    let shiftedYear = month <= 2 ? year - 1 : year
-    let era = shiftedYear / 400
-    let yearOfEra = shiftedYear - era * 400
-    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    let days = era * 146_097 + dayOfEra - 719_468
-    return days * 86_400 + hour * 3600 + minute * 60 + second
-  }
-
-  /// `YYYY-MM-DDTHH:MM:SS.` of the seconds since the epoch: the civil date of the day (Howard
-  /// Hinnant's days_from_civil, inverted), then the time of day.
-  static func text(seconds: UInt64) -> String {
-    let days = Int64(seconds / 86_400)
-    let time = Int(seconds % 86_400)
-    let shifted = days + 719_468
-    let era = shifted / 146_097
-    let dayOfEra = shifted - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthIndex = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    let (hour, minute, second) = (Int64(time / 3600), Int64(time / 60 % 60), Int64(time % 60))
-    return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))."
   }
 }

@@ -38,7 +38,7 @@ public final class SectionService {
   /// Events of unsaved changes, rendered once for all subscribers.
   public private(set) var pendingEvents: [UInt8] = []
   /// Journal lines of the unsaved changes (see `Journal`), for the server to append.
-  public private(set) var journal: [UInt8] = []
+  public internal(set) var journal: [UInt8] = []
   /// Whether the unsaved changes must be saved as a whole state file (a reload: the journal
   /// records edits, not configs).
   public private(set) var needsSnapshot = false
@@ -57,21 +57,27 @@ public final class SectionService {
   private var snapshotCache: [UInt8] = []
 
   /// The last saved changes with who made them (`HISTORY`, `SUBSCRIBE FROM`).
-  public private(set) var history: History
-  /// Who makes the changes of the request being handled: the server sets it before each.
+  public internal(set) var history: History
+  /// Who makes the changes of the request being handled: the server sets it before each, and
+  /// takes it back after (`CLIENT NAME` puts another author in its place).
   public var author = Author(via: .reload, uid: nil, pid: nil, name: "sectiond")
   /// The wall-clock time in milliseconds since the epoch, for the history.
   public var clock: () -> UInt64 = { 0 }
   /// The name of process `pid` (its `comm`), for an author that gave none; nil when unknown.
   public var processName: (Int32) -> String? = { _ in nil }
-  /// The history lines of the unsaved changes (see `History`), and where each ends.
-  private var pendingHistory: [UInt8] = []
-  private var pendingHistoryEnds: [(revision: UInt64, end: Int)] = []
-  private var historyClock = HistoryClock()
+  /// The unsaved changes for the history: who made each, and where its event is in
+  /// `pendingEvents`; all made at `turnTime`.
+  var pendingRecords: [PendingRecord] = []
+  var turnTime: UInt64 = 0
+  /// The author the journal's last `by` line of the unsaved group names.
+  var journalAuthor: Author?
+  var historyClock = HistoryClock()
 
-  /// The history lines of the unsaved changes, each with its LF: for the journal entries of a
-  /// save (`--log-changes`).
-  public var unsavedHistory: ArraySlice<UInt8> { pendingHistory[...] }
+  struct PendingRecord {
+    let revision: UInt64
+    let author: Author
+    let events: Range<Int>
+  }
 
   public init(model: SectionModel, limits: EditLimits = EditLimits(), history: History = History(capacity: 0))
   {
@@ -195,7 +201,7 @@ public final class SectionService {
       reply.append("OK ")
       reply.appendDecimal(revision)
       reply.append("\n")
-      for position in position..<history.count { history.appendEvent(position, to: &reply.tail) }
+      for position in position..<history.count { reply.append(contentsOf: history.event(position)) }
       return .subscribe
     case .history(let last):
       appendHistory(from: history.count - min(last, history.count), access: access, to: &reply.tail)
@@ -209,7 +215,7 @@ public final class SectionService {
       }
       appendHistory(from: position, access: access, to: &reply.tail)
     case .clientName(let name):
-      author.name = Array(name)
+      author = author.named(Array(name))
       reply.append("OK\n")
     case .unsubscribe:
       reply.append("OK\n")
@@ -317,24 +323,28 @@ public final class SectionService {
   private func recordChanges(from start: Int) throws(ProtocolError) {
     guard unsaved.count > start else { return }
     let (eventsStart, journalStart) = (pendingEvents.count, journal.count)
-    let (historyStart, historyEndsStart) = (pendingHistory.count, pendingHistoryEnds.count)
+    let recordsStart = pendingRecords.count
     let keepsHistory = history.capacity > 0
-    let time = keepsHistory ? clock() : 0
-    let who = keepsHistory ? author.who(processName) : []
+    if keepsHistory && recordsStart == 0 { turnTime = clock() }
     for change in unsaved[start...] {
       rendered.apply(change)
       let eventStart = pendingEvents.count
       pendingEvents.appendText { appendEvent(change, to: &$0) }
-      let isReload = if case .reloaded = change { true } else { false }
-      if isReload { needsSnapshot = true } else { Journal.append(change, to: &journal) }
+      if case .reloaded = change {
+        needsSnapshot = true
+      } else {
+        if keepsHistory && journalAuthor !== author { journalAuthor(author) }
+        Journal.append(change, to: &journal)
+      }
       if keepsHistory {
-        recordHistory(change.revision, time: time, who: who, eventStart: eventStart, journaled: !isReload)
+        pendingRecords.append(
+          PendingRecord(revision: change.revision, author: author, events: eventStart..<pendingEvents.count))
       }
       if pendingEvents.count - eventsStart + journal.count - journalStart > SectionService.renderedLimit {
         pendingEvents.removeSubrange(eventsStart...)
         journal.removeSubrange(journalStart...)
-        pendingHistory.removeSubrange(historyStart...)
-        pendingHistoryEnds.removeSubrange(historyEndsStart...)
+        pendingRecords.removeSubrange(recordsStart...)
+        journalAuthor = nil
         throw ProtocolError(
           .limit,
           "changes: their events and journal would take more than \(SectionService.renderedLimit) bytes (each repeats the section's id); nothing was applied; send fewer lines, or use shorter ids"
@@ -344,61 +354,12 @@ public final class SectionService {
     forgetRendered()
   }
 
-  /// Renders the history line of the change of `revision`, whose event starts at `eventStart`
-  /// in `pendingEvents`; the journal gets it too (`history <line>`), in the change's group, so
-  /// that it is saved with the change or not at all. A reload's goes in the state file.
-  private func recordHistory(_ revision: UInt64, time: UInt64, who: [UInt8], eventStart: Int, journaled: Bool)
-  {
-    let lineStart = pendingHistory.count
-    pendingHistory.appendText { line in
-      line.appendDecimal(revision)
-      line.append(" ")
-      historyClock.append(milliseconds: time, to: &line)
-      line.append(" ")
-      line.append(contentsOf: who)
-      line.append(" ")
-      line.append(contentsOf: pendingEvents[(eventStart + 1)...])
-    }
-    pendingHistoryEnds.append((revision, pendingHistory.count))
-    if journaled {
-      journal.append("history ")
-      journal.append(contentsOf: pendingHistory[lineStart...])
-    }
-  }
-
-  /// `history` lines of the changes from `position` (the oldest is 0), then `OK <rev>`.
-  private func appendHistory(from position: Int, access: Access, to buffer: inout [UInt8]) {
-    for position in position..<history.count {
-      history.appendHistoryLine(position, blankingWho: access == .readOnly, to: &buffer)
-    }
-    appendStatus(to: &buffer)
-  }
-
-  /// The start moved the revision on from the saved one (`savedRevision`), opening what the
-  /// config opens: that is a reload by the daemon in the history, so that it stays unbroken.
-  public func recordStart(after savedRevision: UInt64) {
-    guard history.capacity > 0, model.revision == savedRevision + 1 else { return }
-    var line: [UInt8] = []
-    line.appendText { text in
-      text.appendDecimal(model.revision)
-      text.append(" ")
-      historyClock.append(milliseconds: clock(), to: &text)
-      text.append(" ")
-      text.append(contentsOf: author.who(processName))
-      text.append(" reload ")
-      text.appendDecimal(model.revision)
-      text.append("\n")
-    }
-    history.append(revision: model.revision, line: line[...])
-  }
-
   /// The unsaved changes are now in the state file: hand their events over for broadcast.
   public func commit() -> [UInt8] {
     saved = nil
-    var lineStart = 0
-    for (revision, end) in pendingHistoryEnds {
-      history.append(revision: revision, line: pendingHistory[lineStart..<end])
-      lineStart = end
+    for record in pendingRecords {
+      history.append(
+        revision: record.revision, time: turnTime, author: record.author, event: pendingEvents[record.events])
     }
     let events = pendingEvents
     forgetUnsaved()
@@ -415,8 +376,8 @@ public final class SectionService {
     empty(&unsaved, keepingUpTo: SectionService.keptCapacity)
     empty(&journal, keepingUpTo: SectionService.keptCapacity)
     empty(&pendingEvents, keepingUpTo: SectionService.keptCapacity)
-    empty(&pendingHistory, keepingUpTo: SectionService.keptCapacity)
-    empty(&pendingHistoryEnds, keepingUpTo: SectionService.keptCapacity)
+    empty(&pendingRecords, keepingUpTo: SectionService.keptCapacity)
+    journalAuthor = nil
     needsSnapshot = false
   }
 
@@ -504,13 +465,11 @@ public final class SectionService {
   public func encodeState(into buffer: inout [UInt8]) {
     SavedState.encode(model, into: &buffer)
     guard history.capacity > 0 else { return }
-    var lines = (0..<history.count).map { history.line($0).dropLast() }
-    var lineStart = 0
-    for (_, end) in pendingHistoryEnds {
-      lines.append(pendingHistory[lineStart..<(end - 1)])
-      lineStart = end
-    }
-    SavedState.appendHistory(lines.suffix(history.capacity), to: &buffer)
+    var all = history
+    keepUnsaved(in: &all)
+    var lines: [UInt8] = []
+    appendLines(of: all, from: 0, blankingWho: false, to: &lines)
+    SavedState.appendHistory(lines.split(separator: 0x0A), to: &buffer)
   }
 
   /// `<rev> <mode> <open ids>` plus LF: the body of both the SUBSCRIBE reply and `!state`.
@@ -569,7 +528,7 @@ public final class SectionService {
     appendStatus(to: &buffer)
   }
 
-  private func appendStatus(to buffer: inout [UInt8]) {
+  func appendStatus(to buffer: inout [UInt8]) {
     buffer.appendText { appendStatus(to: &$0) }
   }
 

@@ -20,11 +20,15 @@ public struct HandoverState: Equatable, Sendable {
     public var pending: [UInt8]
     /// Replies and events rendered but not sent yet.
     public var output: [UInt8]
+    /// What the client called itself (`CLIENT NAME`), for the history; nil when it did not.
+    public var name: [UInt8]?
 
     public init(
       inode: UInt64, access: SectionService.Access, subscription: Subscription, discarding: Bool = false,
-      inputEnded: Bool = false, quitting: Bool = false, pending: [UInt8] = [], output: [UInt8] = []
+      inputEnded: Bool = false, quitting: Bool = false, pending: [UInt8] = [], output: [UInt8] = [],
+      name: [UInt8]? = nil
     ) {
+      self.name = name
       self.inode = inode
       self.access = access
       self.subscription = subscription
@@ -73,11 +77,17 @@ public struct HandoverState: Equatable, Sendable {
       if connection.discarding { flags |= 1 << 3 }
       if connection.inputEnded { flags |= 1 << 4 }
       if connection.quitting { flags |= 1 << 5 }
+      // A handover of a version before names has no such bit, and is read as before.
+      if connection.name != nil { flags |= 1 << 6 }
       bytes.append(flags)
       append(UInt64(connection.pending.count), to: &bytes)
       bytes.append(contentsOf: connection.pending)
       append(UInt64(connection.output.count), to: &bytes)
       bytes.append(contentsOf: connection.output)
+      if let name = connection.name {
+        append(UInt64(name.count), to: &bytes)
+        bytes.append(contentsOf: name)
+      }
     }
     return bytes
   }
@@ -97,12 +107,14 @@ public struct HandoverState: Equatable, Sendable {
       }
       let pending = try reader.block()
       let output = try reader.block()
+      let name = flags & (1 << 6) != 0 ? Array(try reader.block()) : nil
+      if let name, !Author.isName(name) { throw ConfigError("handover holds a damaged client name") }
       connections.append(
         Connection(
           inode: inode, access: flags & (1 << 2) == 0 ? .control : .readOnly, subscription: subscription,
           discarding: flags & (1 << 3) != 0, inputEnded: flags & (1 << 4) != 0,
           quitting: flags & (1 << 5) != 0,
-          pending: pending, output: output))
+          pending: pending, output: output, name: name))
     }
     guard reader.bytes.isEmpty else { throw ConfigError("handover has trailing bytes") }
     return HandoverState(fingerprint: fingerprint, connections: connections)

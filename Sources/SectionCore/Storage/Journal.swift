@@ -12,8 +12,9 @@
 /// items 10 0 news 1 insert 0 Hello
 /// commit 10 5f0e8a1c
 /// ```
-/// Each change is followed by its line of the history, `history <line>` (see `History`): who
-/// made it travels with it, in the same group. Journals written before the history have none.
+/// Who made the changes travels with them, in the same group: a `by <time> <via> <uid> <pid>
+/// <name>` line says whose the changes after it are (see `History`), once for a client's run
+/// of changes. Journals written before the history have none.
 ///
 /// Journals written before checksums end groups with `commit <rev>` alone; they are read as
 /// before (the first commit line decides which kind a journal is).
@@ -117,8 +118,9 @@ public enum Journal {
   /// and where reading stopped short of the end, if it did.
   public struct Contents {
     public var groups: [(revision: UInt64, changes: [Change])] = []
-    /// The history lines of the intact groups (`history <line>`), without the word and LF.
-    public var history: [[UInt8]] = []
+    /// Who made each change of the intact groups, by revision: `<time> <via> <uid> <pid>
+    /// <name>`, from the `by` lines.
+    public var authors: [UInt64: [UInt8]] = [:]
     public var stop: Stop?
   }
 
@@ -140,7 +142,8 @@ public enum Journal {
   public static func decode(_ bytes: [UInt8]) -> Contents {
     var contents = Contents()
     var group: [Change] = []
-    var groupHistory: [[UInt8]] = []
+    var groupAuthors: [(UInt64, [UInt8])] = []
+    var by: [UInt8]?
     var groupStart = 0
     var groupLine = 1
     var damage: String?
@@ -158,10 +161,11 @@ public enum Journal {
       start = newline + 1
       guard let commit = commitLine(line) else {
         if damage == nil {
-          if line.starts(with: "history ".utf8) {
-            groupHistory.append(Array(line.dropFirst(8)))
+          if line.starts(with: "by ".utf8) {
+            by = Array(line.dropFirst(3))
           } else if let change = parse(line) {
             group.append(change)
+            if let by { groupAuthors.append((change.revision, by)) }
           } else {
             damage = "line \(number) is damaged: \(String(decoding: line.prefix(80), as: UTF8.self))"
           }
@@ -179,9 +183,10 @@ public enum Journal {
       }
       if let damage { return stop(damage) }
       contents.groups.append((commit.revision, group))
-      contents.history += groupHistory
+      for (revision, author) in groupAuthors { contents.authors[revision] = author }
       group = []
-      groupHistory = []
+      groupAuthors = []
+      by = nil
       groupStart = start
       groupLine = number + 1
     }
@@ -287,19 +292,29 @@ extension SavedState {
   /// it already holds are skipped, the rest applied in order as far as they continue it.
   /// `stop` says why a group was not applied (it does not follow on, or does not apply: the
   /// journal belongs to another state file, or lost groups between); nil when all were.
-  public func replaying(_ groups: [(revision: UInt64, changes: [Change])]) -> (
-    state: SavedState, stop: String?
-  ) {
+  ///
+  /// The history's lines of the changes replayed follow this file's, for those `authors` names
+  /// (the journal's `by` lines), their events rendered from the model as it was at each.
+  public func replaying(
+    _ groups: [(revision: UInt64, changes: [Change])], authors: [UInt64: [UInt8]] = [:]
+  ) -> (state: SavedState, stop: String?) {
     let newer = groups.filter { $0.revision > revision }
     guard !newer.isEmpty else { return (self, nil) }
     guard list != nil else { return (self, "a journal needs a state file of format 2") }
+    var lines = history
+    var state: SavedState
+    var stop: String?
     do throws(ReplayFailure) {
-      return (SavedState(try replayed(newer[...])), nil)
+      state = SavedState(try replayed(newer[...], authors: authors, lines: &lines))
     } catch {
       // Applied in part: replay the groups before the one that failed (which all apply).
       let failed = error.group
-      return (SavedState((try? replayed(newer[..<failed])) ?? restored), error.message)
+      lines = history
+      state = SavedState((try? replayed(newer[..<failed], authors: authors, lines: &lines)) ?? restored)
+      stop = error.message
     }
+    state.history = lines
+    return (state, stop)
   }
 
   private var restored: SectionModel {
@@ -314,9 +329,10 @@ extension SavedState {
     let message: String
   }
 
-  private func replayed(_ groups: ArraySlice<(revision: UInt64, changes: [Change])>) throws(ReplayFailure)
-    -> SectionModel
-  {
+  private func replayed(
+    _ groups: ArraySlice<(revision: UInt64, changes: [Change])>, authors: [UInt64: [UInt8]],
+    lines: inout [[UInt8]]
+  ) throws(ReplayFailure) -> SectionModel {
     var model = restored
     for (index, group) in zip(groups.indices, groups) {
       guard group.revision > model.revision else { continue }
@@ -332,6 +348,9 @@ extension SavedState {
         } catch {
           throw ReplayFailure(group: index, message: "revision \(change.revision): \(error.message)")
         }
+        if let author = authors[change.revision] {
+          lines.append(Array("\(change.revision) ".utf8) + author + Array(" \(change.event(in: model))".utf8))
+        }
       }
       guard model.revision == group.revision else {
         throw ReplayFailure(
@@ -340,6 +359,26 @@ extension SavedState {
       }
     }
     return model
+  }
+}
+
+extension Change {
+  /// The event subscribers got for this change, without `!`, from `model` as the change left
+  /// it: for the history of changes read back from the journal, whose lines name a section
+  /// opened or closed by its index only. The daemon renders the same text while serving
+  /// (`SectionService.appendEvent`); HistoryTests checks that both agree on every kind.
+  func event(in model: SectionModel) -> String {
+    switch self {
+    case .opened(let revision, let index): "opened \(revision) \(index) \(model.sections[index].id)"
+    case .closed(let revision, let index, _): "closed \(revision) \(index) \(model.sections[index].id)"
+    case .mode(let revision, let mode): "mode \(revision) \(mode.rawValue)"
+    case .reloaded(let revision): "reload \(revision)"
+    case .inserted(let revision, let index, let section): "inserted \(revision) \(index) \(section.id)"
+    case .deleted(let revision, let index, let section, _): "deleted \(revision) \(index) \(section.id)"
+    case .moved(let revision, let from, let to, let id): "moved \(revision) \(from) \(to) \(id)"
+    case .renamed(let revision, let index, let id, _, _): "renamed \(revision) \(index) \(id)"
+    case .items(let revision, let index, let id, _, let count, _): "items \(revision) \(index) \(id) \(count)"
+    }
   }
 }
 
