@@ -33,14 +33,16 @@ import Testing
   }()
 
   @Test func text() {
-    let lines = TextRenderer.lists(rows, style: Style.plain).split(separator: "\n")
+    let lines = TextRenderer.lists(rows, looked: [], style: Style.plain).split(separator: "\n")
     #expect(lines[0] == "NAME   SCOPE   SECTIONS  OPEN  REVISION  CLIENTS  SOCKET")
     #expect(lines[1] == "-      system  3         1     9         -        /run/sectiond/readonly.sock")
     #expect(lines[2] == "media  system  3         1     9         2        /run/sectiond/media/control.sock")
     #expect(
       lines[3].hasPrefix("gone   user    -         -     -         -        ")
         && lines[3].contains("gone/control.sock"))
-    #expect(TextRenderer.lists([], style: Style.plain).hasPrefix("no lists"))
+    #expect(
+      TextRenderer.lists([], looked: ["/run/user/7/sectiond", "/run/sectiond"], style: Style.plain)
+        == "no lists: no sectiond sockets in /run/user/7/sectiond nor in /run/sectiond\n")
   }
 
   @Test func json() {

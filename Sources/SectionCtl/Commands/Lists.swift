@@ -50,7 +50,8 @@ struct Lists {
   func run() -> ExitStatus {
     let given = runner.invocation.timeout
     let timeout = given == Invocation.defaultTimeout ? Lists.timeout : given
-    let rows = Lists.find(in: SocketLocation.directories(environment: runner.environment)).map { found in
+    let directories = SocketLocation.directories(environment: runner.environment)
+    let rows = Lists.find(in: directories).map { found in
       var invocation = Invocation(command: .status, json: runner.invocation.json, timeout: timeout)
       invocation.socket = found.control
       let asking = Runner(invocation: invocation, environment: runner.environment, output: runner.output)
@@ -59,7 +60,9 @@ struct Lists {
     if runner.invocation.json {
       runner.output.print(JSONRenderer.lists(rows))
     } else {
-      runner.output.print(TextRenderer.lists(rows, style: Style(environment: runner.environment)))
+      runner.output.print(
+        TextRenderer.lists(
+          rows, looked: directories.map(\.path), style: Style(environment: runner.environment)))
     }
     return .success
   }
