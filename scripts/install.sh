@@ -226,6 +226,7 @@ if [ -n "$user_install" ] && [ -z "$DESTDIR" ]; then
     *) say "note: $BINDIR is not on PATH; add it (export PATH=\"$BINDIR:\$PATH\")" ;;
   esac
   say "enable with: systemctl --user enable --now sectiond.socket sectiond-readonly.socket"
+  say "another list, NAME: systemctl --user enable --now sectiond@NAME.socket sectiond-readonly@NAME.socket"
 elif [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
   if command -v systemd-sysusers >/dev/null; then
     if systemd-sysusers "$SYSUSERSDIR/sectiond.conf"; then
@@ -251,5 +252,6 @@ elif [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ]; then
   esac
   say "enable with: systemctl enable --now sectiond.socket sectiond-readonly.socket"
   say "or, as a user, for your own daemon: systemctl --user enable --now sectiond.socket sectiond-readonly.socket"
+  say "another list, NAME (README.md, \"Several lists\"): systemctl enable --now sectiond@NAME.socket sectiond-readonly@NAME.socket"
   say "the web page (needs websocketd; read-only, http://127.0.0.1:8047/): systemctl enable --now sectiond-web.service"
 fi

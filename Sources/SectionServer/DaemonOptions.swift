@@ -57,8 +57,9 @@ public struct DaemonOptions: Equatable {
       --config FILE            sections to serve (default, if it exists: $CONFIGURATION_DIRECTORY/
                                sections.json under systemd, /etc/sectiond/sections.json for root,
                                else $XDG_CONFIG_HOME/sectiond/sections.json; else a built-in demo set)
-      --socket PATH            control socket (default $SECTIOND_SOCKET without --list, /run/sectiond/control.sock
-                               for root, else $XDG_RUNTIME_DIR/sectiond/control.sock, or
+      --socket PATH            control socket (default $SECTIOND_SOCKET, but not with --list;
+                               /run/sectiond/control.sock for root, else
+                               $XDG_RUNTIME_DIR/sectiond/control.sock, or
                                /tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR)
       --readonly-socket PATH   read-only socket, mode 0666 (default readonly.sock beside a control
                                socket named control.sock, else the control socket's name with

@@ -195,7 +195,7 @@ import Testing
     #expect(ClientError.startHint(for: "/run/sectiond/media/control.sock").contains("sectiond@media.socket"))
     #expect(
       ClientError.startHint(for: "/run/user/7/sectiond/media/readonly.sock")
-        .contains("systemctl --user start sectiond-readonly@media.socket"))
+        .contains("systemctl --user start sectiond-readonly@media.socket', or run sectiond --list media"))
     #expect(ClientError.startHint(for: "/run/sectiond/control.sock").contains("start sectiond.socket"))
   }
 }

@@ -3,8 +3,9 @@
 # Tests/System/lab.py): the plain sectiond.service, sectiond@a and sectiond@b, and a
 # user's sectiond@u at once; each changed through sectionctl -l, its bus name and its
 # socket; restart, crash and reload of one leave the others alone; sectionctl lists in
-# text and JSON; the bus names; bad names refused. The checks are in
-# Tests/System/lists_lab.py; this wrapper bounds its time. About 30 s.
+# text and JSON; the bus names; the installed web page on a named list in Chromium; bad
+# names refused; the README's example. The checks are in
+# Tests/System/lists_lab.py; this wrapper bounds its time. About 20 s.
 #
 #   Tests/System/lists.sh                          # binaries from .build/debug
 #   BUILD_DIR=.build/release Tests/System/lists.sh

@@ -7,19 +7,22 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
 
 - each is changed through its own face: sectionctl -l, the bus name
   org.sectiond.Sectiond1.NAME (busctl), and the socket itself (protocol lines), and each
-  list shows its own change only;
+  list shows its own change only; alice changes hers on her session bus too;
 - `systemctl restart sectiond@a` keeps a's state and leaves b and the plain list alone
   (their MainPID and revision);
 - a crash of a (SIGKILL, Restart=on-failure) leaves b's clients connected: a subscriber of
   b still gets b's next change, and b's process is the same;
 - `systemctl reload sectiond@a` takes a's new config, b's list is unchanged;
 - a full disk under a (its state directory a full tmpfs) refuses a's changes, while b takes
-  its own and tells its subscribers;
+  its own and tells its subscribers; a at its client limit refuses a client, b takes more;
 - `sectionctl lists` in text and JSON, as root (every system list) and as alice (her own
   list, then the system's through their read-only sockets);
 - STATUS says `status list NAME`, the service's status line begins `list NAME:`;
 - the bus names: `busctl list` shows org.sectiond.Sectiond1, .a and .b; bus activation of
-  sectiond@c through a service file written for that instance;
+  sectiond@c-d (bus name ...Sectiond1.c_d) through a service file written for that instance;
+- the installed sectiond-web.service: the page ?list=a in Chromium shows a, a click changes a;
+- sectiond --list NAME started by hand by a user derives that user's paths;
+- README.md's worked example, run as written in a lab of its own;
 - the refusals of bad names (`../x`, `A`, 33 characters, empty) by sectionctl and by
   sectiond, and of the unit sectiond@Bad, whose start fails naming the rule.
 
@@ -28,12 +31,14 @@ Prints PASS/FAIL lines, then `N passed, N failed`. Run by Tests/System/lists.sh.
 
 import json
 import os
+import socket
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lab import Lab, LabUnavailable, skip_line  # noqa: E402
+from lab import ROOT, Lab, LabUnavailable, skip_line  # noqa: E402
 from sdlib import Client, Results, config_json, require_binary  # noqa: E402
-from web_socket import wait_for  # noqa: E402
+from web_socket import free_port, wait_for  # noqa: E402
 
 RULE = "a list name is 1 to 32 characters of a-z, 0-9, _ and -, starting with a letter"
 USER = "alice"
@@ -85,6 +90,8 @@ class Lists:
         started = lab.systemctl("start", "sectiond.socket", "sectiond-readonly.socket", "sectiond@a.socket",
                                 "sectiond-readonly@a.socket", "sectiond@b.socket", "sectiond-readonly@b.socket",
                                 check=False)
+        # The user's session bus first, so that sectiond@u finds it at once.
+        self.user_systemctl("start", "dbus.socket")
         user = self.user_systemctl("start", "sectiond@u.socket", "sectiond-readonly@u.socket")
         results.check(started.returncode == 0 and user.returncode == 0,
                       "the sockets of the plain list, sectiond@a, sectiond@b and alice's sectiond@u start",
@@ -161,6 +168,11 @@ class Lists:
         results.check(opened["a"] == ["apple"] and opened["b"] == [b_first] and opened["-"] == ["two"]
                       and opened["u"] == u_ids[1:2],
                       "each list holds its own change only", str(opened))
+        session = self.lab.run(["busctl", "--user", "call", f"{BUS}.u", PATH, BUS, "Toggle", "s", "third"],
+                               user=USER, check=False, env={"PATH": self.user_path})
+        u_open = self.listed("-l", "u", user=USER)
+        results.check(session.returncode == 0 and isinstance(u_open, dict) and u_open.get("third") is True,
+                      f"alice: busctl --user call {BUS}.u Toggle third, on her session bus", output(session))
         env = {"SECTIOND_LIST": "a"}
         by_env = self.lab.run(["sectionctl", "--json", "status"], env=env, check=False)
         results.check(by_env.returncode == 0 and json.loads(by_env.stdout)["open_ids"] == ["apple"],
@@ -179,18 +191,21 @@ class Lists:
     def activation(self, results):
         """Bus activation of an instance: dbus-daemon knows a name only from a file of its own,
         so the administrator writes one per instance (docs/DBUS.md, "Several lists"); the first
-        call then starts sectiond@c through systemd."""
-        service = f"/usr/local/share/dbus-1/system-services/{BUS}.c.service"
-        self.lab.write_file(service, f"[D-BUS Service]\nName={BUS}.c\nExec=/bin/false\nUser=sectiond\n"
-                            "SystemdService=sectiond@c.service\n")
+        call then starts sectiond@c-d through systemd, whose name writes - as _."""
+        service = f"/usr/local/share/dbus-1/system-services/{BUS}.c_d.service"
+        self.lab.write_file(service, f"[D-BUS Service]\nName={BUS}.c_d\nExec=/bin/false\nUser=sectiond\n"
+                            "SystemdService=sectiond@c-d.service\n")
         self.lab.run(["busctl", "--system", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
                       "org.freedesktop.DBus", "ReloadConfig"], check=False)
-        before = self.lab.show("sectiond@c.service", "ActiveState")["ActiveState"]
-        call = self.lab.run(["busctl", "--system", "call", f"{BUS}.c", PATH, BUS, "List"], check=False)
-        after = self.lab.show("sectiond@c.service", "ActiveState")["ActiveState"]
+        before = self.lab.show("sectiond@c-d.service", "ActiveState")["ActiveState"]
+        call = self.lab.run(["busctl", "--system", "call", f"{BUS}.c_d", PATH, BUS, "List"], check=False)
+        after = self.lab.show("sectiond@c-d.service", "ActiveState")["ActiveState"]
         results.check(before == "inactive" and call.returncode == 0 and after == "active",
-                      f"the first call to {BUS}.c starts sectiond@c (a service file for the instance)",
+                      f"the first call to {BUS}.c_d starts sectiond@c-d (a service file for the instance)",
                       f"{before} -> {after}: {output(call)[:120]}")
+        status = self.ctl("-l", "c-d", "--json", "status")
+        results.check(status.returncode == 0 and json.loads(status.stdout)["list"] == "c-d",
+                      "sectionctl -l c-d reaches it at /run/sectiond/c-d/", output(status)[:120])
 
     def restart(self, results):
         lab = self.lab
@@ -285,6 +300,122 @@ class Lists:
         again = wait_for(lambda: self.ctl("-l", "a", "toggle", "1").returncode == 0, 10)
         results.check(again, "with room again, a takes changes again")
 
+    def limit(self, results):
+        """a at its client limit (a drop-in: --max-clients 2) refuses a third client, while b
+        takes new clients as before."""
+        lab = self.lab
+        lab.write_file("/etc/systemd/system/sectiond@a.service.d/limit.conf",
+                       "[Service]\nExecStart=\nExecStart=/usr/bin/sectiond --list %i --max-clients 2 --fd-store 3"
+                       " --bus system\nFileDescriptorStoreMax=3\n")
+        lab.systemctl("daemon-reload")
+        lab.systemctl("restart", "sectiond@a.service")
+        held = [Client(lab.host_path("/run/sectiond/a/control.sock")) for _ in range(2)]
+        answered = [client.request("PING") for client in held]
+        with Client(lab.host_path("/run/sectiond/a/control.sock")) as third:
+            refused = third.readline()
+        b_clients = [Client(lab.host_path("/run/sectiond/b/control.sock")) for _ in range(4)]
+        b_answers = [client.request("PING") for client in b_clients]
+        for client in held + b_clients:
+            client.close()
+        results.check(answered == [["OK"], ["OK"]] and refused is not None and refused.startswith("ERR"),
+                      "a at its limit of 2 clients refuses a third", str(refused))
+        results.check(b_answers == [["OK"]] * 4, "meanwhile b takes 4 new clients", str(b_answers))
+        lab.run(["rm", "-r", "/etc/systemd/system/sectiond@a.service.d"])
+        lab.systemctl("daemon-reload")
+        lab.systemctl("restart", "sectiond@a.service")
+
+    def fallback(self, results):
+        """-l resolves as the unnamed list does: alice has no list a of her own, so she reads
+        the system's a through its read-only socket, and is told how to get the right to change."""
+        status = self.ctl("-l", "a", "status", user=USER)
+        results.check(status.returncode == 0 and "/run/sectiond/a/readonly.sock (the system daemon)" in status.stdout
+                      and "list:      a" in status.stdout,
+                      "alice: sectionctl -l a status reads the system's list a through its read-only socket",
+                      output(status)[:300])
+        change = self.ctl("-l", "a", "toggle", "0", user=USER)
+        results.check(change.returncode == 3 and "usermod -aG sectiond" in change.stderr,
+                      "alice: a change of the system's list a says how to join group sectiond", output(change))
+        absent = self.ctl("-l", "nothing", "status")
+        results.check(absent.returncode == 3 and "sudo systemctl start sectiond@nothing.socket" in absent.stderr,
+                      "a list that does not run: the error names its socket unit", output(absent))
+
+    def by_hand(self, results):
+        """sectiond --list NAME started by hand by alice derives her own paths from the name:
+        sockets in $XDG_RUNTIME_DIR/sectiond/NAME, ~/.config/sectiond/NAME.json,
+        ~/.local/state/sectiond/NAME/state.json; an explicit --socket still wins. (The lab
+        ends both daemons: they are its processes.)"""
+        uid = self.lab.uid(USER)
+        run = lambda command: self.lab.run(["sh", "-c", command], user=USER, check=False,  # noqa: E731
+                                           env={"PATH": self.user_path})
+        run("mkdir -p ~/.config/sectiond && echo '" + config_json(["by", "hand"]) + "' > ~/.config/sectiond/hand.json"
+            " && (setsid sectiond --list hand >/dev/null 2>&1 &)"
+            " && (setsid sectiond --list other --socket /tmp/other.sock --no-state >/dev/null 2>&1 &)")
+        wait_for(lambda: self.ctl("-l", "hand", "ping", user=USER).returncode == 0, 10)
+        status = self.ctl("-l", "hand", "--json", "status", user=USER)
+        facts = json.loads(status.stdout) if status.returncode == 0 else {}
+        results.check(facts.get("socket") == f"/run/user/{uid}/sectiond/hand/control.sock"
+                      and facts.get("config") == f"{self.home}/.config/sectiond/hand.json"
+                      and facts.get("state") == f"{self.home}/.local/state/sectiond/hand/state.json"
+                      and facts.get("open_ids") == [] and facts.get("sections") == 2,
+                      "alice: sectiond --list hand by hand uses her runtime, config and state directories",
+                      str({k: facts.get(k) for k in ("socket", "config", "state")}) if facts else output(status))
+        # Killed, its socket file stays: sectionctl lists says the list does not answer, and why.
+        self.lab.run(["kill", "-KILL", str(facts.get("pid", 0))], check=False)
+        mine = self.ctl("lists", "--json", user=USER)
+        rows = {e["name"]: e for e in json.loads(mine.stdout)["lists"]} if mine.returncode == 0 else {}
+        dead = rows.get("hand", {})
+        results.check(mine.returncode == 0 and dead.get("sections") is None and "hand/control.sock" in (dead.get("error") or "")
+                      and rows.get("u", {}).get("error") is None,
+                      "a list whose daemon died (its socket left) is listed with why, the others as before",
+                      str(dead.get("error")))
+        ask = lambda: self.ctl("--socket", "/tmp/other.sock", "--json", "status", user=USER)  # noqa: E731
+        other = wait_for(lambda: (answer := ask()).returncode == 0 and answer, 10) or ask()
+        listed = json.loads(other.stdout).get("list") if other.returncode == 0 else output(other)
+        results.check(listed == "other", "sectiond --list other --socket /tmp/other.sock: the explicit socket wins",
+                      str(listed))
+
+    def web(self, results):
+        """The installed sectiond-web.service, on a free port (a drop-in), with the control
+        socket (the README's drop-in, plus the group): the page ?list=a in Chromium on the host
+        (the lab shares the host's network) shows a, and a click there changes a alone."""
+        selenium = subprocess.run(["/usr/bin/python3", "-c", "import selenium"], capture_output=True).returncode == 0
+        if not (os.path.exists("/usr/bin/websocketd") and os.path.exists("/usr/bin/chromium") and selenium):
+            print("SKIP the web page in the lab: websocketd, chromium or python3-selenium is not installed "
+                  "(scripts/deps.sh --test installs them)", flush=True)
+            return
+        port = free_port()
+        self.lab.write_file("/etc/systemd/system/sectiond-web.service.d/lists.conf",
+                            f"[Service]\nEnvironment=SECTIOND_WEB_PORT={port}\n"
+                            "Environment=SECTIOND_WEB_SOCKET=/run/sectiond/control.sock\n"
+                            "SupplementaryGroups=sectiond\n")
+        self.lab.systemctl("daemon-reload")
+        started = self.lab.systemctl("start", "sectiond-web.service", check=False)
+        wait_for(lambda: self._listening(port), 10)
+        before = {"a": self.listed("-l", "a"), "-": self.listed()}
+        shown = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "Tests", "System", "web_list_page.py"),
+                                f"http://127.0.0.1:{port}/?list=a", "1"],
+                               capture_output=True, text=True, timeout=120)
+        got = json.loads(shown.stdout) if shown.returncode == 0 else {}
+        after = {"a": self.listed("-l", "a"), "-": self.listed()}
+        titles = [s["title"] for s in got.get("sections", [])]
+        results.check(started.returncode == 0 and got.get("connected") and got.get("bar") == "a"
+                      and titles == [t.capitalize() for t in before["a"]],
+                      "sectiond-web.service in the lab: the page ?list=a in Chromium shows the list a",
+                      f"{got.get('bar')} {titles}" if got else (output(started) + shown.stderr[-400:]))
+        flipped = {k: v for k, v in after["a"].items() if before["a"].get(k) != v} if isinstance(after["a"], dict) else {}
+        results.check(list(flipped) == [list(before["a"])[1]] and after["-"] == before["-"],
+                      "a click on the page ?list=a toggles a's section, the unnamed list is unchanged",
+                      f"{flipped}; plain {after['-'] == before['-']}")
+        self.lab.systemctl("stop", "sectiond-web.service", check=False)
+
+    @staticmethod
+    def _listening(port):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            return False
+
     def refusals(self, results):
         for name in BAD_NAMES:
             shown = name if len(name) < 10 else f"{len(name)} characters"
@@ -303,7 +434,38 @@ class Lists:
                       journal.strip().splitlines()[-1] if journal.strip() else output(bad))
 
 
-PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "refusals"]
+def readme_example(results):
+    """README.md's worked example ("Several lists"), run as written (without sudo: the lab's
+    shell is root) in a lab of its own whose unnamed list has three sections, one open; each
+    command's standard output is what the README shows."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    section = text[text.index("## Several lists"):]
+    block = section[section.index("```console\n") + len("```console\n"):]
+    block = block[:block.index("```")]
+    steps = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:].replace("sudo ", ""), []))
+        elif steps:
+            steps[-1][1].append(line)
+    with Lab() as lab:
+        lab.install(prefix="/usr")
+        lab.systemctl("start", "dbus.socket")
+        lab.write_file("/etc/sectiond/sections.json", config_json(["one", "two", "three"]))
+        lab.systemctl("start", "sectiond.socket", "sectiond-readonly.socket")
+        lab.run(["sectionctl", "open", "two"])
+        for command, shown in steps:
+            got = lab.run(["sh", "-c", command], check=False)
+            same = got.returncode == 0 and got.stdout.rstrip("\n").splitlines() == shown
+            results.check(same, f"README: {command[:70]}", "" if same else f"expected {shown}, got {output(got)}")
+        exported = lab.run(["sectiond", "--list", "media", "--check-config"], check=False)
+        results.check(exported.returncode == 0 and "/etc/sectiond/media.json: OK: 4 sections" in exported.stdout,
+                      "README: the exported /etc/sectiond/media.json is a config sectiond --list media takes",
+                      output(exported))
+
+
+PARTS = ["paths", "changes", "bus_names", "restart", "crash", "reload", "lists", "activation", "full_disk", "limit", "fallback", "by_hand", "web", "refusals"]
 
 
 def main():
@@ -321,6 +483,9 @@ def main():
                         getattr(lists, name)(results)
                     except (OSError, RuntimeError, ValueError, KeyError) as error:
                         results.check(False, f"{name} ran to its end", repr(error))
+        if not sys.argv[1:] or "readme" in wanted:
+            print("-- readme", flush=True)
+            readme_example(results)
     except LabUnavailable as e:
         skip_line(str(e))
         sys.exit(0)

@@ -45,14 +45,20 @@ check "socat: subscriber sees closed then opened" "!closed 3 1 second
 
 # The start-up save writes the whole state; the changes after it append to its journal,
 # each group ending with its revision and checksum (shown here as <crc>).
-check "state file holds the start, its journal every change" '{"format":2,"revision":0,"mode":"multi","sections":{"first":null,"second":null,"third":null},
+# Each group names who made its changes (`by TIME VIA UID PID NAME`): the name is the
+# client's process name, as neither nc nor socat says CLIENT NAME.
+check "state file holds the start, its journal every change and who made it" '{"format":2,"revision":0,"mode":"multi","sections":{"first":null,"second":null,"third":null},
+by <time> socket <uid> <pid> nc
 open 1 1
 commit 1 <crc>
+by <time> socket <uid> <pid> socat
 mode 2 exclusive
 commit 2 <crc>
+by <time> socket <uid> <pid> nc
 close 3 1
 open 4 2
-commit 4 <crc>' "$(head -1 "$dir/state.json"; sed 's/^\(commit [0-9]*\) [0-9a-f]\{8\}$/\1 <crc>/' "$dir/state.json.journal")"
+commit 4 <crc>' "$(head -1 "$dir/state.json"; sed -e 's/^\(commit [0-9]*\) [0-9a-f]\{8\}$/\1 <crc>/' \
+  -e 's/^by [0-9T:.Z-]* socket [0-9]* [0-9]* /by <time> socket <uid> <pid> /' "$dir/state.json.journal")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

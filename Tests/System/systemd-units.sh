@@ -253,7 +253,7 @@ for key in Type WatchdogSec FileDescriptorStoreMax User ProtectSystem PrivateNet
   expect "sectiond@.service $key (as sectiond.service)" "$(value "$key" "$tsvc")" "$(value "$key" "$svc")"
 done
 expect "sectiond@.service ExecStart" "$(value ExecStart "$tsvc")" \
-  "$PREFIX/bin/sectiond --list %i --max-clients 10000 --fd-store 10001 --bus system"
+  "$PREFIX/bin/sectiond --list %i --max-clients 10000 --fd-store 10001 --bus system --log-changes"
 expect "sectiond@.service StateDirectory" "$(value StateDirectory "$tsvc")" 'sectiond/%i'
 expect "sectiond@.service Sockets" "$(value Sockets "$tsvc")" 'sectiond@%i.socket sectiond-readonly@%i.socket'
 expect "sectiond@.socket ListenStream" "$(value ListenStream "$unitdir/sectiond@.socket")" \

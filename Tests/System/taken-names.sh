@@ -14,8 +14,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${BUILD_DIR:=.build/debug}"
 export BUILD_DIR
-suites=${TAKEN_SUITES:-user-service systemd-lab dbus-lab web-units package}
-# Every user the labs add (Tests/System/*lab*.py, user_service.py, web_units.py, package.py),
+suites=${TAKEN_SUITES:-user-service systemd-lab dbus-lab web-units package lists}
+# Every user the labs add (Tests/System/*lab*.py with lists_lab.py, user_service.py, web_units.py, package.py),
 # the issue's own, and the package's system user.
 names="alice bob carol dave newbie sectiond-test outsider member kiosk labcheck"
 

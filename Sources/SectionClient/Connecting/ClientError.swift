@@ -127,15 +127,19 @@ public enum ClientError: Error, Equatable {
     let parts = path.split(separator: "/").map(String.init)
     let name = parts.last ?? path
     // A named list's sockets are in sectiond/NAME/, made by the template sectiond@NAME.socket.
-    let list = parts.count >= 3 && parts[parts.count - 3] == "sectiond" ? parts[parts.count - 2] : nil
-    let instance = list.flatMap { try? ListName(validating: $0) }.map { "@\($0)" } ?? ""
-    let unit = (name == SocketNames.readonly ? "sectiond-readonly" : "sectiond") + instance + ".socket"
+    let list =
+      parts.count >= 3 && parts[parts.count - 3] == "sectiond"
+      ? (try? ListName(validating: parts[parts.count - 2])) : nil
+    let unit =
+      (name == SocketNames.readonly ? "sectiond-readonly" : "sectiond") + (list.map { "@\($0)" } ?? "")
+      + ".socket"
     if path.hasPrefix("/run/sectiond/") {
       return "the system's daemon: start it with 'sudo systemctl start \(unit)'"
     }
-    let directory = instance.isEmpty ? "/sectiond/" : "/sectiond/\(list!)/"
+    let directory = "/sectiond/" + (list.map { "\($0)/" } ?? "")
     if path.hasSuffix(directory + name) && (name == SocketNames.control || name == SocketNames.readonly) {
       return "your own daemon: start it with 'systemctl --user start \(unit)', or run sectiond"
+        + (list.map { " --list \($0)" } ?? "")
     }
     return "start one with 'sectiond --socket' naming its control socket"
   }

@@ -62,10 +62,8 @@ package enum SocketLocation {
     } catch {
       throw .usage("the page's ?list=: \(error)")
     }
-    let slash = path.lastIndex(of: "/")
-    let directory = slash.map { String(path[..<$0]) } ?? "."
-    let file = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    return "\(directory)/\(name)/\(file)"
+    let file = path.split(separator: "/").last.map(String.init) ?? path
+    return "\(directoryName(of: path))/\(name)/\(file)"
   }
 
   /// The directories holding sectiond's sockets, the user's own first, the system's last

@@ -26,7 +26,7 @@ public enum CRC32C {
   /// The checksum of `bytes` (standard: initial and final value inverted).
   public static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
     if let crc = bytes.withContiguousStorageIfAvailable(checksum) { return crc }
-    return checksum(Array(bytes).withUnsafeBufferPointer { $0 })
+    return Array(bytes).withUnsafeBufferPointer(checksum)
   }
 
   private static func checksum(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {

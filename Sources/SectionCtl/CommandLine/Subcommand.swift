@@ -1,7 +1,7 @@
 /// sectionctl's subcommands, with the help text of each in one table so `--help` and the parser agree.
 enum Subcommand: String, CaseIterable, Sendable {
-  case list, view, items, open, close, toggle, mode, status, lists, reload, ping, watch, log, ui, send, pipe,
-    help
+  case list, view, items, open, close, toggle, mode, status, lists
+  case reload, ping, watch, log, ui, send, pipe, help
   case add, rm, mv, rename, item, batch
   case isOpen = "is-open"
   case export, shell, completion
@@ -129,7 +129,8 @@ enum Subcommand: String, CaseIterable, Sendable {
       system's (/run/sectiond): the unnamed list's, and a directory per named list
       (sectiond --list NAME, sectiond@NAME.service). Each is asked as 'status' asks, through
       its read-only socket when the control socket is refused (CLIENTS is then -). A list that
-      does not answer is listed with why. Use one with 'sectionctl -l NAME COMMAND'.
+      does not answer within 5 s (--timeout SECONDS) is listed with why. Use one with
+      'sectionctl -l NAME COMMAND'.
       With --json: {\"lists\": [{\"name\" (null: the unnamed list), \"scope\" (user or system),
       \"socket\", \"sections\", \"open\", \"revision\", \"clients\", \"error\"}]}.
       """

@@ -44,9 +44,15 @@ struct Lists {
     return found
   }
 
+  /// How long one list that does not answer holds up the rest, unless --timeout says otherwise.
+  static let timeout = 5.0
+
   func run() -> ExitStatus {
-    let rows = Lists.find(in: SocketLocation.directories(environment: runner.environment)).map { found in
-      var invocation = Invocation(command: .status, json: runner.invocation.json, timeout: 5)
+    let given = runner.invocation.timeout
+    let timeout = given == Invocation.defaultTimeout ? Lists.timeout : given
+    let directories = SocketLocation.directories(environment: runner.environment)
+    let rows = Lists.find(in: directories).map { found in
+      var invocation = Invocation(command: .status, json: runner.invocation.json, timeout: timeout)
       invocation.socket = found.control
       let asking = Runner(invocation: invocation, environment: runner.environment, output: runner.output)
       return Row(found: found, status: Result { () throws(ClientError) in try asking.daemonStatus() })
@@ -54,7 +60,9 @@ struct Lists {
     if runner.invocation.json {
       runner.output.print(JSONRenderer.lists(rows))
     } else {
-      runner.output.print(TextRenderer.lists(rows, style: Style(environment: runner.environment)))
+      runner.output.print(
+        TextRenderer.lists(
+          rows, looked: directories.map(\.path), style: Style(environment: runner.environment)))
     }
     return .success
   }

@@ -37,9 +37,10 @@ enum TextRenderer {
 
   /// `sectionctl lists`: a row per list, `-` for the unnamed list's name and for what a list
   /// did not tell (clients, on its read-only socket) or could not (the last column says why).
-  static func lists(_ rows: [Lists.Row], style: Style) -> String {
+  /// `looked`: the directories searched, which a search that found nothing names.
+  static func lists(_ rows: [Lists.Row], looked: [String], style: Style) -> String {
     guard !rows.isEmpty else {
-      return "no lists: no sectiond sockets in this user's or the system's directory\n"
+      return "no lists: no sectiond sockets in \(looked.map(show).joined(separator: " nor in "))\n"
     }
     let header = ["NAME", "SCOPE", "SECTIONS", "OPEN", "REVISION", "CLIENTS", "SOCKET"]
     let cells = rows.map { row -> [String] in
