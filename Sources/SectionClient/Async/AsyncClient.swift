@@ -14,7 +14,8 @@ import Synchronization
 /// Errors are `ClientError`: `.daemon(code:message:)` carries the protocol's ERR code (NOSECTION,
 /// READONLY, SYNTAX...) and message. When the daemon goes away, the requests in flight fail
 /// with `.connectionLost` (a change among them may or may not have been made); the next request
-/// connects again. `events()` and `states()` follow on connections of their own and reconnect
+/// connects again. A request is not given up when its task is cancelled: once written, its
+/// reply is what the daemon did, and the task gets it. `events()` and `states()` follow on connections of their own and reconnect
 /// by themselves.
 public final class AsyncClient: Sendable {
   /// The daemon's control (or read-only) socket.
