@@ -447,14 +447,35 @@ import Testing
     try watch.waitFor("lost-connection message") { $0.stderr.contains("reconnecting") }
     #expect(watch.isRunning, "watch waits for the daemon instead of dying")
     try daemon.start()
-    // The fresh state comes first, so a reader knows where it stands after the gap.
-    #expect(try watch.waitForLines(3)[2] == "state 1 multi first")
+    // Made before watch is back (it waits at least 0.1 s between attempts) or after: either
+    // way it resumes (SUBSCRIBE FROM 1) and prints the change, and no snapshot.
     _ = try daemon.connect().request("OPEN 2")
     try #require(watch.waitForExit(timeout: 10))
     #expect(watch.status == 0)
-    #expect(
-      watch.lines == ["state 0 multi -", "opened 1 0 first", "state 1 multi first", "opened 2 2 third"])
+    #expect(watch.lines == ["state 0 multi -", "opened 1 0 first", "opened 2 2 third"])
     #expect(watch.stderr.contains("reconnected"))
+  }
+
+  @Test func watchPrintsTheStateAfreshWhenTheMissedChangesAreGone() throws {
+    let watch = SectionctlProcess(["--socket", daemon.socketPath, "watch", "--count", "2"])
+    try watch.start()
+    try watch.waitForLines(1)
+    _ = try daemon.connect().request("OPEN 0")
+    try watch.waitForLines(2)
+    #expect(daemon.stop() == 0)
+    try watch.waitFor("lost-connection message") { $0.stderr.contains("reconnecting") }
+    // The same state and socket, served by a daemon that keeps no history and whose config
+    // adds a section at its start (revision 2): watch cannot resume after 1.
+    let forgetful = try TestDaemon(
+      arguments: ["--history", "0"],
+      config:
+        #"{"sections":[{"id":"first","title":"First"},{"id":"second","title":"Second"},{"id":"third","title":"Third"},{"id":"fourth","title":"Fourth"}]}"#,
+      directory: daemon.directory)
+    #expect(try watch.waitForLines(3)[2] == "state 2 multi first")
+    _ = try forgetful.connect().request("CLOSE 0")
+    try #require(watch.waitForExit(timeout: 10))
+    #expect(
+      watch.lines == ["state 0 multi -", "opened 1 0 first", "state 2 multi first", "closed 3 0 first"])
   }
 
   @Test(arguments: [SIGINT, SIGTERM])

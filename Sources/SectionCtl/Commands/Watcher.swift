@@ -14,12 +14,13 @@ struct Watcher {
 
   /// Runs until `count` changes were seen (status 0), or forever; SIGINT and SIGTERM end it with status 0.
   /// Only the first connection may fail with "cannot connect": after that the daemon is waited
-  /// for, and a reconnection prints the state afresh (`state ...`), so a reader knows where
-  /// things stand after the gap: watch does not resume where the library's `events()` does.
+  /// for, and a reconnection resumes (`SUBSCRIBE FROM`): the changes missed during the gap are
+  /// printed as they happened. Where the daemon no longer keeps them, the state is printed
+  /// afresh (`state ...`), so a reader knows where things stand after the gap.
   func run() throws(ClientError) -> ExitStatus {
     ProcessInfo.exitSuccessfullyOnInterrupt()
     var seen = 0
-    try Subscriber(path: path, name: "sectionctl", resumes: false).run(
+    try Subscriber(path: path, name: "sectionctl").run(
       news: { news in
         switch news {
         case .lost: output.diagnose("lost the connection to sectiond on \(path); reconnecting")
