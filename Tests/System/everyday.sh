@@ -181,6 +181,31 @@ history=$(cat "$dir/xdg/sectionctl/history" 2>/dev/null)
 contains "shell: the history is kept in \$XDG_STATE_HOME/sectionctl/history" "is-open" "$history"
 "${T[@]}" kill-server 2>/dev/null
 
+# --- the shell resumes its events after the daemon comes back (SUBSCRIBE FROM) -----------
+start s --state "$dir/s.json"
+spid=${pids[-1]}
+"${T[@]}" new-session -d -x 100 -y 20 \
+  "env XDG_STATE_HOME=$dir/xdg TERM=xterm LANG=C.UTF-8 SECTIOND_SOCKET=$dir/s.sock $ctl"
+wait_for "sectiond>" || fail "shell on daemon s" "$(screen)"
+"$ctl" -s "$dir/s.sock" open first >/dev/null
+wait_for "! opened 1" || fail "shell: first event on daemon s" "$(screen)"
+kill "$spid"
+wait "$spid" 2>/dev/null
+wait_for "reconnects after the next line" && pass "shell: a daemon gone is said" ||
+  fail "shell: a daemon gone is said" "$(screen)"
+start s --state "$dir/s.json"
+# Made while the shell has no subscription: it subscribes again after the next line.
+"$ctl" -s "$dir/s.sock" toggle third >/dev/null
+"${T[@]}" send-keys 'ping' Enter
+wait_for "! opened 2 2 third" &&
+  pass "shell: a change made while it was not connected shows once it reconnects (resumed)" ||
+  fail "shell: resumed after a restart" "$(screen)"
+case "$(screen)" in
+  *"! state"*) fail "  ... without a snapshot, as the daemon kept the change" "$(screen)" ;;
+  *) pass "  ... without a snapshot, as the daemon kept the change" ;;
+esac
+"${T[@]}" kill-server 2>/dev/null
+
 # --- the ui's edit prompt ---------------------------------------------------------------
 "${T[@]}" new-session -d -x 80 -y 12 "env TERM=xterm LANG=C.UTF-8 $ctl -s $dir/d.sock ui"
 wait_for "unicode-title" || fail "ui started" "$(screen)"

@@ -15,6 +15,9 @@ final class Shell {
   private let runner: Runner
   private let path: String
   private var events: LiveConnection?
+  /// The newest revision the events have told of: a new subscription resumes after it
+  /// (`SUBSCRIBE FROM`), so the changes made while the shell was not connected still show.
+  private var seenRevision: UInt64?
   /// SIGINT, read between keys on a terminal instead of ending the shell.
   private var interrupts: SignalDescriptor?
 
@@ -212,11 +215,11 @@ final class Shell {
 
   // MARK: Events
 
-  /// Subscribes on a connection of its own; without a daemon the shell still runs, and tries
-  /// again after the next line.
+  /// Subscribes on a connection of its own, resuming after the last revision seen; without a
+  /// daemon the shell still runs, and tries again after the next line.
   private func connectEvents() {
     guard let connection = try? LiveConnection(path: path) else { return }
-    connection.send("SUBSCRIBE", as: .subscribe)
+    connection.send(seenRevision.map { "SUBSCRIBE FROM \($0)" } ?? "SUBSCRIBE", as: .subscribe)
     guard (try? connection.flush()) != nil else { return }
     events = connection
   }
@@ -232,7 +235,26 @@ final class Shell {
     }
     var text = ""
     if let incoming {
-      for case .event(let event) in incoming { text += TextRenderer.event(event) }
+      for received in incoming {
+        switch received {
+        case .event(let event):
+          text += TextRenderer.event(event)
+          seenRevision = max(seenRevision ?? 0, event.revision ?? 0)
+        case .reply(.subscribe, let reply):
+          // A snapshot after a gap: the daemon no longer keeps what was missed, so say where
+          // things stand now.
+          if let state = reply.state {
+            if seenRevision != nil { text += TextRenderer.event(.state(state)) }
+            seenRevision = state.revision
+          } else if case .error = reply.status {
+            // A daemon older than SUBSCRIBE FROM: a plain subscription then.
+            seenRevision = nil
+            connection.send("SUBSCRIBE", as: .subscribe)
+            _ = try? connection.flush()
+          }
+        case .reply: break
+        }
+      }
     } else {
       events = nil
       text = "sectiond closed the connection; the shell reconnects after the next line\n"
