@@ -19,6 +19,36 @@ import Testing
     return state
   }
 
+  @Test func aReconnectionResumesAfterTheRevisionOnScreen() {
+    var state = synced()
+    #expect(state.resumption == "SUBSCRIBE FROM 5")
+    let resumed = state.resumed(Reply(status: .ok(revision: 5)))
+    #expect(resumed)
+    #expect(state.isSynced)
+    // The missed change comes as an event and is applied to what the screen shows.
+    #expect(state.apply(.closed(revision: 6, index: 1, id: "b")) == [])
+    #expect(state.sections.map(\.isOpen) == [false, false])
+  }
+
+  @Test func aSnapshotOrARefusalMeansTheWholeViewAgain() {
+    var state = synced()
+    let snapshot = StateSnapshot(revision: 9, mode: .exclusive, openIDs: ["a"])
+    let afterSnapshot = state.resumed(Reply(data: [.state(snapshot)], status: .ok(revision: 9)))
+    #expect(!afterSnapshot)
+    #expect(!state.isSynced)
+    #expect(state.mode == .exclusive)
+    #expect(state.resumption == nil, "nothing to resume from until the VIEW comes")
+    var older = synced()
+    let afterRefusal = older.resumed(
+      Reply(status: .error(code: "SYNTAX", message: "SUBSCRIBE takes no argument")))
+    #expect(!afterRefusal)
+    #expect(!older.isSynced)
+  }
+
+  @Test func aFirstConnectionHasNothingToResume() {
+    #expect(LiveState().resumption == nil)
+  }
+
   @Test func aViewSetsSectionsItemsAndRevision() {
     let state = synced()
     #expect(state.sections.map(\.isOpen) == [false, true])

@@ -8,6 +8,8 @@ final class LiveConnection {
   /// What a request was for, so its reply can be handled when it comes.
   enum Request: Equatable, Sendable {
     case subscribe
+    /// `SUBSCRIBE FROM <rev>` on a reconnection: the changes missed, or a snapshot.
+    case resume
     case view
     case items(String)
     /// A change a person asked for (TOGGLE, OPEN ALL, MODE, RELOAD...): only a refusal matters.

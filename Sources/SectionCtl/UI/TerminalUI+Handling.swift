@@ -82,6 +82,14 @@ extension TerminalUI {
       fulfil(state.apply(event))
     case .reply(.subscribe, let reply):
       if let snapshot = reply.state { state.subscribed(snapshot) } else { refused(reply, "SUBSCRIBE") }
+    case .reply(.resume, let reply):
+      if state.resumed(reply) {
+        status.link = .connected
+      } else {
+        // A plain subscription on an older daemon (it answered ERR); then the whole view.
+        if reply.state == nil { connection?.send("SUBSCRIBE", as: .subscribe) }
+        connection?.send("VIEW", as: .view)
+      }
     case .reply(.view, let reply):
       guard let revision = reply.revision else { return refused(reply, "VIEW") }
       status.link = .connected

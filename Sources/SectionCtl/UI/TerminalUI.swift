@@ -166,12 +166,18 @@ final class TerminalUI {
   }
 
   /// Sends SUBSCRIBE and VIEW on a new connection; the events that arrive before VIEW's reply wait.
+  /// A new connection: a reconnection resumes after the revision on screen (`SUBSCRIBE
+  /// FROM`); a first one, or one that cannot resume, subscribes and asks for the whole view.
   private func start(_ connection: LiveConnection) {
     self.connection = connection
     status.link = .syncing
-    state.awaitView(afresh: true)
-    connection.send("SUBSCRIBE", as: .subscribe)
-    connection.send("VIEW", as: .view)
+    if let resumption = state.resumption {
+      connection.send(resumption, as: .resume)
+    } else {
+      state.awaitView(afresh: true)
+      connection.send("SUBSCRIBE", as: .subscribe)
+      connection.send("VIEW", as: .view)
+    }
     try? connection.flush()
     changed()
   }
