@@ -437,7 +437,8 @@ import Testing
     #expect(lines.last == "", "each drawing ends with a blank line when not on a terminal")
   }
 
-  @Test func watchSurvivesADaemonRestart() throws {
+  /// A `watch --count 2` that saw one change (`opened 1 0 first`) and then lost its daemon.
+  private func watchThatLostItsDaemon() throws -> SectionctlProcess {
     let watch = SectionctlProcess(["--socket", daemon.socketPath, "watch", "--count", "2"])
     try watch.start()
     try watch.waitForLines(1)
@@ -445,6 +446,11 @@ import Testing
     try watch.waitForLines(2)
     #expect(daemon.stop() == 0)
     try watch.waitFor("lost-connection message") { $0.stderr.contains("reconnecting") }
+    return watch
+  }
+
+  @Test func watchSurvivesADaemonRestart() throws {
+    let watch = try watchThatLostItsDaemon()
     #expect(watch.isRunning, "watch waits for the daemon instead of dying")
     try daemon.start()
     // Made before watch is back (it waits at least 0.1 s between attempts) or after: either
@@ -457,13 +463,7 @@ import Testing
   }
 
   @Test func watchPrintsTheStateAfreshWhenTheMissedChangesAreGone() throws {
-    let watch = SectionctlProcess(["--socket", daemon.socketPath, "watch", "--count", "2"])
-    try watch.start()
-    try watch.waitForLines(1)
-    _ = try daemon.connect().request("OPEN 0")
-    try watch.waitForLines(2)
-    #expect(daemon.stop() == 0)
-    try watch.waitFor("lost-connection message") { $0.stderr.contains("reconnecting") }
+    let watch = try watchThatLostItsDaemon()
     // The same state and socket, served by a daemon that keeps no history and whose config
     // adds a section at its start (revision 2): watch cannot resume after 1.
     let forgetful = try TestDaemon(
