@@ -22,7 +22,7 @@ import Testing
   @Test func aReconnectionResumesAfterTheRevisionOnScreen() {
     var state = synced()
     #expect(state.resumption == "SUBSCRIBE FROM 5")
-    let resumed = state.resumed(Reply(status: .ok(revision: 5)))
+    let resumed = state.resumed(Subscribing.start(of: Reply(status: .ok(revision: 5))))
     #expect(resumed)
     #expect(state.isSynced)
     // The missed change comes as an event and is applied to what the screen shows.
@@ -33,14 +33,16 @@ import Testing
   @Test func aSnapshotOrARefusalMeansTheWholeViewAgain() {
     var state = synced()
     let snapshot = StateSnapshot(revision: 9, mode: .exclusive, openIDs: ["a"])
-    let afterSnapshot = state.resumed(Reply(data: [.state(snapshot)], status: .ok(revision: 9)))
+    let afterSnapshot = state.resumed(
+      Subscribing.start(of: Reply(data: [.state(snapshot)], status: .ok(revision: 9))))
     #expect(!afterSnapshot)
     #expect(!state.isSynced)
     #expect(state.mode == .exclusive)
     #expect(state.resumption == nil, "nothing to resume from until the VIEW comes")
     var older = synced()
-    let afterRefusal = older.resumed(
-      Reply(status: .error(code: "SYNTAX", message: "SUBSCRIBE takes no argument")))
+    let refusal = Reply(status: .error(code: "SYNTAX", message: "SUBSCRIBE takes no argument"))
+    #expect(Subscribing.start(of: refusal) == .refused)
+    let afterRefusal = older.resumed(Subscribing.start(of: refusal))
     #expect(!afterRefusal)
     #expect(!older.isSynced)
   }

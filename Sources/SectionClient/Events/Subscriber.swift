@@ -93,15 +93,13 @@ public final class Subscriber: Sendable {
   private func subscribe(_ client: Client, handle: (Update, Client) throws(ClientError) -> Bool)
     throws(ClientError) -> Bool
   {
-    var reply: Reply
-    if resumes, let revision {
-      reply = try client.request("SUBSCRIBE FROM \(revision)")
-      if case .error = reply.status { reply = try client.request("SUBSCRIBE") }
-    } else {
-      reply = try client.request("SUBSCRIBE")
+    let after = resumes ? revision : nil
+    var reply = try client.request(Subscribing.request(after: after))
+    if after != nil, Subscribing.start(of: reply) == .refused {
+      reply = try client.request(Subscribing.request(after: nil))
     }
     _ = try reply.succeeded()
-    guard let snapshot = reply.state else { return false }
+    guard case .snapshot(let snapshot) = Subscribing.start(of: reply) else { return false }
     lastRevision.withLock { $0 = snapshot.revision }
     return try handle(.subscribed(snapshot), client)
   }

@@ -36,7 +36,7 @@ struct HistoryLog {
     while true {
       do {
         let events = try Client(path: runner.socketPath(), name: "sectionctl-log")
-        _ = try events.request("SUBSCRIBE FROM \(shown)").succeeded()
+        _ = try events.request(Subscribing.request(after: shown)).succeeded()
         let reader = try runner.connect()
         shown = try showSince(shown, on: reader, users: &users)
         while let event = try events.nextEvent() {

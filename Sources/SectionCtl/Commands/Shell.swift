@@ -219,7 +219,7 @@ final class Shell {
   /// daemon the shell still runs, and tries again after the next line.
   private func connectEvents() {
     guard let connection = try? LiveConnection(path: path) else { return }
-    connection.send(seenRevision.map { "SUBSCRIBE FROM \($0)" } ?? "SUBSCRIBE", as: .subscribe)
+    connection.send(Subscribing.request(after: seenRevision), as: .subscribe)
     guard (try? connection.flush()) != nil else { return }
     events = connection
   }
@@ -241,15 +241,16 @@ final class Shell {
           text += TextRenderer.event(event)
           seenRevision = max(seenRevision ?? 0, event.revision ?? 0)
         case .reply(.subscribe, let reply):
-          // A snapshot after a gap: the daemon no longer keeps what was missed, so say where
-          // things stand now.
-          if let state = reply.state {
+          switch Subscribing.start(of: reply) {
+          case .resumed: break
+          case .snapshot(let state):
+            // A snapshot after a gap: the daemon no longer keeps what was missed, so say where
+            // things stand now.
             if seenRevision != nil { text += TextRenderer.event(.state(state)) }
             seenRevision = state.revision
-          } else if case .error = reply.status {
-            // A daemon older than SUBSCRIBE FROM: a plain subscription then.
+          case .refused:
             seenRevision = nil
-            connection.send("SUBSCRIBE", as: .subscribe)
+            connection.send(Subscribing.request(after: nil), as: .subscribe)
             _ = try? connection.flush()
           }
         case .reply: break

@@ -59,16 +59,16 @@ struct LiveState {
   /// it shows, so that only the changes missed come (as events), not the whole view again; nil
   /// while a VIEW was still awaited, when there is nothing to pick up from.
   var resumption: String? {
-    isSynced && revision > 0 ? "SUBSCRIBE FROM \(revision)" : nil
+    isSynced && revision > 0 ? Subscribing.request(after: revision) : nil
   }
 
   /// The reply to `resumption`: true when the daemon resumed (the missed changes follow as
   /// events). Otherwise the daemon no longer keeps them, or restarted with older revisions, or
   /// predates SUBSCRIBE FROM: the state then waits for a VIEW, as on a first connection.
-  mutating func resumed(_ reply: Reply) -> Bool {
-    if reply.state == nil, reply.revision != nil { return true }
+  mutating func resumed(_ start: Subscribing.Start) -> Bool {
+    if start == .resumed { return true }
     awaitView(afresh: true)
-    if let snapshot = reply.state { subscribed(snapshot) }
+    if case .snapshot(let snapshot) = start { subscribed(snapshot) }
     return false
   }
 

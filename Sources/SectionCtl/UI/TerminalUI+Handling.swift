@@ -83,11 +83,12 @@ extension TerminalUI {
     case .reply(.subscribe, let reply):
       if let snapshot = reply.state { state.subscribed(snapshot) } else { refused(reply, "SUBSCRIBE") }
     case .reply(.resume, let reply):
-      if state.resumed(reply) {
+      let start = Subscribing.start(of: reply)
+      if state.resumed(start) {
         status.link = .connected
       } else {
-        // A plain subscription on an older daemon (it answered ERR); then the whole view.
-        if reply.state == nil { connection?.send("SUBSCRIBE", as: .subscribe) }
+        // A plain subscription on an older daemon; then the whole view.
+        if start == .refused { connection?.send(Subscribing.request(after: nil), as: .subscribe) }
         connection?.send("VIEW", as: .view)
       }
     case .reply(.view, let reply):

@@ -165,7 +165,6 @@ final class TerminalUI {
     }
   }
 
-  /// Sends SUBSCRIBE and VIEW on a new connection; the events that arrive before VIEW's reply wait.
   /// A new connection: a reconnection resumes after the revision on screen (`SUBSCRIBE
   /// FROM`); a first one, or one that cannot resume, subscribes and asks for the whole view.
   private func start(_ connection: LiveConnection) {
@@ -175,7 +174,7 @@ final class TerminalUI {
       connection.send(resumption, as: .resume)
     } else {
       state.awaitView(afresh: true)
-      connection.send("SUBSCRIBE", as: .subscribe)
+      connection.send(Subscribing.request(after: nil), as: .subscribe)
       connection.send("VIEW", as: .view)
     }
     try? connection.flush()
