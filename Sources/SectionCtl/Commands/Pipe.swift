@@ -33,8 +33,10 @@ struct Pipe {
       throw .cannotConnect(path: path, errno: (error as? PosixError)?.errno ?? Errno(0))
     }
     var relay = Relay(socket: socket, filter: outputIsTerminal ? TerminalLines() : nil)
-    relay.toSocket = Array("CLIENT NAME \(name)\n".utf8)
-    relay.namingReplyPending = true
+    if let line = ClientName.line(name) {
+      relay.toSocket = Array((line + "\n").utf8)
+      relay.namingReplyPending = true
+    }
     return try relay.run(path: path)
   }
 }

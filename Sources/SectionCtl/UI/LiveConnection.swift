@@ -35,7 +35,7 @@ final class LiveConnection {
     input = LineReader(path: path)
     fd = try Connection.socket(path: path)
     // What the daemon's history calls it; only a refusal (an older daemon) would show.
-    if let name { send("CLIENT NAME \(name)", as: .change("CLIENT NAME")) }
+    if let line = name.flatMap(ClientName.line) { send(line, as: .change("CLIENT NAME")) }
   }
 
   deinit { fd.close() }
