@@ -60,6 +60,24 @@ import Testing
     #expect(lines.last == "OK 2")
   }
 
+  /// The server hands the service a client's author once for each run of its requests: a name
+  /// given and a reload asked for in the middle of one pipelined run must still change who the
+  /// run's later changes are.
+  @Test func aPipelinedRunKeepsItsNamesAndReloads() throws {
+    let daemon = try TestDaemon(config: #"{"sections":[{"title":"A"}]}"#)
+    let client = try daemon.connect()
+    _ = daemon.directory.write("sections.json", #"{"sections":[{"title":"A"},{"title":"B"}]}"#)
+    try client.send("TOGGLE a\nCLIENT NAME admin\nRELOAD\nTOGGLE b\nCLIENT NAME late\nTOGGLE a\n")
+    let replies = try (0..<6).map { _ in try client.readReply().last ?? "" }
+    #expect(replies == ["OK 1", "OK", "OK 2", "OK 3", "OK", "OK 4"])
+    let lines = try client.request("HISTORY")
+    #expect(
+      lines.dropLast().map(who) == [
+        "socket \(me) \(comm) opened 1 0 a", "reload \(me) admin reload 2", "socket \(me) admin opened 3 1 b",
+        "socket \(me) late closed 4 0 a",
+      ])
+  }
+
   @Test func goneAndTheBound() throws {
     let daemon = try TestDaemon(arguments: ["--history", "3"])
     let client = try daemon.connect()

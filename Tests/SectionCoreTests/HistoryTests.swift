@@ -98,6 +98,37 @@ extension HistoryClockTests {
     #expect(lines.count == 11)
   }
 
+  /// A saved group is kept in one go (`append(_:events:)`): it must keep exactly what keeping
+  /// its changes one by one keeps, whoever made them, however large the group.
+  @Test(arguments: [(10, 3, 5, 1), (10, 8, 25, 1), (2000, 500, 1500, 4000), (10, 4, 3, 1)])
+  func aGroupKeepsWhatItsChangesOneByOneWould(capacity: Int, kept: Int, grouped: Int, idLength: Int) {
+    let other = Author(via: .bus, uid: 5, pid: 6, name: "b")
+    // Runs of one author's changes, and an author that comes back.
+    let authors = [author, author, other, other, Author(via: .socket, uid: 7, pid: 8), author]
+    let id = String(repeating: "i", count: idLength)
+    var oneByOne = History(capacity: capacity)
+    for revision in 1...kept { keep(&oneByOne, revision, id) }
+    var inGroup = oneByOne
+    var group = History.Group()
+    var events: [UInt8] = []
+    // The last case's group does not follow the history: both start afresh.
+    let firstRevision = capacity == 10 && grouped == 3 ? kept + 2 : kept + 1
+    for (number, revision) in (firstRevision..<(firstRevision + grouped)).enumerated() {
+      let author = authors[number % authors.count]
+      keep(&oneByOne, revision, id, by: author)
+      let start = events.count
+      events += event(revision, id)
+      group.add(revision: UInt64(revision), by: author, events: start..<events.count)
+    }
+    inGroup.append(group, events: events)
+    #expect(inGroup.count == oneByOne.count && inGroup.oldestRevision == oneByOne.oldestRevision)
+    #expect(
+      (0..<inGroup.count).map { Array(inGroup.event($0)) }
+        == (0..<oneByOne.count).map { Array(oneByOne.event($0)) })
+    #expect(
+      Harness(history: inGroup).reply("HISTORY 5000") == Harness(history: oneByOne).reply("HISTORY 5000"))
+  }
+
   @Test func aGapStartsItAfresh() {
     var history = History(capacity: 10)
     keep(&history, 1)

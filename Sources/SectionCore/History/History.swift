@@ -101,20 +101,70 @@ public struct History {
   public mutating func append(revision: UInt64, time: UInt64, author: Author, event: some Collection<UInt8>) {
     guard capacity > 0 else { return }
     if let newest = newestRevision, newest + 1 != revision { removeAll() }
-    if records.isEmpty {
-      records = Array(repeating: Record(revision: 0, time: 0, author: 0, start: 0, end: 0), count: capacity)
+    let start = dropped + text.count
+    text.append(contentsOf: event)
+    keep(revision: revision, time: time, author: slot(of: author), events: start..<(dropped + text.count))
+    dropOverflow()
+  }
+
+  /// Keeps the changes of `group` as the newest, their events taken from `events` (where the
+  /// group's ranges point) in one copy, each run of one author's changes looking its author up
+  /// once: a saved group of a thousand changes costs one copy, not a thousand. Of a group larger
+  /// than the history (a BATCH), only what it can keep is copied: its newest `capacity`
+  /// changes, within `byteLimit`, and nothing older.
+  mutating func append(_ group: Group, events: [UInt8]) {
+    let changes = group.changes
+    guard capacity > 0, let newestChange = changes.last else { return }
+    var from = max(0, changes.count - capacity)
+    while from < changes.count - 1,
+      newestChange.events.upperBound - changes[from].events.lowerBound > History.byteLimit
+    {
+      from += 1
     }
+    // A group that does not follow the newest kept starts the history afresh (one whose
+    // oldest changes are left out never does).
+    if let newest = newestRevision, newest + 1 != changes[from].revision { removeAll() }
+    let shift = dropped + text.count - changes[from].events.lowerBound
+    text.append(contentsOf: events[changes[from].events.lowerBound..<newestChange.events.upperBound])
+    var author = (index: Int32(-1), slot: Int32(-1))
+    for change in changes[from...] {
+      if change.author != author.index {
+        author = (change.author, slot(of: group.authors[Int(change.author)]))
+      }
+      keep(
+        revision: change.revision, time: group.time, author: author.slot,
+        events: (change.events.lowerBound + shift)..<(change.events.upperBound + shift))
+    }
+    dropOverflow()
+  }
+
+  /// The index of `author` in the table of authors, added when it is not there yet.
+  private mutating func slot(of author: Author) -> Int32 {
     if author.slot < 0 || author.slot >= authors.count || authors[author.slot] !== author {
       if authors.count >= capacity + 64 { rebuildAuthors() }
       author.slot = authors.count
       authors.append(author)
     }
-    let start = dropped + text.count
-    text.append(contentsOf: event)
+    return Int32(author.slot)
+  }
+
+  /// Puts the record of a change whose event is already in `text` after the newest, in the
+  /// place of the oldest when `capacity` are kept.
+  private mutating func keep(revision: UInt64, time: UInt64, author: Int32, events: Range<Int>) {
+    if records.isEmpty {
+      records = Array(repeating: Record(revision: 0, time: 0, author: 0, start: 0, end: 0), count: capacity)
+    }
     if count == capacity { dropOldest() }
-    records[(first + count) % capacity] = Record(
-      revision: revision, time: time, author: Int32(author.slot), start: start, end: dropped + text.count)
+    var index = first + count
+    if index >= capacity { index -= capacity }
+    records[index] = Record(
+      revision: revision, time: time, author: author, start: events.lowerBound, end: events.upperBound)
     count += 1
+  }
+
+  /// Drops the oldest changes past `byteLimit`, and the events before the oldest kept once they
+  /// are half of `text`.
+  private mutating func dropOverflow() {
     while count > 1, dropped + text.count - records[first].start > History.byteLimit { dropOldest() }
     let oldest = records[first].start - dropped
     if oldest > text.count / 2 {

@@ -13,13 +13,13 @@ extension SectionService {
   }
 
   /// The journal's `by <time> <via> <uid> <pid> <name>` line: the changes after it in the group
-  /// are `author`'s, made at `turnTime`. One line for a client's run of changes, not one a
+  /// are `author`'s, made at the group's time. One line for a client's run of changes, not one a
   /// change: at 16 in flight a line with each change made the journal ten times longer and the
   /// history cost a TOGGLE half its CPU (perf).
   func journalAuthor(_ author: Author) {
     journal.appendText { line in
       line.append("by ")
-      historyClock.append(milliseconds: turnTime, to: &line)
+      historyClock.append(milliseconds: pendingHistory.time, to: &line)
       line.append(" ")
       line.append(contentsOf: author.who(processName))
       line.append("\n")
@@ -29,10 +29,7 @@ extension SectionService {
 
   /// `history` with the unsaved changes kept too.
   func keepUnsaved(in history: inout History) {
-    for record in pendingRecords {
-      history.append(
-        revision: record.revision, time: turnTime, author: record.author, event: pendingEvents[record.events])
-    }
+    history.append(pendingHistory, events: pendingEvents)
   }
 
   func appendLines(of history: History, from position: Int, blankingWho: Bool, to buffer: inout [UInt8]) {
@@ -45,7 +42,7 @@ extension SectionService {
   /// The history lines of the unsaved changes (`<rev> <time> <via> <uid> <pid> <name> <event>`,
   /// each with its LF): for the journal entries of a save (`--log-changes`).
   public func unsavedHistoryLines() -> [UInt8] {
-    var unsaved = History(capacity: pendingRecords.count)
+    var unsaved = History(capacity: pendingHistory.count)
     keepUnsaved(in: &unsaved)
     var lines: [UInt8] = []
     appendLines(of: unsaved, from: 0, blankingWho: false, to: &lines)

@@ -66,18 +66,11 @@ public final class SectionService {
   /// The name of process `pid` (its `comm`), for an author that gave none; nil when unknown.
   public var processName: (Int32) -> String? = { _ in nil }
   /// The unsaved changes for the history: who made each, and where its event is in
-  /// `pendingEvents`; all made at `turnTime`.
-  var pendingRecords: [PendingRecord] = []
-  var turnTime: UInt64 = 0
+  /// `pendingEvents`.
+  var pendingHistory = History.Group()
   /// The author the journal's last `by` line of the unsaved group names.
   var journalAuthor: Author?
   var historyClock = HistoryClock()
-
-  struct PendingRecord {
-    let revision: UInt64
-    let author: Author
-    let events: Range<Int>
-  }
 
   public init(model: SectionModel, limits: EditLimits = EditLimits(), history: History = History(capacity: 0))
   {
@@ -323,9 +316,9 @@ public final class SectionService {
   private func recordChanges(from start: Int) throws(ProtocolError) {
     guard unsaved.count > start else { return }
     let (eventsStart, journalStart) = (pendingEvents.count, journal.count)
-    let recordsStart = pendingRecords.count
+    let recordsStart = pendingHistory.count
     let keepsHistory = history.capacity > 0
-    if keepsHistory && recordsStart == 0 { turnTime = clock() }
+    if keepsHistory && recordsStart == 0 { pendingHistory.time = clock() }
     for change in unsaved[start...] {
       rendered.apply(change)
       let eventStart = pendingEvents.count
@@ -337,13 +330,12 @@ public final class SectionService {
         Journal.append(change, to: &journal)
       }
       if keepsHistory {
-        pendingRecords.append(
-          PendingRecord(revision: change.revision, author: author, events: eventStart..<pendingEvents.count))
+        pendingHistory.add(revision: change.revision, by: author, events: eventStart..<pendingEvents.count)
       }
       if pendingEvents.count - eventsStart + journal.count - journalStart > SectionService.renderedLimit {
         pendingEvents.removeSubrange(eventsStart...)
         journal.removeSubrange(journalStart...)
-        pendingRecords.removeSubrange(recordsStart...)
+        pendingHistory.removeChanges(from: recordsStart)
         journalAuthor = nil
         throw ProtocolError(
           .limit,
@@ -357,10 +349,7 @@ public final class SectionService {
   /// The unsaved changes are now in the state file: hand their events over for broadcast.
   public func commit() -> [UInt8] {
     saved = nil
-    for record in pendingRecords {
-      history.append(
-        revision: record.revision, time: turnTime, author: record.author, event: pendingEvents[record.events])
-    }
+    history.append(pendingHistory, events: pendingEvents)
     let events = pendingEvents
     forgetUnsaved()
     return events
@@ -376,7 +365,7 @@ public final class SectionService {
     empty(&unsaved, keepingUpTo: SectionService.keptCapacity)
     empty(&journal, keepingUpTo: SectionService.keptCapacity)
     empty(&pendingEvents, keepingUpTo: SectionService.keptCapacity)
-    empty(&pendingRecords, keepingUpTo: SectionService.keptCapacity)
+    pendingHistory.removeAll(keepingUpTo: SectionService.keptCapacity)
     journalAuthor = nil
     needsSnapshot = false
   }
