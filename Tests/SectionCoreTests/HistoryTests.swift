@@ -111,6 +111,7 @@ extension HistoryClockTests {
     var inGroup = oneByOne
     var group = History.Group()
     var events: [UInt8] = []
+    var previous: Author?
     // The last case's group does not follow the history: both start afresh.
     let firstRevision = capacity == 10 && grouped == 3 ? kept + 2 : kept + 1
     for (number, revision) in (firstRevision..<(firstRevision + grouped)).enumerated() {
@@ -118,7 +119,9 @@ extension HistoryClockTests {
       keep(&oneByOne, revision, id, by: author)
       let start = events.count
       events += event(revision, id)
-      group.add(revision: UInt64(revision), by: author, events: start..<events.count)
+      if author !== previous { group.begin(author) }
+      previous = author
+      group.add(revision: UInt64(revision), events: start..<events.count)
     }
     inGroup.append(group, events: events)
     #expect(inGroup.count == oneByOne.count && inGroup.oldestRevision == oneByOne.oldestRevision)

@@ -4,13 +4,16 @@ extension History {
   /// `pendingEvents`); `History.append(_:events:)` keeps them once they are saved.
   ///
   /// Plain values, authors aside: a change refers to its author by an index into `authors`,
-  /// which holds each run of one author's changes' author once. A reference in each change cost
-  /// every TOGGLE a retain and a release when it was kept and again when it was forgotten (perf).
+  /// which holds the author of each run of one author's changes once, added when the run
+  /// begins (`begin(_:)`), not looked at for each change. A reference in each change, and
+  /// comparing it with the last, cost every TOGGLE retains and releases (perf).
   struct Group {
     /// When the group's changes were made, in milliseconds since the epoch: all in one loop turn.
     var time: UInt64 = 0
     private(set) var authors: [Author] = []
     private(set) var changes: [Entry] = []
+    /// The index in `authors` of the author of the changes added now; -1 before `begin(_:)`.
+    private var current: Int32 = -1
 
     struct Entry {
       let revision: UInt64
@@ -22,22 +25,36 @@ extension History {
     var isEmpty: Bool { changes.isEmpty }
     var count: Int { changes.count }
 
-    /// Adds the change of `revision` made by `author`, whose event is at `events`.
-    mutating func add(revision: UInt64, by author: Author, events: Range<Int>) {
-      if authors.isEmpty || authors[authors.count - 1] !== author { authors.append(author) }
-      changes.append(Entry(revision: revision, author: Int32(authors.count - 1), events: events))
+    /// Whether the next change needs `begin(_:)` first: none has been added since the group
+    /// was emptied or the author changed (`authorChanged()`).
+    var awaitsAuthor: Bool { current < 0 }
+
+    /// The changes added from now on are `author`'s.
+    mutating func begin(_ author: Author) {
+      authors.append(author)
+      current = Int32(authors.count - 1)
+    }
+
+    /// The changes added from now on are another author's, given by `begin(_:)`.
+    mutating func authorChanged() { current = -1 }
+
+    /// Adds the change of `revision`, whose event is at `events`, made by the author begun last.
+    mutating func add(revision: UInt64, events: Range<Int>) {
+      changes.append(Entry(revision: revision, author: current, events: events))
     }
 
     /// Forgets the changes from the `count`th on (a request that was undone).
     mutating func removeChanges(from count: Int) {
       changes.removeSubrange(count...)
       authors.removeSubrange(Int((changes.last?.author ?? -1) + 1)...)
+      current = -1
     }
 
     /// Forgets every change, keeping the storage of up to `bytes` of them for the next group.
     mutating func removeAll(keepingUpTo bytes: Int) {
       changes.removeAll(keepingCapacity: changes.capacity * MemoryLayout<Entry>.stride <= bytes)
       authors.removeAll(keepingCapacity: authors.capacity * MemoryLayout<Author>.stride <= bytes)
+      current = -1
     }
   }
 }

@@ -174,7 +174,7 @@ public struct History {
   }
 
   private mutating func dropOldest() {
-    first = (first + 1) % capacity
+    first = first + 1 == capacity ? 0 : first + 1
     count -= 1
   }
 

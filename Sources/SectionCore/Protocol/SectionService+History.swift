@@ -16,7 +16,7 @@ extension SectionService {
   /// are `author`'s, made at the group's time. One line for a client's run of changes, not one a
   /// change: at 16 in flight a line with each change made the journal ten times longer and the
   /// history cost a TOGGLE half its CPU (perf).
-  func journalAuthor(_ author: Author) {
+  func journalAuthor() {
     journal.appendText { line in
       line.append("by ")
       historyClock.append(milliseconds: pendingHistory.time, to: &line)
@@ -24,7 +24,7 @@ extension SectionService {
       line.append(contentsOf: author.who(processName))
       line.append("\n")
     }
-    journalAuthor = author
+    authorJournaled = true
   }
 
   /// `history` with the unsaved changes kept too.

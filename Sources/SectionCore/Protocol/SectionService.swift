@@ -58,9 +58,16 @@ public final class SectionService {
 
   /// The last saved changes with who made them (`HISTORY`, `SUBSCRIBE FROM`).
   public internal(set) var history: History
-  /// Who makes the changes of the request being handled: the server sets it before each, and
-  /// takes it back after (`CLIENT NAME` puts another author in its place).
-  public var author = Author(via: .reload, uid: nil, pid: nil, name: "sectiond")
+  /// Who makes the changes of the requests being handled: the server sets it before a client's
+  /// run of requests, and takes it back after (`CLIENT NAME` puts another author in its place).
+  /// The history notes a new one once, when its first change is recorded.
+  public var author = Author(via: .reload, uid: nil, pid: nil, name: "sectiond") {
+    didSet {
+      guard author !== oldValue else { return }
+      pendingHistory.authorChanged()
+      authorJournaled = false
+    }
+  }
   /// The wall-clock time in milliseconds since the epoch, for the history.
   public var clock: () -> UInt64 = { 0 }
   /// The name of process `pid` (its `comm`), for an author that gave none; nil when unknown.
@@ -68,8 +75,8 @@ public final class SectionService {
   /// The unsaved changes for the history: who made each, and where its event is in
   /// `pendingEvents`.
   var pendingHistory = History.Group()
-  /// The author the journal's last `by` line of the unsaved group names.
-  var journalAuthor: Author?
+  /// Whether the journal's last `by` line of the unsaved group names `author`.
+  var authorJournaled = false
   var historyClock = HistoryClock()
 
   public init(model: SectionModel, limits: EditLimits = EditLimits(), history: History = History(capacity: 0))
@@ -326,17 +333,18 @@ public final class SectionService {
       if case .reloaded = change {
         needsSnapshot = true
       } else {
-        if keepsHistory && journalAuthor !== author { journalAuthor(author) }
+        if keepsHistory && !authorJournaled { journalAuthor() }
         Journal.append(change, to: &journal)
       }
       if keepsHistory {
-        pendingHistory.add(revision: change.revision, by: author, events: eventStart..<pendingEvents.count)
+        if pendingHistory.awaitsAuthor { pendingHistory.begin(author) }
+        pendingHistory.add(revision: change.revision, events: eventStart..<pendingEvents.count)
       }
       if pendingEvents.count - eventsStart + journal.count - journalStart > SectionService.renderedLimit {
         pendingEvents.removeSubrange(eventsStart...)
         journal.removeSubrange(journalStart...)
         pendingHistory.removeChanges(from: recordsStart)
-        journalAuthor = nil
+        authorJournaled = false
         throw ProtocolError(
           .limit,
           "changes: their events and journal would take more than \(SectionService.renderedLimit) bytes (each repeats the section's id); nothing was applied; send fewer lines, or use shorter ids"
@@ -366,7 +374,7 @@ public final class SectionService {
     empty(&journal, keepingUpTo: SectionService.keptCapacity)
     empty(&pendingEvents, keepingUpTo: SectionService.keptCapacity)
     pendingHistory.removeAll(keepingUpTo: SectionService.keptCapacity)
-    journalAuthor = nil
+    authorJournaled = false
     needsSnapshot = false
   }
 
