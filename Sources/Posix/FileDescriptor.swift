@@ -50,10 +50,11 @@ public struct FileDescriptor: Hashable, Sendable {
     }
   }
 
-  /// Reads everything until end of file.
+  /// Reads everything until end of file. The buffer is no larger than the limit needs: a
+  /// client's `/proc/<pid>/comm` (64 bytes at most) zeroed a 64 KiB one, 66,000 instructions.
   public func readAll(subject: String? = nil, limit: Int = 16 << 20) throws -> [UInt8] {
     var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
+    var chunk = [UInt8](repeating: 0, count: min(limit, 65535) + 1)
     while true {
       let count = try chunk.withUnsafeMutableBytes { (buffer) throws -> Int in
         try retrying("read", subject) { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }

@@ -273,6 +273,19 @@ extension HistoryClockTests {
     #expect(harness.send("SUBSCRIBE FROM 0").1 == .deferred)
   }
 
+  /// The state file takes the history's lines as JSON strings straight from their bytes when
+  /// they are plain ASCII, and through a String otherwise: both read back as written.
+  @Test func historyLinesReadBackFromTheStateFile() throws {
+    let lines = [
+      "1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 plain",
+      "2 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 2 1 caf\u{E9}",
+      "3 2026-12-03T20:21:07.123Z bus - - - inserted 3 0 a\"quote\\and\tslash",
+    ]
+    var file = SavedState.encode(SectionModel(config: abc()))
+    SavedState.appendHistory(lines: Array(lines.map { $0 + "\n" }.joined().utf8), to: &file)
+    #expect(try SavedState.decode(file).history.map { String(decoding: $0, as: UTF8.self) } == lines)
+  }
+
   @Test func theJournalCarriesTheHistoryAndTheStateFileKeepsIt() throws {
     let harness = historyHarness(name: "w")
     _ = harness.send("TOGGLE a")

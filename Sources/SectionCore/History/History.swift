@@ -103,7 +103,8 @@ public struct History {
     if let newest = newestRevision, newest + 1 != revision { removeAll() }
     let start = dropped + text.count
     text.append(contentsOf: event)
-    keep(revision: revision, time: time, author: slot(of: author), events: start..<(dropped + text.count))
+    let change = Group.Entry(revision: revision, author: 0, events: start..<(dropped + text.count))
+    keep(CollectionOfOne(change), time: time, author: slot(of: author), shift: 0)
     dropOverflow()
   }
 
@@ -126,14 +127,13 @@ public struct History {
     if let newest = newestRevision, newest + 1 != changes[from].revision { removeAll() }
     let shift = dropped + text.count - changes[from].events.lowerBound
     text.append(contentsOf: events[changes[from].events.lowerBound..<newestChange.events.upperBound])
-    var author = (index: Int32(-1), slot: Int32(-1))
-    for change in changes[from...] {
-      if change.author != author.index {
-        author = (change.author, slot(of: group.authors[Int(change.author)]))
-      }
-      keep(
-        revision: change.revision, time: group.time, author: author.slot,
-        events: (change.events.lowerBound + shift)..<(change.events.upperBound + shift))
+    var start = from
+    while start < changes.count {
+      let author = changes[start].author
+      var end = start + 1
+      while end < changes.count && changes[end].author == author { end += 1 }
+      keep(changes[start..<end], time: group.time, author: slot(of: group.authors[Int(author)]), shift: shift)
+      start = end
     }
     dropOverflow()
   }
@@ -148,18 +148,29 @@ public struct History {
     return Int32(author.slot)
   }
 
-  /// Puts the record of a change whose event is already in `text` after the newest, in the
-  /// place of the oldest when `capacity` are kept.
-  private mutating func keep(revision: UInt64, time: UInt64, author: Int32, events: Range<Int>) {
+  /// Puts the records of `changes`, made at `time` by the author in slot `author`, after the
+  /// newest, each in the place of the oldest once `capacity` are kept. Their events are in
+  /// `text` already, `shift` bytes of the stream after where their ranges say. One pass over
+  /// the ring's storage: a record costs its stores, not a check of the array's uniqueness.
+  private mutating func keep(
+    _ changes: some Collection<Group.Entry>, time: UInt64, author: Int32, shift: Int
+  ) {
     if records.isEmpty {
       records = Array(repeating: Record(revision: 0, time: 0, author: 0, start: 0, end: 0), count: capacity)
     }
-    if count == capacity { dropOldest() }
-    var index = first + count
-    if index >= capacity { index -= capacity }
-    records[index] = Record(
-      revision: revision, time: time, author: author, start: events.lowerBound, end: events.upperBound)
-    count += 1
+    let capacity = self.capacity
+    var (first, count) = (self.first, self.count)
+    records.withUnsafeMutableBufferPointer { ring in
+      for change in changes {
+        var index = first + count
+        if index >= capacity { index -= capacity }
+        ring[index] = Record(
+          revision: change.revision, time: time, author: author, start: change.events.lowerBound + shift,
+          end: change.events.upperBound + shift)
+        if count < capacity { count += 1 } else { first = first + 1 == capacity ? 0 : first + 1 }
+      }
+    }
+    (self.first, self.count) = (first, count)
   }
 
   /// Drops the oldest changes past `byteLimit`, and the events before the oldest kept once they

@@ -466,7 +466,7 @@ public final class SectionService {
     keepUnsaved(in: &all)
     var lines: [UInt8] = []
     appendLines(of: all, from: 0, blankingWho: false, to: &lines)
-    SavedState.appendHistory(lines.split(separator: 0x0A), to: &buffer)
+    SavedState.appendHistory(lines: lines, to: &buffer)
   }
 
   /// `<rev> <mode> <open ids>` plus LF: the body of both the SUBSCRIBE reply and `!state`.

@@ -110,6 +110,20 @@ extension JSON {
     output.append("\"")
   }
 
+  /// `bytes` as `appendString` writes `String(decoding: bytes, as: UTF8.self)`, without making
+  /// the String when they are printable ASCII with nothing to escape: the history's lines, a
+  /// thousand at each compaction.
+  static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    guard bytes.allSatisfy({ $0 &- 0x20 < 0x5F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+    else {
+      appendString(String(decoding: bytes, as: UTF8.self), to: &output)
+      return
+    }
+    output.append("\"")
+    output.append(contentsOf: bytes)
+    output.append("\"")
+  }
+
   /// Counts the escaped length first, then writes in place: appending byte by byte took a
   /// quarter of the time of writing a state file of quote-dense items.
   private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
