@@ -100,7 +100,9 @@ extension HistoryClockTests {
 
   /// A saved group is kept in one go (`append(_:events:)`): it must keep exactly what keeping
   /// its changes one by one keeps, whoever made them, however large the group.
-  @Test(arguments: [(10, 3, 5, 1), (10, 8, 25, 1), (2000, 500, 1500, 4000), (10, 4, 3, 1)])
+  @Test(arguments: [
+    (10, 3, 5, 1), (10, 8, 25, 1), (2000, 500, 1500, 4000), (2000, 1900, 1500, 4000), (10, 4, 3, 1),
+  ])
   func aGroupKeepsWhatItsChangesOneByOneWould(capacity: Int, kept: Int, grouped: Int, idLength: Int) {
     let other = Author(via: .bus, uid: 5, pid: 6, name: "b")
     // Runs of one author's changes, and an author that comes back.
@@ -125,6 +127,7 @@ extension HistoryClockTests {
     }
     inGroup.append(group, events: events)
     #expect(inGroup.count == oneByOne.count && inGroup.oldestRevision == oneByOne.oldestRevision)
+    #expect(inGroup.bytes < 3 * History.byteLimit)
     #expect(
       (0..<inGroup.count).map { Array(inGroup.event($0)) }
         == (0..<oneByOne.count).map { Array(oneByOne.event($0)) })

@@ -101,11 +101,11 @@ public struct History {
   public mutating func append(revision: UInt64, time: UInt64, author: Author, event: some Collection<UInt8>) {
     guard capacity > 0 else { return }
     if let newest = newestRevision, newest + 1 != revision { removeAll() }
+    makeRoom(forChanges: 1, bytes: event.count)
     let start = dropped + text.count
     text.append(contentsOf: event)
     let change = Group.Entry(revision: revision, author: 0, events: start..<(dropped + text.count))
     keep(CollectionOfOne(change), time: time, author: slot(of: author), shift: 0)
-    dropOverflow()
   }
 
   /// Keeps the changes of `group` as the newest, their events taken from `events` (where the
@@ -125,8 +125,10 @@ public struct History {
     // A group that does not follow the newest kept starts the history afresh (one whose
     // oldest changes are left out never does).
     if let newest = newestRevision, newest + 1 != changes[from].revision { removeAll() }
-    let shift = dropped + text.count - changes[from].events.lowerBound
-    text.append(contentsOf: events[changes[from].events.lowerBound..<newestChange.events.upperBound])
+    let kept = changes[from].events.lowerBound..<newestChange.events.upperBound
+    makeRoom(forChanges: changes.count - from, bytes: kept.count)
+    let shift = dropped + text.count - kept.lowerBound
+    text.append(contentsOf: events[kept])
     var start = from
     while start < changes.count {
       let author = changes[start].author
@@ -135,7 +137,6 @@ public struct History {
       keep(changes[start..<end], time: group.time, author: slot(of: group.authors[Int(author)]), shift: shift)
       start = end
     }
-    dropOverflow()
   }
 
   /// The index of `author` in the table of authors, added when it is not there yet.
@@ -149,35 +150,41 @@ public struct History {
   }
 
   /// Puts the records of `changes`, made at `time` by the author in slot `author`, after the
-  /// newest, each in the place of the oldest once `capacity` are kept. Their events are in
-  /// `text` already, `shift` bytes of the stream after where their ranges say. One pass over
-  /// the ring's storage: a record costs its stores, not a check of the array's uniqueness.
+  /// newest, in the room `makeRoom` made. Their events are in `text` already, `shift` bytes of
+  /// the stream after where their ranges say. One pass over the ring's storage: a record costs
+  /// its stores, not a check of the array's uniqueness.
   private mutating func keep(
     _ changes: some Collection<Group.Entry>, time: UInt64, author: Int32, shift: Int
   ) {
     if records.isEmpty {
       records = Array(repeating: Record(revision: 0, time: 0, author: 0, start: 0, end: 0), count: capacity)
     }
+    precondition(count + changes.count <= capacity, "no room made in the history")
     let capacity = self.capacity
-    var (first, count) = (self.first, self.count)
+    var index = first + count
     records.withUnsafeMutableBufferPointer { ring in
       for change in changes {
-        var index = first + count
         if index >= capacity { index -= capacity }
         ring[index] = Record(
           revision: change.revision, time: time, author: author, start: change.events.lowerBound + shift,
           end: change.events.upperBound + shift)
-        if count < capacity { count += 1 } else { first = first + 1 == capacity ? 0 : first + 1 }
+        index += 1
       }
     }
-    (self.first, self.count) = (first, count)
+    count += changes.count
   }
 
-  /// Drops the oldest changes past `byteLimit`, and the events before the oldest kept once they
-  /// are half of `text`.
-  private mutating func dropOverflow() {
-    while count > 1, dropped + text.count - records[first].start > History.byteLimit { dropOldest() }
-    let oldest = records[first].start - dropped
+  /// Drops the oldest changes that `adding` changes with `incoming` bytes of events would push
+  /// past `capacity` or `byteLimit`, then the events before the oldest kept once they are half
+  /// of `text`: room is made before the events come, so `text` holds at most about twice
+  /// `byteLimit` however many come at once.
+  private mutating func makeRoom(forChanges adding: Int, bytes incoming: Int) {
+    while count > 0,
+      count + adding > capacity || dropped + text.count + incoming - records[first].start > History.byteLimit
+    {
+      dropOldest()
+    }
+    let oldest = count > 0 ? records[first].start - dropped : text.count
     if oldest > text.count / 2 {
       text.removeSubrange(0..<oldest)
       dropped += oldest
