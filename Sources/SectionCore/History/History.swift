@@ -179,10 +179,10 @@ public struct History {
   /// of `text`: room is made before the events come, so `text` holds at most about twice
   /// `byteLimit` however many come at once.
   private mutating func makeRoom(forChanges adding: Int, bytes incoming: Int) {
-    while count > 0,
-      count + adding > capacity || dropped + text.count + incoming - records[first].start > History.byteLimit
-    {
-      dropOldest()
+    // Once full, a group pushes out as many as it brings, in one step.
+    dropOldest(min(count, max(0, count + adding - capacity)))
+    while count > 0, dropped + text.count + incoming - records[first].start > History.byteLimit {
+      dropOldest(1)
     }
     let oldest = count > 0 ? records[first].start - dropped : text.count
     if oldest > text.count / 2 {
@@ -191,9 +191,10 @@ public struct History {
     }
   }
 
-  private mutating func dropOldest() {
-    first = first + 1 == capacity ? 0 : first + 1
-    count -= 1
+  private mutating func dropOldest(_ dropping: Int) {
+    first += dropping
+    if first >= capacity { first -= capacity }
+    count -= dropping
   }
 
   /// The authors the kept changes refer to, each once, in a table of their own.
