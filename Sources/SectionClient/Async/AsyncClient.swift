@@ -113,12 +113,16 @@ public final class AsyncClient: Sendable {
   public nonisolated(nonsending) func perform<Value>(each requests: [Request<Value>]) async
     -> [Result<Value, ClientError>]
   {
-    // By index: a `Request` copied is its lines, closure and error retained and released.
-    var lines: [String] = []
-    var replies = 0
-    for index in requests.indices where requests[index].problem == nil {
-      lines += requests[index].lines
-      replies += requests[index].replyCount
+    // Through the buffer: a `Request` read out of an array is copied, its lines, closure and
+    // error retained and released (5% of client-load's CPU); a buffer's element is borrowed.
+    let (lines, replies) = requests.withUnsafeBufferPointer { requests in
+      var lines: [String] = []
+      var replies = 0
+      for index in requests.indices where requests[index].problem == nil {
+        lines += requests[index].lines
+        replies += requests[index].replyCount
+      }
+      return (lines, replies)
     }
     let all: [Reply]
     do {
@@ -126,12 +130,14 @@ public final class AsyncClient: Sendable {
     } catch {
       return requests.map { .failure($0.problem ?? error) }
     }
-    var next = all.startIndex
-    return requests.indices.map { index in
-      if let problem = requests[index].problem { return .failure(problem) }
-      let count = requests[index].replyCount
-      defer { next += count }
-      return Result { () throws(ClientError) in try requests[index].value(from: all[next..<next + count]) }
+    return requests.withUnsafeBufferPointer { requests in
+      var next = all.startIndex
+      return requests.indices.map { index in
+        if let problem = requests[index].problem { return .failure(problem) }
+        let count = requests[index].replyCount
+        defer { next += count }
+        return Result { () throws(ClientError) in try requests[index].value(from: all[next..<next + count]) }
+      }
     }
   }
 

@@ -91,13 +91,14 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
       runJobs()
-      for link in unflushed { link.flush() }
-      unflushed.removeAll(keepingCapacity: true)
       epoll.poll(waiting: isIdle() ? -1 : 0) { fd, events in
         if fd == wakeUp.fd { return wakeUp.reset() }
         guard let link = links.withLock({ $0[fd.rawValue] }) else { return }
         if events.contains(.writable) { link.roomToWrite() }
-        guard !link.readAvailable(into: &chunk) else { return }
+        // The tasks its replies resumed run at once, and their next requests leave before the
+        // next socket is read, as loadgen.c answers each socket in turn: waiting for the end
+        // of the turn made each round trip longer at one request in flight.
+        guard !link.readAvailable(into: &chunk) else { return runJobs() }
         // Removed before the link can go (and close its socket): the number is not reused yet.
         epoll.remove(fd)
         links.withLock { $0[fd.rawValue] = nil }
@@ -106,8 +107,8 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
     }
   }
 
-  /// Runs the jobs queued so far; those they queue (a task resumed here) wait for the next
-  /// turn, after the I/O.
+  /// Runs the jobs queued so far, then writes what they asked for; those they queue (a task
+  /// resumed here) wait for the next turn, after the I/O.
   private func runJobs() {
     incoming.withLock { incoming in
       incoming.sleeping = false
@@ -117,6 +118,8 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
     swap(&jobs, &turn)
     for job in turn { job.runSynchronously(on: asUnownedTaskExecutor()) }
     turn.removeAll(keepingCapacity: true)
+    for link in unflushed { link.flush() }
+    unflushed.removeAll(keepingCapacity: true)
   }
 
   /// True when nothing is left to run: the thread may then sleep until a socket or `enqueue`
