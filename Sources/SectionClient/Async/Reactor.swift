@@ -71,11 +71,9 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
   func flushLater(_ link: Link) { unflushed.append(link) }
 
   func enqueue(_ job: consuming ExecutorJob) {
+    // No thread to run it (epoll or the thread could not be had): it runs where tasks run by default.
+    guard running.load(ordering: .acquiring) else { return globalConcurrentExecutor.enqueue(job) }
     let job = UnownedJob(job)
-    guard running.load(ordering: .acquiring) else {
-      // No thread to run it: it runs where tasks run by default.
-      return job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
-    }
     if isCurrent { return jobs.append(job) }
     let sleeping = incoming.withLock { incoming in
       incoming.jobs.append(job)
