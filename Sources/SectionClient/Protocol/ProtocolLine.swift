@@ -55,13 +55,13 @@ package enum ProtocolLine: Equatable, Sendable {
   /// An event, `text` being the line after its `!`.
   private static func event(_ text: Bytes, line: Bytes) throws(ClientError) -> Event {
     var words = Words(text, in: line)
-    let keyword = Self.text(words.word() ?? words.rest())
-    if let edit = SectionEdit(rawValue: keyword) {
+    let keyword = words.word() ?? words.rest()
+    switch keyword {
+    case "inserted", "deleted", "renamed":
+      guard let edit = SectionEdit(rawValue: Self.text(keyword)) else { throw malformed(line) }
       return .edited(
         edit, revision: try words.number(words.word()), index: try words.number(words.word()),
         id: try words.nonEmpty(words.last()))
-    }
-    switch keyword {
     case "moved":
       return .moved(
         revision: try words.number(words.word()), from: try words.number(words.word()),
@@ -74,7 +74,7 @@ package enum ProtocolLine: Equatable, Sendable {
       let revision: UInt64 = try words.number(words.word())
       let index: Int = try words.number(words.word())
       let id = try words.nonEmpty(words.last())
-      return keyword == "opened"
+      return keyword.matches("opened")
         ? .opened(revision: revision, index: index, id: id)
         : .closed(revision: revision, index: index, id: id)
     case "mode":
@@ -93,7 +93,7 @@ package enum ProtocolLine: Equatable, Sendable {
   private static func data(_ line: Bytes) throws(ClientError) -> DataLine {
     var words = Words(line)
     let keyword = words.word() ?? words.rest()
-    switch text(keyword) {
+    switch keyword {
     case "section":
       let index: Int = try words.number(words.word())
       let id = try words.nonEmpty(words.word())
@@ -223,6 +223,9 @@ struct Words {
     return mode
   }
 }
+
+/// Lets a `switch` over a line's word match keywords without making a String of it.
+func ~= (keyword: StaticString, word: ProtocolLine.Bytes) -> Bool { word.matches(keyword) }
 
 extension Slice where Base == UnsafeBufferPointer<UInt8> {
   /// True when these bytes are `word`'s (or, with `prefix`, start with them).
