@@ -5,12 +5,12 @@ import Synchronization
 /// The one thread that does the I/O of every `AsyncClient` connection in the process, and a
 /// task executor for the tasks that prefer it (`AsyncClient.executor`).
 ///
-/// Each turn it runs the jobs of those tasks, writes what they asked for (each connection's
-/// requests of the turn in one write(2)), and then reads what epoll says has arrived, once per
-/// socket (epoll reports it again while more waits), handing each reply to its request. A task
-/// that runs here makes a request and gets its reply without a thread between them, as
-/// bench/loadgen.c does in C: one thread, one epoll, a write and a read per connection and turn.
-/// Tasks elsewhere work the same, but each reply then crosses to their thread.
+/// It takes the sockets epoll says have something, in turn: reads each once (epoll reports it
+/// again while more waits), hands each reply to its request, runs the tasks that resumed, and
+/// writes what they asked for (a connection's requests of the moment in one write(2)) before
+/// the next socket. A task that runs here makes a request and gets its reply without a thread
+/// between them, as bench/loadgen.c does in C: one thread, one epoll, a read and a write per
+/// socket and turn. Tasks elsewhere work the same, but each reply then crosses to their thread.
 final class Reactor: TaskExecutor, @unchecked Sendable {
   static let shared = Reactor()
 
