@@ -412,11 +412,13 @@ def throughput(depth, write=False, edit=None, redis_edit=("INCR k%d\\r\\n",), re
     return measure
 
 
-def client_throughput(depth):
+def client_throughput(depth, pipeline=False):
     """Issue 35: 50 SectionClient connections (AsyncClient, Sources/client-load) sending
     TOGGLE <i> with `depth` in flight each, against bench/loadgen.c sending the same on the
     same daemon (write_c50_d1's sectiond side): what the library costs next to the protocol.
-    The peer is the C generator."""
+    The peer is the C generator. The requests come from `depth` tasks per connection, each
+    waiting for its reply; with `pipeline`, from one task per connection sending `depth` at
+    once and waiting for them together (`perform(each:)`)."""
     c_generator = throughput(depth, write=True)
 
     def measure(env, kind):
@@ -427,7 +429,8 @@ def client_throughput(depth):
         p = env.prof
         with env.server("sectiond").start() as srv:
             r = subprocess.run([env.client_load, "--socket", srv.sock, "-c", str(p["conns"]),
-                                "-d", str(depth), "-t", str(p["seconds"]), "-w", str(p["warmup"])],
+                                "-d", str(depth), "-t", str(p["seconds"]), "-w", str(p["warmup"])]
+                               + (["--pipeline"] if pipeline else []),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=pin_to(env.loadgen_cpu),
                                timeout=p["seconds"] + p["warmup"] + p["timeout"])
@@ -885,6 +888,8 @@ SCENARIOS = [
      client_throughput(1), "runs", "higher", ("ratio", 0.9)),
     ("client_toggle_c50_d16", "SectionClient TOGGLE i, 50 x 16 / C loadgen", "req/s",
      client_throughput(16), "runs", "higher", ("ratio", 0.9)),
+    ("client_pipeline_c50_d16", "SectionClient perform(each:) 16, 50 conns / C", "req/s",
+     client_throughput(16, pipeline=True), "runs", "higher", ("ratio", 0.9)),
     ("client_events_rate", "SectionClient events consumed, TOGGLE flood", "ev/s", client_events,
      "other_runs", "higher", ("abs", 100000.0)),
     ("read_p99_flood4", "LIST p99 while 4 clients flood TOGGLE", "ms", read_latency_under_flood,

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -55,8 +56,10 @@ ssize_t cshim_send(int fd, const void *buffer, size_t count) {
   return syscall(SYS_sendto, fd, buffer, count, MSG_NOSIGNAL, NULL, 0);
 }
 
-int cshim_epoll_ready(int epfd, struct epoll_event *events, int capacity) {
-  return (int)syscall(SYS_epoll_pwait, epfd, events, capacity, 0, NULL, 8);
+int cshim_epoll_ready(int epfd, struct epoll_event *events, int capacity, int timeout) {
+  return (int)syscall(SYS_epoll_pwait, epfd, events, capacity, timeout, NULL, 8);
 }
+
+int cshim_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 int cshim_wcwidth(unsigned int character) { return wcwidth((wchar_t)character); }

@@ -48,10 +48,11 @@ public final class Epoll {
     _ = epoll_ctl(fd.rawValue, EPOLL_CTL_DEL, watched.rawValue, nil)
   }
 
-  /// Hands each ready descriptor to `body`, without waiting; returns how many there were.
+  /// Hands each ready descriptor to `body`; returns how many there were. Waits up to
+  /// `milliseconds` for one (-1: until one is), by default not at all.
   @discardableResult
-  public func poll(_ body: (FileDescriptor, IOEvents) -> Void) -> Int {
-    let count = cshim_epoll_ready(fd.rawValue, ready, Int32(Epoll.batchSize))
+  public func poll(waiting milliseconds: Int32 = 0, _ body: (FileDescriptor, IOEvents) -> Void) -> Int {
+    let count = cshim_epoll_ready(fd.rawValue, ready, Int32(Epoll.batchSize), milliseconds)
     guard count > 0 else { return 0 }
     for index in 0..<Int(count) {
       let event = ready[index]

@@ -1,14 +1,18 @@
 import Glibc
 import Posix
 import SectionClient
+import Synchronization
 
 // client-load: the bench's load generator on SectionClient (bench/bench.py, `client_*`
 // scenarios): `-c` AsyncClient connections, each with `-d` tasks sending `TOGGLE <i>`
 // (connection i toggles section i) as fast as replies come, so `-d` requests are in flight on
-// each connection. Counts the replies that arrive in the `-t` seconds after a `-w` warm-up and
+// each connection. The tasks run on `AsyncClient.executor`, the library's I/O thread, as a
+// program after throughput would run them. With --pipeline, each connection has one task that
+// sends its `-d` requests together and waits for them together (`perform(each:)`), again and
+// again. Counts the replies that arrive in the `-t` seconds after a `-w` warm-up and
 // prints one JSON line, {"rps": ..., "replies": ..., "errors": ...}, as bench/loadgen.c does.
 //
-//   client-load --socket PATH [-c 50] [-d 1] [-t 2] [-w 0.3] [--sections N]
+//   client-load --socket PATH [-c 50] [-d 1] [--pipeline] [-t 2] [-w 0.3] [--sections N]
 //
 // With --events it consumes instead: one `SectionEvents` sequence for `-t` seconds after its
 // snapshot, and prints {"events": ..., "rate": ..., "snapshots": ...}; a snapshot after the
@@ -23,12 +27,13 @@ struct Options {
   /// Connection i toggles section i modulo this (bench.py's config has 50 sections).
   var sections = 50
   var events = false
+  var pipeline = false
 
   init(_ arguments: [String]) {
     var rest = arguments[...]
     while let flag = rest.popFirst() {
-      if flag == "--events" {
-        events = true
+      if flag == "--events" || flag == "--pipeline" {
+        if flag == "--events" { events = true } else { pipeline = true }
         continue
       }
       let value = rest.popFirst() ?? ""
@@ -52,25 +57,28 @@ func say(_ text: String, to fd: Int32 = 1) {
   line.withUTF8 { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
 }
 
-/// Replies counted by every task; read once the measurement's window has closed.
-final class Counts: @unchecked Sendable {
-  private let condition = Condition()
-  private var replies = 0
-  private var errors = 0
-  private var counting = false
-  private var stopped = false
+/// Replies counted by every task, without a lock (as bench/loadgen.c counts): a lock per
+/// reply would be the load generator's cost, not the library's.
+final class Counts: Sendable {
+  private let replies = Atomic<Int>(0)
+  private let errors = Atomic<Int>(0)
+  private let counting = Atomic<Bool>(false)
+  private let stopped = Atomic<Bool>(false)
 
-  var isStopped: Bool { condition.withLock { stopped } }
+  var isStopped: Bool { stopped.load(ordering: .relaxed) }
   func add(error: Bool) {
-    condition.withLock { if counting { if error { errors += 1 } else { replies += 1 } } }
-  }
-  func start() { condition.withLock { counting = true } }
-  func stop() -> (Int, Int) {
-    condition.withLock {
-      counting = false
-      stopped = true
-      return (replies, errors)
+    guard counting.load(ordering: .relaxed) else { return }
+    if error {
+      errors.add(1, ordering: .relaxed)
+    } else {
+      replies.add(1, ordering: .relaxed)
     }
+  }
+  func start() { counting.store(true, ordering: .relaxed) }
+  func stop() -> (Int, Int) {
+    counting.store(false, ordering: .relaxed)
+    stopped.store(true, ordering: .relaxed)
+    return (replies.load(ordering: .relaxed), errors.load(ordering: .relaxed))
   }
 }
 
@@ -113,9 +121,19 @@ do {
 }
 let counts = Counts()
 let result = await withTaskGroup(of: Void.self) { group -> (Int, Int) in
-  for (index, client) in clients.enumerated() {
+  for (index, client) in clients.enumerated() where options.pipeline {
+    group.addTask(executorPreference: AsyncClient.executor) {
+      let requests = Array(repeating: Request.toggle("\(index % options.sections)"), count: options.depth)
+      while !counts.isStopped {
+        for outcome in await client.perform(each: requests) {
+          if case .failure = outcome { counts.add(error: true) } else { counts.add(error: false) }
+        }
+      }
+    }
+  }
+  for (index, client) in clients.enumerated() where !options.pipeline {
     for _ in 0..<options.depth {
-      group.addTask {
+      group.addTask(executorPreference: AsyncClient.executor) {
         let request = Request.toggle("\(index % options.sections)")
         while !counts.isStopped {
           do {

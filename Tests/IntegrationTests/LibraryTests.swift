@@ -80,12 +80,16 @@ import Testing
 
   /// Many tasks on one connection: every request goes out at once, and each reply reaches the
   /// request it answers (a TOGGLE's reply says open at odd revisions, closed at even ones).
-  @Test func pipelinedRepliesAreMatchedInOrder() async throws {
+  /// Tasks of the default pool, and tasks on the library's own thread (`AsyncClient.executor`).
+  @Test(arguments: [false, true]) func pipelinedRepliesAreMatchedInOrder(onTheLibrarysThread: Bool)
+    async throws
+  {
     let daemon = try TestDaemon()
     let client = try AsyncClient(path: daemon.socketPath)
+    let executor = onTheLibrarysThread ? AsyncClient.executor : nil
     let replies = try await withThrowingTaskGroup(of: (Reply, Bool).self) { group in
       for index in 0..<400 {
-        group.addTask {
+        group.addTask(executorPreference: executor) {
           if index % 2 == 0 { return (try await client.send(["TOGGLE 0"])[0], true) }
           return (try await client.send(["PING"])[0], false)
         }
@@ -210,6 +214,52 @@ import Testing
     #expect(try await events.next()?.revision == 5)
     peer.dropConnections()
     #expect(try await events.next() == .state(StateSnapshot(revision: 9, mode: .exclusive, openIDs: ["a"])))
+  }
+
+  /// One task's requests sent together: each outcome in its place, a request refused before
+  /// sending failing alone, a BATCH's lines answered as one.
+  @Test func performEachKeepsEveryOutcomeInItsPlace() async throws {
+    let daemon = try TestDaemon()
+    let client = try AsyncClient(path: daemon.socketPath)
+    let toggles = await client.perform(each: [
+      .toggle("first"), .toggle("nope"), .toggle("two words"), .toggle("first"),
+    ])
+    #expect(try toggles[0].get() == true)
+    #expect(throws: ClientError.self) { try toggles[1].get() }
+    if case .failure(let error) = toggles[1] { #expect(error.code == "NOSECTION") }
+    if case .failure(let error) = toggles[2] {
+      #expect(error.code != "NOSECTION")
+    } else {
+      Issue.record("sent")
+    }
+    #expect(try toggles[3].get() == false)
+    let changes = await client.perform(each: [.batch([.open("second"), .open("third")]), .close("second")])
+    let batched = try changes[0].get()
+    #expect(try changes[1].get() == batched + 1)
+    #expect(try await client.list().filter(\.isOpen).map(\.id) == ["third"])
+    let none: [SectionClient.Request<Bool>] = []
+    #expect(await client.perform(each: none).isEmpty)
+  }
+
+  /// Requests by the megabyte, made faster than the daemon reads them, with replies as long
+  /// (sectiond stops reading a client until its replies are read): the library writes what the
+  /// socket takes, and the rest when it has room, reading all the while. Every request is
+  /// answered, from tasks on the library's thread and elsewhere.
+  @Test func requestsBeyondWhatTheSocketHoldsAreAllAnswered() async throws {
+    let daemon = try TestDaemon()
+    let client = try AsyncClient(path: daemon.socketPath)
+    let long = String(repeating: "x", count: 3000)
+    for executor in [AsyncClient.executor, nil] as [(any TaskExecutor)?] {
+      let codes = await withTaskGroup(of: String?.self) { group in
+        for index in 0..<2000 {
+          group.addTask(executorPreference: executor) {
+            await errorCode { () async throws(ClientError) in try await client.toggle("\(long)\(index)") }
+          }
+        }
+        return await group.reduce(into: [String?: Int]()) { $0[$1, default: 0] += 1 }
+      }
+      #expect(codes == ["NOSECTION": 2000])
+    }
   }
 
   /// SIGKILL while thousands of requests are in flight: each one ends, answered or failed with

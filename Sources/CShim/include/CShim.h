@@ -32,7 +32,11 @@ int cshim_read_signal(int fd);
 /// returns what the system call returns, -1 with errno set on failure.
 ssize_t cshim_receive(int fd, void *buffer, size_t count);
 ssize_t cshim_send(int fd, const void *buffer, size_t count);
-int cshim_epoll_ready(int epfd, struct epoll_event *events, int capacity);
+int cshim_epoll_ready(int epfd, struct epoll_event *events, int capacity, int timeout);
+
+/// eventfd(2), non-blocking and close-on-exec: a counter one thread adds to, to wake another
+/// that waits for it in epoll. Returns a descriptor or -1 with errno set.
+int cshim_eventfd(void);
 
 /// wcwidth(3): the cells the terminal gives a character under the current LC_CTYPE (-1 when
 /// it is not printable there); <wchar.h> declares it only for _XOPEN_SOURCE.

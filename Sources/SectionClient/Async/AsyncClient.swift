@@ -61,21 +61,84 @@ public final class AsyncClient: Sendable {
 
   deinit { link.withLock { $0?.close() } }
 
-  /// Sends `request` and reads its reply as a value.
-  @discardableResult
-  public func perform<Value>(_ request: Request<Value>) async throws(ClientError) -> Value {
+  /// The thread that reads and writes every connection of this library in the process, as a
+  /// task executor. A task that prefers it (`Task(executorPreference: AsyncClient.executor)`,
+  /// `group.addTask(executorPreference:)`) makes its requests and gets their replies on that
+  /// thread, with no hop between threads, and the requests it and others make in one turn leave
+  /// together: the fastest way to make many. Whatever else such a task does holds up every
+  /// connection's I/O meanwhile, so keep it to talking to the daemon.
+  public static var executor: any TaskExecutor { Reactor.shared }
+
+  /// Sends `request` and reads its reply as a value. (Inlinable, as `perform(each:)` is, so
+  /// that it is compiled for the caller's `Value`: unspecialized, each reply cost lookups of
+  /// generic metadata, a tenth of the library's CPU in client-load.)
+  @inlinable @discardableResult
+  public nonisolated(nonsending) func perform<Value>(_ request: Request<Value>) async throws(ClientError)
+    -> Value
+  {
     if let problem = request.problem { throw problem }
     return try request.value(from: await send(request.lines, replies: request.replyCount))
   }
 
   /// Sends raw request lines and returns their `replies` (one per line unless given), in order:
   /// for requests this library has no method for.
-  public func send(_ lines: [String], replies: Int? = nil) async throws(ClientError) -> [Reply] {
-    let link = try currentLink()
-    let result = await withCheckedContinuation { continuation in
-      link.send(lines, to: Waiter(count: replies ?? lines.count, continuation: continuation))
+  public nonisolated(nonsending) func send(_ lines: [String], replies: Int? = nil) async throws(ClientError)
+    -> [Reply]
+  {
+    if lines.isEmpty && (replies ?? 0) == 0 { return [] }
+    // Requests that never left (their connection had ended, not yet seen) go once more, on a new one.
+    for _ in 0..<2 {
+      let link = try currentLink()
+      let outcome = await withUnsafeContinuation { continuation in
+        link.send(lines, to: Waiter(count: replies ?? lines.count, continuation: continuation))
+      }
+      switch outcome {
+      case .replies(let replies): return replies
+      case .failed(let error): throw error
+      case .notSent: continue
+      }
     }
-    return try result.get()
+    throw .connectionLost(path: path)
+  }
+
+  /// Sends every request at once, in order, and waits for all their replies: many requests in
+  /// flight from one task, with one wait for all of them (each request's own `perform` in its
+  /// own task does the same, with a wait each). Each request's outcome, in order; a request that
+  /// cannot be sent fails alone, and when the connection ends they all fail.
+  ///
+  /// ```swift
+  /// let opened = await daemon.perform(each: ids.map { .open($0) })
+  /// ```
+  @inlinable
+  public nonisolated(nonsending) func perform<Value>(each requests: [Request<Value>]) async
+    -> [Result<Value, ClientError>]
+  {
+    // Through the buffer: a `Request` read out of an array is copied, its lines, closure and
+    // error retained and released (5% of client-load's CPU); a buffer's element is borrowed.
+    let (lines, replies) = requests.withUnsafeBufferPointer { requests in
+      var lines: [String] = []
+      var replies = 0
+      for index in requests.indices where requests[index].problem == nil {
+        lines += requests[index].lines
+        replies += requests[index].replyCount
+      }
+      return (lines, replies)
+    }
+    let all: [Reply]
+    do {
+      all = try await send(lines, replies: replies)
+    } catch {
+      return requests.map { .failure($0.problem ?? error) }
+    }
+    return requests.withUnsafeBufferPointer { requests in
+      var next = all.startIndex
+      return requests.indices.map { index in
+        if let problem = requests[index].problem { return .failure(problem) }
+        let count = requests[index].replyCount
+        defer { next += count }
+        return Result { () throws(ClientError) in try requests[index].value(from: all[next..<next + count]) }
+      }
+    }
   }
 
   /// The connection, made again if the last one ended.
@@ -105,43 +168,61 @@ public final class AsyncClient: Sendable {
 // The requests, one method each (see `Request` for what each sends).
 extension AsyncClient {
   /// Checks that the daemon answers.
-  public func ping() async throws(ClientError) { try await perform(.ping) }
+  public nonisolated(nonsending) func ping() async throws(ClientError) { try await perform(.ping) }
   /// The daemon's version and the protocol version it speaks.
-  public func version() async throws(ClientError) -> DaemonVersion { try await perform(.version) }
+  public nonisolated(nonsending) func version() async throws(ClientError) -> DaemonVersion {
+    try await perform(.version)
+  }
   /// Every section, in order.
-  public func list() async throws(ClientError) -> [ListedSection] { try await perform(.list).sections }
+  public nonisolated(nonsending) func list() async throws(ClientError) -> [ListedSection] {
+    try await perform(.list).sections
+  }
   /// The sections and the items of the open ones, as an accordion shows them.
-  public func view() async throws(ClientError) -> Listing { try await perform(.view) }
+  public nonisolated(nonsending) func view() async throws(ClientError) -> Listing { try await perform(.view) }
   /// Every item of one section (an id, or an index in digits).
-  public func items(_ section: String) async throws(ClientError) -> [ListedItem] {
+  public nonisolated(nonsending) func items(_ section: String) async throws(ClientError) -> [ListedItem] {
     try await perform(.items(section))
   }
   /// Opens a section (in exclusive mode, closing the open one); the revision reached.
-  @discardableResult public func open(_ section: String) async throws(ClientError) -> UInt64 {
+  @discardableResult public nonisolated(nonsending) func open(_ section: String) async throws(ClientError)
+    -> UInt64
+  {
     try await perform(.open(section))
   }
   /// Closes a section; the revision reached.
-  @discardableResult public func close(_ section: String) async throws(ClientError) -> UInt64 {
+  @discardableResult public nonisolated(nonsending) func close(_ section: String) async throws(ClientError)
+    -> UInt64
+  {
     try await perform(.close(section))
   }
   /// Opens a closed section or closes an open one: whether it is open now.
-  @discardableResult public func toggle(_ section: String) async throws(ClientError) -> Bool {
+  @discardableResult public nonisolated(nonsending) func toggle(_ section: String) async throws(ClientError)
+    -> Bool
+  {
     try await perform(.toggle(section))
   }
   /// The mode now: `multi`, or `exclusive` (an accordion: one section open at most).
-  public func mode() async throws(ClientError) -> Mode { try await perform(.mode) }
+  public nonisolated(nonsending) func mode() async throws(ClientError) -> Mode { try await perform(.mode) }
   /// Switches the mode (to exclusive keeps the most recently opened section); the revision reached.
-  @discardableResult public func setMode(_ mode: Mode) async throws(ClientError) -> UInt64 {
+  @discardableResult public nonisolated(nonsending) func setMode(_ mode: Mode) async throws(ClientError)
+    -> UInt64
+  {
     try await perform(.setMode(mode))
   }
   /// The daemon's facts: pid, uid, systemd, uptime, config, state, clients, subscribers.
-  public func status() async throws(ClientError) -> [String: String] { try await perform(.status) }
+  public nonisolated(nonsending) func status() async throws(ClientError) -> [String: String] {
+    try await perform(.status)
+  }
   /// The last `count` changes the daemon keeps, with who made them.
-  public func history(last count: Int? = nil) async throws(ClientError) -> [HistoryEntry] {
+  public nonisolated(nonsending) func history(last count: Int? = nil) async throws(ClientError)
+    -> [HistoryEntry]
+  {
     try await perform(.history(last: count))
   }
   /// The changes after `revision`; `.daemon(code: "GONE", ...)` when they are no longer all kept.
-  public func history(after revision: UInt64) async throws(ClientError) -> [HistoryEntry] {
+  public nonisolated(nonsending) func history(after revision: UInt64) async throws(ClientError)
+    -> [HistoryEntry]
+  {
     try await perform(.history(after: revision))
   }
 
@@ -152,7 +233,9 @@ extension AsyncClient {
   /// try await daemon.batch { $0.add(.insert(id: "logs", title: "Logs")); $0.add(.open("logs")) }
   /// ```
   @discardableResult
-  public func batch(_ build: (inout BatchBuilder) -> Void) async throws(ClientError) -> UInt64 {
+  public nonisolated(nonsending) func batch(_ build: (inout BatchBuilder) -> Void) async throws(ClientError)
+    -> UInt64
+  {
     var builder = BatchBuilder()
     build(&builder)
     return try await perform(.batch(builder.changes))

@@ -6,11 +6,13 @@ import Synchronization
 /// request waiting, as protocol 1 answers in order.
 ///
 /// A request's bytes and its waiter are queued together, so the order of the waiters is the
-/// order of the bytes. The writer that finds nobody writing writes what is queued, and goes on
-/// writing what others queue meanwhile: requests made at once leave in one `write(2)` (issue 35
-/// measured one write per request as much of the library's cost). The reader never waits for a
-/// writer, so a daemon that stops reading until its replies are read (as sectiond does when a
-/// client's replies pile up) cannot deadlock one.
+/// order of the bytes. Requests made at once leave in one `write(2)` (issue 35 measured one
+/// write per request as much of the library's cost): on the reactor's thread a request waits
+/// until the tasks running with it have run (`Reactor.runJobs`); elsewhere the writer that finds
+/// nobody writing writes what is queued, and goes on writing what others queue meanwhile. Nobody waits for the socket: what
+/// it does not take, the reactor writes when epoll says it has room. So a daemon that stops
+/// reading until its replies are read (as sectiond does when a client's replies pile up) cannot
+/// deadlock a connection, nor hold up a task.
 final class Link: Sendable {
   let path: String
   private let fd: FileDescriptor
@@ -18,9 +20,13 @@ final class Link: Sendable {
   /// What the reactor's thread has read and not yet made into replies; only it touches this.
   private let reading: Reading
 
+  /// Only the reactor's thread touches it, so the runtime's exclusivity checks on each access
+  /// are left out (`@exclusivity(unchecked)`): they were 3% of client-load's CPU.
   private final class Reading: @unchecked Sendable {
-    var lines: LineReader
-    var assembler = ReplyAssembler()
+    @exclusivity(unchecked) var lines: LineReader
+    @exclusivity(unchecked) var assembler = ReplyAssembler()
+    /// The request whose replies are coming, out of the queue until it has them all.
+    @exclusivity(unchecked) var current: Waiter?
     var failure: ClientError
     init(path: String) {
       lines = LineReader(path: path)
@@ -33,9 +39,14 @@ final class Link: Sendable {
     var head = 0
     /// Why the connection ended; every request from then on fails with it.
     var failure: ClientError?
-    /// Bytes queued for the socket, and whether a writer is writing them.
+    /// Bytes queued for the socket, and whether someone is to write them: a writer at it, the
+    /// reactor at the end of its turn, or the reactor once the socket has room (`waitingForRoom`).
     var output: [UInt8] = []
     var flushing = false
+    var waitingForRoom = false
+    /// How many of the last `waiters` are for requests whose bytes are all still in `output`:
+    /// never sent, so safe to send again on a new connection if this one has ended.
+    var unsent = 0
   }
 
   /// Connects; the reactor reads it until the connection ends (`close`, or the daemon).
@@ -43,10 +54,8 @@ final class Link: Sendable {
     self.path = path
     reading = Reading(path: path)
     fd = try Connection.socket(path: path)
-    guard Reactor.shared.add(self, fd: fd) else {
-      fd.close()
-      throw .cannotConnect(path: path, errno: Errno(0))
-    }
+    // On failure deinit closes the socket, as for any Link fully made.
+    guard Reactor.shared.add(self, fd: fd) else { throw .cannotConnect(path: path, errno: Errno(0)) }
     if let line = name.flatMap(ClientName.line) { send([line], to: Waiter(count: 1, continuation: nil)) }
   }
 
@@ -55,52 +64,95 @@ final class Link: Sendable {
   /// True once the connection has ended.
   var isClosed: Bool { pending.withLock { $0.failure != nil } }
 
-  /// Queues `lines` and `waiter` (for `waiter.count` replies), and writes them unless another
-  /// writer is at it, which then writes them too.
+  /// Queues `lines` and `waiter` (for `waiter.count` replies), and writes them unless someone
+  /// else is to (see the type's comment).
   func send(_ lines: [String], to waiter: Waiter) {
-    let started = pending.withLock { pending -> Result<Bool, ClientError> in
-      if let failure = pending.failure { return .failure(failure) }
-      for _ in 0..<waiter.count { pending.waiters.append(waiter) }
+    let started = pending.withLock { pending -> Bool? in
+      if pending.failure != nil { return nil }
+      pending.waiters.append(waiter)
+      pending.unsent += 1
       for line in lines {
         pending.output += line.utf8
         pending.output.append(0x0A)
       }
-      if pending.flushing { return .success(false) }
+      if pending.flushing { return false }
       pending.flushing = true
-      return .success(true)
+      return true
     }
     switch started {
-    case .failure(let failure): return waiter.fail(failure)
-    case .success(false): return
-    case .success(true): break
-    }
-    while true {
-      let bytes = pending.withLock { pending -> [UInt8]? in
-        guard !pending.output.isEmpty else {
-          pending.flushing = false
-          return nil
-        }
-        defer { pending.output = [] }
-        return pending.output
-      }
-      guard let bytes else { return }
-      // A write that fails leaves the waiters queued: the reader fails them when it sees the end.
-      if !write(bytes) { UnixSocket.shutdown(fd) }
+    case nil: waiter.resume(.notSent)
+    case false?: break
+    case true?:
+      if Reactor.shared.isCurrent { Reactor.shared.flushLater(self) } else { flush() }
     }
   }
 
   /// Ends the connection: requests waiting fail with `connectionLost`.
   func close() { UnixSocket.shutdown(fd) }
 
-  /// Writes all of `bytes`, waiting as long as the socket takes; false once it takes nothing.
-  private func write(_ bytes: [UInt8]) -> Bool {
-    let fd = fd
-    let written: Void? = try? Connection.write(bytes, to: fd, path: path) { () throws(ClientError) in
-      guard (try? Poll.wait([(fd, .writable)], milliseconds: -1)) != nil else {
-        throw .connectionLost(path: path)
+  /// Writes what is queued, as long as the socket takes it, then leaves the rest to the reactor
+  /// for when the socket has room. Called by whoever set `flushing`.
+  func flush() {
+    var bytes: [UInt8] = []
+    var taken = 0
+    while true {
+      let done = pending.withLock { pending -> Bool in
+        swap(&pending.output, &bytes)
+        taken = pending.unsent
+        pending.unsent = 0
+        guard bytes.isEmpty else { return false }
+        pending.flushing = false
+        if pending.waitingForRoom { Reactor.shared.watch(fd, writable: false) }
+        pending.waitingForRoom = false
+        return true
+      }
+      if done { return }
+      let written = bytes.withUnsafeBytes { try? fd.write($0) }
+      switch written {
+      case .done(let count)? where count == bytes.count:
+        bytes.removeAll(keepingCapacity: true)
+      case .done(let count)?:
+        // Part of a request left: those taken are sent as far as anyone can tell.
+        return waitForRoom(leaving: bytes[count...], unsent: 0)
+      case .wouldBlock?:
+        return waitForRoom(leaving: bytes[...], unsent: taken)
+      case nil:
+        return failUnsent(taken)
       }
     }
-    return written != nil
+  }
+
+  /// On the reactor's thread, when epoll says the socket has room: writes the rest, if it was
+  /// left for then (epoll may report room after it was written by then).
+  func roomToWrite() {
+    guard pending.withLock({ $0.waitingForRoom }) else { return }
+    flush()
+  }
+
+  /// Puts back what the socket did not take, ahead of what was queued meanwhile, for the reactor
+  /// to write once epoll says the socket has room.
+  private func waitForRoom(leaving rest: ArraySlice<UInt8>, unsent: Int) {
+    pending.withLock { pending in
+      pending.output.insert(contentsOf: rest, at: 0)
+      pending.unsent += unsent
+      if !pending.waitingForRoom { Reactor.shared.watch(fd, writable: true) }
+      pending.waitingForRoom = true
+    }
+  }
+
+  /// The socket took none of a write (the daemon has gone, unseen so far): the requests of
+  /// those bytes (`taken` of them) and of any queued since never left, and go again on a new
+  /// connection (`AsyncClient.send`); the reader fails the rest when it sees the end.
+  private func failUnsent(_ taken: Int) {
+    let unsent = pending.withLock { pending -> ArraySlice<Waiter> in
+      pending.failure = pending.failure ?? .connectionLost(path: path)
+      let count = min(taken + pending.unsent, pending.waiters.count - pending.head)
+      pending.unsent = 0
+      defer { pending.waiters.removeLast(count) }
+      return pending.waiters.suffix(count)
+    }
+    UnixSocket.shutdown(fd)
+    for waiter in unsent { waiter.resume(.notSent) }
   }
 
   /// On the reactor's thread: reads what has arrived (once; epoll reports the socket again
@@ -114,10 +166,15 @@ final class Link: Sendable {
     default: return false
     }
     do throws(ClientError) {
-      while let line = try reading.lines.nextLine() {
-        guard case .reply(let reply) = try reading.assembler.take(line) else { continue }
-        guard let waiter = pending.withLock({ $0.takeFirst() }) else { throw .malformedReply(line) }
-        waiter.add(reply)
+      while let piece = try reading.lines.nextLine({ (line) throws(ClientError) in
+        try reading.assembler.take(line)
+      }) {
+        guard case .reply(let reply)? = piece else { continue }
+        if reading.current == nil { reading.current = pending.withLock { $0.takeFirst() } }
+        guard let waiter = reading.current else {
+          throw .malformedReply("a reply to no request: \(reply.status)")
+        }
+        if waiter.add(reply) { reading.current = nil }
       }
       return true
     } catch {
@@ -130,12 +187,22 @@ final class Link: Sendable {
   func ended() {
     UnixSocket.shutdown(fd)
     let failure = reading.failure
-    let left = pending.withLock { pending in
+    let (left, unsent) = pending.withLock { pending in
       pending.failure = failure
-      defer { pending.waiters = [] }
-      return pending.waiters[pending.head...]
+      let unsent = min(pending.unsent, pending.waiters.count - pending.head)
+      defer {
+        pending.waiters = []
+        pending.head = 0
+        pending.unsent = 0
+      }
+      return (
+        pending.waiters[pending.head..<(pending.waiters.count - unsent)], pending.waiters.suffix(unsent)
+      )
     }
-    for waiter in left { waiter.fail(failure) }
+    reading.current?.resume(.failed(failure))
+    reading.current = nil
+    for waiter in left { waiter.resume(.failed(failure)) }
+    for waiter in unsent { waiter.resume(.notSent) }
   }
 }
 
@@ -155,10 +222,18 @@ extension Link.Pending {
   }
 }
 
-/// The replies one call waits for, and the task waiting: resumed once, with all of them or the
-/// error that ended the connection. Touched by the reactor's thread only, once queued.
+/// The replies one call waits for, and the task waiting: resumed once, with all of them, the
+/// error that ended the connection, or word that its requests never left. Once queued, touched
+/// by whoever takes it out of the queue under the lock: the reactor's thread as replies
+/// come and when the connection ends, a writer that finds its requests unsent.
 final class Waiter: @unchecked Sendable {
-  typealias Resumption = CheckedContinuation<Result<[Reply], ClientError>, Never>
+  enum Outcome {
+    case replies([Reply])
+    case failed(ClientError)
+    /// The connection had ended before any byte of the requests was written.
+    case notSent
+  }
+  typealias Resumption = UnsafeContinuation<Outcome, Never>
 
   let count: Int
   private var replies: [Reply] = []
@@ -170,15 +245,16 @@ final class Waiter: @unchecked Sendable {
     replies.reserveCapacity(count)
   }
 
-  func add(_ reply: Reply) {
+  /// True once it has them all (and its task was resumed with them).
+  func add(_ reply: Reply) -> Bool {
     replies.append(reply)
-    if replies.count == count { resume(.success(replies)) }
+    guard replies.count == count else { return false }
+    resume(.replies(replies))
+    return true
   }
 
-  func fail(_ error: ClientError) { resume(.failure(error)) }
-
-  private func resume(_ result: Result<[Reply], ClientError>) {
-    continuation?.resume(returning: result)
+  func resume(_ outcome: Outcome) {
+    continuation?.resume(returning: outcome)
     continuation = nil
   }
 }

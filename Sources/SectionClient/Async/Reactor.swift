@@ -1,24 +1,52 @@
+import Glibc
 import Posix
 import Synchronization
 
-/// The one thread that reads the replies of every `AsyncClient` connection in the process:
-/// epoll says which sockets have something, and each is read once per turn (epoll reports
-/// it again while more waits). Replies that arrive together are handed on together, with one
-/// wake-up of this thread for all of them rather than one per connection and reply.
-final class Reactor: @unchecked Sendable {
+/// The one thread that does the I/O of every `AsyncClient` connection in the process, and a
+/// task executor for the tasks that prefer it (`AsyncClient.executor`).
+///
+/// It takes the sockets epoll says have something, in turn: reads each once (epoll reports it
+/// again while more waits), hands each reply to its request, runs the tasks that resumed, and
+/// writes what they asked for (a connection's requests of the moment in one write(2)) before
+/// the next socket. A task that runs here makes a request and gets its reply without a thread
+/// between them, as bench/loadgen.c does in C: one thread, one epoll, a read and a write per
+/// socket and turn. Tasks elsewhere work the same, but each reply then crosses to their thread.
+final class Reactor: TaskExecutor, @unchecked Sendable {
   static let shared = Reactor()
 
   private let epoll: Epoll?
+  private let wakeUp: EventDescriptor?
   private let links = Mutex<[Int32: Link]>([:])
+  /// Jobs enqueued from other threads, and whether this thread sleeps in epoll_wait (and so
+  /// must be woken for them).
+  private let incoming = Mutex(Incoming())
+  /// This thread's pthread_t once it runs: how `enqueue` and `Link` know they are on it.
+  private let thread = Atomic<UInt>(0)
   /// False when epoll or the thread could not be had: `Link` then refuses to connect.
   private let running = Atomic<Bool>(false)
 
+  // Touched by this thread only.
+  private var jobs: [UnownedJob] = []
+  private var turn: [UnownedJob] = []
+  private var unflushed: [Link] = []
+
+  private struct Incoming {
+    var jobs: [UnownedJob] = []
+    var sleeping = false
+  }
+
   private init() {
     epoll = try? Epoll()
-    guard epoll != nil, let thread = try? Thread.start({ [self] in run() }) else { return }
+    wakeUp = try? EventDescriptor()
+    guard let epoll, let wakeUp, (try? epoll.add(wakeUp.fd, events: .readable)) != nil,
+      let thread = try? Thread.start({ [self] in run() })
+    else { return }
     thread.detach()
     running.store(true, ordering: .releasing)
   }
+
+  /// True on the reactor's thread.
+  var isCurrent: Bool { pthread_self() == thread.load(ordering: .acquiring) }
 
   /// Reads `link`'s socket from now on, until its end (`Link.readAvailable` returns false).
   func add(_ link: Link, fd: FileDescriptor) -> Bool {
@@ -33,19 +61,72 @@ final class Reactor: @unchecked Sendable {
     }
   }
 
+  /// Watches `fd` for room to write too (`Link.flush` left bytes the socket would not take),
+  /// or no longer.
+  func watch(_ fd: FileDescriptor, writable: Bool) {
+    try? epoll?.modify(fd, events: writable ? [.readable, .writable] : .readable)
+  }
+
+  /// On this thread: `link` has requests to write at the end of the turn.
+  func flushLater(_ link: Link) { unflushed.append(link) }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    // No thread to run it (epoll or the thread could not be had): it runs where tasks run by default.
+    guard running.load(ordering: .acquiring) else { return globalConcurrentExecutor.enqueue(job) }
+    let job = UnownedJob(job)
+    if isCurrent { return jobs.append(job) }
+    let sleeping = incoming.withLock { incoming in
+      incoming.jobs.append(job)
+      defer { incoming.sleeping = false }
+      return incoming.sleeping
+    }
+    if sleeping { wakeUp?.signal() }
+  }
+
   private func run() {
-    guard let epoll else { return }
+    guard let epoll, let wakeUp else { return }
+    thread.store(pthread_self(), ordering: .releasing)
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
-      guard (try? Poll.wait([(epoll.fd, .readable)], milliseconds: -1)) != nil else { continue }
-      epoll.poll { fd, _ in
+      runJobs()
+      epoll.poll(waiting: isIdle() ? -1 : 0) { fd, events in
+        if fd == wakeUp.fd { return wakeUp.reset() }
         guard let link = links.withLock({ $0[fd.rawValue] }) else { return }
-        guard !link.readAvailable(into: &chunk) else { return }
+        if events.contains(.writable) { link.roomToWrite() }
+        // The tasks its replies resumed run at once, and their next requests leave before the
+        // next socket is read, as loadgen.c answers each socket in turn: waiting for the end
+        // of the turn made each round trip longer at one request in flight.
+        guard !link.readAvailable(into: &chunk) else { return runJobs() }
         // Removed before the link can go (and close its socket): the number is not reused yet.
         epoll.remove(fd)
         links.withLock { $0[fd.rawValue] = nil }
         link.ended()
       }
+    }
+  }
+
+  /// Runs the jobs queued so far, then writes what they asked for; those they queue (a task
+  /// resumed here) wait for the next turn, after the I/O.
+  private func runJobs() {
+    incoming.withLock { incoming in
+      incoming.sleeping = false
+      jobs += incoming.jobs
+      incoming.jobs.removeAll(keepingCapacity: true)
+    }
+    swap(&jobs, &turn)
+    for job in turn { job.runSynchronously(on: asUnownedTaskExecutor()) }
+    turn.removeAll(keepingCapacity: true)
+    for link in unflushed { link.flush() }
+    unflushed.removeAll(keepingCapacity: true)
+  }
+
+  /// True when nothing is left to run: the thread may then sleep until a socket or `enqueue`
+  /// wakes it.
+  private func isIdle() -> Bool {
+    guard jobs.isEmpty else { return false }
+    return incoming.withLock { incoming in
+      incoming.sleeping = incoming.jobs.isEmpty
+      return incoming.sleeping
     }
   }
 }

@@ -34,8 +34,17 @@ public final class Subscriber: Sendable {
   /// False: every subscription starts with a snapshot, even where the daemon could resume.
   let resumes: Bool
   private let stopped = Atomic<Bool>(false)
-  /// The socket being read, so `stop()` can wake the thread blocked on it.
-  private let socket = Mutex<FileDescriptor?>(nil)
+  /// The connection being read, so `stop()` can wake the thread blocked on it. Held here until
+  /// `run` is done with it, so that its socket stays open meanwhile: a descriptor number kept
+  /// past its close could be another connection's by the time `stop()` shuts it down.
+  private let current = Mutex<Held?>(nil)
+
+  /// A connection `run` uses, shared with `stop()`, which only calls shutdown(2) on its
+  /// socket: safe from any thread.
+  private final class Held: @unchecked Sendable {
+    let client: Client
+    init(_ client: Client) { self.client = client }
+  }
   /// The last revision heard of, where a new subscription resumes.
   private let lastRevision = Mutex<UInt64?>(nil)
 
@@ -59,6 +68,7 @@ public final class Subscriber: Sendable {
     news: (News) -> Void = { _ in },
     handle: (Update, Client) throws(ClientError) -> Bool
   ) throws(ClientError) {
+    defer { current.withLock { $0 = nil } }
     var client = try connect()
     while true {
       do throws(ClientError) {
@@ -78,12 +88,13 @@ public final class Subscriber: Sendable {
   /// Ends `run` from another thread, at once even while it waits for an event.
   public func stop() {
     stopped.store(true, ordering: .relaxed)
-    socket.withLock { fd in fd.map(UnixSocket.shutdown) }
+    current.withLock { held in held.map { UnixSocket.shutdown($0.client.connection.fd) } }
   }
 
   private func connect() throws(ClientError) -> Client {
     let client = try Client(path: path, name: name)
-    socket.withLock { $0 = client.connection.fd }
+    let held = Held(client)
+    current.withLock { $0 = held }
     if stopped.load(ordering: .relaxed) { UnixSocket.shutdown(client.connection.fd) }
     return client
   }
@@ -119,7 +130,7 @@ public final class Subscriber: Sendable {
   /// Tries again and again, waiting longer each time up to the cap, until the daemon answers;
   /// nil once stopped.
   private func reconnect() -> Client? {
-    socket.withLock { $0 = nil }
+    current.withLock { $0 = nil }
     var attempt = 0
     while !stopped.load(ordering: .relaxed) {
       let delays = Subscriber.backOffMilliseconds

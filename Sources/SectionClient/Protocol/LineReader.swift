@@ -39,6 +39,14 @@ package struct LineReader {
   /// The next complete line without its LF (and CR), its invalid UTF-8 shown as `\xHH`; nil
   /// until one has arrived. Fails once the line in progress is longer than the limit.
   package mutating func nextLine() throws(ClientError) -> String? {
+    try nextLine { VisibleText.decode($0) }
+  }
+
+  /// `body`'s value for the bytes of the next complete line, without its LF (and CR); nil
+  /// until one has arrived. The bytes are only valid inside `body`.
+  package mutating func nextLine<Value>(
+    _ body: (UnsafeBufferPointer<UInt8>) throws(ClientError) -> Value
+  ) throws(ClientError) -> Value? {
     let newline: Int? = buffer.withUnsafeBufferPointer { all in
       let from = start + searched
       guard from < all.count, let found = memchr(all.baseAddress! + from, 0x0A, all.count - from) else {
@@ -54,9 +62,11 @@ package struct LineReader {
     var end = newline
     if end > start && buffer[end - 1] == 0x0D { end -= 1 }
     if end - start > LineReader.maximumLineLength { throw .lineTooLong(path: path) }
-    let line = VisibleText.decode(buffer[start..<end])
+    let lineStart = start
     start = newline + 1
     searched = 0
-    return line
+    return try buffer.withUnsafeBufferPointer { (all) throws(ClientError) in
+      try body(UnsafeBufferPointer(rebasing: all[lineStart..<end]))
+    }
   }
 }

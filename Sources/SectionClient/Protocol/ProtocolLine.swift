@@ -3,169 +3,235 @@ import SectionCore
 
 /// One line the daemon sent, classified by its first character as protocol 1 defines:
 /// `!` an event, `OK`/`ERR` a status line, a lower-case keyword a data line.
+///
+/// Parsed from the bytes as they arrived, word by word: numbers straight from their digits,
+/// Strings only for the text a value keeps (ids, titles). Issue 35 measured the parse of
+/// each reply's line as a String, split into an array of Strings, as half of what the library
+/// spent on a request.
 package enum ProtocolLine: Equatable, Sendable {
   case data(DataLine)
   case status(Reply.Status)
   case event(Event)
 
+  typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
+
   /// True for a line that ends a reply. Raw `send` relies on this alone, so it works for any reply.
   package static func isStatus(_ line: String) -> Bool {
-    line == "OK" || line.hasPrefix("OK ") || line.hasPrefix("ERR ")
+    var line = line
+    return line.withUTF8 { isStatus($0[...]) }
   }
 
   package static func parse(_ line: String) throws(ClientError) -> ProtocolLine {
+    var line = line
+    return try line.withUTF8 { bytes in Result { () throws(ClientError) in try parse(bytes) } }.get()
+  }
+
+  /// The line in `bytes`, without its LF.
+  package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(ClientError) -> ProtocolLine {
+    let line = bytes[...]
     if isStatus(line) { return .status(try status(line)) }
-    if line.hasPrefix("!") { return .event(try event(String(line.dropFirst()), line: line)) }
-    guard let first = line.unicodeScalars.first, ("a"..."z").contains(first) else {
-      throw .malformedReply(line)
+    if line.first == UInt8(ascii: "!") { return .event(try event(line.dropFirst(), line: line)) }
+    guard let first = line.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else {
+      throw malformed(line)
     }
     return .data(try data(line))
   }
 
-  private static func status(_ line: String) throws(ClientError) -> Reply.Status {
-    let fields = fields(line, count: 3)
-    if fields[0] == "OK" {
-      guard fields.count > 1 else { return .ok(revision: nil) }
-      guard fields.count == 2 else { throw .malformedReply(line) }
-      return .ok(revision: try number(fields[1], line: line))
-    }
-    guard fields.count > 1, !fields[1].isEmpty else { throw .malformedReply(line) }
-    return .error(code: fields[1], message: fields.count > 2 ? fields[2] : "")
+  private static func isStatus(_ line: Bytes) -> Bool {
+    line.matches("OK") || line.matches("OK ", prefix: true) || line.matches("ERR ", prefix: true)
   }
 
-  private static func event(_ text: String, line: String) throws(ClientError) -> Event {
-    let fields = fields(text, count: 5)
-    if let edit = SectionEdit(rawValue: fields[0]) {
-      guard fields.count == 4 else { throw .malformedReply(line) }
+  private static func status(_ line: Bytes) throws(ClientError) -> Reply.Status {
+    var words = Words(line)
+    // Only a bare `OK` has no space.
+    guard let keyword = words.word() else { return .ok(revision: nil) }
+    if keyword.matches("OK") { return .ok(revision: try words.number(words.last())) }
+    // `ERR <code> [<message>]`.
+    let code = words.word() ?? words.rest()
+    guard !code.isEmpty else { throw malformed(line) }
+    return .error(code: text(code), message: text(words.rest()))
+  }
+
+  /// An event, `text` being the line after its `!`.
+  private static func event(_ text: Bytes, line: Bytes) throws(ClientError) -> Event {
+    var words = Words(text, in: line)
+    let keyword = words.word() ?? words.rest()
+    switch keyword {
+    case "inserted", "deleted", "renamed":
+      guard let edit = SectionEdit(rawValue: Self.text(keyword)) else { throw malformed(line) }
       return .edited(
-        edit, revision: try number(fields[1], line: line), index: try number(fields[2], line: line),
-        id: try word(fields[3], line: line))
-    }
-    switch (fields[0], fields.count) {
-    case ("moved", 5):
+        edit, revision: try words.number(words.word()), index: try words.number(words.word()),
+        id: try words.nonEmpty(words.last()))
+    case "moved":
       return .moved(
-        revision: try number(fields[1], line: line), from: try number(fields[2], line: line),
-        to: try number(fields[3], line: line), id: try word(fields[4], line: line))
-    case ("items", 5):
+        revision: try words.number(words.word()), from: try words.number(words.word()),
+        to: try words.number(words.word()), id: try words.nonEmpty(words.last()))
+    case "items":
       return .items(
-        revision: try number(fields[1], line: line), index: try number(fields[2], line: line),
-        id: try word(fields[3], line: line), count: try number(fields[4], line: line))
-    case ("opened", 4), ("closed", 4):
-      let revision: UInt64 = try number(fields[1], line: line)
-      let index: Int = try number(fields[2], line: line)
-      let id = try word(fields[3], line: line)
-      return fields[0] == "opened"
+        revision: try words.number(words.word()), index: try words.number(words.word()),
+        id: try words.nonEmpty(words.word()), count: try words.number(words.last()))
+    case "opened", "closed":
+      let revision: UInt64 = try words.number(words.word())
+      let index: Int = try words.number(words.word())
+      let id = try words.nonEmpty(words.last())
+      return keyword.matches("opened")
         ? .opened(revision: revision, index: index, id: id)
         : .closed(revision: revision, index: index, id: id)
-    case ("mode", 3):
-      return .mode(revision: try number(fields[1], line: line), mode: try mode(fields[2], line: line))
-    case ("state", 4):
-      return .state(try snapshot(fields, line: line))
-    case ("reload", 2):
-      return .reload(revision: try number(fields[1], line: line))
-    case ("bye", _):
-      return .bye(reason: fields.dropFirst().joined(separator: " "))
-    case ("opened", _), ("closed", _), ("mode", _), ("state", _), ("reload", _), ("moved", _), ("items", _):
-      throw .malformedReply(line)
+    case "mode":
+      return .mode(revision: try words.number(words.word()), mode: try words.mode(words.last()))
+    case "state":
+      return .state(try snapshot(&words))
+    case "reload":
+      return .reload(revision: try words.number(words.last()))
+    case "bye":
+      return .bye(reason: Self.text(words.rest()))
     default:
-      return .other(text)
+      return .other(Self.text(text))
     }
   }
 
-  private static func data(_ line: String) throws(ClientError) -> DataLine {
-    let keyword = line.prefix { $0 != " " }
+  private static func data(_ line: Bytes) throws(ClientError) -> DataLine {
+    var words = Words(line)
+    let keyword = words.word() ?? words.rest()
     switch keyword {
     case "section":
-      let fields = fields(line, count: 6)
-      guard fields.count == 6, fields[3] == "open" || fields[3] == "closed", !fields[5].isEmpty else {
-        throw .malformedReply(line)
+      let index: Int = try words.number(words.word())
+      let id = try words.nonEmpty(words.word())
+      let state = words.word()
+      guard let state, state.matches("open") || state.matches("closed") else {
+        throw malformed(line)
       }
+      let itemCount: Int = try words.number(words.word())
+      let title = words.rest()
+      guard !title.isEmpty else { throw malformed(line) }
       return .section(
         ListedSection(
-          index: try number(fields[1], line: line), id: try word(fields[2], line: line),
-          isOpen: fields[3] == "open", itemCount: try number(fields[4], line: line), title: fields[5]))
+          index: index, id: id, isOpen: state.matches("open"), itemCount: itemCount,
+          title: text(title)))
     case "item":
-      let fields = fields(line, count: 4)
-      guard fields.count == 4 else { throw .malformedReply(line) }
       return .item(
         ListedItem(
-          sectionIndex: try number(fields[1], line: line), position: try number(fields[2], line: line),
-          text: fields[3]))
+          sectionIndex: try words.number(words.word()), position: try words.number(words.word()),
+          text: text(words.rest())))
     case "state":
-      let fields = fields(line, count: 4)
-      guard fields.count == 4 else { throw .malformedReply(line) }
-      return .state(try snapshot(fields, line: line))
+      return .state(try snapshot(&words))
     case "mode":
-      let fields = fields(line, count: 2)
-      guard fields.count == 2 else { throw .malformedReply(line) }
-      return .mode(try mode(fields[1], line: line))
+      return .mode(try words.mode(words.last()))
     case "version":
-      let fields = fields(line, count: 3)
-      guard fields.count == 3, !fields[1].isEmpty, !fields[2].isEmpty else { throw .malformedReply(line) }
-      return .version(daemon: fields[1], protocolVersion: fields[2])
+      let daemon = words.word()
+      let version = words.rest()
+      guard let daemon, !daemon.isEmpty, !version.isEmpty else { throw malformed(line) }
+      return .version(daemon: text(daemon), protocolVersion: text(version))
     case "help":
-      return .help(String(line.dropFirst(keyword.count).drop { $0 == " " }))
+      return .help(text(words.rest().drop { $0 == UInt8(ascii: " ") }))
     case "history":
-      let fields = fields(line, count: 8)
-      guard fields.count == 8 else { throw .malformedReply(line) }
+      let revision: UInt64 = try words.number(words.word())
+      let time = try words.nonEmpty(words.word())
+      let via = try words.nonEmpty(words.word())
+      guard let uid = words.word(), let pid = words.word(), let name = words.word() else {
+        throw malformed(line)
+      }
       return .history(
         HistoryEntry(
-          revision: try number(fields[1], line: line), time: try word(fields[2], line: line),
-          via: try word(fields[3], line: line), uid: UInt32(fields[4]), pid: Int32(fields[5]),
-          name: fields[6] == "-" ? nil : try word(fields[6], line: line),
-          event: try event(fields[7], line: line)))
+          revision: revision, time: time, via: via, uid: Words.number(uid), pid: Words.number(pid),
+          name: name.matches("-") ? nil : try words.nonEmpty(name),
+          event: try event(words.rest(), line: line)))
     default:
-      return .other(line)
+      return .other(text(line))
     }
   }
 
-  /// `state`-shaped fields: keyword, revision, mode, comma-separated open ids or `-`.
-  private static func snapshot(_ fields: [String], line: String) throws(ClientError) -> StateSnapshot {
+  /// The rest of a `state` line or event: revision, mode, and the open ids comma-separated or `-`.
+  private static func snapshot(_ words: inout Words) throws(ClientError) -> StateSnapshot {
+    let revision: UInt64 = try words.number(words.word())
+    let mode = try words.mode(words.word())
+    guard let list = words.last() else { throw malformed(words.line) }
     let ids =
-      fields[3] == "-"
-      ? [] : split(fields[3], on: ",")
-    guard !ids.contains(where: \.isEmpty) else { throw .malformedReply(line) }
-    return StateSnapshot(
-      revision: try number(fields[1], line: line), mode: try mode(fields[2], line: line), openIDs: ids)
+      list.matches("-")
+      ? [] : list.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(text)
+    guard !ids.contains(where: \.isEmpty) else { throw malformed(words.line) }
+    return StateSnapshot(revision: revision, mode: mode, openIDs: ids)
   }
 
-  /// Splits on single spaces into at most `count` fields; the last keeps its spaces (titles, item text).
-  private static func fields(_ text: String, count: Int) -> [String] {
-    split(text, on: " ", maxSplits: count - 1)
+  /// Bytes from the daemon as text, invalid UTF-8 shown as `\xHH` (`VisibleText.decode`).
+  private static func text(_ bytes: Bytes) -> String { VisibleText.decode(bytes) }
+
+  static func malformed(_ line: Bytes) -> ClientError { .malformedReply(text(line)) }
+}
+
+/// The fields of a line, taken from the left as the daemon writes them: words separated by
+/// single spaces, the last of which may hold spaces when it is text (a title, an item).
+struct Words {
+  /// The whole line, for the error that quotes it.
+  let line: ProtocolLine.Bytes
+  private var unread: ProtocolLine.Bytes
+
+  init(_ line: ProtocolLine.Bytes, in whole: ProtocolLine.Bytes? = nil) {
+    self.line = whole ?? line
+    unread = line
   }
 
-  /// Splits on a byte, as the daemon writes the fields: by UTF-8 rather than by Character, which
-  /// would run Unicode's grapheme rules over a `state` line of tens of megabytes (seconds).
-  private static func split(_ text: String, on separator: Unicode.Scalar, maxSplits: Int = .max) -> [String] {
-    var text = text
-    return text.withUTF8 { bytes in
-      guard let base = bytes.baseAddress else { return [""] }
-      var fields: [String] = []
-      var start = 0
-      while fields.count < maxSplits,
-        let found = memchr(base + start, Int32(separator.value), bytes.count - start)
-      {
-        let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-        fields.append(String(decoding: bytes[start..<end], as: UTF8.self))
-        start = end + 1
-      }
-      fields.append(String(decoding: bytes[start...], as: UTF8.self))
-      return fields
+  /// The next field, when a space follows it; nil when it is the line's last.
+  mutating func word() -> ProtocolLine.Bytes? {
+    guard let space = unread.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+    defer { unread = unread[(space + 1)...] }
+    return unread[..<space]
+  }
+
+  /// The rest of the line, spaces and all.
+  mutating func rest() -> ProtocolLine.Bytes {
+    defer { unread = unread[unread.endIndex...] }
+    return unread
+  }
+
+  /// The rest of the line as its last field; nil if it holds a space (more fields than the line may have).
+  mutating func last() -> ProtocolLine.Bytes? {
+    let last = rest()
+    return last.contains(UInt8(ascii: " ")) ? nil : last
+  }
+
+  /// A field of decimal digits as a number; nil when it is not one or does not fit.
+  static func number<N: FixedWidthInteger>(_ digits: ProtocolLine.Bytes) -> N? {
+    guard !digits.isEmpty else { return nil }
+    var value: N = 0
+    for digit in digits {
+      guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return nil }
+      let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+      let (sum, carry) = times10.addingReportingOverflow(N(digit - UInt8(ascii: "0")))
+      guard !overflow && !carry else { return nil }
+      value = sum
     }
-  }
-
-  private static func number<N: FixedWidthInteger>(_ text: String, line: String) throws(ClientError) -> N {
-    guard let value = N(text), value >= 0 else { throw .malformedReply(line) }
     return value
   }
 
-  private static func word(_ text: String, line: String) throws(ClientError) -> String {
-    guard !text.isEmpty else { throw .malformedReply(line) }
-    return text
+  /// A field that must be a number.
+  func number<N: FixedWidthInteger>(_ field: ProtocolLine.Bytes?) throws(ClientError) -> N {
+    guard let field, let value: N = Words.number(field) else { throw ProtocolLine.malformed(line) }
+    return value
   }
 
-  private static func mode(_ text: String, line: String) throws(ClientError) -> Mode {
-    guard let mode = Mode(rawValue: text) else { throw .malformedReply(line) }
+  /// A field that must not be empty (an id, a word), as text.
+  func nonEmpty(_ field: ProtocolLine.Bytes?) throws(ClientError) -> String {
+    guard let field, !field.isEmpty else { throw ProtocolLine.malformed(line) }
+    return VisibleText.decode(field)
+  }
+
+  func mode(_ field: ProtocolLine.Bytes?) throws(ClientError) -> Mode {
+    guard let field, let mode = Mode(rawValue: VisibleText.decode(field)) else {
+      throw ProtocolLine.malformed(line)
+    }
     return mode
+  }
+}
+
+/// Lets a `switch` over a line's word match keywords without making a String of it.
+func ~= (keyword: StaticString, word: ProtocolLine.Bytes) -> Bool { word.matches(keyword) }
+
+extension Slice where Base == UnsafeBufferPointer<UInt8> {
+  /// True when these bytes are `word`'s (or, with `prefix`, start with them).
+  func matches(_ word: StaticString, prefix: Bool = false) -> Bool {
+    let length = word.utf8CodeUnitCount
+    guard prefix ? count >= length : count == length else { return false }
+    return length == 0 || memcmp(base.baseAddress! + startIndex, word.utf8Start, length) == 0
   }
 }

@@ -14,6 +14,12 @@ public struct ReplyAssembler: Sendable {
 
   /// Takes the next line; nil while a reply is still being gathered.
   public mutating func take(_ line: String) throws(ClientError) -> Piece? {
+    var line = line
+    return try line.withUTF8 { bytes in Result { () throws(ClientError) in try take(bytes) } }.get()
+  }
+
+  /// Takes the next line's bytes, without its LF.
+  package mutating func take(_ line: UnsafeBufferPointer<UInt8>) throws(ClientError) -> Piece? {
     switch try ProtocolLine.parse(line) {
     case .event(let event):
       return .event(event)

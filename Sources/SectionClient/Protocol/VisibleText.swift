@@ -7,6 +7,7 @@ public enum VisibleText {
   /// `bytes` as text, each byte that is not part of valid UTF-8 written `\xHH` (as Python's
   /// repr does), so that a person sees which bytes were wrong instead of U+FFFD.
   public static func decode(_ bytes: some Collection<UInt8>) -> String {
+    if let text = bytes.withContiguousStorageIfAvailable(ascii) ?? nil { return text }
     if let text = String(validating: bytes, as: UTF8.self) { return text }
     var text = ""
     var rest = bytes[...]
@@ -28,6 +29,12 @@ public enum VisibleText {
       }
     }
     return text
+  }
+
+  /// `bytes` as a String if they are all ASCII, as nearly everything the daemon sends is: a
+  /// check and a copy, without the generic validation (a third of reading a reply, issue 35).
+  private static func ascii(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    bytes.contains { $0 >= 0x80 } ? nil : String(decoding: bytes, as: UTF8.self)
   }
 
   /// `text` with every character a terminal would act on or not show written as an escape:

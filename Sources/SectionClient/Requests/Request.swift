@@ -10,13 +10,13 @@ public struct Request<Value: Sendable>: Sendable {
   public let lines: [String]
   /// How many replies they get: one per line, except for a BATCH (one for all).
   public let replyCount: Int
-  let read: @Sendable ([Reply]) throws(ClientError) -> Value
+  let read: @Sendable (ArraySlice<Reply>) throws(ClientError) -> Value
   /// Why the request cannot be sent, found when it was made.
-  let problem: ClientError?
+  @usableFromInline let problem: ClientError?
 
   init(
     lines: [String], replyCount: Int? = nil, problem: ClientError? = nil,
-    read: @escaping @Sendable ([Reply]) throws(ClientError) -> Value
+    read: @escaping @Sendable (ArraySlice<Reply>) throws(ClientError) -> Value
   ) {
     self.lines = lines
     self.replyCount = replyCount ?? lines.count
@@ -26,6 +26,11 @@ public struct Request<Value: Sendable>: Sendable {
 
   /// The value the replies stand for; the daemon's error when one of them is ERR.
   public func value(from replies: [Reply]) throws(ClientError) -> Value {
+    try value(from: replies[...])
+  }
+
+  /// `value(from:)` for this request's replies among those of several.
+  @usableFromInline func value(from replies: ArraySlice<Reply>) throws(ClientError) -> Value {
     for reply in replies { _ = try reply.succeeded() }
     return try read(replies)
   }
@@ -39,7 +44,7 @@ public struct Request<Value: Sendable>: Sendable {
       lines: [text],
       problem: broken
         ? .invalidRequest("an argument holds a line break or NUL: \"\(VisibleText.escape(text))\"") : nil
-    ) { replies throws(ClientError) in try read(replies[0]) }
+    ) { replies throws(ClientError) in try read(replies[replies.startIndex]) }
   }
 
   /// `text` as one word of a request: a section reference (an id, or an index in digits).
@@ -101,7 +106,7 @@ extension Request where Value == Bool {
     checked(
       section,
       .line("TOGGLE \(section)") { reply throws(ClientError) in
-        guard let listed = reply.sections.first else {
+        guard case .section(let listed)? = reply.data.first else {
           throw .malformedReply("OK without the section TOGGLE changed")
         }
         return listed.isOpen
@@ -187,7 +192,7 @@ extension Request where Value == UInt64 {
     let problem = changes.lazy.compactMap(\.problem).first
     return Request(
       lines: ["BATCH"] + changes.flatMap(\.lines) + ["END"], replyCount: 1, problem: problem
-    ) { replies throws(ClientError) in try revision(replies[0]) }
+    ) { replies throws(ClientError) in try revision(replies[replies.startIndex]) }
   }
 
   private static func change(_ verb: String, _ section: String, _ rest: String? = nil) -> Request {
