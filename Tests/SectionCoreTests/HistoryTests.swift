@@ -321,6 +321,33 @@ extension HistoryClockTests {
         == harness.reply("HISTORY").split(separator: "\n").dropLast())
   }
 
+  /// `--log-changes` logs a saved group's lines: each change with its own author, however the
+  /// authors take turns in the group, and a `by` line in the journal for each turn.
+  @Test func aGroupsLinesNameEachChangesAuthor() {
+    let harness = historyHarness(name: "w")
+    _ = harness.send("TOGGLE a")
+    harness.service.author = Author(via: .bus, uid: 7, pid: 8, name: "panel")
+    _ = harness.send("TOGGLE b")
+    harness.service.author = Author(via: .socket, uid: 1000, pid: 4242, name: "w")
+    _ = harness.send("TOGGLE a")
+    #expect(
+      String(decoding: harness.service.unsavedHistoryLines(), as: UTF8.self) == """
+        1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 a
+        2 2026-12-03T20:21:07.123Z bus 7 8 panel opened 2 1 b
+        3 2026-12-03T20:21:07.123Z socket 1000 4242 w closed 3 0 a
+
+        """)
+    #expect(
+      String(decoding: harness.service.journal, as: UTF8.self).split(separator: "\n").filter {
+        $0.hasPrefix("by ")
+      }.count == 3)
+    _ = harness.commit()
+    #expect(harness.service.unsavedHistoryLines().isEmpty)
+    #expect(
+      harness.reply("HISTORY").hasPrefix(
+        "history 1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 a\n"))
+  }
+
   /// What the journal's groups replay to has the history the daemon served: the events of
   /// every kind of change rendered from the model agree with those it rendered live.
   @Test func replayedHistoryIsTheServedHistory() throws {
