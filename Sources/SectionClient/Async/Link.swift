@@ -159,7 +159,8 @@ final class Link: Sendable {
   /// while more waits) and hands each complete reply to its waiter. False at the end of the
   /// connection, or when the daemon broke the protocol.
   func readAvailable(into chunk: inout [UInt8]) -> Bool {
-    let result = try? chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+    // recv(2) through the shim, as the daemon reads: no VFS layer, no cancellation point.
+    let result = try? chunk.withUnsafeMutableBytes { try fd.receive(into: $0) }
     switch result {
     case .done(let count) where count > 0: reading.lines.append(chunk[..<count])
     case .wouldBlock: return true

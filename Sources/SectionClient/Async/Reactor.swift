@@ -20,6 +20,9 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
   /// Jobs enqueued from other threads, and whether this thread sleeps in epoll_wait (and so
   /// must be woken for them).
   private let incoming = Mutex(Incoming())
+  /// Whether `incoming` holds jobs: read without the lock each time the thread looks for jobs,
+  /// once per socket served; set and cleared under it.
+  private let hasIncoming = Atomic<Bool>(false)
   /// This thread's pthread_t once it runs: how `enqueue` and `Link` know they are on it.
   private let thread = Atomic<UInt>(0)
   /// False when epoll or the thread could not be had: `Link` then refuses to connect.
@@ -77,6 +80,7 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
     if isCurrent { return jobs.append(job) }
     let sleeping = incoming.withLock { incoming in
       incoming.jobs.append(job)
+      hasIncoming.store(true, ordering: .releasing)
       defer { incoming.sleeping = false }
       return incoming.sleeping
     }
@@ -89,7 +93,9 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
       runJobs()
-      epoll.poll(waiting: isIdle() ? -1 : 0) { fd, events in
+      let idle = isIdle()
+      defer { if idle { incoming.withLock { $0.sleeping = false } } }
+      epoll.poll(waiting: idle ? -1 : 0) { fd, events in
         if fd == wakeUp.fd { return wakeUp.reset() }
         guard let link = links.withLock({ $0[fd.rawValue] }) else { return }
         if events.contains(.writable) { link.roomToWrite() }
@@ -108,10 +114,12 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
   /// Runs the jobs queued so far, then writes what they asked for; those they queue (a task
   /// resumed here) wait for the next turn, after the I/O.
   private func runJobs() {
-    incoming.withLock { incoming in
-      incoming.sleeping = false
-      jobs += incoming.jobs
-      incoming.jobs.removeAll(keepingCapacity: true)
+    if hasIncoming.load(ordering: .acquiring) {
+      incoming.withLock { incoming in
+        hasIncoming.store(false, ordering: .relaxed)
+        jobs += incoming.jobs
+        incoming.jobs.removeAll(keepingCapacity: true)
+      }
     }
     swap(&jobs, &turn)
     for job in turn { job.runSynchronously(on: asUnownedTaskExecutor()) }
