@@ -146,9 +146,15 @@ package enum ProtocolLine: Equatable, Sendable {
     let revision: UInt64 = try words.number(words.word())
     let mode = try words.mode(words.word())
     guard let list = words.last() else { throw malformed(words.line) }
-    let ids =
-      list.matches("-")
-      ? [] : list.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(text)
+    var ids: [String] = []
+    if !list.matches("-") {
+      var rest = list
+      while let comma = rest.index(of: UInt8(ascii: ",")) {
+        ids.append(text(rest[..<comma]))
+        rest = rest[(comma + 1)...]
+      }
+      ids.append(text(rest))
+    }
     guard !ids.contains(where: \.isEmpty) else { throw malformed(words.line) }
     return StateSnapshot(revision: revision, mode: mode, openIDs: ids)
   }
@@ -173,7 +179,7 @@ struct Words {
 
   /// The next field, when a space follows it; nil when it is the line's last.
   mutating func word() -> ProtocolLine.Bytes? {
-    guard let space = unread.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+    guard let space = unread.index(of: UInt8(ascii: " ")) else { return nil }
     defer { unread = unread[(space + 1)...] }
     return unread[..<space]
   }
@@ -187,7 +193,7 @@ struct Words {
   /// The rest of the line as its last field; nil if it holds a space (more fields than the line may have).
   mutating func last() -> ProtocolLine.Bytes? {
     let last = rest()
-    return last.contains(UInt8(ascii: " ")) ? nil : last
+    return last.index(of: UInt8(ascii: " ")) == nil ? last : nil
   }
 
   /// A field of decimal digits as a number; nil when it is not one or does not fit.
@@ -228,6 +234,15 @@ struct Words {
 func ~= (keyword: StaticString, word: ProtocolLine.Bytes) -> Bool { word.matches(keyword) }
 
 extension Slice where Base == UnsafeBufferPointer<UInt8> {
+  /// Where `byte` first occurs, found by memchr(3): a line can be tens of megabytes (a `state`
+  /// line with every section open), which a loop in Swift takes seconds over in a debug build.
+  func index(of byte: UInt8) -> Int? {
+    guard let start = base.baseAddress.map({ $0 + startIndex }), !isEmpty,
+      let found = memchr(start, Int32(byte), count)
+    else { return nil }
+    return startIndex + start.distance(to: found.assumingMemoryBound(to: UInt8.self))
+  }
+
   /// True when these bytes are `word`'s (or, with `prefix`, start with them).
   func matches(_ word: StaticString, prefix: Bool = false) -> Bool {
     let length = word.utf8CodeUnitCount
