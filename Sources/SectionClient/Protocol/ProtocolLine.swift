@@ -234,12 +234,15 @@ struct Words {
 func ~= (keyword: StaticString, word: ProtocolLine.Bytes) -> Bool { word.matches(keyword) }
 
 extension Slice where Base == UnsafeBufferPointer<UInt8> {
-  /// Where `byte` first occurs, found by memchr(3): a line can be tens of megabytes (a `state`
-  /// line with every section open), which a loop in Swift takes seconds over in a debug build.
+  /// Where `byte` first occurs. A line can be tens of megabytes (a `state` line with every
+  /// section open), which a loop in Swift takes seconds over in a debug build: past a few
+  /// words, memchr(3) searches; the few bytes of a word are looked at here, without the call.
   func index(of byte: UInt8) -> Int? {
-    guard let start = base.baseAddress.map({ $0 + startIndex }), !isEmpty,
-      let found = memchr(start, Int32(byte), count)
-    else { return nil }
+    if count <= 32 { return firstIndex(of: byte) }
+    guard let start = base.baseAddress.map({ $0 + startIndex }), let found = memchr(start, Int32(byte), count)
+    else {
+      return nil
+    }
     return startIndex + start.distance(to: found.assumingMemoryBound(to: UInt8.self))
   }
 
