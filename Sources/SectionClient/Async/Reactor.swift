@@ -70,9 +70,11 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
     try? epoll?.modify(fd, events: writable ? [.readable, .writable] : .readable)
   }
 
-  /// On this thread: `link` has requests to write at the end of the turn.
+  /// On this thread: `link` has requests to write once the jobs running now have run.
   func flushLater(_ link: Link) { unflushed.append(link) }
 
+  /// A job of a task that prefers this thread (`TaskExecutor`): run here, in order, by
+  /// `runJobs`; another thread's job wakes the thread if it sleeps in epoll_wait.
   func enqueue(_ job: consuming ExecutorJob) {
     // No thread to run it (epoll or the thread could not be had): it runs where tasks run by default.
     guard running.load(ordering: .acquiring) else { return globalConcurrentExecutor.enqueue(job) }
@@ -112,7 +114,7 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
   }
 
   /// Runs the jobs queued so far, then writes what they asked for; those they queue (a task
-  /// resumed here) wait for the next turn, after the I/O.
+  /// resumed here) wait for the next call, after more I/O.
   private func runJobs() {
     if hasIncoming.load(ordering: .acquiring) {
       incoming.withLock { incoming in
