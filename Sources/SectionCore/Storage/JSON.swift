@@ -96,31 +96,30 @@ extension JSON {
 
   /// Appends `value` as a JSON string, escaping what JSON requires and nothing more.
   static func appendString(_ value: String, to output: inout [UInt8]) {
-    output.append("\"")
     var value = value
-    value.withUTF8 { bytes in
-      // Most titles and items need no escape: one copy, not an append per byte (the state
-      // file is written whole at each compaction, 2 MB and more for a long list).
-      if bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-        appendEscaped(bytes, to: &output)
-      } else {
-        output.append(contentsOf: bytes)
-      }
-    }
-    output.append("\"")
+    value.withUTF8 { appendValidUTF8($0, to: &output) }
   }
 
   /// `bytes` as `appendString` writes `String(decoding: bytes, as: UTF8.self)`, without making
-  /// the String when they are printable ASCII with nothing to escape: the history's lines, a
-  /// thousand at each compaction.
+  /// the String when they are ASCII (valid UTF-8 as they are): the history's lines, a thousand
+  /// at each compaction.
   static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-    guard bytes.allSatisfy({ $0 &- 0x20 < 0x5F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
-    else {
-      appendString(String(decoding: bytes, as: UTF8.self), to: &output)
-      return
+    guard !bytes.contains(where: { $0 >= 0x80 }) else {
+      return appendString(String(decoding: bytes, as: UTF8.self), to: &output)
     }
+    appendValidUTF8(bytes, to: &output)
+  }
+
+  /// `bytes`, valid UTF-8, as a JSON string: the one writer of both `appendString`s.
+  private static func appendValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
     output.append("\"")
-    output.append(contentsOf: bytes)
+    // Most titles and items need no escape: one copy, not an append per byte (the state
+    // file is written whole at each compaction, 2 MB and more for a long list).
+    if bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+      appendEscaped(bytes, to: &output)
+    } else {
+      output.append(contentsOf: bytes)
+    }
     output.append("\"")
   }
 
