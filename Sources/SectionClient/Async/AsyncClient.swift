@@ -77,7 +77,10 @@ public final class AsyncClient: Sendable {
     -> Value
   {
     if let problem = request.problem { throw problem }
-    return try request.value(from: await send(request.lines, replies: request.replyCount))
+    switch try await exchange(request.lines, replies: request.replyCount) {
+    case .one(let reply): return try request.value(from: reply)
+    case .many(let replies): return try request.value(from: replies[...])
+    }
   }
 
   /// Sends raw request lines and returns their `replies` (one per line unless given), in order:
@@ -86,11 +89,22 @@ public final class AsyncClient: Sendable {
     -> [Reply]
   {
     if lines.isEmpty && (replies ?? 0) == 0 { return [] }
+    switch try await exchange(lines, replies: replies ?? lines.count) {
+    case .one(let reply): return [reply]
+    case .many(let replies): return replies
+    }
+  }
+
+  /// Sends `lines` and waits for their `count` replies.
+  @usableFromInline nonisolated(nonsending) func exchange(_ lines: [String], replies count: Int)
+    async
+    throws(ClientError) -> Replies
+  {
     // Requests that never left (their connection had ended, not yet seen) go once more, on a new one.
     for _ in 0..<2 {
       let link = try currentLink()
       let outcome = await withUnsafeContinuation { continuation in
-        link.send(lines, to: Waiter(count: replies ?? lines.count, continuation: continuation))
+        link.send(lines, to: Waiter(count: count, continuation: continuation))
       }
       switch outcome {
       case .replies(let replies): return replies

@@ -172,10 +172,8 @@ final class Link: Sendable {
       }) {
         guard case .reply(let reply)? = piece else { continue }
         if reading.current == nil { reading.current = pending.withLock { $0.takeFirst() } }
-        guard let waiter = reading.current else {
-          throw .malformedReply("a reply to no request: \(reply.status)")
-        }
-        if waiter.add(reply) { reading.current = nil }
+        guard reading.current != nil else { throw .malformedReply("a reply to no request: \(reply.status)") }
+        if reading.current!.add(reply) { reading.current = nil }
       }
       return true
     } catch {
@@ -224,12 +222,13 @@ extension Link.Pending {
 }
 
 /// The replies one call waits for, and the task waiting: resumed once, with all of them, the
-/// error that ended the connection, or word that its requests never left. Once queued, touched
-/// by whoever takes it out of the queue under the lock: the reactor's thread as replies
-/// come and when the connection ends, a writer that finds its requests unsent.
-final class Waiter: @unchecked Sendable {
+/// error that ended the connection, or word that its requests never left. A value, queued with
+/// its requests' bytes and taken out of the queue (under the lock) by whoever resumes it: the
+/// reactor's thread as replies come and when the connection ends, a writer that finds its
+/// requests unsent. (A class here was an allocation, and its retains, on every request.)
+struct Waiter {
   enum Outcome {
-    case replies([Reply])
+    case replies(Replies)
     case failed(ClientError)
     /// The connection had ended before any byte of the requests was written.
     case notSent
@@ -238,24 +237,31 @@ final class Waiter: @unchecked Sendable {
 
   let count: Int
   private var replies: [Reply] = []
-  private var continuation: Resumption?
+  private let continuation: Resumption?
 
   init(count: Int, continuation: Resumption?) {
     self.count = count
     self.continuation = continuation
-    replies.reserveCapacity(count)
   }
 
   /// True once it has them all (and its task was resumed with them).
-  func add(_ reply: Reply) -> Bool {
+  mutating func add(_ reply: Reply) -> Bool {
+    if count == 1 {
+      resume(.replies(.one(reply)))
+      return true
+    }
     replies.append(reply)
     guard replies.count == count else { return false }
-    resume(.replies(replies))
+    resume(.replies(.many(replies)))
     return true
   }
 
-  func resume(_ outcome: Outcome) {
-    continuation?.resume(returning: outcome)
-    continuation = nil
-  }
+  func resume(_ outcome: Outcome) { continuation?.resume(returning: outcome) }
+}
+
+/// What a call's requests got back: most calls are one request, whose reply comes without an
+/// array around it (an allocation a request, measured in client-load).
+@usableFromInline enum Replies: Sendable {
+  case one(Reply)
+  case many([Reply])
 }

@@ -10,13 +10,14 @@ public struct Request<Value: Sendable>: Sendable {
   public let lines: [String]
   /// How many replies they get: one per line, except for a BATCH (one for all).
   public let replyCount: Int
-  let read: @Sendable (ArraySlice<Reply>) throws(ClientError) -> Value
+  /// Every request gets one reply (a BATCH one for all its lines): what it reads as a value.
+  let read: @Sendable (Reply) throws(ClientError) -> Value
   /// Why the request cannot be sent, found when it was made.
   @usableFromInline let problem: ClientError?
 
   init(
     lines: [String], replyCount: Int? = nil, problem: ClientError? = nil,
-    read: @escaping @Sendable (ArraySlice<Reply>) throws(ClientError) -> Value
+    read: @escaping @Sendable (Reply) throws(ClientError) -> Value
   ) {
     self.lines = lines
     self.replyCount = replyCount ?? lines.count
@@ -32,7 +33,13 @@ public struct Request<Value: Sendable>: Sendable {
   /// `value(from:)` for this request's replies among those of several.
   @usableFromInline func value(from replies: ArraySlice<Reply>) throws(ClientError) -> Value {
     for reply in replies { _ = try reply.succeeded() }
-    return try read(replies)
+    guard let reply = replies.first else { throw .malformedReply("no reply") }
+    return try read(reply)
+  }
+
+  /// `value(from:)` for the one reply of this request.
+  @usableFromInline func value(from reply: Reply) throws(ClientError) -> Value {
+    try read(reply.succeeded())
   }
 
   /// A request of one line that is checked for line breaks and read by `read`.
@@ -43,8 +50,8 @@ public struct Request<Value: Sendable>: Sendable {
     return Request(
       lines: [text],
       problem: broken
-        ? .invalidRequest("an argument holds a line break or NUL: \"\(VisibleText.escape(text))\"") : nil
-    ) { replies throws(ClientError) in try read(replies[replies.startIndex]) }
+        ? .invalidRequest("an argument holds a line break or NUL: \"\(VisibleText.escape(text))\"") : nil,
+      read: read)
   }
 
   /// `text` as one word of a request: a section reference (an id, or an index in digits).
@@ -191,8 +198,7 @@ extension Request where Value == UInt64 {
   public static func batch(_ changes: [Request<UInt64>]) -> Request {
     let problem = changes.lazy.compactMap(\.problem).first
     return Request(
-      lines: ["BATCH"] + changes.flatMap(\.lines) + ["END"], replyCount: 1, problem: problem
-    ) { replies throws(ClientError) in try revision(replies[replies.startIndex]) }
+      lines: ["BATCH"] + changes.flatMap(\.lines) + ["END"], replyCount: 1, problem: problem, read: revision)
   }
 
   private static func change(_ verb: String, _ section: String, _ rest: String? = nil) -> Request {
