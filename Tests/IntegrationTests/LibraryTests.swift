@@ -112,6 +112,30 @@ import Testing
     #expect(three[0].mode == .multi && three[1].sections.count == 3 && three[2].data.isEmpty)
   }
 
+  /// A caller isolated to an actor is back on it when its reply comes: the library waits for
+  /// a reply without hopping to the caller's executor first (issue 35), so this checks that it
+  /// hops back after.
+  @Test func repliesComeBackToTheCallersActor() async throws {
+    let daemon = try TestDaemon()
+    let client = try AsyncClient(path: daemon.socketPath)
+    actor Caller {
+      var opened = 0
+      func toggle(_ client: AsyncClient, times: Int) async throws -> Int {
+        for _ in 0..<times {
+          if try await client.toggle("0") { opened += 1 }
+          preconditionIsolated("a reply came back off the caller's actor")
+        }
+        return opened
+      }
+    }
+    let caller = Caller()
+    let opened = try await withThrowingTaskGroup(of: Int.self) { group in
+      for _ in 0..<4 { group.addTask { try await caller.toggle(client, times: 50) } }
+      return try await group.reduce(0) { max($0, $1) }
+    }
+    #expect(opened == 100)
+  }
+
   @Test func eventsFollowChangesAcrossRestartsAndSigkill() async throws {
     let daemon = try TestDaemon()
     let client = try AsyncClient(path: daemon.socketPath)

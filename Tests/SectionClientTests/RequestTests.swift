@@ -5,7 +5,9 @@ import Testing
 
 /// What each request sends, how its reply reads, and what is refused before anything is sent.
 @Suite struct RequestTests {
-  private func reply(_ lines: String...) throws -> Reply {
+  private func reply(_ lines: String...) throws -> Reply { try reply(lines) }
+
+  private func reply(_ lines: [String]) throws -> Reply {
     var assembler = ReplyAssembler()
     for line in lines {
       if case .reply(let reply) = try assembler.take(line) { return reply }
@@ -83,6 +85,26 @@ import Testing
     #expect(entries[1].via == "bus")
     #expect(entries[1].event == .mode(revision: 4, mode: .exclusive))
     #expect(throws: ClientError.self) { try reply("history 3 t socket 0 1 x") }
+  }
+
+  /// A reply keeps none, one or many data lines (one without an array), and which it is does
+  /// not show: the same lines read, compare and change alike.
+  @Test func repliesKeepEveryDataLineWhateverTheirNumber() throws {
+    let lines = (0..<3).map { "section \($0) s\($0) open 1 S\($0)" }
+    for count in 0...3 {
+      let read = try reply(Array(lines.prefix(count)) + ["OK 7"])
+      let expected = (0..<count).map {
+        DataLine.section(ListedSection(index: $0, id: "s\($0)", isOpen: true, itemCount: 1, title: "S\($0)"))
+      }
+      #expect(read.data == expected, "\(count) lines")
+      #expect(read == Reply(data: expected, status: .ok(revision: 7)), "\(count) lines")
+      #expect(read.sections.map(\.id) == expected.indices.map { "s\($0)" })
+      var changed = read
+      changed.data.append(.other("x"))
+      #expect(changed.data == expected + [.other("x")] && changed != read)
+      changed.data.removeLast()
+      #expect(changed == read)
+    }
   }
 
   @Test func clientNames() {

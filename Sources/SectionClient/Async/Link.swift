@@ -170,10 +170,10 @@ final class Link: Sendable {
       while let piece = try reading.lines.nextLine({ (line) throws(ClientError) in
         try reading.assembler.take(line)
       }) {
-        guard case .reply(let reply)? = piece else { continue }
+        guard case .reply(let reply)? = consume piece else { continue }
         if reading.current == nil { reading.current = pending.withLock { $0.takeFirst() } }
         guard reading.current != nil else { throw .malformedReply("a reply to no request: \(reply.status)") }
-        if reading.current!.add(reply) { reading.current = nil }
+        if reading.current!.add(consume reply) { reading.current = nil }
       }
       return true
     } catch {
@@ -210,10 +210,10 @@ extension Link.Pending {
     guard head < waiters.count else { return nil }
     let waiter = waiters[head]
     head += 1
-    if head == waiters.count {
-      waiters.removeAll(keepingCapacity: true)
-      head = 0
-    } else if head >= 1024 && head * 2 >= waiters.count {
+    // The waiters taken are dropped once they are half the queue, and a few: each is moved at
+    // most once, and at one request in flight the queue is not emptied on every reply (which
+    // cost 1% of client-load's CPU).
+    if head >= 32 && head * 2 >= waiters.count {
       waiters.removeSubrange(0..<head)
       head = 0
     }
@@ -245,7 +245,7 @@ struct Waiter {
   }
 
   /// True once it has them all (and its task was resumed with them).
-  mutating func add(_ reply: Reply) -> Bool {
+  mutating func add(_ reply: consuming Reply) -> Bool {
     if count == 1 {
       resume(.replies(.one(reply)))
       return true

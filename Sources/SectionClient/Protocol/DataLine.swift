@@ -10,7 +10,7 @@ public enum DataLine: Equatable, Sendable {
   /// One line of HELP, `help <syntax> - <what it does>`, without the keyword.
   case help(String)
   /// One saved change of a HISTORY reply.
-  case history(HistoryEntry)
+  indirect case history(HistoryEntry)
   /// A keyword this sectionctl does not know, kept whole so newer daemons still work.
   case other(String)
 }

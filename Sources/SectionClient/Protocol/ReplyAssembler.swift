@@ -8,7 +8,7 @@ public struct ReplyAssembler: Sendable {
     case event(Event)
   }
 
-  private var data: [DataLine] = []
+  private var data = DataLines.none
 
   public init() {}
 
@@ -27,8 +27,8 @@ public struct ReplyAssembler: Sendable {
       data.append(dataLine)
       return nil
     case .status(let status):
-      defer { data = [] }
-      return .reply(Reply(data: data, status: status))
+      defer { data = .none }
+      return .reply(Reply(lines: data, status: status))
     }
   }
 }

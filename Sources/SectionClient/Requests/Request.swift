@@ -78,7 +78,7 @@ extension Request where Value == DaemonVersion {
   /// `VERSION`: the daemon's version and the protocol it speaks.
   public static var version: Request {
     .line("VERSION") { reply throws(ClientError) in
-      guard case .version(let daemon, let protocolVersion)? = reply.data.first else {
+      guard case .version(let daemon, let protocolVersion)? = reply.lines.first else {
         throw .malformedReply("OK without a version line after VERSION")
       }
       return DaemonVersion(daemon: daemon, protocolVersion: protocolVersion)
@@ -113,7 +113,7 @@ extension Request where Value == Bool {
     checked(
       section,
       .line("TOGGLE \(section)") { reply throws(ClientError) in
-        guard case .section(let listed)? = reply.data.first else {
+        guard case .section(let listed)? = reply.lines.first else {
           throw .malformedReply("OK without the section TOGGLE changed")
         }
         return listed.isOpen
