@@ -26,6 +26,25 @@ import Testing
     #expect(try parse("ERR BUSY") == .status(.error(code: "BUSY", message: "")))
   }
 
+  /// Numbers of as many digits as always fit are read without overflow checks: each side of
+  /// that bound, and of each type's largest value.
+  @Test func numbersFitTheirTypeOrAreRefused() {
+    func number<N: FixedWidthInteger>(_ text: String, as type: N.Type) -> N? {
+      Array(text.utf8).withUnsafeBufferPointer { Words.number($0[...]) }
+    }
+    #expect(number("9999999999999999999", as: UInt64.self) == 9_999_999_999_999_999_999)
+    #expect(number("18446744073709551615", as: UInt64.self) == UInt64.max)
+    #expect(number("18446744073709551616", as: UInt64.self) == nil)
+    #expect(number("999999999999999999", as: Int.self) == 999_999_999_999_999_999)
+    #expect(number("9223372036854775807", as: Int.self) == Int.max)
+    #expect(number("9223372036854775808", as: Int.self) == nil)
+    #expect(number("99", as: Int8.self) == 99 && number("127", as: Int8.self) == Int8.max)
+    #expect(number("128", as: Int8.self) == nil)
+    #expect(number("255", as: UInt8.self) == UInt8.max && number("256", as: UInt8.self) == nil)
+    #expect(number("007", as: Int.self) == 7)
+    #expect(number("12a", as: Int.self) == nil && number("", as: Int.self) == nil)
+  }
+
   @Test func sectionLineKeepsSpacesInTheTitle() throws {
     #expect(
       try parse("section 2 fruit-and-veg open 12 Fruit  and veg")

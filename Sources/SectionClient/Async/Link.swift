@@ -62,7 +62,10 @@ final class Link: Sendable {
   deinit { fd.close() }
 
   /// True once the connection has ended.
-  var isClosed: Bool { pending.withLock { $0.failure != nil } }
+  var isClosed: Bool { closed.load(ordering: .acquiring) }
+  /// Set, with `Pending.failure`, once the connection has ended: read without the lock on
+  /// every request (`AsyncClient` asks before each).
+  private let closed = Atomic<Bool>(false)
 
   /// Queues `lines` and `waiter` (for `waiter.count` replies), and writes them unless someone
   /// else is to (see the type's comment).
@@ -146,6 +149,7 @@ final class Link: Sendable {
   private func failUnsent(_ taken: Int) {
     let unsent = pending.withLock { pending -> ArraySlice<Waiter> in
       pending.failure = pending.failure ?? .connectionLost(path: path)
+      closed.store(true, ordering: .releasing)
       let count = min(taken + pending.unsent, pending.waiters.count - pending.head)
       pending.unsent = 0
       defer { pending.waiters.removeLast(count) }
@@ -188,6 +192,7 @@ final class Link: Sendable {
     let failure = reading.failure
     let (left, unsent) = pending.withLock { pending in
       pending.failure = failure
+      closed.store(true, ordering: .releasing)
       let unsent = min(pending.unsent, pending.waiters.count - pending.head)
       defer {
         pending.waiters = []
