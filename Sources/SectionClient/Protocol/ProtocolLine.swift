@@ -177,8 +177,9 @@ struct Words {
     unread = line
   }
 
-  /// The next field, when a space follows it; nil when it is the line's last.
-  mutating func word() -> ProtocolLine.Bytes? {
+  /// The next field, when a space follows it; nil when it is the line's last. Inlined: a
+  /// reply's line takes it five times, and the calls were 5% of client-load's instructions.
+  @inline(__always) mutating func word() -> ProtocolLine.Bytes? {
     guard let space = unread.index(of: UInt8(ascii: " ")) else { return nil }
     defer { unread = unread[(space + 1)...] }
     return unread[..<space]
