@@ -311,6 +311,12 @@ class Env:
         if not args.no_pin and ncpu >= 2:
             cpus = sorted(os.sched_getaffinity(0))
             self.loadgen_cpu, self.server_cpu = cpus[0], cpus[1]
+        elif not args.no_pin:
+            # A shell pinned by taskset passes its affinity on: every server and generator then
+            # shares one CPU, and the ratios are not those of a pinned run.
+            log(f"bench: warning: this process may run on CPU {sorted(os.sched_getaffinity(0))} only "
+                "(its affinity), so servers and load generators share it; run from an unpinned "
+                "shell (taskset -p -c 0-N $$) for figures comparable with pinned runs")
 
     def sectiond_argv(self, demo=False, extra=(), config=None):
         t = self.tmp
