@@ -255,6 +255,7 @@ struct Waiter {
       resume(.replies(.one(reply)))
       return true
     }
+    if replies.isEmpty { replies.reserveCapacity(count) }
     replies.append(reply)
     guard replies.count == count else { return false }
     resume(.replies(.many(replies)))
