@@ -25,29 +25,15 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
+
+from ping_cost import wait_for_socket
 
 # The reactor thread's entry (Posix.Thread.start's closure) and Link.readAvailable(into:).
 THREAD = r"\$s5Posix6ThreadV5start\w*_To"
 READ = r"\$s13SectionClient4LinkC13readAvailable4into\w*F"
-
-
-def wait_for_socket(path, proc, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            sys.exit(f"client_cost: sectiond exited with {proc.returncode}")
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                s.connect(path)
-                return
-        except OSError:
-            time.sleep(0.1)
-    sys.exit(f"client_cost: {path} never accepted a connection")
 
 
 def measure(binary, sock, depth, pipeline, seconds, tmp):
@@ -96,7 +82,7 @@ def main():
                                    "--config", config, "--max-clients", "10000"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            wait_for_socket(sock, daemon)
+            wait_for_socket(sock, daemon, who="client_cost")
             for depth in (int(d) for d in args.depth.split(",")):
                 per_read, reads = measure(binary, sock, depth, args.pipeline, args.seconds, tmp)
                 how = "perform(each:)" if args.pipeline else "a task per request"

@@ -27,18 +27,19 @@ import tempfile
 import time
 
 
-def wait_for_socket(path, proc, timeout=60.0):
+def wait_for_socket(path, proc, timeout=60.0, who="ping_cost"):
+    """Waits until `proc`, a server, accepts on `path` (client_cost.py uses it too)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            sys.exit(f"ping_cost: server exited with {proc.returncode}")
+            sys.exit(f"{who}: server exited with {proc.returncode}")
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
                 s.connect(path)
                 return
         except OSError:
             time.sleep(0.1)
-    sys.exit(f"ping_cost: {path} never accepted a connection")
+    sys.exit(f"{who}: {path} never accepted a connection")
 
 
 def server_argv(kind, args, tmp):
