@@ -16,10 +16,7 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
 
   private let epoll: Epoll?
   private let wakeUp: EventDescriptor?
-  /// The links by descriptor number: a descriptor is a small number, reused once closed, so an
-  /// array indexed by it holds them in the space of the process's highest, and finds one without
-  /// hashing (a dictionary's lookup was 5% of client-load's instructions).
-  private let links = Mutex<[Link?]>([])
+  private let links = Mutex(Links())
   /// Jobs enqueued from other threads, and whether this thread sleeps in epoll_wait (and so
   /// must be woken for them).
   private let incoming = Mutex(Incoming())
@@ -59,16 +56,12 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
   /// Reads `link`'s socket from now on, until its end (`Link.readAvailable` returns false).
   func add(_ link: Link, fd: FileDescriptor) -> Bool {
     guard let epoll, running.load(ordering: .acquiring) else { return false }
-    links.withLock { links in
-      let index = Int(fd.rawValue)
-      if index >= links.count { links += repeatElement(nil, count: index + 1 - links.count) }
-      links[index] = link
-    }
+    links.withLock { $0[fd] = link }
     do {
       try epoll.add(fd, events: .readable)
       return true
     } catch {
-      links.withLock { $0[Int(fd.rawValue)] = nil }
+      links.withLock { $0[fd] = nil }
       return false
     }
   }
@@ -108,9 +101,7 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
       defer { if idle { incoming.withLock { $0.sleeping = false } } }
       epoll.poll(waiting: idle ? -1 : 0) { fd, events in
         if fd == wakeUp.fd { return wakeUp.reset() }
-        guard let link = links.withLock({ Int(fd.rawValue) < $0.count ? $0[Int(fd.rawValue)] : nil }) else {
-          return
-        }
+        guard let link = links.withLock({ $0[fd] }) else { return }
         if events.contains(.writable) { link.roomToWrite() }
         // The tasks its replies resumed run at once, and their next requests leave before the
         // next socket is read, as loadgen.c answers each socket in turn: waiting for the end
@@ -118,7 +109,7 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
         guard !link.readAvailable(into: &chunk) else { return runJobs() }
         // Removed before the link can go (and close its socket): the number is not reused yet.
         epoll.remove(fd)
-        links.withLock { $0[Int(fd.rawValue)] = nil }
+        links.withLock { $0[fd] = nil }
         link.ended()
       }
     }
@@ -150,6 +141,25 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
     return incoming.withLock { incoming in
       incoming.sleeping = incoming.jobs.isEmpty
       return incoming.sleeping
+    }
+  }
+}
+
+/// The links by descriptor number. A descriptor is a small number, reused once closed, so an
+/// array indexed by it holds them in the space of the process's highest, and finds one without
+/// hashing (a dictionary's lookup was 5% of client-load's instructions).
+private struct Links {
+  private var byNumber: [Link?] = []
+
+  subscript(fd: FileDescriptor) -> Link? {
+    get { Int(fd.rawValue) < byNumber.count ? byNumber[Int(fd.rawValue)] : nil }
+    set {
+      let index = Int(fd.rawValue)
+      if index >= byNumber.count {
+        guard newValue != nil else { return }
+        byNumber += repeatElement(nil, count: index + 1 - byNumber.count)
+      }
+      byNumber[index] = newValue
     }
   }
 }
