@@ -137,5 +137,29 @@ says "sectiond --help: /tmp/sectiond-UID" "$(sectiond --help)" "/tmp/sectiond-UI
 says "sectiond(8): /tmp/sectiond-UID" "$sectiond_page" "/tmp/sectiond-UID/control.sock when XDG_RUNTIME_DIR is not set"
 says "README: /tmp/sectiond-UID" "$(cat "$readme")" "\`/tmp/sectiond-UID/control.sock\` when \`XDG_RUNTIME_DIR\` is unset"
 
+# Every option --help lists is in each synopsis (issue 44, item 15: the README's lacked
+# --list, --history and --log-changes): sectiond's in the README's "Command line" and
+# sectiond(8)'s SYNOPSIS, sectionctl's in sectionctl(1)'s.
+# in_synopsis NAME TEXT FLAG: FLAG stands in TEXT as an option ([--flag, | --flag], --flag ...).
+in_synopsis() {
+  if grep -qE -- "(\[|\| |\|)$3([] =]|$)" <<<"$2"; then check "$1" yes yes; else check "$1" "has: $3" "(not found)"; fi
+}
+readme_synopsis="$(sed -n '/^## Command line/,/^| flag/p' "$readme" | sed -n '/^sectiond /,/^```/p' | tr '\n' ' ')"
+man_synopsis() { sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' <<<"$1" | tr '\n' ' '; }
+flags="$(sectiond --help | grep -oE '^ {2,}--[a-z-]+' | tr -d ' ')"
+check "sectiond --help lists its options" yes "$([ "$(wc -l <<<"$flags")" -ge 20 ] && echo yes || echo "$flags")"
+for flag in $flags; do
+  in_synopsis "README synopsis: sectiond $flag" "$readme_synopsis" "$flag"
+  in_synopsis "sectiond(8) SYNOPSIS: $flag" "$(man_synopsis "$sectiond_page")" "$flag"
+done
+for flag in $(sectionctl --help | grep -oE '^ {2,}(-[a-z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+'); do
+  in_synopsis "sectionctl(1) SYNOPSIS: $flag" "$(man_synopsis "$sectionctl_page")" "$flag"
+done
+# ... and the README says what the history is and how to read it.
+history_text="$(sed -n '/^## History/,/^## /p' "$readme")"
+for needle in "sectionctl log" "HISTORY" "--history N" "--log-changes" "CLIENT NAME" "SUBSCRIBE FROM"; do
+  says "README, History: $needle" "$history_text" "$needle"
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
