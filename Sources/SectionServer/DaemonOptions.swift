@@ -34,6 +34,11 @@ public struct DaemonOptions: Equatable {
   /// `--list NAME`: one of several lists on the machine, whose default paths and bus name
   /// follow from its name; nil: the unnamed list, at the paths it has always had.
   public var list: ListName?
+  /// The user's own daemons' directory (`$XDG_RUNTIME_DIR/sectiond`, `/tmp/sectiond-UID`) when
+  /// the socket is there by default: it must be the user's own as it stands
+  /// (`SocketDirectory.ownDirectoryProblem`), as sectionctl requires of it. Nil for root and
+  /// for a socket named (`--socket`, `$SECTIOND_SOCKET`).
+  public var ownSocketDirectory: String?
 
   /// The D-Bus name this daemon owns: `org.sectiond.Sectiond1`, or for a named list
   /// `org.sectiond.Sectiond1.NAME`, as MPRIS names its players (docs/DBUS.md, "Several lists").
@@ -249,6 +254,7 @@ public struct DaemonOptions: Equatable {
     options.socketPath =
       socket ?? given.map { path in options.list.map { SocketNames.path(of: $0, beside: path) } ?? path }
       ?? defaultSocket
+    if socket == nil && given == nil && !isRoot { options.ownSocketDirectory = runtimeDirectory }
     if options.readOnlySocketPath == nil {
       options.readOnlySocketPath = SocketNames.readonlyPath(forControl: options.socketPath)
     }

@@ -397,6 +397,24 @@ class CtlSafety:
         os.symlink(roots, fallback)
         os.lchown(fallback, ATTACKER, ATTACKER)
         refused("a link another user made to root's daemon's directory", "symbolic link", f"rm {fallback}")
+        # The victim's sectiond, whose default socket is there, refuses the link too, even to
+        # a directory of the victim's own (it would bind wherever the link leads).
+        theirs = tempfile.mkdtemp(prefix="victim.", dir=self.work)
+        os.chown(theirs, VICTIM, VICTIM)
+        os.unlink(fallback)
+        os.symlink(theirs, fallback)
+        os.lchown(fallback, ATTACKER, ATTACKER)
+        try:
+            daemon_run = subprocess.run(
+                ["setpriv", f"--reuid={VICTIM}", f"--regid={VICTIM}", "--clear-groups",
+                 os.path.join(self.work, "bin", "sectiond"), "--no-state"],
+                env=env, capture_output=True, timeout=10)
+            status, err = daemon_run.returncode, daemon_run.stderr
+        except subprocess.TimeoutExpired as e:
+            status, err = None, e.stderr or b""
+        self.check(status not in (0, None) and fallback.encode() in err and b"symbolic link" in err
+                   and not os.listdir(theirs),
+                   f"the victim's sectiond refuses a link at {fallback}, binding nothing", repr(err))
         os.unlink(fallback)
         os.symlink(roots, fallback)  # root's own link: still not the victim's directory
         refused("a link root made", "symbolic link")
