@@ -177,7 +177,8 @@ import Testing
       SocketLocation.resolve(explicit: nil, readonly: true, list: media, environment: environment)
         == "/w/.run/media/readonly.sock")
     #expect(
-      SocketLocation.resolve(explicit: nil, readonly: false, environment: environment) == "/w/.run/control.sock")
+      SocketLocation.resolve(explicit: nil, readonly: false, environment: environment)
+        == "/w/.run/control.sock")
     let other = Fixtures.environment(["SECTIOND_SOCKET": "/tmp/e.sock"], userID: 0)
     #expect(
       SocketLocation.resolve(explicit: nil, readonly: false, list: media, environment: other)

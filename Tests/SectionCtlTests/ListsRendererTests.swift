@@ -39,7 +39,8 @@ import Testing
     #expect(lines[2] == "media  system  3         1     9         2        /run/sectiond/media/control.sock")
     // Issue 44, item 20: a short word in the SOCKET cell, the hint once below the table.
     #expect(lines[3] == "gone   user    -         -     -         -        stopped")
-    #expect(lines.count == 5 && lines[4].hasPrefix("gone: no daemon is listening on /run/user/7/sectiond/gone/"))
+    #expect(
+      lines.count == 5 && lines[4].hasPrefix("gone: no daemon is listening on /run/user/7/sectiond/gone/"))
     #expect(
       TextRenderer.lists([], looked: ["/run/user/7/sectiond", "/run/sectiond"], style: Style.plain)
         == "no lists: no sectiond sockets in /run/user/7/sectiond nor in /run/sectiond\n")

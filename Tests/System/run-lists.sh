@@ -11,15 +11,10 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 source Tests/System/lib/checks.sh
+scratch sdrl
+t="$dir"
 ctl="$BUILD_DIR/sectionctl"
 sectiond="$BUILD_DIR/sectiond"
-t=$(mktemp -d /tmp/sdrl.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  rm -rf "$t"
-}
-trap cleanup EXIT
 wait_socket() { for _ in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.1; done; return 1; }
 unset SECTIOND_SOCKET SECTIOND_LIST
 export NO_COLOR=1

@@ -108,7 +108,9 @@ package enum SocketLocation {
     }
     if let explicit { return [socket(explicit, .given)] }
     if let fromEnvironment = environment.nonEmpty("SECTIOND_SOCKET") {
-      return [socket(list.map { SocketNames.path(of: $0, beside: fromEnvironment) } ?? fromEnvironment, .given)]
+      return [
+        socket(list.map { SocketNames.path(of: $0, beside: fromEnvironment) } ?? fromEnvironment, .given)
+      ]
     }
     let named = list.map { "/\($0)" } ?? ""
     return directories(environment: environment).map {

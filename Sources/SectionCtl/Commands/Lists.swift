@@ -47,8 +47,12 @@ struct Lists {
 
   /// Where to look: `$SECTIOND_SOCKET`'s directory first (`make run`'s `.run/`, as
   /// `sectionctl -l NAME` finds its lists there), then the user's own and the system's.
-  static func directories(environment: Environment) -> [(path: String, kind: SocketLocation.Kind, file: String)] {
-    let usual = SocketLocation.directories(environment: environment).map { ($0.path, $0.kind, SocketNames.control) }
+  static func directories(environment: Environment) -> [(
+    path: String, kind: SocketLocation.Kind, file: String
+  )] {
+    let usual = SocketLocation.directories(environment: environment).map {
+      ($0.path, $0.kind, SocketNames.control)
+    }
     guard let given = SocketLocation.givenDirectory(environment: environment),
       !usual.contains(where: { $0.0 == given.path && $0.2 == given.file })
     else { return usual }
