@@ -3,7 +3,7 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help build run web check test bench install deb format
+.PHONY: help build run web check test bench install uninstall deb format
 
 ## help: this list
 help:
@@ -40,6 +40,10 @@ bench:
 install:
 	scripts/deps.sh
 	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install.sh
+
+## uninstall: remove what `make install` put (the same PREFIX, DESTDIR); keeps the state and your config
+uninstall:
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install.sh --uninstall
 
 ## deb: build/sectiond_VERSION_ARCH.deb (release build, static Swift runtime; VERSION=...)
 deb:

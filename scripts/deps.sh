@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # Installs the Debian packages sectiond needs to build (with --test, to run its tests; with
 # --deb, to build the Debian package; with --web, for `make web`), only those that are
-# missing, so a second run costs nothing.
+# missing, so a second run costs nothing. Always: the two clients the README's first session
+# talks to the daemon with (nc -U -N, socat), which `make run` leads to. --print lists the
+# packages for the options given and installs nothing.
 set -euo pipefail
-packages=(libsystemd-dev libedit-dev pkg-config)
+packages=(libsystemd-dev libedit-dev pkg-config netcat-openbsd socat)
+print=""
 for option in "$@"; do
   case "$option" in
+    --print) print=1 ;;
     --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh
       fuse3 cmake g++ libfuse3-dev libtoml11-dev libspdlog-dev # LazyFS (powerloss.sh)
       websocketd chromium chromium-driver python3-selenium curl) ;; # the web page (web.sh)
     --web) packages+=(websocketd iproute2) ;;
     --deb) packages+=(dpkg-dev binutils) ;;
-    *) echo "deps.sh: unknown option '$option' (--test, --deb, --web)" >&2; exit 2 ;;
+    *) echo "deps.sh: unknown option '$option' (--test, --deb, --web, --print)" >&2; exit 2 ;;
   esac
 done
 # The D-Bus tests (Tests/System/dbus.sh): a private dbus-daemon, gdbus, and Python's Gio
 # (Debian's python3-gi, for /usr/bin/python3); dbus-lab.sh: a user's session bus.
 case " $* " in *" --test "*) packages+=(dbus-daemon dbus-user-session libglib2.0-bin python3-gi) ;; esac
+if [ -n "$print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

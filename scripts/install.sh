@@ -2,7 +2,12 @@
 # Install sectiond: binaries, systemd units, sysusers.d/tmpfiles.d snippets,
 # the example config, man pages, shell completions and the web page.
 #
-#   scripts/install.sh [--no-build] [--prefix DIR] [--destdir DIR] [--user]
+#   scripts/install.sh [--no-build] [--prefix DIR] [--destdir DIR] [--user] [--uninstall]
+#
+# --uninstall (make uninstall) removes exactly the files an install with the same options
+# put, and the directories of sectiond's own it leaves empty; it keeps the state
+# (/var/lib/sectiond, ~/.local/state/sectiond), the user sectiond and a sections.json of
+# yours. On the live system it first stops and disables the units it is about to remove.
 #
 # As a user other than root (or with --user) it is a per-user install, no root needed:
 #   scripts/install.sh --prefix ~/.local
@@ -54,6 +59,7 @@ usage() {
 }
 
 build=1
+uninstall=""
 user_install=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -63,6 +69,7 @@ while [ $# -gt 0 ]; do
     --destdir) DESTDIR="${2:?--destdir needs a directory}"; shift ;;
     --destdir=*) DESTDIR="${1#*=}" ;;
     --user) user_install=1 ;;
+    --uninstall) uninstall=1 build=0 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "install.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -125,18 +132,36 @@ fi
 BUILD_DIR="${BUILD_DIR:-.build/release}"
 
 for b in sectiond sectionctl; do
-  if [ ! -x "$BUILD_DIR/$b" ]; then
+  if [ -z "$uninstall" ] && [ ! -x "$BUILD_DIR/$b" ]; then
     echo "install.sh: $BUILD_DIR/$b is missing or not executable;" \
       "build first (swift build -c release --static-swift-stdlib) or set BUILD_DIR" >&2
     exit 1
   fi
 done
 
-# --- install -----------------------------------------------------------------
+# --- install (or, with --uninstall, remove) ------------------------------------
 inst() { # inst MODE SRC DEST (DEST without DESTDIR)
+  if [ -n "$uninstall" ]; then
+    if [ -e "$DESTDIR$3" ] || [ -L "$DESTDIR$3" ]; then
+      rm -f "$DESTDIR$3"
+      say "removed $DESTDIR$3"
+    fi
+    return 0
+  fi
   install -D -m "$1" "$2" "$DESTDIR$3"
   say "installed $DESTDIR$3"
 }
+
+# The units about to be removed, stopped and disabled first on the live system (a running
+# daemon would outlive its binary, an enabled socket leave a dangling link).
+if [ -n "$uninstall" ] && [ -z "$DESTDIR" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+  scope=()
+  if [ -n "$user_install" ]; then scope=(--user); fi
+  units=(sectiond.socket sectiond-readonly.socket sectiond.service sectiond-web.service)
+  systemctl "${scope[@]}" disable --now "${units[@]}" >/dev/null 2>&1 || true
+  systemctl "${scope[@]}" stop 'sectiond@*' 'sectiond-readonly@*' >/dev/null 2>&1 || true
+  say "stopped and disabled sectiond's units"
+fi
 
 # The units name the binaries by their final path ($BINDIR), never $DESTDIR.
 subst() { # subst SRC DEST
@@ -152,6 +177,7 @@ subst() { # subst SRC DEST
   inst 0644 "$tmp" "$2"
   rm -f "$tmp"
 }
+if [ -n "$uninstall" ]; then subst() { inst 0644 - "$2"; }; fi
 
 inst 0755 "$BUILD_DIR/sectiond" "$BINDIR/sectiond"
 inst 0755 "$BUILD_DIR/sectionctl" "$BINDIR/sectionctl"
@@ -186,7 +212,11 @@ inst 0644 docs/org.sectiond.Sectiond1.xml "$DATADIR/dbus-1/interfaces/org.sectio
 
 # The example config only ever goes beside the real one, never over it.
 inst 0644 examples/sections.json "$SYSCONFDIR/sectiond/sections.json.example"
-if [ ! -e "$DESTDIR$SYSCONFDIR/sectiond/sections.json" ]; then
+if [ -n "$uninstall" ]; then
+  if [ -e "$DESTDIR$SYSCONFDIR/sectiond/sections.json" ]; then
+    say "kept $DESTDIR$SYSCONFDIR/sectiond/sections.json (yours, not installed)"
+  fi
+elif [ ! -e "$DESTDIR$SYSCONFDIR/sectiond/sections.json" ]; then
   say "note: no $SYSCONFDIR/sectiond/sections.json; sectiond serves its built-in demo" \
     "set until you create one (start from sections.json.example)"
 fi
@@ -208,11 +238,35 @@ done
 
 # The completion scripts are sectionctl's own (`sectionctl completion bash|zsh`).
 completions="$(mktemp -d)"
-"$BUILD_DIR/sectionctl" completion bash >"$completions/bash"
-"$BUILD_DIR/sectionctl" completion zsh >"$completions/zsh"
+if [ -z "$uninstall" ]; then
+  "$BUILD_DIR/sectionctl" completion bash >"$completions/bash"
+  "$BUILD_DIR/sectionctl" completion zsh >"$completions/zsh"
+fi
 inst 0644 "$completions/bash" "$DATADIR/bash-completion/completions/sectionctl"
 inst 0644 "$completions/zsh" "$DATADIR/zsh/site-functions/_sectionctl"
 rm -rf "$completions"
+
+if [ -n "$uninstall" ]; then
+  # sectiond's own directories, when nothing else is left in them; the shared ones (bin,
+  # man1, systemd/system, ...) stay, as they may have been there before.
+  for d in "$DATADIR/sectiond/web" "$DATADIR/sectiond" "$DATADIR/doc/sectiond/examples/waybar" \
+    "$DATADIR/doc/sectiond/examples" "$DATADIR/doc/sectiond" "$SYSCONFDIR/sectiond"; do
+    if [ -d "$DESTDIR$d" ] && rmdir "$DESTDIR$d" 2>/dev/null; then say "removed $DESTDIR$d/"; fi
+  done
+  if [ -z "$DESTDIR" ]; then
+    if [ -n "$user_install" ]; then
+      systemctl --user daemon-reload 2>/dev/null && say "your systemd user manager reloaded" || true
+      say "kept: your state (~/.local/state/sectiond) and config (~/.config/sectiond/*.json)"
+    elif [ "$(id -u)" = 0 ]; then
+      if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+        systemctl daemon-reload && say "systemd reloaded" || true
+      fi
+      say "kept: the state (/var/lib/sectiond), the user sectiond and your /etc/sectiond/*.json;" \
+        "remove them by hand if you want them gone (userdel sectiond; rm -r /var/lib/sectiond)"
+    fi
+  fi
+  exit 0
+fi
 
 # --- activate (live system only) ---------------------------------------------
 if [ -n "$user_install" ] && [ -z "$DESTDIR" ]; then

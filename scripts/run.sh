@@ -4,14 +4,37 @@
 # the checkout, or to a new directory under /tmp when that path is too long for a socket
 # (sun_path holds 108 bytes). sectiond itself keeps its documented defaults: this only names
 # the files. Arguments go to sectiond (make run ARGS='--config examples/sections.json').
+#
+# A named list (make run ARGS='--list media', or SECTIOND_LIST=media) gets the directory
+# .run/media/, beside the unnamed list's, as /run/sectiond/media/ is beside /run/sectiond/:
+# both can run at once, and with SECTIOND_SOCKET=.run/control.sock exported, sectionctl -l
+# media finds .run/media/control.sock and sectionctl lists finds every list make run started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir="$PWD/.run"
-if [ ${#dir} -gt 90 ]; then dir=$(mktemp -d /tmp/sectiond-run.XXXXXX); fi
-mkdir -p -m 0700 "$dir"
+base="$PWD/.run"
+list="${SECTIOND_LIST:-}"
+previous=""
+for argument in "$@"; do
+  case "$previous" in --list) list="$argument" ;; esac
+  previous="$argument"
+done
+dir="$base"
+# sectiond checks the name (a bad one stops it with the rule); only a good one names a directory.
+case "$list" in
+  "") ;;
+  *[!a-z0-9_-]* | [!a-z]*) ;;
+  *) dir="$base/$list" ;;
+esac
+if [ ${#dir} -gt 90 ]; then
+  base=$(mktemp -d /tmp/sectiond-run.XXXXXX)
+  dir="$base${dir#"$PWD/.run"}"
+fi
+mkdir -p -m 0700 "$base" "$dir"
+ctl=".build/debug/sectionctl${list:+ -l $list}"
 cat >&2 <<TEXT
-make run: socket $dir/control.sock (and readonly.sock), state $dir/state.json
-  in another terminal:  export SECTIOND_SOCKET=$dir/control.sock
-                        .build/debug/sectionctl view     (or put $PWD/.build/debug on PATH)
+make run: ${list:+list $list: }socket $dir/control.sock (and readonly.sock), state $dir/state.json
+  in another terminal:  export SECTIOND_SOCKET=$base/control.sock
+                        $ctl view     (or put $PWD/.build/debug on PATH)
+                        .build/debug/sectionctl lists     (every list make run started)
 TEXT
 exec "${BUILD_DIR:-.build/debug}/sectiond" --socket "$dir/control.sock" --state "$dir/state.json" "$@"

@@ -50,4 +50,42 @@ public enum SocketDirectory {
     let above = FileSystem.privateDirectoryProblem(directory + "/..", holding: "the socket")
     return ownersSocket && above == nil ? nil : problem
   }
+
+  /// Nil when `directory`, the user's own daemons' directory (`$XDG_RUNTIME_DIR/sectiond`, or
+  /// `/tmp/sectiond-UID` without XDG_RUNTIME_DIR), is the user's own as it stands: the name
+  /// itself (lstat, not what it leads to) a directory, not a symbolic link, owned by this user
+  /// and writable by nobody else. In /tmp anyone may make that name first: a link to root's
+  /// /run/sectiond, or a directory of another user's, would otherwise pass another daemon off as
+  /// "your own daemon". tmux checks /tmp/tmux-UID the same way. A directory not there yet is
+  /// no problem (the daemon makes it). Otherwise what is wrong, naming the path and the fix.
+  public static func ownDirectoryProblem(_ directory: String) -> String? {
+    let status: FileSystem.Status
+    do {
+      guard let found = try FileSystem.status(directory) else { return nil }
+      status = found
+    } catch {
+      return "cannot check your daemons' directory: \(error)"
+    }
+    let fix =
+      "; remove it (rm \(status.isDirectory ? "-r " : "")\(directory), as root if need be) and start your "
+      + "daemon again, or set XDG_RUNTIME_DIR"
+    let user = geteuid()
+    if status.isSymbolicLink {
+      return "\(directory) is a symbolic link, not a directory of your own: another user may have made it "
+        + "to pass another daemon off as yours\(fix)"
+    }
+    if !status.isDirectory {
+      return "\(directory) is not a directory, so not your daemons' directory\(fix)"
+    }
+    if status.owner != user {
+      return "\(directory) belongs to uid \(status.owner), not to you (uid \(user)): it is not your daemons' "
+        + "directory, whoever made it\(fix)"
+    }
+    if status.isWritableByOthers {
+      let mode = String(status.mode & 0o7777, radix: 8)
+      return "\(directory) (mode \(mode)) can be written by other users, who could put a socket of theirs "
+        + "there: chmod go-w \(directory)"
+    }
+    return nil
+  }
 }

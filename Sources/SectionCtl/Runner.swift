@@ -43,7 +43,7 @@ struct Runner {
       guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
       show(text: mode.rawValue + "\n", json: JSONRenderer.mode(mode, revision: reply.revision))
     case .lists:
-      return Lists(runner: self).run()
+      return try Lists(runner: self).run()
     case .status:
       let status = try daemonStatus()
       show(text: TextRenderer.status(status), json: JSONRenderer.status(status))

@@ -1,6 +1,7 @@
 import Glibc
 import Posix
 import SectionClient
+import SectionCore
 
 /// sectionctl's entry point: parse, run, print any error, exit with the status scripts rely on.
 public enum Tool {
@@ -16,6 +17,11 @@ public enum Tool {
       var invocation = try ArgumentParser.parse(arguments)
       output.json = invocation.json
       readonly = invocation.readonly
+      if let socket = invocation.socket, let list = invocation.list, !invocation.json {
+        output.diagnose(
+          "warning: --socket wins over --list: talking to \(socket), not to the list \(list) "
+            + "(its socket would be \(SocketNames.path(of: list, beside: socket)))")
+      }
       let environment = Environment.current
       invocation.list = try SocketLocation.list(explicit: invocation.list, environment: environment)
       let runner = Runner(invocation: invocation, environment: environment, output: output)

@@ -34,6 +34,11 @@ public struct DaemonOptions: Equatable {
   /// `--list NAME`: one of several lists on the machine, whose default paths and bus name
   /// follow from its name; nil: the unnamed list, at the paths it has always had.
   public var list: ListName?
+  /// The user's own daemons' directory (`$XDG_RUNTIME_DIR/sectiond`, `/tmp/sectiond-UID`) when
+  /// the socket is there by default: it must be the user's own as it stands
+  /// (`SocketDirectory.ownDirectoryProblem`), as sectionctl requires of it. Nil for root and
+  /// for a socket named (`--socket`, `$SECTIOND_SOCKET`).
+  public var ownSocketDirectory: String?
 
   /// The D-Bus name this daemon owns: `org.sectiond.Sectiond1`, or for a named list
   /// `org.sectiond.Sectiond1.NAME`, as MPRIS names its players (docs/DBUS.md, "Several lists").
@@ -48,16 +53,18 @@ public struct DaemonOptions: Equatable {
 
     options:
       --list NAME              serve the list NAME, one of several on the machine (as the unit
-                               sectiond@NAME does): every default below gains NAME, so the
+                               sectiond@NAME does; default $SECTIOND_LIST, as for sectionctl):
+                               every default below gains NAME, so the
                                sockets are in a directory NAME beside the unnamed list's, the
                                config is NAME.json instead of sections.json, the state is in
-                               NAME/, and the bus name is org.sectiond.Sectiond1.NAME (- as _);
+                               NAME/, and the bus name is org.sectiond.Sectiond1.NAME;
                                options given explicitly still win. NAME is 1 to 32
                                characters of a-z, 0-9, _ and -, starting with a letter
       --config FILE            sections to serve (default, if it exists: $CONFIGURATION_DIRECTORY/
                                sections.json under systemd, /etc/sectiond/sections.json for root,
                                else $XDG_CONFIG_HOME/sectiond/sections.json; else a built-in demo set)
-      --socket PATH            control socket (default $SECTIOND_SOCKET, but not with --list;
+      --socket PATH            control socket (default $SECTIOND_SOCKET, with --list NAME
+                               the socket of its name in the directory NAME beside it;
                                /run/sectiond/control.sock for root, else
                                $XDG_RUNTIME_DIR/sectiond/control.sock, or
                                /tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR)
@@ -214,6 +221,14 @@ public struct DaemonOptions: Equatable {
           "the limits let clients grow a state file of \(stateFile) bytes, which with its journal is more than a start reads (\(StateStore.readLimit) bytes); lower --max-text-bytes, --max-items or --max-sections"
       )
     }
+    // As sectionctl does: `SECTIOND_LIST=media sectiond` serves the list sectionctl then talks to.
+    if options.list == nil, let name = environment("SECTIOND_LIST"), !name.isEmpty {
+      do {
+        options.list = try ListName(validating: name)
+      } catch {
+        throw UsageError(description: "SECTIOND_LIST: \(error)")
+      }
+    }
     if options.logChanges && options.history == 0 {
       throw UsageError(description: "--log-changes logs the history's records: give --history 1 or more")
     }
@@ -233,8 +248,13 @@ public struct DaemonOptions: Equatable {
     let runtimeDirectory =
       environment("XDG_RUNTIME_DIR").map { "\($0)/sectiond" } ?? "/tmp/sectiond-\(ProcessInfo.userID)"
     let defaultSocket = (isRoot ? "/run/sectiond" : runtimeDirectory) + "\(named)/control.sock"
+    // $SECTIOND_SOCKET names the unnamed list's socket, and a named list's beside it, where
+    // sectionctl -l NAME looks with the same variable (`make run`'s .run/NAME/).
+    let given = environment("SECTIOND_SOCKET").flatMap { $0.isEmpty ? nil : $0 }
     options.socketPath =
-      socket ?? (options.list == nil ? environment("SECTIOND_SOCKET") : nil) ?? defaultSocket
+      socket ?? given.map { path in options.list.map { SocketNames.path(of: $0, beside: path) } ?? path }
+      ?? defaultSocket
+    if socket == nil && given == nil && !isRoot { options.ownSocketDirectory = runtimeDirectory }
     if options.readOnlySocketPath == nil {
       options.readOnlySocketPath = SocketNames.readonlyPath(forControl: options.socketPath)
     }

@@ -17,6 +17,9 @@ enum Sockets {
     let listening = inherited.filter { $0.kind == .listeningSocket }
     if !listening.isEmpty { return try adopt(listening) }
     let checked = !options.allowInsecure
+    if checked, let own = options.ownSocketDirectory, let problem = SocketDirectory.ownDirectoryProblem(own) {
+      throw StartFailure(problem)
+    }
     var sockets = [try bind(options.socketPath, access: .control, permissions: 0o660, checked: checked)]
     if let path = options.readOnlySocketPath {
       do {

@@ -24,8 +24,9 @@ import Testing
     }
   }
 
-  @Test func theBusElementWritesDashAsUnderscore() throws {
-    #expect(try ListName(validating: "status-bar").busElement == "status_bar")
+  @Test func theBusElementIsTheNameSoTwoListsNeverShareOne() throws {
+    #expect(try ListName(validating: "status-bar").busElement == "status-bar")
     #expect(try ListName(validating: "kiosk_2").busElement == "kiosk_2")
+    #expect(try ListName(validating: "a-b").busElement != ListName(validating: "a_b").busElement)
   }
 }

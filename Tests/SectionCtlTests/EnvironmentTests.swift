@@ -162,15 +162,29 @@ import Testing
         == "/run/sectiond/media/control.sock")
   }
 
-  @Test func aNamedSocketWinsAndTheListWinsOverSectiondSocket() {
-    let environment = Fixtures.environment(["SECTIOND_SOCKET": "/tmp/e.sock"], userID: 0)
+  /// Issue 44, item 13: `make run` says `export SECTIOND_SOCKET=.../.run/control.sock`; then
+  /// `-l media` is `.run/media/control.sock`, where `make run ARGS='--list media'` serves it.
+  @Test func aNamedSocketWinsAndAListIsBesideSectiondSocket() {
+    let environment = Fixtures.environment(["SECTIOND_SOCKET": "/w/.run/control.sock"], userID: 7)
     #expect(
       SocketLocation.resolve(explicit: "/x.sock", readonly: false, list: media, environment: environment)
         == "/x.sock")
     #expect(
-      SocketLocation.resolve(explicit: nil, readonly: false, list: media, environment: environment)
-        == "/run/sectiond/media/control.sock")
-    #expect(SocketLocation.resolve(explicit: nil, readonly: false, environment: environment) == "/tmp/e.sock")
+      SocketLocation.candidates(explicit: nil, readonly: false, list: media, environment: environment) == [
+        .init(path: "/w/.run/media/control.sock", kind: .given)
+      ])
+    #expect(
+      SocketLocation.resolve(explicit: nil, readonly: true, list: media, environment: environment)
+        == "/w/.run/media/readonly.sock")
+    #expect(
+      SocketLocation.resolve(explicit: nil, readonly: false, environment: environment)
+        == "/w/.run/control.sock")
+    let other = Fixtures.environment(["SECTIOND_SOCKET": "/tmp/e.sock"], userID: 0)
+    #expect(
+      SocketLocation.resolve(explicit: nil, readonly: false, list: media, environment: other)
+        == "/tmp/media/e.sock")
+    #expect(SocketLocation.givenDirectory(environment: environment)?.path == "/w/.run")
+    #expect(SocketLocation.givenDirectory(environment: environment)?.file == "control.sock")
   }
 
   @Test func sectiondListIsTheDefaultAndIsChecked() throws {

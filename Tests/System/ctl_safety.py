@@ -369,6 +369,77 @@ class CtlSafety:
         self.check(status == 3 and not out and fallback.encode() in err and b"written by other users" in err,
                    f"the victim's sectionctl view refuses it too", repr(out + err))
 
+    # Issue 44, item 12: /tmp/sectiond-UID must be the user's own as it stands (lstat).
+
+    def own_directory(self):
+        """Root's daemon in a directory of root's; another user links the victim's
+        /tmp/sectiond-UID to it, or makes that name a directory of their own or root's:
+        sectionctl status and lists refuse to call that daemon "your own", naming the path
+        and the fix. The victim's own 0700 directory still serves."""
+        fallback = f"/tmp/sectiond-{VICTIM}"
+        # free_uids() chose VICTIM with no such path: what is there now, socket_directories() made.
+        shutil.rmtree(fallback, ignore_errors=True)
+        self.cleanup.append(lambda: os.path.islink(fallback) and os.unlink(fallback))
+        env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent", "NO_COLOR": "1"}
+        roots = tempfile.mkdtemp(prefix="root.", dir=self.work)
+        os.chmod(roots, 0o755)
+        daemon = sdlib.Daemon(directory=roots, state=False).start()
+        self.cleanup.append(daemon.close)
+
+        def refused(name, *expected):
+            for command in (["status"], ["lists"], ["ping"]):
+                status, out, err, _ = self.run(*command, user=VICTIM, env=env)
+                self.check(status == 3 and b"your own" not in out and fallback.encode() in err
+                           and all(e.encode() in err for e in expected),
+                           f"{name}: sectionctl {command[0]} refuses it, naming {fallback} and the fix",
+                           repr(out + err))
+
+        os.symlink(roots, fallback)
+        os.lchown(fallback, ATTACKER, ATTACKER)
+        refused("a link another user made to root's daemon's directory", "symbolic link", f"rm {fallback}")
+        # The victim's sectiond, whose default socket is there, refuses the link too, even to
+        # a directory of the victim's own (it would bind wherever the link leads).
+        theirs = tempfile.mkdtemp(prefix="victim.", dir=self.work)
+        os.chown(theirs, VICTIM, VICTIM)
+        os.unlink(fallback)
+        os.symlink(theirs, fallback)
+        os.lchown(fallback, ATTACKER, ATTACKER)
+        try:
+            daemon_run = subprocess.run(
+                ["setpriv", f"--reuid={VICTIM}", f"--regid={VICTIM}", "--clear-groups",
+                 os.path.join(self.work, "bin", "sectiond"), "--no-state"],
+                env=env, capture_output=True, timeout=10)
+            status, err = daemon_run.returncode, daemon_run.stderr
+        except subprocess.TimeoutExpired as e:
+            status, err = None, e.stderr or b""
+        self.check(status not in (0, None) and fallback.encode() in err and b"symbolic link" in err
+                   and not os.listdir(theirs),
+                   f"the victim's sectiond refuses a link at {fallback}, binding nothing", repr(err))
+        os.unlink(fallback)
+        os.symlink(roots, fallback)  # root's own link: still not the victim's directory
+        refused("a link root made", "symbolic link")
+        os.unlink(fallback)
+        os.mkdir(fallback, 0o755)
+        os.chown(fallback, ATTACKER, ATTACKER)
+        refused("a directory of another uid's", str(ATTACKER))
+        os.chown(fallback, 0, 0)
+        daemon.close()
+        daemon = sdlib.Daemon(directory=fallback, state=False).start()
+        self.cleanup.append(daemon.close)
+        refused("a directory of root's with root's daemon in it", "belongs to uid 0")
+        daemon.close()
+        shutil.rmtree(fallback)
+        os.mkdir(fallback, 0o700)
+        os.chown(fallback, VICTIM, VICTIM)
+        own = sdlib.Daemon(directory=fallback, state=False,
+                           wrapper=["setpriv", f"--reuid={VICTIM}", f"--regid={VICTIM}", "--clear-groups"])
+        own.start()
+        self.cleanup.append(own.close)
+        status, out, err, _ = self.run("status", user=VICTIM, env=env)
+        self.check(status == 0 and b"your own daemon" in out, "the victim's own 0700 directory: your own daemon",
+                   repr(out + err))
+        own.close()
+
     # Items 13 and 15 against a real daemon: nothing is applied.
 
     def batches_and_encoding(self):
@@ -459,6 +530,7 @@ class CtlSafety:
             self.batches_and_encoding()
             if os.geteuid() == 0:
                 self.socket_directories()
+                self.own_directory()
                 self.history_links()
             else:
                 print("SKIP socket directories: planting another user's directory needs root")

@@ -8,7 +8,7 @@ as one sequence of revisions; many pipelined calls saved in groups, each announc
 PropertiesChanged before its returns; bus reads answered promptly while socket clients flood
 changes; the errors and the protocol's messages; who may
 change; durability and the name across a crash and a restart; a bus missing at start-up
-and one that goes away; access after a bus restart; callers that never read their answers
+and one that goes away; lists a-b and a_b under names of their own; access after a bus restart; callers that never read their answers
 (on a bus with the system bus's limits and the packaged policy); a 4-million-line Batch.
 
 Needs /usr/bin/python3 with python3-gi. Prints PASS/FAIL lines and "N passed, N failed".
@@ -180,7 +180,8 @@ class BusClient:
     """A Gio connection to the bus that records, in arrival order, every message it gets
     (a filter sees them on GDBus's worker thread as they come off the socket)."""
 
-    def __init__(self, address):
+    def __init__(self, address, name=NAME):
+        self.name = name
         self.connection = Gio.DBusConnection.new_for_address_sync(
             address,
             Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
@@ -215,7 +216,8 @@ class BusClient:
 
     def call(self, method, signature=None, args=(), interface=IFACE, timeout=10000):
         parameters = GLib.Variant(f"({signature})", args) if signature else None
-        return self.connection.call_sync(NAME, PATH, interface, method, parameters, None, 0, timeout, None).unpack()
+        return self.connection.call_sync(self.name, PATH, interface, method, parameters, None, 0, timeout,
+                                         None).unpack()
 
     def get(self, prop):
         return self.call("Get", "ss", (IFACE, prop), interface="org.freedesktop.DBus.Properties")[0]
@@ -237,7 +239,7 @@ class BusClient:
         try:
             return self.connection.call_sync(
                 "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
-                GLib.Variant("(s)", (NAME,)), None, 0, 5000, None).unpack()[0]
+                GLib.Variant("(s)", (self.name,)), None, 0, 5000, None).unpack()[0]
         except GLib.Error:
             return None
 
@@ -744,6 +746,42 @@ def missing_bus(tmp):
         bus.stop()
 
 
+def several_lists(tmp):
+    """Lists a-b and a_b (issue 44, item 11) own names of their own, each its list as it is:
+    neither waits for the other's name, a call reaches the list it names, and after a restart
+    of a-b its name and calls come back to it, never to a_b."""
+    bus = PrivateBus(tmp).start()
+    daemons, clients = {}, {}
+    try:
+        for name in ("a-b", "a_b"):
+            os.mkdir(os.path.join(tmp, name))
+            daemons[name] = Daemon(os.path.join(tmp, name), bus.address, ["--list", name, "--no-state"]).start()
+            clients[name] = BusClient(bus.address, f"{NAME}.{name}")
+        for name, client in clients.items():
+            check(wait_for(lambda: client.name_owner() is not None, 10), f"sectiond --list {name} owns {client.name}",
+                  daemons[name].log_text())
+        check(clients["a-b"].name_owner() != clients["a_b"].name_owner(), "two owners, one per list")
+        check(not any("owned by another process" in d.log_text() for d in daemons.values()),
+              "neither waits for the other's name", "\n".join(d.log_text() for d in daemons.values()))
+        check(clients["a_b"].call("Toggle", "s", ("first",)) == (True, 1), f"Toggle on {NAME}.a_b")
+        check(daemons["a_b"].connect().request("LIST")[0].split()[3] == "open"
+              and daemons["a-b"].connect().request("LIST")[0].split()[3] == "closed",
+              "changed list a_b only, as its socket and a-b's show")
+        daemons["a-b"].stop()
+        check(wait_for(lambda: clients["a-b"].name_owner() is None, 10), f"a-b stopped: {NAME}.a-b is gone")
+        check(clients["a_b"].get("Revision") == 1, f"{NAME}.a_b still reaches a_b")
+        daemons["a-b"].start()
+        check(wait_for(lambda: clients["a-b"].name_owner() is not None, 10), f"a-b restarted: {NAME}.a-b is back")
+        check(clients["a-b"].get("Revision") == 0 and clients["a_b"].get("Revision") == 1,
+              "and each name reaches its own list")
+    finally:
+        for client in clients.values():
+            client.close()
+        for daemon in daemons.values():
+            daemon.stop()
+        bus.stop()
+
+
 def access_after_bus_restart(tmp):
     """Access decisions die with the bus connection that made them (issue 31, item 2): a
     restarted dbus-daemon hands out the same unique names again, and the name root called
@@ -1072,7 +1110,7 @@ def history(tmp):
 
 def main():
     parts = [command_line, examples_and_introspection, interleaved, history, group_commit, reads_under_flood, errors, restarts,
-             missing_bus, access_after_bus_restart, items_flood, huge_batch]
+             missing_bus, several_lists, access_after_bus_restart, items_flood, huge_batch]
     only = sys.argv[1:]
     for part in parts:
         if only and part.__name__ not in only:

@@ -137,5 +137,57 @@ says "sectiond --help: /tmp/sectiond-UID" "$(sectiond --help)" "/tmp/sectiond-UI
 says "sectiond(8): /tmp/sectiond-UID" "$sectiond_page" "/tmp/sectiond-UID/control.sock when XDG_RUNTIME_DIR is not set"
 says "README: /tmp/sectiond-UID" "$(cat "$readme")" "\`/tmp/sectiond-UID/control.sock\` when \`XDG_RUNTIME_DIR\` is unset"
 
+# watch --help on a restart (issue 44, item 20): watch resumes, printing what it missed and no
+# new state line, as the help says; a daemon that kept no history gets the fresh state.
+start kept "$dir/kept.sock" --state "$dir/kept.json"
+sectionctl -s "$dir/kept.sock" watch --count 2 >"$dir/watch.out" 2>/dev/null &
+watch_pid=$!
+for _ in $(seq 100); do [ -s "$dir/watch.out" ] && break; sleep 0.05; done
+sectionctl -s "$dir/kept.sock" open first >/dev/null
+kill "${pids[-1]}"
+wait "${pids[-1]}" 2>/dev/null
+start kept "$dir/kept.sock" --state "$dir/kept.json"
+sectionctl -s "$dir/kept.sock" open second >/dev/null
+for _ in $(seq 100); do kill -0 "$watch_pid" 2>/dev/null || break; sleep 0.05; done
+kill "$watch_pid" 2>/dev/null
+check "watch across a restart: the missed change, no new state line" \
+  "state 0 multi - opened 1 0 first opened 2 1 second" "$(tr '\n' ' ' <"$dir/watch.out" | sed 's/ $//')"
+says "watch --help: it resumes after a restart" "$(sectionctl watch --help | tr '\n' ' ')" \
+  "resumes where it left off: the changes it missed"
+
+# make run installs the clients the README's first session talks to the daemon with (issue
+# 44, item 20): it runs scripts/deps.sh without options, whose packages hold nc and socat.
+session="$(sed -n '/^## A session/,/^## sectionctl/p' "$readme")"
+base_packages="$("$root/scripts/deps.sh" --print)"
+says "make run runs scripts/deps.sh" "$(make -n -s -C "$root" run 2>/dev/null)" "scripts/deps.sh"
+for pair in "nc -U:netcat-openbsd" "socat -:socat"; do
+  says "README's session uses ${pair%%:*}" "$session" "${pair%%:*}"
+  says "  ... and make run's deps.sh installs ${pair#*:}" "$base_packages" "${pair#*:}"
+done
+
+# Every option --help lists is in each synopsis (issue 44, item 15: the README's lacked
+# --list, --history and --log-changes): sectiond's in the README's "Command line" and
+# sectiond(8)'s SYNOPSIS, sectionctl's in sectionctl(1)'s.
+# in_synopsis NAME TEXT FLAG: FLAG stands in TEXT as an option ([--flag, | --flag], --flag ...).
+in_synopsis() {
+  if grep -qE -- "(\[|\| |\|)$3([] =]|$)" <<<"$2"; then check "$1" yes yes; else check "$1" "has: $3" "(not found)"; fi
+}
+readme_synopsis="$(sed -n '/^## Command line/,/^| flag/p' "$readme" | sed -n '/^sectiond /,/^```/p' | tr '\n' ' ')"
+man_synopsis() { sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' <<<"$1" | tr '\n' ' '; }
+flags="$(sectiond --help | grep -oE '^ {2,}--[a-z-]+' | tr -d ' ')"
+check "sectiond --help lists its options" yes "$([ "$(wc -l <<<"$flags")" -ge 20 ] && echo yes || echo "$flags")"
+for flag in $flags; do
+  in_synopsis "README synopsis: sectiond $flag" "$readme_synopsis" "$flag"
+  in_synopsis "sectiond(8) SYNOPSIS: $flag" "$(man_synopsis "$sectiond_page")" "$flag"
+done
+for flag in $(sectionctl --help | grep -oE '^ {2,}(-[a-z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+'); do
+  in_synopsis "sectionctl(1) SYNOPSIS: $flag" "$(man_synopsis "$sectionctl_page")" "$flag"
+done
+# ... and the README says what the history is and how to read it.
+history_text="$(sed -n '/^## History/,/^## /p' "$readme")"
+for needle in "sectionctl log" "HISTORY" "--history N" "--log-changes" "CLIENT NAME" "SUBSCRIBE FROM"; do
+  says "README, History: $needle" "$history_text" "$needle"
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

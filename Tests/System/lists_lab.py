@@ -19,7 +19,7 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
   list, then the system's through their read-only sockets);
 - STATUS says `status list NAME`, the service's status line begins `list NAME:`;
 - the bus names: `busctl list` shows org.sectiond.Sectiond1, .a and .b; bus activation of
-  sectiond@c-d (bus name ...Sectiond1.c_d) through a service file written for that instance;
+  sectiond@c-d (bus name ...Sectiond1.c-d) through a service file written for that instance;
 - the installed sectiond-web.service: the page ?list=a in Chromium shows a, a click changes a;
 - sectiond --list NAME started by hand by a user derives that user's paths;
 - README.md's worked example, run as written in a lab of its own;
@@ -191,17 +191,17 @@ class Lists:
     def activation(self, results):
         """Bus activation of an instance: dbus-daemon knows a name only from a file of its own,
         so the administrator writes one per instance (docs/DBUS.md, "Several lists"); the first
-        call then starts sectiond@c-d through systemd, whose name writes - as _."""
-        service = f"/usr/local/share/dbus-1/system-services/{BUS}.c_d.service"
-        self.lab.write_file(service, f"[D-BUS Service]\nName={BUS}.c_d\nExec=/bin/false\nUser=sectiond\n"
+        call then starts sectiond@c-d through systemd, under the name c-d as it is."""
+        service = f"/usr/local/share/dbus-1/system-services/{BUS}.c-d.service"
+        self.lab.write_file(service, f"[D-BUS Service]\nName={BUS}.c-d\nExec=/bin/false\nUser=sectiond\n"
                             "SystemdService=sectiond@c-d.service\n")
         self.lab.run(["busctl", "--system", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
                       "org.freedesktop.DBus", "ReloadConfig"], check=False)
         before = self.lab.show("sectiond@c-d.service", "ActiveState")["ActiveState"]
-        call = self.lab.run(["busctl", "--system", "call", f"{BUS}.c_d", PATH, BUS, "List"], check=False)
+        call = self.lab.run(["busctl", "--system", "call", f"{BUS}.c-d", PATH, BUS, "List"], check=False)
         after = self.lab.show("sectiond@c-d.service", "ActiveState")["ActiveState"]
         results.check(before == "inactive" and call.returncode == 0 and after == "active",
-                      f"the first call to {BUS}.c_d starts sectiond@c-d (a service file for the instance)",
+                      f"the first call to {BUS}.c-d starts sectiond@c-d (a service file for the instance)",
                       f"{before} -> {after}: {output(call)[:120]}")
         status = self.ctl("-l", "c-d", "--json", "status")
         results.check(status.returncode == 0 and json.loads(status.stdout)["list"] == "c-d",

@@ -432,4 +432,34 @@ else
   fail "PREFIX=/usr: units in /lib/systemd/system and /usr/lib/systemd/user, ExecStart=/usr/bin/sectiond" "$out"
 fi
 
+# --- make uninstall: exactly what install put (issue 44, item 20) -------------
+# A tree with files of others and a config of the user's; install, then make uninstall: the
+# same files as before, sectiond's own directories gone, the shared ones kept.
+dest3="$stage/un-root"
+mkdir -p "$dest3/usr/local/bin" "$dest3/usr/local/share/doc/other" "$dest3/etc/sectiond"
+echo other >"$dest3/usr/local/bin/other-tool"
+echo other >"$dest3/usr/local/share/doc/other/README"
+echo '{"sections":[]}' >"$dest3/etc/sectiond/sections.json"
+files() { (cd "$1" && find . -type f -o -type l | sort); }
+before="$(files "$dest3")"
+DESTDIR="$dest3" PREFIX=/usr/local BUILD_DIR="$BUILD_DIR" scripts/install.sh --no-build >/dev/null 2>&1
+installed=$(($(files "$dest3" | wc -l) - $(wc -l <<<"$before")))
+out="$(make -s -C "$root" uninstall DESTDIR="$dest3" PREFIX=/usr/local 2>&1)"
+expect "make uninstall removes the $installed files install put, and only those" "$before" "$(files "$dest3")"
+contains "  ... keeps the user's sections.json, saying so" "kept $dest3/etc/sectiond/sections.json" "$out"
+if [ ! -e "$dest3/usr/local/share/sectiond" ] && [ ! -e "$dest3/usr/local/share/doc/sectiond" ] &&
+  [ -d "$dest3/usr/local/share/doc/other" ] && [ -d "$dest3/usr/local/bin" ]; then
+  pass "  ... removes sectiond's own directories, keeps the shared ones"
+else
+  fail "  ... removes sectiond's own directories, keeps the shared ones" "$(cd "$dest3" && find . -type d)"
+fi
+# The per-user install (--user, under a home of its own): nothing of it is left.
+dest4="$stage/un-user"
+mkdir -p "$dest4/home/u"
+HOME=/home/u DESTDIR="$dest4" BUILD_DIR="$BUILD_DIR" scripts/install.sh --no-build --user --prefix /home/u/.local \
+  >/dev/null 2>&1
+installed=$(files "$dest4" | wc -l)
+HOME=/home/u DESTDIR="$dest4" scripts/install.sh --uninstall --user --prefix /home/u/.local >/dev/null 2>&1
+expect "install.sh --uninstall --user removes the $installed files of a per-user install" "" "$(files "$dest4")"
+
 finish

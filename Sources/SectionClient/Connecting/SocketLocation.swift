@@ -62,8 +62,17 @@ package enum SocketLocation {
     } catch {
       throw .usage("the page's ?list=: \(error)")
     }
-    let file = path.split(separator: "/").last.map(String.init) ?? path
-    return "\(directoryName(of: path))/\(name)/\(file)"
+    return SocketNames.path(of: name, beside: path)
+  }
+
+  /// The directory of the socket `$SECTIOND_SOCKET` names, and that socket's file name: the
+  /// unnamed list of a family of its own (`make run`'s `.run/`), whose named lists are in the
+  /// directories NAME beside it (`SocketNames.path(of:beside:)`). `sectionctl lists` looks
+  /// there first.
+  package static func givenDirectory(environment: Environment) -> (path: String, file: String)? {
+    guard let socket = environment.nonEmpty("SECTIOND_SOCKET") else { return nil }
+    let file = socket.split(separator: "/").last.map(String.init) ?? socket
+    return (directoryName(of: socket), file)
   }
 
   /// The directories holding sectiond's sockets, the user's own first, the system's last
@@ -75,12 +84,20 @@ package enum SocketLocation {
     return [(runtime ?? "/tmp/sectiond-\(environment.userID)", .user), (systemDirectory, .system)]
   }
 
+  /// The user's own daemons' directory (the first of `directories`); nil for root, who has none.
+  /// Its sockets are trusted as the user's own only while it is theirs (`Connection`).
+  package static func ownDirectory(environment: Environment) -> String? {
+    directories(environment: environment).first { $0.kind == .user }?.path
+  }
+
   /// The sockets to try, in order: one when it is named or for root; for another user, their
   /// own (`$XDG_RUNTIME_DIR/sectiond`, or `/tmp/sectiond-UID` as the daemon does without
   /// one), then the system's. With `readonly`, the read-only socket of each (`--readonly-socket`
   /// if given), named after its control socket as the daemon names it (`SocketNames`).
-  /// With a `list`, the sockets in the directory of its name in each (`sectiond --list`); the
-  /// list is what the user asked for, so it comes before `$SECTIOND_SOCKET`.
+  /// With a `list`, the sockets in the directory of its name in each (`sectiond --list`); with
+  /// `$SECTIOND_SOCKET` too, the one socket of that list beside it (`SocketNames.path`), as
+  /// `sectiond --list` puts it: the variable names the family, the list one of its members.
+  /// `--socket` names one socket: a list given with it is not used (`Invocation` warns).
   package static func candidates(
     explicit: String?, readonly: Bool, explicitReadonly: String? = nil, list: ListName? = nil,
     environment: Environment
@@ -90,8 +107,10 @@ package enum SocketLocation {
       Candidate(path: readonly ? SocketNames.readonlyPath(forControl: control) : control, kind: kind)
     }
     if let explicit { return [socket(explicit, .given)] }
-    if list == nil, let fromEnvironment = environment.nonEmpty("SECTIOND_SOCKET") {
-      return [socket(fromEnvironment, .given)]
+    if let fromEnvironment = environment.nonEmpty("SECTIOND_SOCKET") {
+      return [
+        socket(list.map { SocketNames.path(of: $0, beside: fromEnvironment) } ?? fromEnvironment, .given)
+      ]
     }
     let named = list.map { "/\($0)" } ?? ""
     return directories(environment: environment).map {
@@ -134,10 +153,13 @@ package enum SocketLocation {
   }
 
   /// Connects and closes: nil when a daemon accepted, else why not.
-  /// A socket in a directory another user could write is not connected to: it counts as the
-  /// one to use, so that the connection that follows refuses it and says why (see `Connection`).
+  /// A socket in a directory another user could write, or in a directory of the user's own
+  /// daemons that is not theirs, is not connected to: it counts as the one to use, so that the
+  /// connection that follows refuses it and says why (see `Connection`).
   package static func probe(_ path: String) -> Errno? {
-    if SocketDirectory.problem(socket: path) != nil { return nil }
+    if SocketDirectory.problem(socket: path) ?? Connection.ownDirectoryProblem(socket: path) != nil {
+      return nil
+    }
     do {
       try UnixSocket.connect(path: path).close()
       return nil

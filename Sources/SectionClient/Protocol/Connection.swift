@@ -34,7 +34,9 @@ package final class Connection {
     throws(ClientError)
     -> FileDescriptor
   {
-    if let problem = SocketDirectory.clientProblem(socket: path, named: socketIsNamed) {
+    if let problem = SocketDirectory.clientProblem(socket: path, named: socketIsNamed)
+      ?? ownDirectoryProblem(socket: path)
+    {
       throw .untrustedSocket(problem)
     }
     let fd: FileDescriptor
@@ -62,6 +64,17 @@ package final class Connection {
         throw .cannotConnect(path: path, errno: Errno(0))
       }
     }
+  }
+
+  /// Why a socket in the user's own daemons' directory (`SocketLocation.ownDirectory`) is not
+  /// to be trusted as their own daemon's: that directory is not theirs as it stands
+  /// (`SocketDirectory.ownDirectoryProblem`). Nil for any other socket, and for one the user
+  /// named, whose owner's daemon is the one asked for.
+  static func ownDirectoryProblem(socket path: String) -> String? {
+    guard !socketIsNamed, let own = SocketLocation.ownDirectory(environment: .current),
+      path.hasPrefix(own + "/")
+    else { return nil }
+    return SocketDirectory.ownDirectoryProblem(own)
   }
 
   deinit { fd.close() }

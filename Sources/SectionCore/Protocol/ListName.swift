@@ -30,12 +30,12 @@ public struct ListName: Equatable, Hashable, Sendable, CustomStringConvertible {
 
   public var description: String { rawValue }
 
-  /// The element of the bus name `org.sectiond.Sectiond1.NAME`: bus name elements allow `_` but
-  /// not `-`, so `-` is written `_` (two lists whose names differ only there share a bus name;
-  /// the second to start is told the name is taken).
-  public var busElement: String {
-    String(String.UnicodeScalarView(rawValue.unicodeScalars.map { $0 == "-" ? "_" : $0 }))
-  }
+  /// The element of the bus name `org.sectiond.Sectiond1.NAME`: the name itself. Bus name
+  /// elements take `a-z`, `0-9`, `_` and `-` (the D-Bus specification, "Valid Bus Names"; only
+  /// interface names refuse `-`), so every list name is one as it is, and two lists never
+  /// share a bus name. (An earlier mapping wrote `-` as `_`, which gave `a-b` and `a_b` one
+  /// name: the second list waited for it and took the first's calls after its restart.)
+  public var busElement: String { rawValue }
 
   private static func allowed(_ byte: UInt8) -> Bool {
     (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)

@@ -19,4 +19,16 @@ public enum SocketNames {
     }
     return directory + name + ".readonly"
   }
+
+  /// The socket of the list `list` in the family of the socket at `path`: a socket of the same
+  /// name in the directory NAME beside it, where `sectiond --list NAME` and `sectiond@NAME` put
+  /// a named list's beside the unnamed list's (`/run/sectiond/control.sock` gives
+  /// `/run/sectiond/NAME/control.sock`). So a socket named by `$SECTIOND_SOCKET` (`make run`'s)
+  /// names its named lists too.
+  public static func path(of list: ListName, beside path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[...$0]) } ?? ""
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    return "\(directory)\(list)/\(name)"
+  }
 }

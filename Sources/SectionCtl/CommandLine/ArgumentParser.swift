@@ -187,8 +187,18 @@ enum ArgumentParser {
     case .status: try none(arguments, subcommand); return .status
     case .lists:
       try none(arguments, subcommand)
-      if options.socket != nil || options.readonlySocket != nil || options.list != nil || options.readonly {
-        throw .usage("lists looks through every socket directory itself; it takes no socket or list")
+      if options.readonly {
+        throw .usage(
+          "--readonly (-r) means nothing to lists: it reads each list's status itself, through the "
+            + "read-only socket when the control socket is refused")
+      }
+      if options.socket != nil || options.readonlySocket != nil {
+        throw .usage(
+          "lists looks through every socket directory itself (and that of $SECTIOND_SOCKET): "
+            + "--socket and --readonly-socket name one daemon; use status for one")
+      }
+      if options.list != nil {
+        throw .usage("--list (-l) names one list, and lists shows them all; use status for one")
       }
       return .lists
     case .reload:

@@ -29,8 +29,9 @@ enum HelpText {
                        system daemon's; 'sectionctl status' says which
         -l, --list NAME
                        the list NAME, one of several on the machine (sectiond@NAME): the
-                       same sockets as above in a directory NAME beside them; default
-                       $SECTIOND_LIST, else the unnamed list; 'sectionctl lists' shows them
+                       same sockets as above in a directory NAME beside them (beside
+                       $SECTIOND_SOCKET's too); default $SECTIOND_LIST, else the unnamed
+                       list; 'sectionctl lists' shows them; --socket wins over it
         -r, --readonly use the read-only socket (\(SocketLocation.readonlyName) beside control.sock,
                        NAME.readonly.sock beside NAME.sock): reading and watching only
         --readonly-socket PATH

@@ -157,8 +157,10 @@ enum Subcommand: String, CaseIterable, Sendable {
         mode REV MODE            reload REV
         inserted REV INDEX ID    deleted REV INDEX ID    moved REV FROM TO ID
         renamed REV INDEX ID     items REV INDEX ID COUNT
-      If the daemon restarts, watch reconnects (waiting at most 2 s between attempts) and prints
-      the fresh state. Ctrl-C or SIGTERM ends it with status 0.
+      If the daemon restarts, watch reconnects (waiting at most 2 s between attempts) and resumes
+      where it left off: the changes it missed, each with its revision, and no new state line;
+      a state line only where the daemon no longer keeps them (sectiond --history). Ctrl-C or
+      SIGTERM ends it with status 0.
       Options:
         --count N   exit after N changes
         --view      redraw the accordion (as 'sectionctl view') on every change

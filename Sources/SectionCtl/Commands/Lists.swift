@@ -24,33 +24,54 @@ struct Lists {
   }
 
   /// The lists in `directories`, unnamed first in each, then by name. A directory with a name
-  /// that is not a list's (`sectiond --socket` put something else there) is passed over.
-  static func find(in directories: [(path: String, kind: SocketLocation.Kind)]) -> [Found] {
+  /// that is not a list's (`sectiond --socket` put something else there) is passed over. Each
+  /// directory's control sockets are named `file` (`control.sock`, or `$SECTIOND_SOCKET`'s).
+  static func find(in directories: [(path: String, kind: SocketLocation.Kind, file: String)]) -> [Found] {
     var found: [Found] = []
-    func look(_ directory: String, name: ListName?, kind: SocketLocation.Kind) {
-      let control = "\(directory)/\(SocketNames.control)"
-      let sockets = [control, "\(directory)/\(SocketNames.readonly)"]
+    func look(_ directory: String, name: ListName?, kind: SocketLocation.Kind, file: String) {
+      let control = "\(directory)/\(file)"
+      let sockets = [control, SocketNames.readonlyPath(forControl: control)]
       if sockets.contains(where: { (try? FileSystem.status($0))?.isSocket == true }) {
         found.append(Found(name: name, kind: kind, control: control))
       }
     }
-    for (directory, kind) in directories {
-      look(directory, name: nil, kind: kind)
+    for (directory, kind, file) in directories {
+      look(directory, name: nil, kind: kind, file: file)
       for entry in (try? FileSystem.entries(of: directory)) ?? [] {
         guard let name = try? ListName(validating: entry) else { continue }
-        look("\(directory)/\(entry)", name: name, kind: kind)
+        look("\(directory)/\(entry)", name: name, kind: kind, file: file)
       }
     }
     return found
   }
 
+  /// Where to look: `$SECTIOND_SOCKET`'s directory first (`make run`'s `.run/`, as
+  /// `sectionctl -l NAME` finds its lists there), then the user's own and the system's.
+  static func directories(environment: Environment) -> [(
+    path: String, kind: SocketLocation.Kind, file: String
+  )] {
+    let usual = SocketLocation.directories(environment: environment).map {
+      ($0.path, $0.kind, SocketNames.control)
+    }
+    guard let given = SocketLocation.givenDirectory(environment: environment),
+      !usual.contains(where: { $0.0 == given.path && $0.2 == given.file })
+    else { return usual }
+    return [(given.path, .given, given.file)] + usual
+  }
+
   /// How long one list that does not answer holds up the rest, unless --timeout says otherwise.
   static let timeout = 5.0
 
-  func run() -> ExitStatus {
+  func run() throws(ClientError) -> ExitStatus {
     let given = runner.invocation.timeout
     let timeout = given == Invocation.defaultTimeout ? Lists.timeout : given
-    let directories = SocketLocation.directories(environment: runner.environment)
+    let directories = Lists.directories(environment: runner.environment)
+    // The user's own directory, if it is not theirs, would list another's daemons as theirs.
+    if let own = SocketLocation.ownDirectory(environment: runner.environment),
+      let problem = SocketDirectory.ownDirectoryProblem(own)
+    {
+      throw .untrustedSocket(problem)
+    }
     let rows = Lists.find(in: directories).map { found in
       var invocation = Invocation(command: .status, json: runner.invocation.json, timeout: timeout)
       invocation.socket = found.control

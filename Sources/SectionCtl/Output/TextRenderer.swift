@@ -52,10 +52,30 @@ enum TextRenderer {
           status.facts["clients"].map(show) ?? "-", show(status.socket),
         ]
       case .failure(let error):
-        return start + ["-", "-", "-", "-", show(error.message)]
+        return start + ["-", "-", "-", "-", state(of: error)]
       }
     }
+    // Why a list could not be asked, once below the table: a hint is a sentence, not a cell.
+    let notes = rows.compactMap { row -> String? in
+      guard case .failure(let error) = row.status else { return nil }
+      return "\(row.found.name?.rawValue ?? "-"): \(show(error.message))\n"
+    }
     return columns(header, cells, style: style) { _, _ in false }
+      + (notes.isEmpty ? "" : "\n" + notes.joined())
+  }
+
+  /// A word for the SOCKET cell of a list that could not be asked (`lists`); the note below
+  /// the table says the rest.
+  static func state(of error: ClientError) -> String {
+    switch error {
+    case .cannotConnect(_, .noEntry), .cannotConnect(_, .connectionRefused), .noDaemon: "stopped"
+    case .cannotConnect(_, .permissionDenied): "denied"
+    case .timedOut: "no answer"
+    case .untrustedSocket: "untrusted"
+    case .connectionLost: "closed"
+    case .notASocket: "not a socket"
+    default: "failed"
+    }
   }
 
   /// `sectionctl reload`: a line for each section the reload took away (an open one says so:

@@ -59,3 +59,11 @@ start() {
   for _ in $(seq 200); do [ -S "$dir/$name.sock" ] && return 0; sleep 0.05; done
   fail "sectiond $name did not start" "$(cat "$dir/$name.log")"
 }
+
+# scratch PREFIX: a new directory /tmp/PREFIX.XXXXXX in $dir and an empty list $pids of
+# background processes, all gone on exit (each pid killed and waited for, the directory removed).
+scratch() {
+  dir=$(mktemp -d "/tmp/$1.XXXXXX")
+  pids=()
+  trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
+}
