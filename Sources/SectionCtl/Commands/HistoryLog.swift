@@ -141,7 +141,7 @@ struct HistoryLog {
       let current = try client.request("HISTORY 0").succeeded().revision ?? 0
       if current >= after {
         // The daemon keeps no record of the changes after `after` (its history does not reach its state).
-        output.diagnose("changes \(after + 1) to \(current) are not in the daemon's history")
+        if current > after { output.diagnose("changes \(after + 1) to \(current) are not in the daemon's history") }
         after = current
         continue
       }
