@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Posix
+import SectionClient
 import Testing
 
 /// `sectionctl log` as issue 44 found it: following a daemon whose history restarted or that
@@ -140,6 +141,12 @@ struct LogTests {
     let piped = try SectionctlRun.run(socket + ["pipe"], standardInput: "LIST\n")
     #expect(piped.status == 5 && piped.lines == ["ERR BUSY too many clients"], "\(piped)")
     #expect(piped.stderr.contains("busy"), "\(piped)")
+    // The library's blocking client, named or not.
+    for name in ["library", nil] {
+      #expect(throws: ClientError.busy(path: daemon.socketPath)) {
+        try Client(path: daemon.socketPath, name: name).request("PING")
+      }
+    }
   }
 
   /// A user outside the daemon's group follows through the read-only socket, as watch does,
