@@ -87,7 +87,8 @@ struct Runner {
         ? try SocketLocation.fromQuery(environment.nonEmpty("QUERY_STRING"), beside: socketPath())
         : socketPath()
       // Under websocketd, the page's user is the one behind each change.
-      let name = invocation.name ?? environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
+      let name =
+        invocation.name ?? environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
       return try Pipe(
         path: path, outputIsTerminal: environment.outputIsTerminal,
         name: String(decoding: Author.asName(Array(name.utf8)), as: UTF8.self)

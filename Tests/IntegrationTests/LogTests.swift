@@ -75,7 +75,8 @@ struct LogTests {
     let all = try SectionctlRun.run(socket + ["log"])
     try #require(all.lines.count == 3, "\(all)")
     #expect(all.lines.map { $0.prefix(3) } == ["1  ", "2  ", "3  "], "\(all.lines)")
-    #expect(all.lines[0].contains(" (backup.sh, ") && all.lines[2].contains(" (cron:nightly, "), "\(all.lines)")
+    #expect(
+      all.lines[0].contains(" (backup.sh, ") && all.lines[2].contains(" (cron:nightly, "), "\(all.lines)")
     #expect(all.lines[1].contains(" (sectionctl, "), "\(all.lines)")
     let from = try SectionctlRun.run(socket + ["log", "--from", "1"])
     #expect(from.status == 0 && from.lines.map { $0.prefix(3) } == ["2  ", "3  "], "\(from)")
@@ -178,6 +179,7 @@ struct LogTests {
     _ = try daemon.connect().request("OPEN second")
     while !printed().contains("opened second") && Date() < deadline { usleep(20_000) }
     #expect(printed().contains("1  ") && printed().contains("2  "), "\(printed())")
-    #expect(printed().contains("  -  opened second"), "who is not shown on the read-only socket: \(printed())")
+    #expect(
+      printed().contains("  -  opened second"), "who is not shown on the read-only socket: \(printed())")
   }
 }

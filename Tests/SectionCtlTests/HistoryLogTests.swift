@@ -30,7 +30,9 @@ import Testing
   }
 
   @Test func theLogParsesItsOptions() throws {
-    func log(_ arguments: String...) throws(ClientError) -> Command { try ArgumentParser.parse(arguments).command }
+    func log(_ arguments: String...) throws(ClientError) -> Command {
+      try ArgumentParser.parse(arguments).command
+    }
     #expect(try log("log") == .log(LogRequest()))
     #expect(try log("log", "-n", "5", "-f") == .log(LogRequest(count: 5, follow: true)))
     #expect(try log("log", "-n50", "--follow") == .log(LogRequest(count: 50, follow: true)))
@@ -75,7 +77,9 @@ import Testing
     #expect(ProcessInfo.localTime(seconds) == [2026, 12, 3, 20, 41, 7])
     let clock = try #require(SinceTime.parse("08:15", now: now))
     #expect(Array(ProcessInfo.localTime(clock)[..<3]) == Array(ProcessInfo.localTime(now)[..<3]))
-    for bad in ["", "tomorrow", "2026-02-30", "2026-13-01", "26-12-03", "24:00", "12:60", "-5 fortnights", "5min"] {
+    for bad in [
+      "", "tomorrow", "2026-02-30", "2026-13-01", "26-12-03", "24:00", "12:60", "-5 fortnights", "5min",
+    ] {
       #expect(SinceTime.parse(bad, now: now) == nil, "\(bad)")
     }
   }

@@ -144,7 +144,8 @@ package enum ProtocolLine: Equatable, Sendable {
       }
       return .history(
         HistoryEntry(
-          revision: revision, time: time, via: via, uid: try words.unknownOr(uid), pid: try words.unknownOr(pid),
+          revision: revision, time: time, via: via, uid: try words.unknownOr(uid),
+          pid: try words.unknownOr(pid),
           name: name.matches("-") ? nil : try words.nonEmpty(name),
           event: try event(words.rest(), line: line)))
     default:

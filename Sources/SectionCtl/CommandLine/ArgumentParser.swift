@@ -317,7 +317,9 @@ enum ArgumentParser {
     if options.from != nil && subcommand != .log && subcommand != .watch {
       throw .usage("--from works only with log and watch")
     }
-    if options.from != nil && options.view { throw .usage("--from does not apply to watch --view, which redraws the list") }
+    if options.from != nil && options.view {
+      throw .usage("--from does not apply to watch --view, which redraws the list")
+    }
     if options.json && (subcommand == .ui || subcommand == .shell) {
       throw .usage("--json does not apply to \(subcommand.rawValue), which is for people")
     }

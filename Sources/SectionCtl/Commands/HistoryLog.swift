@@ -72,7 +72,8 @@ struct HistoryLog {
     } else {
       output.diagnose(
         "the daemon keeps no changes (it is at revision \(revision)): it was started with --history 0, "
-          + "or restarted since by a sectiond that kept none; start it with --history N (1000 by default) to keep them")
+          + "or restarted since by a sectiond that kept none; start it with --history N (1000 by default) to keep them"
+      )
     }
   }
 
@@ -134,14 +135,17 @@ struct HistoryLog {
         // `oldest` is at least 1 and at most 2^63 (checked as the line was read): no overflow.
         output.diagnose(
           oldest - 1 == after + 1
-            ? "change \(after + 1) is no longer kept" : "changes \(after + 1) to \(oldest - 1) are no longer kept")
+            ? "change \(after + 1) is no longer kept"
+            : "changes \(after + 1) to \(oldest - 1) are no longer kept")
         after = oldest - 1
         continue
       }
       let current = try client.request("HISTORY 0").succeeded().revision ?? 0
       if current >= after {
         // The daemon keeps no record of the changes after `after` (its history does not reach its state).
-        if current > after { output.diagnose("changes \(after + 1) to \(current) are not in the daemon's history") }
+        if current > after {
+          output.diagnose("changes \(after + 1) to \(current) are not in the daemon's history")
+        }
         after = current
         continue
       }

@@ -191,7 +191,9 @@ final class Shell {
       var each = Runner(invocation: invocation, environment: runner.environment, output: output)
       each.defaultName = name
       status = try each.run()
-      if status == .success, case .send(let lines) = invocation.command, let named = Shell.clientName(in: lines) {
+      if status == .success, case .send(let lines) = invocation.command,
+        let named = Shell.clientName(in: lines)
+      {
         name = named
       }
     } catch {

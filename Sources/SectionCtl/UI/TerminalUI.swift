@@ -35,7 +35,8 @@ final class TerminalUI {
   private var attempts = 0
 
   /// Checks for a terminal, connects (failing with "cannot connect" as other commands do), then takes the terminal over.
-  init(path: String, name: String, readonly: Bool, style: Style, environment: Environment) throws(ClientError) {
+  init(path: String, name: String, readonly: Bool, style: Style, environment: Environment) throws(ClientError)
+  {
     let term = environment.nonEmpty("TERM")
     guard FileDescriptor.standardInput.isTerminal, FileDescriptor.standardOutput.isTerminal, term != nil,
       term != "dumb"
