@@ -133,10 +133,10 @@ function onClose({ delay, heard, busy }) {
   const why = busy
     ? "sectiond is busy: it serves as many clients as it may (--max-clients)"
     : heard
-    ? "Disconnected from sectiond"
-    : state.opened
-      ? "The bridge is up but sectiond is not answering"
-      : "Cannot reach the bridge";
+      ? "Disconnected from sectiond"
+      : state.opened
+        ? "The bridge is up but sectiond is not answering"
+        : "Cannot reach the bridge";
   state.opened = false;
   state.viewInFlight = false;
   setConnection("disconnected", `${why}; retrying in ${seconds} s`);

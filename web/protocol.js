@@ -94,8 +94,9 @@ export class Bridge {
     socket.onopen = () => this.callbacks.onOpen();
     socket.onmessage = (message) => {
       if (this.socket !== socket) return;
+      // A busy daemon's ERR BUSY is the first thing the connection brings, and the last.
+      if (!heard) busy = isBusy(message.data);
       heard = true;
-      if (!busy && isBusy(message.data)) busy = true;
       if (typeof message.data === "string") {
         this.receive(message.data);
         return;
