@@ -108,6 +108,8 @@ function onOpen() {
   // the daemon still keeps them all (its reply has no state line then); else the state and VIEW.
   const catchingUp = state.revision !== null && state.sections.length > 0;
   bridge.request(catchingUp ? `SUBSCRIBE FROM ${state.revision}` : "SUBSCRIBE").then((reply) => {
+    // A busy daemon's ERR BUSY comes in place of the first reply: the connection line says it.
+    if (reply.code === "BUSY") return;
     if (!reply.ok) return showError("SUBSCRIBE", reply);
     const words = (reply.data[0] ?? "").split(" ");
     if (words[0] === "state") setMode(words[2]);
@@ -126,13 +128,15 @@ function markSynced() {
   setConnection("connected", "Live");
 }
 
-function onClose({ delay, heard }) {
+function onClose({ delay, heard, busy }) {
   const seconds = (delay / 1000).toFixed(1);
-  const why = heard
-    ? "Disconnected from sectiond"
-    : state.opened
-      ? "The bridge is up but sectiond is not answering"
-      : "Cannot reach the bridge";
+  const why = busy
+    ? "sectiond is busy: it serves as many clients as it may (--max-clients)"
+    : heard
+      ? "Disconnected from sectiond"
+      : state.opened
+        ? "The bridge is up but sectiond is not answering"
+        : "Cannot reach the bridge";
   state.opened = false;
   state.viewInFlight = false;
   setConnection("disconnected", `${why}; retrying in ${seconds} s`);

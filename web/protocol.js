@@ -59,9 +59,11 @@ export function parseEvent(line) {
  * handed to `onEvent`, and after every close a new attempt, waiting longer each time (with some
  * jitter, so a roomful of kiosks does not come back in step) up to `maximumDelay`.
  *
- * Callbacks: onOpen(), onEvent(line), onClose({ delay, heard }) where `heard` says whether the
- * daemon sent anything on the connection that closed (the bridge answers even when sectiond
- * does not: then the pipe exits at once and nothing is heard).
+ * Callbacks: onOpen(), onEvent(line), onClose({ delay, heard, busy }) where `heard` says whether
+ * the daemon sent anything on the connection that closed (the bridge answers even when sectiond
+ * does not: then the pipe exits at once and nothing is heard), and `busy` that what it sent was
+ * `ERR BUSY` (it serves as many clients as --max-clients allows): the page says so, and the
+ * next attempts wait longer each time, as after silence, rather than adding to the crowd.
  */
 export class Bridge {
   constructor(url, callbacks) {
@@ -83,6 +85,7 @@ export class Bridge {
     clearTimeout(this.timer);
     this.timer = null;
     let heard = false;
+    let busy = false;
     const socket = new WebSocket(this.url);
     socket.binaryType = "arraybuffer";
     this.socket = socket;
@@ -91,6 +94,8 @@ export class Bridge {
     socket.onopen = () => this.callbacks.onOpen();
     socket.onmessage = (message) => {
       if (this.socket !== socket) return;
+      // A busy daemon's ERR BUSY is the first thing the connection brings, and the last.
+      if (!heard) busy = isBusy(message.data);
       heard = true;
       if (typeof message.data === "string") {
         this.receive(message.data);
@@ -104,11 +109,11 @@ export class Bridge {
       if (this.socket !== socket) return;
       this.socket = null;
       this.failPending();
-      if (heard) this.delay = Bridge.firstDelay;
+      if (heard && !busy) this.delay = Bridge.firstDelay;
       const delay = Math.round(this.delay * (0.8 + 0.4 * Math.random()));
       this.delay = Math.min(this.delay * 2, Bridge.maximumDelay);
       this.timer = setTimeout(() => this.connect(), delay);
-      this.callbacks.onClose({ delay, heard });
+      this.callbacks.onClose({ delay, heard, busy });
     };
   }
 
@@ -152,4 +157,12 @@ export class Bridge {
     this.data = [];
     for (const waiting of pending) waiting.reject(new Error("the connection to sectiond closed"));
   }
+}
+
+/** Whether a message from the bridge begins with `ERR BUSY`, the line a daemon at
+ *  --max-clients sends in place of any answer before it closes (sectionctl pipe passes it on). */
+function isBusy(data) {
+  if (typeof data === "string") return data.startsWith("ERR BUSY");
+  const start = new Uint8Array(data, 0, Math.min(8, data.byteLength));
+  return new TextDecoder().decode(start) === "ERR BUSY";
 }

@@ -67,16 +67,17 @@ struct Runner {
       show(
         text: "sectiond on \(client.path) answered in \(rounded) ms\n",
         json: JSONRenderer.ping(socket: client.path, milliseconds: rounded))
-    case .watch(let count, let view):
+    case .watch(let count, let view, let from):
       let watcher = Watcher(
-        path: readingPath(), json: invocation.json, view: view, count: count,
+        path: readingPath(), name: clientName, from: from, json: invocation.json, view: view, count: count,
         style: style, clearsScreen: environment.outputIsTerminal && !invocation.json, output: output)
       return try watcher.run()
-    case .log(let count, let follow):
-      return try HistoryLog(runner: self, count: count, follow: follow).run()
+    case .log(let request):
+      return try HistoryLog(runner: self, request: request).run()
     case .ui:
       return try TerminalUI(
-        path: socketPath(), readonly: invocation.readonly, style: style, environment: environment
+        path: socketPath(), name: invocation.name ?? "sectionctl-ui", readonly: invocation.readonly,
+        style: style, environment: environment
       ).run()
     case .send(let lines):
       return try send(lines)
@@ -86,7 +87,8 @@ struct Runner {
         ? try SocketLocation.fromQuery(environment.nonEmpty("QUERY_STRING"), beside: socketPath())
         : socketPath()
       // Under websocketd, the page's user is the one behind each change.
-      let name = environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
+      let name =
+        invocation.name ?? environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
       return try Pipe(
         path: path, outputIsTerminal: environment.outputIsTerminal,
         name: String(decoding: Author.asName(Array(name.utf8)), as: UTF8.self)
@@ -174,7 +176,7 @@ struct Runner {
   /// `socketPath()` for a command that only reads and waits (watch): a control socket the
   /// user may not connect to gives way to the read-only socket beside it, as it does for
   /// list and status (`connectWithKind`).
-  private func readingPath() -> String {
+  func readingPath() -> String {
     let path = socketPath()
     guard !invocation.readonly, SocketLocation.probe(path) == .permissionDenied else { return path }
     return SocketNames.readonlyPath(forControl: path)
@@ -210,8 +212,11 @@ struct Runner {
     }
   }
 
-  /// What the daemon's history calls this process's connections (`CLIENT NAME`).
-  var clientName = "sectionctl"
+  /// What the daemon's history calls this process's connections (`CLIENT NAME`): `--name`,
+  /// else the command's own (`defaultName`).
+  var clientName: String { invocation.name ?? defaultName }
+  /// The name without `--name`: `sectionctl`, and the shell's for its lines.
+  var defaultName = "sectionctl"
 
   /// `--timeout` in seconds; nil for no limit.
   private var timeout: Double? { invocation.timeout > 0 ? invocation.timeout : nil }
@@ -296,8 +301,13 @@ struct Runner {
   /// Raw lines, one request at a time so that even a long list never fills the socket both ways.
   /// The lines of a BATCH get no reply until its END; QUIT's OK is the last line (the parser
   /// made sure nothing follows it).
+  /// The connection is named first (`CLIENT NAME`, its reply read apart: a busy daemon's
+  /// `ERR BUSY` is reported as such), so the history tells these lines apart too; a `CLIENT
+  /// NAME` among the lines renames it from there on.
   private func send(_ lines: [String]) throws(ClientError) -> ExitStatus {
-    let connection = try Connection(path: socket().path, timeout: timeout)
+    let client = try Client(path: socket().path, timeout: timeout, name: clientName)
+    _ = try client.request([], replies: 0)
+    let connection = client.connection
     var status = ExitStatus.success
     var inBatch = false
     for line in lines {

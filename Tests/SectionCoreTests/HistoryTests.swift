@@ -231,6 +231,9 @@ extension HistoryClockTests {
     #expect(harness.reply("HISTORY FROM 30") == "OK 30\n")
     #expect(harness.reply("HISTORY FROM 31").hasPrefix("ERR GONE 1 "))
     #expect(harness.reply("HISTORY FROM x").hasPrefix("ERR SYNTAX "))
+    // The word too many is blamed, not the count before it.
+    #expect(harness.reply("HISTORY 1 2").hasPrefix("ERR SYNTAX unexpected \"2\""))
+    #expect(harness.reply("HISTORY x 2").hasPrefix("ERR SYNTAX unexpected \"x\""))
   }
 
   @Test func goneNamesTheOldestKept() {

@@ -33,7 +33,7 @@ import Testing
     #expect(try parse("reload").command == .reload)
     #expect(try parse("ping").command == .ping)
     #expect(try parse("mode").command == .mode(nil))
-    #expect(try parse("watch").command == .watch(count: nil, view: false))
+    #expect(try parse("watch").command == .watch(count: nil, view: false, from: nil))
     #expect(try parse("--readonly", "ui") == Invocation(command: .ui, readonly: true))
   }
 
@@ -79,8 +79,8 @@ import Testing
     #expect(try parse("mode", "MULTI").command == .mode(.multi))
     #expect(try parse("send", "PING", "LIST").command == .send(["PING", "LIST"]))
     #expect(try parse("send", "PING\nLIST\n").command == .send(["PING", "LIST"]))
-    #expect(try parse("watch", "--count", "3", "--view").command == .watch(count: 3, view: true))
-    #expect(try parse("watch", "--count=2").command == .watch(count: 2, view: false))
+    #expect(try parse("watch", "--count", "3", "--view").command == .watch(count: 3, view: true, from: nil))
+    #expect(try parse("watch", "--count=2").command == .watch(count: 2, view: false, from: nil))
   }
 
   @Test func globalOptionsGoBeforeOrAfterTheCommand() throws {

@@ -19,11 +19,36 @@ import Testing
   @Test func statusLines() throws {
     #expect(try parse("OK") == .status(.ok(revision: nil)))
     #expect(try parse("OK 42") == .status(.ok(revision: 42)))
-    #expect(try parse("OK 18446744073709551615") == .status(.ok(revision: UInt64.max)))
+    #expect(try parse("OK 9223372036854775807") == .status(.ok(revision: UInt64(Int64.max))))
     #expect(
       try parse("ERR NOSECTION no section \"7\": there are 3 (0-2)")
         == .status(.error(code: "NOSECTION", message: "no section \"7\": there are 3 (0-2)")))
     #expect(try parse("ERR BUSY") == .status(.error(code: "BUSY", message: "")))
+  }
+
+  /// Every number from the wire is checked here, once: a revision past 2^63-1 (which a program
+  /// handing it on as Int64 would trap on), an `ERR GONE` whose oldest revision is 0 (which
+  /// `log -f` took one from) or past 2^63, a uid that is not one, are a broken line, not a value.
+  @Test func revisionsAndOldestKeptAreInRange() throws {
+    for bad in [
+      "OK 9223372036854775808", "OK 18446744073709551615", "!opened 18446744073709551615 0 a",
+      "!mode 9223372036854775808 multi", "state 9223372036854775808 multi -",
+      "history 18446744073709551615 t socket - - - reload 1", "history 1 t socket x - - reload 1",
+      "history 1 t socket 1 99999999999 x reload 1", "ERR GONE 0 older", "ERR GONE", "ERR GONE x",
+      "ERR GONE 9223372036854775809 too new", "ERR GONE 18446744073709551615",
+    ] {
+      #expect(isMalformed(bad), "\(bad)")
+    }
+    let gone = Reply(status: try #require(try status("ERR GONE 9223372036854775808 nothing kept")))
+    #expect(gone.oldestKept == 9_223_372_036_854_775_808)
+    #expect(Reply(status: try #require(try status("ERR GONE 5 older"))).oldestKept == 5)
+    #expect(Reply(status: .error(code: "GONE", message: "0 forged")).oldestKept == nil)
+    #expect(Reply(status: .error(code: "NOSECTION", message: "5")).oldestKept == nil)
+  }
+
+  private func status(_ line: String) throws -> Reply.Status? {
+    guard case .status(let status) = try parse(line) else { return nil }
+    return status
   }
 
   /// Numbers of as many digits as always fit are read without overflow checks: each side of

@@ -76,5 +76,17 @@ check "sectionctl completion bash ends in a newline (a file written from it is a
   "$(tail -c 1 "$dir/sectionctl.bash" | wc -l)"
 check "bash: -s names the socket for ids" "second" "$(bash_complete sectionctl -s "$control" toggle s)"
 
+# Issue 44's additions: log and its options, watch --from, --name anywhere.
+check "bash: log is offered" "log" "$(bash_complete sectionctl lo)"
+check "bash: log offers --from and --follow" "--from
+--follow" "$(bash_complete sectionctl log --f)"
+check "bash: log offers --since" "--since" "$(bash_complete sectionctl log --si)"
+check "bash: watch offers --from" "--from" "$(bash_complete sectionctl watch --fr)"
+check "bash: --name is offered" "--name" "$(bash_complete sectionctl --na)"
+check "bash: the value of --name is not taken for the command" "list" \
+  "$(bash_complete sectionctl --name backup.sh '' | head -1)"
+check "zsh: log and --name are declared" "2" \
+  "$(grep -c -e "^ *'log:" -e "^ *'--name=" "$dir/_sectionctl")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

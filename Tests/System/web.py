@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sdlib  # noqa: E402
 from web_lib import (ROOT, Subscriber, Websocketd, browser, check, header, load, page, results,  # noqa: E402
                      run, settled, view)
+from web_busy import busy_checks  # noqa: E402
 from web_pipe import pipe_checks  # noqa: E402
 from web_snapshot import snapshot_checks  # noqa: E402
 from web_socket import free_port, handshake, wait_for, ws_read_lines, ws_send_text  # noqa: E402
@@ -145,6 +146,7 @@ def browser_checks(context):
     readonly_checks(context)
     speed_checks(context)
     named_list_checks(context)
+    busy_checks(context)
     # Nothing went wrong in the page: no script error, no resource refused (by the CSP, say).
     # Chromium logs each failed WebSocket attempt while a restart is under way; those are expected.
     errors = [entry["message"] for entry in context.driver.get_log("browser")

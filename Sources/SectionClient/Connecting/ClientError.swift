@@ -20,6 +20,9 @@ public enum ClientError: Error, Equatable {
   case malformedReply(String)
   /// The socket's directory could be another user's (see `SocketDirectory`): nothing is sent.
   case untrustedSocket(String)
+  /// The daemon answered `ERR BUSY`: it serves as many clients as `--max-clients` allows and
+  /// closed this connection at once. Nothing was done; try again later.
+  case busy(path: String)
   /// The daemon did not answer within `--timeout`.
   case timedOut(path: String, seconds: Double)
   /// A line from the socket longer than `LineReader.maximumLineLength`.
@@ -35,6 +38,7 @@ public enum ClientError: Error, Equatable {
     case .usage, .terminal, .invalidRequest: .usage
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: .unavailable
     case .daemon, .malformedReply, .lineTooLong: .daemonError
+    case .busy: .busy
     }
   }
 
@@ -45,6 +49,7 @@ public enum ClientError: Error, Equatable {
     case .terminal: "TERMINAL"
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: "UNAVAILABLE"
     case .daemon(let code, _): code
+    case .busy: "BUSY"
     case .malformedReply, .lineTooLong: "PROTOCOL"
     }
   }
@@ -77,6 +82,10 @@ public enum ClientError: Error, Equatable {
     case .connectionLost(let path):
       return
         "sectiond closed the connection on \(path) before answering; it may have stopped or be restarting"
+    case .busy(let path):
+      return
+        "sectiond on \(path) is busy: it serves as many clients as it may (sectiond --max-clients), "
+        + "and nothing was done; try again later"
     case .untrustedSocket(let problem):
       return "refusing to connect: \(problem)"
     case .timedOut(let path, let seconds):

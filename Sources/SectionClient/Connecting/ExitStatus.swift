@@ -10,4 +10,7 @@ package enum ExitStatus: Int32, Sendable {
   case unavailable = 3
   /// `is-open`: the daemon has no such section.
   case noSection = 4
+  /// The daemon serves as many clients as it may (`ERR BUSY`, `--max-clients`): try again later.
+  /// A status of its own, as sysexits' EX_TEMPFAIL, so that a script can wait and retry.
+  case busy = 5
 }

@@ -30,12 +30,25 @@ public final class Client {
   /// Sends every line at once and reads their replies in order: one round trip, whatever the count.
   public func request(_ lines: [String], replies expected: Int? = nil) throws(ClientError) -> [Reply] {
     let skipped = preamble.count
-    try connection.send(preamble + lines)
+    do {
+      try connection.send(preamble + lines)
+    } catch .connectionLost {
+      // A daemon at --max-clients answers ERR BUSY and closes at once, maybe before this wrote.
+      if let line = try? connection.readLine(), case .status(let status)? = try? ProtocolLine.parse(line),
+        status.isBusy
+      {
+        throw .busy(path: path)
+      }
+      throw .connectionLost(path: path)
+    }
     preamble = []
     var replies: [Reply] = []
     while replies.count < skipped + (expected ?? lines.count) {
       guard let line = try connection.readLine() else { throw .connectionLost(path: path) }
       switch try assembler.take(line) {
+      // The daemon sends BUSY only as the first line of a connection it will not serve, which
+      // the preamble's reply would otherwise have swallowed.
+      case .reply(let reply) where reply.status.isBusy: throw .busy(path: path)
       case .reply(let reply): replies.append(reply)
       case .event(let event): pendingEvents.append(event)
       case nil: break

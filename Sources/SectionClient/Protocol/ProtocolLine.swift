@@ -45,11 +45,22 @@ package enum ProtocolLine: Equatable, Sendable {
     var words = Words(line)
     // Only a bare `OK` has no space.
     guard let keyword = words.word() else { return .ok(revision: nil) }
-    if keyword.matches("OK") { return .ok(revision: try words.number(words.last())) }
+    if keyword.matches("OK") { return .ok(revision: try words.revision(words.last())) }
     // `ERR <code> [<message>]`.
     let code = words.word() ?? words.rest()
     guard !code.isEmpty else { throw malformed(line) }
-    return .error(code: text(code), message: text(words.rest()))
+    let message = text(words.rest())
+    if code.matches("GONE") && oldestKept(inGone: message) == nil { throw malformed(line) }
+    return .error(code: text(code), message: message)
+  }
+
+  /// The first word of `ERR GONE <oldest> ...`'s message: the oldest revision the daemon keeps, or
+  /// with none kept the one after the state's, so 1 to 2^63; nil for anything else, which a
+  /// reply is refused for when it is read (a follower that trusted a 0 or 2^64-1 went wrong).
+  static func oldestKept(inGone message: String) -> UInt64? {
+    guard let oldest = UInt64(message.prefix { $0 != " " }), oldest >= 1, oldest <= Words.revisionLimit + 1
+    else { return nil }
+    return oldest
   }
 
   /// An event, `text` being the line after its `!`.
@@ -60,29 +71,29 @@ package enum ProtocolLine: Equatable, Sendable {
     case "inserted", "deleted", "renamed":
       guard let edit = SectionEdit(rawValue: Self.text(keyword)) else { throw malformed(line) }
       return .edited(
-        edit, revision: try words.number(words.word()), index: try words.number(words.word()),
+        edit, revision: try words.revision(words.word()), index: try words.number(words.word()),
         id: try words.nonEmpty(words.last()))
     case "moved":
       return .moved(
-        revision: try words.number(words.word()), from: try words.number(words.word()),
+        revision: try words.revision(words.word()), from: try words.number(words.word()),
         to: try words.number(words.word()), id: try words.nonEmpty(words.last()))
     case "items":
       return .items(
-        revision: try words.number(words.word()), index: try words.number(words.word()),
+        revision: try words.revision(words.word()), index: try words.number(words.word()),
         id: try words.nonEmpty(words.word()), count: try words.number(words.last()))
     case "opened", "closed":
-      let revision: UInt64 = try words.number(words.word())
+      let revision = try words.revision(words.word())
       let index: Int = try words.number(words.word())
       let id = try words.nonEmpty(words.last())
       return keyword.matches("opened")
         ? .opened(revision: revision, index: index, id: id)
         : .closed(revision: revision, index: index, id: id)
     case "mode":
-      return .mode(revision: try words.number(words.word()), mode: try words.mode(words.last()))
+      return .mode(revision: try words.revision(words.word()), mode: try words.mode(words.last()))
     case "state":
       return .state(try snapshot(&words))
     case "reload":
-      return .reload(revision: try words.number(words.last()))
+      return .reload(revision: try words.revision(words.last()))
     case "bye":
       return .bye(reason: Self.text(words.rest()))
     default:
@@ -125,7 +136,7 @@ package enum ProtocolLine: Equatable, Sendable {
     case "help":
       return .help(text(words.rest().drop { $0 == UInt8(ascii: " ") }))
     case "history":
-      let revision: UInt64 = try words.number(words.word())
+      let revision = try words.revision(words.word())
       let time = try words.nonEmpty(words.word())
       let via = try words.nonEmpty(words.word())
       guard let uid = words.word(), let pid = words.word(), let name = words.word() else {
@@ -133,7 +144,8 @@ package enum ProtocolLine: Equatable, Sendable {
       }
       return .history(
         HistoryEntry(
-          revision: revision, time: time, via: via, uid: Words.number(uid), pid: Words.number(pid),
+          revision: revision, time: time, via: via, uid: try words.unknownOr(uid),
+          pid: try words.unknownOr(pid),
           name: name.matches("-") ? nil : try words.nonEmpty(name),
           event: try event(words.rest(), line: line)))
     default:
@@ -143,7 +155,7 @@ package enum ProtocolLine: Equatable, Sendable {
 
   /// The rest of a `state` line or event: revision, mode, and the open ids comma-separated or `-`.
   private static func snapshot(_ words: inout Words) throws(ClientError) -> StateSnapshot {
-    let revision: UInt64 = try words.number(words.word())
+    let revision = try words.revision(words.word())
     let mode = try words.mode(words.word())
     guard let list = words.last() else { throw malformed(words.line) }
     var ids: [String] = []
@@ -224,6 +236,22 @@ struct Words {
   func number<N: FixedWidthInteger>(_ field: ProtocolLine.Bytes?) throws(ClientError) -> N {
     guard let field, let value: N = Words.number(field) else { throw ProtocolLine.malformed(line) }
     return value
+  }
+
+  /// The largest revision protocol 1 allows, 2^63-1: programs hand revisions on as signed
+  /// 64-bit numbers (JSON, SQL), so one past it is a broken or hostile server, refused here once.
+  static let revisionLimit = UInt64(Int64.max)
+
+  /// A field that must be a revision: 0 to `revisionLimit`.
+  func revision(_ field: ProtocolLine.Bytes?) throws(ClientError) -> UInt64 {
+    let value: UInt64 = try number(field)
+    guard value <= Words.revisionLimit else { throw ProtocolLine.malformed(line) }
+    return value
+  }
+
+  /// A field that is `-` (not known: nil) or a number (a uid, a pid); anything else breaks the line.
+  func unknownOr<N: FixedWidthInteger>(_ field: ProtocolLine.Bytes) throws(ClientError) -> N? {
+    field.matches("-") ? nil : try number(field)
   }
 
   /// A field that must not be empty (an id, a word), as text.

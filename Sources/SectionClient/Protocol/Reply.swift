@@ -6,6 +6,12 @@ public struct Reply: Equatable, Sendable {
   public enum Status: Equatable, Sendable {
     case ok(revision: UInt64?)
     case error(code: String, message: String)
+
+    /// `ERR BUSY`: the daemon serves as many clients as it may and closes the connection.
+    var isBusy: Bool {
+      if case .error("BUSY", _) = self { return true }
+      return false
+    }
   }
 
   /// The data lines, in order.
@@ -29,6 +35,14 @@ public struct Reply: Equatable, Sendable {
   public var revision: UInt64? {
     if case .ok(let revision) = status { return revision }
     return nil
+  }
+
+  /// For `ERR GONE <oldest> ...` (HISTORY FROM a revision whose later changes are not all
+  /// kept, or newer than the state's): the oldest revision the daemon keeps, or with none kept
+  /// the one after the state's; nil for any other reply. Checked when the line was read: 1 to 2^63.
+  public var oldestKept: UInt64? {
+    guard case .error("GONE", let message) = status else { return nil }
+    return ProtocolLine.oldestKept(inGone: message)
   }
 
   public var sections: [ListedSection] {

@@ -39,9 +39,11 @@ extension Verb {
         }
         return .success(self == .history ? .historyFrom(UInt64(revision)) : .subscribeFrom(UInt64(revision)))
       }
-      guard self == .history, second == nil, let count = RequestParser.number(first) else {
+      guard self == .history, let count = RequestParser.number(first) else {
         return .failure(syntax("unexpected \"\(String(decoding: first, as: UTF8.self))\""))
       }
+      // `HISTORY 1 2`: the count is right, the word after it is the one too many.
+      if let second { return .failure(syntax("unexpected \"\(String(decoding: second, as: UTF8.self))\"")) }
       return .success(.history(last: count))
     default:
       preconditionFailure("\(name) is not about the history")

@@ -1,3 +1,4 @@
+import Posix
 import SectionClient
 import SectionCore
 
@@ -9,6 +10,7 @@ enum ArgumentParser {
   /// The options that take a value (the next word, or after `=`).
   static let optionsWithValue: Set<String> = [
     "-s", "--socket", "-l", "--list", "--readonly-socket", "--at", "--timeout", "--count",
+    "--from", "--since", "--name", "-n", "--lines",
   ]
 
   static func parse(_ arguments: [String]) throws(ClientError) -> Invocation {
@@ -41,7 +43,8 @@ enum ArgumentParser {
       command: try command(positionals, options), socket: options.socket,
       readonly: options.readonly || options.readonlySocket != nil, readonlySocket: options.readonlySocket,
       json: options.json, timeout: options.timeout ?? Invocation.defaultTimeout,
-      commandGiven: !positionals.isEmpty, list: options.list, listFromQuery: options.listFromQuery)
+      commandGiven: !positionals.isEmpty, list: options.list, listFromQuery: options.listFromQuery,
+      name: options.name)
   }
 
   /// Where the free text of the command that `positionals` begin with starts, counting the
@@ -93,6 +96,12 @@ enum ArgumentParser {
     var lines: Int?
     /// `log -f`.
     var follow = false
+    /// `log --from`, `watch --from`: after which revision.
+    var from: UInt64?
+    /// `log --since`: seconds since the epoch.
+    var since: Int?
+    /// `--name`: the connections' name in the daemon's history.
+    var name: String?
     /// `--at`: where add and item add insert.
     var at: Int?
     /// `--timeout`: seconds a one-shot command waits for the daemon.
@@ -154,6 +163,27 @@ enum ArgumentParser {
           throw .usage("--timeout needs a number of seconds, 0 (no limit) or more, not '\(text)'")
         }
         timeout = seconds
+      case "--from":
+        let text = try value()
+        // Revisions go up to 2^63-1 (docs/PROTOCOL.md).
+        guard let revision = UInt64(text), revision <= UInt64(Int64.max) else {
+          throw .usage("--from needs a revision, a whole number from 0 to 9223372036854775807, not '\(text)'")
+        }
+        from = revision
+      case "--since":
+        let text = try value()
+        guard let seconds = SinceTime.parse(text, now: wallClockSeconds()) else {
+          throw .usage("--since takes \(SinceTime.forms); not '\(text)'")
+        }
+        since = seconds
+      case "--name":
+        let text = try value()
+        guard ClientName.isValid(text) else {
+          throw .usage(
+            "--name needs 1 to 64 of the characters A-Z a-z 0-9 . _ : @ - (the daemon's rule for CLIENT NAME), not '\(text)'"
+          )
+        }
+        self.name = text
       case "--count":
         let text = try value()
         guard let number = Int(text), number > 0 else {
@@ -223,10 +253,14 @@ enum ArgumentParser {
       return .isOpen(refs, quiet: options.quiet)
     case .watch:
       try none(arguments, subcommand)
-      return .watch(count: options.count, view: options.view)
+      return .watch(count: options.count, view: options.view, from: options.from)
     case .log:
       try none(arguments, subcommand)
-      return .log(count: options.lines ?? 20, follow: options.follow)
+      if options.from != nil && options.since != nil {
+        throw .usage("--from and --since each say where log starts; give one")
+      }
+      return .log(
+        LogRequest(count: options.lines, follow: options.follow, from: options.from, since: options.since))
     case .items:
       guard arguments.count == 1 else {
         throw .usage("items needs exactly one section (an index or an id), got \(arguments.count)")
@@ -287,8 +321,14 @@ enum ArgumentParser {
     if options.fresh && subcommand != .reload { throw .usage("--fresh works only with reload") }
     if options.force && !options.fresh { throw .usage("--force works only with reload --fresh") }
     if options.quiet && subcommand != .isOpen { throw .usage("--quiet (-q) works only with is-open") }
-    if (options.lines != nil || options.follow) && subcommand != .log {
-      throw .usage("-n and --follow (-f) work only with log")
+    if (options.lines != nil || options.follow || options.since != nil) && subcommand != .log {
+      throw .usage("-n, --since and --follow (-f) work only with log")
+    }
+    if options.from != nil && subcommand != .log && subcommand != .watch {
+      throw .usage("--from works only with log and watch")
+    }
+    if options.from != nil && options.view {
+      throw .usage("--from does not apply to watch --view, which redraws the list")
     }
     if options.json && (subcommand == .ui || subcommand == .shell) {
       throw .usage("--json does not apply to \(subcommand.rawValue), which is for people")

@@ -20,9 +20,10 @@ enum Command: Equatable, Sendable {
   /// daemon has no config file (its built-in demo set would replace the list).
   case reloadFresh(force: Bool)
   case ping
-  case watch(count: Int?, view: Bool)
-  /// The last `count` saved changes with who made them; `follow`: then each new one.
-  case log(count: Int, follow: Bool)
+  /// `from`: resume after that revision (`SUBSCRIBE FROM`) instead of starting with the state.
+  case watch(count: Int?, view: Bool, from: UInt64?)
+  /// The saved changes with who made them, as `LogRequest` picks them; with `follow`, then each new one.
+  case log(LogRequest)
   /// The full-screen, live accordion.
   case ui
   case send([String])
@@ -52,4 +53,18 @@ enum Command: Equatable, Sendable {
     default: false
     }
   }
+}
+
+/// Which changes `log` prints: `-n`, `--from`, `--since`, `--follow`.
+struct LogRequest: Equatable, Sendable {
+  /// `-n`: at most this many, the newest (nil: 20, or every one `from` or `since` picks).
+  var count: Int? = nil
+  var follow = false
+  /// `--from REV`: the changes after that revision (as etcdctl's `watch --rev`).
+  var from: UInt64? = nil
+  /// `--since TIME`: the changes made at or after this many seconds since the epoch.
+  var since: Int? = nil
+
+  /// How many `log` prints without `-n`, `--from` or `--since`: as `HISTORY` alone.
+  static let defaultCount = 20
 }

@@ -40,13 +40,16 @@ enum HelpText {
         --timeout SECONDS
                        give up (exit 3) when the daemon has not answered within SECONDS;
                        default \(Int(Invocation.defaultTimeout)), 0 waits for ever; not for watch, ui and pipe
+        --name NAME    what the daemon's history (sectionctl log) calls this run, to tell
+                       scripts apart: 1 to 64 of A-Z a-z 0-9 . _ : @ -; default sectionctl
         -h, --help     show this help, or a command's help
         --version      show sectionctl's version
 
       REF is a section's index (0, 1, ...) as 'sectionctl list' shows it, or its id.
 
       Exit status: 0 done, 1 the daemon answered with an error (printed on stderr),
-      2 wrong command line, 3 the daemon cannot be reached (is-open: 1 closed, 4 no such section).
+      2 wrong command line, 3 the daemon cannot be reached, 5 the daemon is busy (--max-clients:
+      try later) (is-open: 1 closed, 4 no such section).
 
       Examples:
         sectionctl view

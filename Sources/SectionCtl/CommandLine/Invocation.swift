@@ -25,4 +25,7 @@ struct Invocation: Equatable, Sendable {
   var list: ListName? = nil
   /// `pipe --list-from-query`: the list is the one `$QUERY_STRING` names (websocketd).
   var listFromQuery = false
+  /// `--name NAME`: what the daemon's history calls this run's connections (`CLIENT NAME`),
+  /// so that scripts can be told apart; nil, each command's own (`sectionctl`, `sectionctl-ui`...).
+  var name: String? = nil
 }

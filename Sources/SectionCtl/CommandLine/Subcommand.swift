@@ -20,8 +20,8 @@ enum Subcommand: String, CaseIterable, Sendable {
     case .lists: ["lists [--json]"]
     case .reload: ["reload [--json] [--fresh [--force]]"]
     case .ping: ["ping [--json]"]
-    case .watch: ["watch [--json] [--view] [--count N]"]
-    case .log: ["log [--json] [-n N] [-f|--follow]"]
+    case .watch: ["watch [--json] [--view] [--count N] [--from REV]"]
+    case .log: ["log [--json] [-n N] [--from REV|--since TIME] [-f|--follow]"]
     case .ui: ["ui"]
     case .send: ["send LINE..."]
     case .pipe: ["pipe [--list-from-query]"]
@@ -162,8 +162,10 @@ enum Subcommand: String, CaseIterable, Sendable {
       a state line only where the daemon no longer keeps them (sectiond --history). Ctrl-C or
       SIGTERM ends it with status 0.
       Options:
-        --count N   exit after N changes
-        --view      redraw the accordion (as 'sectionctl view') on every change
+        --count N    exit after N changes
+        --view       redraw the accordion (as 'sectionctl view') on every change
+        --from REV   start after revision REV instead of with the state: the changes since
+                     first, as they happened, where the daemon still keeps them (else the state)
       With --json: one object per line, {\"event\": \"state\"|\"opened\"|\"closed\"|\"mode\"|\"reload\"|
       \"inserted\"|\"deleted\"|\"moved\"|\"renamed\"|\"items\", \"revision\", ...}.
       """
@@ -171,13 +173,18 @@ enum Subcommand: String, CaseIterable, Sendable {
       """
       The daemon keeps its last changes (sectiond --history, 1000 by default) with when each was
       made, how (socket, bus, reload) and by whom; log prints them oldest first:
-        20:41:07  alice (waybar, 4242)  opened net
-      the time in local time (with the date when not today), the user and the client's name
-      (CLIENT NAME, else its process name) and pid, and the change in words. On the read-only
-      socket who is not shown. For what is older, ask journalctl -u sectiond (--log-changes).
+        42  20:41:07  alice (waybar, 4242)  opened net
+      the revision, the time in local time (with the date when not today), the user and the
+      client's name (CLIENT NAME or --name, else its process name) and pid, and the change in
+      words. On the read-only socket who is not shown. For what is older, ask
+      journalctl -u sectiond (--log-changes).
       Options:
-        -n N           how many changes (default 20)
-        -f, --follow   then print each change as it is made, until interrupted
+        -n N           how many changes (default 20; with --from or --since, the last N of them)
+        --from REV     the changes after revision REV (where the last line read left off)
+        --since TIME   the changes made since TIME: 2026-12-03, '2026-12-03 20:41[:07]',
+                       20:41 (today), today, yesterday, now, -5min, '1h ago', -2d
+        -f, --follow   then print each change as it is made, until interrupted; a daemon
+                       back at a lower revision (its state removed) is said, and followed
       With --json: {\"revision\", \"changes\": [{\"revision\", \"time\", \"via\", \"uid\", \"pid\",
       \"user\", \"name\", \"event\": {as watch --json}}]}; with --follow one change object per line.
       """

@@ -25,8 +25,8 @@ enum Completion {
 
     _sectionctl() {
       local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-      local commands="list view items open close toggle mode status lists reload ping watch ui send pipe help add rm mv rename item batch is-open export shell completion"
-      local options="--socket -s --list -l --readonly -r --readonly-socket --json -j --timeout --help --version"
+      local commands="list view items open close toggle mode status lists reload ping watch log ui send pipe help add rm mv rename item batch is-open export shell completion"
+      local options="--socket -s --list -l --readonly -r --readonly-socket --json -j --timeout --name --help --version"
       local command="" i
       local -a socket=()
 
@@ -39,7 +39,7 @@ enum Completion {
         COMPREPLY=($(compgen -W "$(sectionctl lists --json 2>/dev/null | grep -o '"name":"[^"]*"' | cut -d'"' -f4)" -- "$cur"))
         return
         ;;
-      --count | --at | --timeout) return ;;
+      --count | --at | --timeout | --from | --since | --name | -n) return ;;
       esac
 
       for ((i = 1; i < COMP_CWORD; i++)); do
@@ -48,7 +48,7 @@ enum Completion {
           socket+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]}")
           ((i++))
           ;;
-        --count | --at | --timeout) ((i++)) ;;
+        --count | --at | --timeout | --from | --since | --name | -n) ((i++)) ;;
         -*) ;;
         *) [[ -z $command ]] && command=${COMP_WORDS[i]} ;;
         esac
@@ -57,7 +57,8 @@ enum Completion {
       if [[ $cur == -* ]]; then
         case $command in
         open | close) options+=" --all" ;;
-        watch) options+=" --count --view" ;;
+        watch) options+=" --count --view --from" ;;
+        log) options+=" -n --from --since --follow -f" ;;
         add | item) options+=" --at" ;;
         reload) options+=" --fresh --force" ;;
         is-open) options+=" -q --quiet" ;;
@@ -143,6 +144,7 @@ enum Completion {
         'reload:make the daemon re-read its config'
         'ping:check that the daemon answers'
         'watch:print every change as it happens'
+        'log:who changed what, and when'
         'ui:the accordion full screen, live and shared'
         'send:send raw protocol lines'
         'pipe:relay stdin and stdout to the socket (scripts, websocketd)'
@@ -169,6 +171,7 @@ enum Completion {
         '(-j)--json[print JSON]' \
         '(--json)-j[print JSON]' \
         '--timeout=[seconds to wait for the daemon, 0 for ever]:seconds' \
+        '--name=[what the daemon'\''s history calls this run]:name' \
         '(- *)'{-h,--help}'[show help]' \
         '(- *)--version[show the version]' \
         '1: :->command' \
@@ -183,7 +186,8 @@ enum Completion {
         mode) _arguments '1:mode:(exclusive multi)' ;;
         completion) _arguments '1:shell:(bash zsh)' ;;
         reload) _arguments '--fresh[take the config as it is, without clients edits]' '--force[with --fresh, also without a config file]' ;;
-        watch) _arguments '--count=[exit after N changes]:count' '--view[redraw the accordion on every change]' ;;
+        watch) _arguments '--count=[exit after N changes]:count' '--view[redraw the accordion on every change]' '--from=[start after this revision]:revision' ;;
+        log) _arguments '-n+[how many changes]:count' '(--since)--from=[the changes after this revision]:revision' '(--from)--since=[the changes since this time]:time' '(-f --follow)'{-f,--follow}'[then each new change]' ;;
         help) _describe -t commands 'command' commands ;;
         add) _arguments '--at=[insert at this index]:index' '1:id' '*:title' ;;
         rm) _arguments '1:section:_sectionctl_ids' ;;

@@ -50,6 +50,9 @@ private struct Relay {
   var toSocket: [UInt8] = []
   /// The reply to `CLIENT NAME` has not been read yet: the bytes up to its LF are dropped.
   var namingReplyPending = false
+  /// The daemon answered `ERR BUSY` instead (`--max-clients`) and closes: the relay ends with
+  /// that error once the line is passed on.
+  var busy = false
   var chunk = [UInt8](repeating: 0, count: 1 << 16)
 
   init(socket: FileDescriptor, filter: TerminalLines?) {
@@ -80,8 +83,9 @@ private struct Relay {
       if !ready[0].intersection([.readable, .hangUp]).isEmpty {
         switch readSocket(into: output) {
         case .more: break
+        case .daemonClosed where busy: throw .busy(path: path)
         case .daemonClosed, .readerGone: return .success
-        case .failed: throw .connectionLost(path: path)
+        case .failed: throw busy ? .busy(path: path) : .connectionLost(path: path)
         }
       }
       if readsInput && !ready[2].isEmpty { readInput(input) }
@@ -138,7 +142,9 @@ private struct Relay {
     if namingReplyPending {
       let end = read.firstIndex(of: 0x0A)
       namingReplyPending = end == nil
-      read = end.map { read[($0 + 1)...] } ?? []
+      // A busy daemon's `ERR BUSY` comes in its place: the reader is told (the web page shows it).
+      busy = read.starts(with: "ERR BUSY".utf8)
+      if !busy { read = end.map { read[($0 + 1)...] } ?? [] }
       if read.isEmpty { return .more }
     }
     let bytes = filter?.filter(read) ?? Array(read)

@@ -18,12 +18,17 @@ final class Shell {
   /// The newest revision the events have told of: a new subscription resumes after it
   /// (`SUBSCRIBE FROM`), so the changes made while the shell was not connected still show.
   private var seenRevision: UInt64?
+  /// What the daemon's history calls the lines' connections: `sectionctl-shell` (or `--name`),
+  /// then the name a typed `CLIENT NAME` gave, for every line after it, as one connection
+  /// would keep it (each line has a connection of its own).
+  private var name: String
   /// SIGINT, read between keys on a terminal instead of ending the shell.
   private var interrupts: SignalDescriptor?
 
   init(runner: Runner) {
     self.runner = runner
     path = runner.socketPath()
+    name = runner.invocation.name ?? "sectionctl-shell"
   }
 
   func run() throws(ClientError) -> ExitStatus {
@@ -184,8 +189,13 @@ final class Shell {
       }
       if runner.invocation.json { invocation.json = true }
       var each = Runner(invocation: invocation, environment: runner.environment, output: output)
-      each.clientName = "sectionctl-shell"
+      each.defaultName = name
       status = try each.run()
+      if status == .success, case .send(let lines) = invocation.command,
+        let named = Shell.clientName(in: lines)
+      {
+        name = named
+      }
     } catch {
       if case .usage(let text) = error {
         output.diagnose(text + " ('help' lists the commands)")
@@ -195,6 +205,18 @@ final class Shell {
       status = error.exitStatus
     }
     return true
+  }
+
+  /// The name the last `CLIENT NAME <name>` among raw `lines` gives (the daemon's rule: one
+  /// the daemon accepted, since the line succeeded).
+  static func clientName(in lines: [String]) -> String? {
+    lines.reversed().lazy.compactMap { line -> String? in
+      let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+      guard words.count == 3, words[0].uppercased() == "CLIENT", words[1].uppercased() == "NAME",
+        ClientName.isValid(String(words[2]))
+      else { return nil }
+      return String(words[2])
+    }.first
   }
 
   /// `help` in the shell: the shell first, then the commands it takes.

@@ -4,6 +4,11 @@ import SectionClient
 /// `sectionctl watch`: subscribes, prints each change, and outlives daemon restarts.
 struct Watcher {
   let path: String
+  /// What the daemon's history calls the connection (`--name`).
+  let name: String
+  /// `--from REV`: the first subscription resumes after that revision, printing the changes
+  /// since as they happened where the daemon still keeps them (else the state, as always).
+  let from: UInt64?
   let json: Bool
   let view: Bool
   let count: Int?
@@ -20,13 +25,8 @@ struct Watcher {
   func run() throws(ClientError) -> ExitStatus {
     ProcessInfo.exitSuccessfullyOnInterrupt()
     var seen = 0
-    try Subscriber(path: path, name: "sectionctl").run(
-      news: { news in
-        switch news {
-        case .lost: output.diagnose("lost the connection to sectiond on \(path); reconnecting")
-        case .reconnected: output.diagnose("reconnected to \(path)")
-        }
-      },
+    try Subscriber(path: path, name: name, after: from).run(
+      news: { Watcher.report($0, path: path, to: output) },
       handle: { update, client throws(ClientError) in
         switch update {
         case .subscribed(let snapshot):
@@ -37,6 +37,14 @@ struct Watcher {
         }
       })
     return .success
+  }
+
+  /// Says what happened to a subscription that outlives the daemon (watch, log -f).
+  static func report(_ news: Subscriber.News, path: String, to output: Output) {
+    switch news {
+    case .lost: output.diagnose("lost the connection to sectiond on \(path); reconnecting")
+    case .reconnected: output.diagnose("reconnected to \(path)")
+    }
   }
 
   /// Prints one event; true once enough changes were seen.

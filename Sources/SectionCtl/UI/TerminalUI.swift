@@ -11,6 +11,8 @@ final class TerminalUI {
   static let frameMicroseconds: UInt64 = 16_667
 
   let path: String
+  /// What the daemon's history calls the connection: `sectionctl-ui`, or `--name`.
+  let name: String
   let style: Style
   var status: StatusBar
   var state = LiveState()
@@ -33,7 +35,8 @@ final class TerminalUI {
   private var attempts = 0
 
   /// Checks for a terminal, connects (failing with "cannot connect" as other commands do), then takes the terminal over.
-  init(path: String, readonly: Bool, style: Style, environment: Environment) throws(ClientError) {
+  init(path: String, name: String, readonly: Bool, style: Style, environment: Environment) throws(ClientError)
+  {
     let term = environment.nonEmpty("TERM")
     guard FileDescriptor.standardInput.isTerminal, FileDescriptor.standardOutput.isTerminal, term != nil,
       term != "dumb"
@@ -43,9 +46,10 @@ final class TerminalUI {
           + "use 'sectionctl view' to print the sections or 'sectionctl watch' to follow changes")
     }
     self.path = path
+    self.name = name
     self.style = style
     status = StatusBar(socket: path, readonly: readonly)
-    let connection = try LiveConnection(path: path, name: "sectionctl-ui")
+    let connection = try LiveConnection(path: path, name: name)
     do {
       signals = try SignalDescriptor([.interrupt, .terminate, .hangUp, .windowChange])
     } catch {
@@ -198,7 +202,7 @@ final class TerminalUI {
 
   private func reconnect() {
     reconnectAt = nil
-    guard let connection = try? LiveConnection(path: path, name: "sectionctl-ui") else {
+    guard let connection = try? LiveConnection(path: path, name: name) else {
       return scheduleReconnect()
     }
     // What was said about the old connection (`!bye shutdown`) no longer holds.
