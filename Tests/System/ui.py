@@ -5,6 +5,7 @@ and, for terminal hygiene, what tmux reports about the pane (alternate screen, c
 reporting) and what `stty -a` prints once the ui has gone. Standard library only.
 """
 
+import itertools
 import json
 import os
 import re
@@ -47,9 +48,13 @@ def cells(text):
 class Pane:
     """A tmux server of its own, with one window running an interactive bash at a fixed size."""
 
+    servers = itertools.count()
+    """Numbers each server's socket name: a name is never reused, so a new-session cannot reach
+    a server that was just killed and is still exiting ("server exited unexpectedly")."""
+
     def __init__(self, name, width, height, command=None):
         """A pane with an interactive bash, or running `command` (a list) as its only process."""
-        self.base = ["tmux", "-L", name, "-f", "/dev/null"]
+        self.base = ["tmux", "-L", f"{name}-{next(Pane.servers)}", "-f", "/dev/null"]
         env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", PS1="ui-test$ ")
         env.pop("NO_COLOR", None)
         env.pop("TMUX", None)
