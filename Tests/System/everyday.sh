@@ -155,6 +155,16 @@ case "$("$ctl" -s "$dir/b.sock" list 2>&1)" in
   *) pass "  ... and nothing of it was sent" ;;
 esac
 
+# --- tmux servers one after another (issue 44): each starts, though the last is still exiting
+started=0
+for _ in $(seq 30); do
+  tmux_new sdday
+  "${T[@]}" new-session -d -x 40 -y 5 "sleep 30" 2>/dev/null && started=$((started + 1))
+  tmux_stop
+done
+expect "30 tmux servers killed and started in a row all start (a new-session on a dying server's name fails)" \
+  30 "$started"
+
 # --- the shell in a terminal: libedit, history, events ---------------------------------
 tmux_new sdday
 "${T[@]}" new-session -d -x 100 -y 20 \
