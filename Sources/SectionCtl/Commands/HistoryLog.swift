@@ -43,8 +43,10 @@ struct HistoryLog {
           if case .bye = event { break }
           shown = try showSince(shown, on: reader, users: &users)
         }
-      } catch .daemon(let code, let message) {
-        throw .daemon(code: code, message: message)
+      } catch let error where error.exitStatus != .unavailable {
+        // The daemon refused, or broke the protocol (a line, a reply or the events before one
+        // past the client's bounds): asking again would meet the same.
+        throw error
       } catch {
         // The daemon went away: wait for it, then catch up from the last change shown.
       }
