@@ -5,7 +5,8 @@ enum Completion {
   /// For bash-completion: commands, options, modes, and section ids asked from the daemon.
   static let bash = #"""
     # bash completion for sectionctl(1): commands, options, modes, and section ids asked from the
-    # running daemon (the read-only socket first, so users outside the daemon's group get them too).
+    # running daemon (through its read-only socket when the control socket is refused, so users
+    # outside the daemon's group get them too).
 
     # _sectionctl_candidates WHAT OPTION...: adds to COMPREPLY each line of `sectionctl OPTION...
     # completion WHAT` (ids, lists) that begins with $cur. sectionctl prints only what a real id
@@ -21,6 +22,7 @@ enum Completion {
 
     _sectionctl() {
       local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+      COMPREPLY=()
       local commands="list view items open close toggle mode status lists reload ping watch ui send pipe help add rm mv rename item batch is-open export shell completion"
       local options="--socket -s --list -l --readonly -r --readonly-socket --json -j --timeout --help --version"
       local command="" i
@@ -89,7 +91,8 @@ enum Completion {
   static let zsh = #"""
     #compdef sectionctl
     # zsh completion for sectionctl(1): commands, options, modes, and section ids with their titles
-    # asked from the running daemon (the read-only socket first, so users outside its group get them too).
+    # asked from the running daemon (through its read-only socket when the control socket is
+    # refused, so users outside its group get them too).
 
     _sectionctl_ids() {
       local -a ids
