@@ -44,6 +44,9 @@ import Testing
     peer.script = { _, lines in lines.last == "LIST" ? .answer(flood) : .wait }
     let client = try Client(path: peer.path, timeout: 30)
     #expect(throws: ClientError.tooManyEvents(path: peer.path)) { try client.request("LIST") }
+    // The connection is dropped with what it held: nothing more is read out of step.
+    #expect(!client.hasPendingEvents)
+    #expect(throws: ClientError.connectionLost(path: peer.path)) { try client.request("PING") }
   }
 
   /// A `!state` says all that the events before it said: it takes their place, so a daemon

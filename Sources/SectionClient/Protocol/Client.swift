@@ -1,3 +1,5 @@
+import Posix
+
 /// Protocol 1 over a `Connection`: requests answered in order, events kept aside until asked for.
 public final class Client {
   /// How much of the events that arrive before a reply a client keeps, each counted as its
@@ -52,10 +54,18 @@ public final class Client {
     var replies: [Reply] = []
     while replies.count < skipped + (expected ?? lines.count) {
       guard let line = try connection.readLine() else { throw .connectionLost(path: path) }
-      switch try assembler.take(line) {
-      case .reply(let reply): replies.append(reply)
-      case .event(let event): try keep(event, bytes: line.utf8.count)
-      case nil: break
+      do {
+        switch try assembler.take(line) {
+        case .reply(let reply): replies.append(reply)
+        case .event(let event): try keep(event, bytes: line.utf8.count)
+        case nil: break
+        }
+      } catch {
+        // Past a bound, or not protocol 1: what follows cannot be read in step. The connection
+        // is dropped, and with it what it held; a further request fails as connectionLost.
+        dropPending()
+        UnixSocket.shutdown(connection.fd)
+        throw error
       }
     }
     return Array(replies.dropFirst(skipped))

@@ -40,7 +40,10 @@ public struct ReplyAssembler: Sendable {
       return .event(event)
     case .data(let dataLine):
       dataBytes += line.count + 1
-      if dataBytes > ReplyAssembler.maximumReplyBytes { throw .replyTooLarge(path: path) }
+      if dataBytes > ReplyAssembler.maximumReplyBytes {
+        (data, dataBytes) = (.none, 0)  // what was gathered is given back
+        throw .replyTooLarge(path: path)
+      }
       data.append(dataLine)
       return nil
     case .status(let status):
