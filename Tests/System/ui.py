@@ -54,7 +54,9 @@ class Pane:
 
     def __init__(self, name, width, height, command=None):
         """A pane with an interactive bash, or running `command` (a list) as its only process."""
-        self.base = ["tmux", "-L", f"{name}-{next(Pane.servers)}", "-f", "/dev/null"]
+        server = f"{name}-{next(Pane.servers)}"
+        self.base = ["tmux", "-L", server, "-f", "/dev/null"]
+        self.socket = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}", server)
         env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", PS1="ui-test$ ")
         env.pop("NO_COLOR", None)
         env.pop("TMUX", None)
@@ -126,6 +128,10 @@ class Pane:
 
     def close(self):
         subprocess.run(self.base + ["kill-server"], capture_output=True)
+        try:
+            os.unlink(self.socket)  # tmux leaves its socket file behind
+        except OSError:
+            pass
 
 
 def cursor_line(screen):
