@@ -2,7 +2,11 @@
 # Runs every test: unit and integration tests (swift test), each shell suite in Tests/System/,
 # and a smoke run of the benchmark. Installs what it needs first. A failing suite does not
 # stop the others: every suite runs, the failures are listed at the end, and the last line is
-# `N passed, N failed` (of suites); the exit status is 0 only when none failed.
+# `N passed, N failed` (of suites), followed by `, N skipped` when a suite could not run here.
+# A suite that cannot run on this machine (no root, no LazyFS, ...) prints a line `SKIP
+# NAME: REASON` and exits with 77 (automake's convention); it is counted as skipped, not
+# passed, and listed at the end with its reason, as are the SKIP lines of suites that ran
+# but left a part out. The exit status is 0 only when none failed.
 #
 #   scripts/test.sh            # everything (make test, CI)
 #   scripts/test.sh --quick    # the unit tests and the everyday suites (make check, < 2 min built)
@@ -13,20 +17,30 @@ scripts/deps.sh --test || exit 1
 swift build --build-tests || { echo "0 passed, 1 failed (the build)"; exit 1; }
 passed=0
 failures=()
-# Runs one suite, its output as it comes, and counts it.
+skipped=()
+partly=()
+log=$(mktemp /tmp/sectiond-swift-test.XXXXXX.log)
+output=$(mktemp /tmp/sectiond-suite.XXXXXX.log)
+trap 'rm -f "$log" "$output"' EXIT
+# The SKIP lines of the last suite's output, joined by "; ".
+skip_reasons() { grep -E '^SKIP ' "$output" | sed 's/^SKIP //' | paste -sd ';' - | sed 's/;/; /g'; }
+# Runs one suite, its output as it comes, and counts it: 0 passed, 77 skipped, else failed.
 suite() {
   local name=$1
   shift
   echo "== $name"
-  local start=$SECONDS
-  if "$@"; then
+  local start=$SECONDS status
+  "$@" 2>&1 | tee "$output"
+  status=${PIPESTATUS[0]}
+  if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))
+    grep -qE '^SKIP ' "$output" && partly+=("$name: $(skip_reasons)")
+  elif [ "$status" -eq 77 ]; then
+    skipped+=("$name: $(skip_reasons)")
   else
-    failures+=("$name (exit $?, after $((SECONDS - start)) s)")
+    failures+=("$name (exit $status, after $((SECONDS - start)) s)")
   fi
 }
-log=$(mktemp /tmp/sectiond-swift-test.XXXXXX.log)
-trap 'rm -f "$log"' EXIT
 swift_test() {
   swift test --skip-build 2>&1 | tee "$log"
   local status=${PIPESTATUS[0]}
@@ -46,9 +60,19 @@ if [ "${1:-}" != --quick ]; then
   suite "D-Bus bench smoke" python3 bench/dbus_bench.py --smoke --no-build
 fi
 echo
+if [ ${#partly[@]} -gt 0 ]; then
+  echo "passed, with parts skipped:"
+  printf '  %s\n' "${partly[@]}"
+fi
+if [ ${#skipped[@]} -gt 0 ]; then
+  echo "skipped:"
+  printf '  %s\n' "${skipped[@]}"
+fi
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed:"
   printf '  %s\n' "${failures[@]}"
 fi
-echo "$passed passed, ${#failures[@]} failed"
+total="$passed passed, ${#failures[@]} failed"
+[ ${#skipped[@]} -eq 0 ] || total+=", ${#skipped[@]} skipped"
+echo "$total"
 [ ${#failures[@]} -eq 0 ]

@@ -107,6 +107,8 @@ struct Runner {
       return try Shell(runner: self).run()
     case .completion(let shell):
       output.print((shell == "bash" ? Completion.bash : Completion.zsh) + "\n")
+    case .candidates(let candidates):
+      output.print(try candidates.lines(self))
     }
     return .success
   }

@@ -98,7 +98,10 @@ final class ScriptedPeer: @unchecked Sendable {
     let bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      // send, not write: a client that hung up (as one refusing a flood does) must not SIGPIPE the tests.
+      let written = bytes[offset...].withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       guard written > 0 else { return }
       offset += written
     }

@@ -1,5 +1,5 @@
 """sectionctl against a server it must not trust, and sockets in directories others could
-write (issue 19: items 6, 7, 8, 9, 13, 14, 15). Tests/System/ctl-safety.sh runs this.
+write (issue 19: items 6, 7, 8, 9, 13, 14, 15), and floods of events or of a reply (issue 44 item 7). Tests/System/ctl-safety.sh runs this.
 
 A fake server (a thread here, on a Unix socket) plays a hostile or hung daemon: control
 sequences in every field, lines of tens of megabytes, no reply at all. The directory checks
@@ -289,6 +289,92 @@ class CtlSafety:
         self.check(status == 1 and b"longer than 64 MiB" in err and seconds < 30,
                    f"a line past 64 MiB is refused ({seconds:.2f} s)", repr(err))
 
+    # Issue 44, item 7: what the blocking client holds is bounded.
+
+    def run_measured(self, *args, timeout=60, kill_above=1024):
+        """sectionctl's status, stderr, seconds and peak RSS in MiB (VmHWM, read every 20 ms:
+        wait4's ru_maxrss would count this Python process, which the child was forked from).
+        Killed after `timeout` s or once its RSS passes `kill_above` MiB, to spare the machine."""
+        started = time.monotonic()
+        process = subprocess.Popen([self.ctl, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   env=dict(os.environ, NO_COLOR="1"))
+        done = threading.Event()
+        peak = [0]
+
+        def watch():
+            while not done.wait(0.02):
+                try:
+                    if os.readlink(f"/proc/{process.pid}/exe") != os.path.realpath(self.ctl):
+                        continue  # not yet exec'd: the fork of this process
+                    hwm = sdlib.proc_status_kib(process.pid, "VmHWM")
+                except OSError:
+                    return  # exited
+                peak[0] = max(peak[0], hwm)
+                if hwm > kill_above * 1024 or time.monotonic() - started > timeout:
+                    process.kill()
+                    return
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        err = process.stderr.read()
+        process.wait()
+        done.set()
+        watcher.join()
+        return process.returncode, err, time.monotonic() - started, peak[0] / 1024
+
+    def floods(self):
+        """A server that streams events and never answers (the issue: list to 3.22 GB before its
+        timeout, watch to 2.14 GB, log -f to 6.35 GB), and one whose reply never ends (1 MiB
+        lines: read whole, 1.06 GB). sectionctl must end with a clear error, its RSS bounded."""
+        events = b"".join(b"!opened %d %d s%d\n" % (n, n % 10, n % 10) for n in range(4000))
+
+        def stream(connection, first):
+            if first.startswith(b"HISTORY"):
+                connection.sendall(b"OK 1\n")  # log -f: the first listing; the flood comes on SUBSCRIBE
+                return True
+            try:
+                while True:
+                    connection.sendall(events)
+            except OSError:
+                return False
+
+        class Flood(FakeServer):
+            def serve(self, connection):
+                try:
+                    for line in connection.makefile("rb"):
+                        if line.startswith(b"CLIENT NAME"):
+                            connection.sendall(b"OK\n")
+                        elif not stream(connection, line):
+                            return
+                except OSError:
+                    pass
+                finally:
+                    connection.close()
+
+        flood = os.path.join(self.work, "flood.sock")
+        server = Flood(flood, None)
+        self.cleanup.append(server.close)
+        for command in (["--timeout", "20", "list"], ["watch"], ["log", "-f"]):
+            status, err, seconds, rss = self.run_measured("--socket", flood, *command, timeout=40, kill_above=256)
+            self.check(status == 1 and b"MiB of events before answering" in err and rss < 64 and seconds < 30,
+                       f"{command[-1] if command[0] == '--timeout' else ' '.join(command)} against a server streaming events and never answering: exit 1 with "
+                       f"a clear error after {seconds:.2f} s, RSS {rss:.0f} MiB (< 64)", repr(err[-400:]))
+
+        line = b"item 0 0 " + b"z" * (1 << 20) + b"\n"
+
+        def endless_reply(request):
+            if request.startswith(b"CLIENT NAME"):
+                return b"OK\n"
+            return line * 320  # 320 MiB, no status line: the client waits for ever without a bound
+
+        endless = os.path.join(self.work, "reply.sock")
+        server = FakeServer(endless, endless_reply)
+        self.cleanup.append(server.close)
+        status, err, seconds, rss = self.run_measured("--socket", endless, "--timeout", "60", "view", timeout=90, kill_above=800)
+        self.check(status == 1 and b"reply of more than 256 MiB" in err and rss < 640,
+                   f"a reply of 1 MiB lines that never ends is refused after 256 MiB: exit 1 after "
+                   f"{seconds:.2f} s, RSS {rss:.0f} MiB (< 640)", repr(err[-400:]))
+
     # Item 6: socket directories another user could write.
 
     def socket_directories(self):
@@ -527,6 +613,7 @@ class CtlSafety:
             self.hostile_ui()
             self.forged_rows()
             self.timeouts_and_long_lines()
+            self.floods()
             self.batches_and_encoding()
             if os.geteuid() == 0:
                 self.socket_directories()

@@ -9,14 +9,14 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 source Tests/System/lib/checks.sh
+source Tests/System/lib/tmux.sh
 bin="$BUILD_DIR"
 ctl="$bin/sectionctl"
 command -v tmux >/dev/null || install_missing tmux:tmux
 dir=$(mktemp -d /tmp/sdday.XXXXXX)
 pids=()
-tmux_socket="sdday$$"
 cleanup() {
-  tmux -L "$tmux_socket" kill-server 2>/dev/null
+  tmux_stop_all
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   rm -rf "$dir"
 }
@@ -155,8 +155,18 @@ case "$("$ctl" -s "$dir/b.sock" list 2>&1)" in
   *) pass "  ... and nothing of it was sent" ;;
 esac
 
+# --- tmux servers one after another (issue 44): each starts, though the last is still exiting
+started=0
+for _ in $(seq 30); do
+  tmux_new sdday
+  "${T[@]}" new-session -d -x 40 -y 5 "sleep 30" 2>/dev/null && started=$((started + 1))
+  tmux_stop
+done
+expect "30 tmux servers killed and started in a row all start (a new-session on a dying server's name fails)" \
+  30 "$started"
+
 # --- the shell in a terminal: libedit, history, events ---------------------------------
-T=(tmux -L "$tmux_socket")
+tmux_new sdday
 "${T[@]}" new-session -d -x 100 -y 20 \
   "env XDG_STATE_HOME=$dir/xdg TERM=xterm LANG=C.UTF-8 SECTIOND_SOCKET=$dir/b.sock $ctl"
 screen() { "${T[@]}" capture-pane -p; }
@@ -179,11 +189,12 @@ wait_for "open" && pass "shell: the line typed before the event is kept (is-open
 sleep 0.5
 history=$(cat "$dir/xdg/sectionctl/history" 2>/dev/null)
 contains "shell: the history is kept in \$XDG_STATE_HOME/sectionctl/history" "is-open" "$history"
-"${T[@]}" kill-server 2>/dev/null
+tmux_stop
 
 # --- the shell resumes its events after the daemon comes back (SUBSCRIBE FROM) -----------
 start s --state "$dir/s.json"
 spid=${pids[-1]}
+tmux_new sdday
 "${T[@]}" new-session -d -x 100 -y 20 \
   "env XDG_STATE_HOME=$dir/xdg TERM=xterm LANG=C.UTF-8 SECTIOND_SOCKET=$dir/s.sock $ctl"
 wait_for "sectiond>" || fail "shell on daemon s" "$(screen)"
@@ -204,9 +215,10 @@ case "$(screen)" in
   *"! state"*) fail "  ... without a snapshot, as the daemon kept the change" "$(screen)" ;;
   *) pass "  ... without a snapshot, as the daemon kept the change" ;;
 esac
-"${T[@]}" kill-server 2>/dev/null
+tmux_stop
 
 # --- the ui's edit prompt ---------------------------------------------------------------
+tmux_new sdday
 "${T[@]}" new-session -d -x 80 -y 12 "env TERM=xterm LANG=C.UTF-8 $ctl -s $dir/d.sock ui"
 wait_for "unicode-title" || fail "ui started" "$(screen)"
 "${T[@]}" send-keys a
@@ -230,7 +242,7 @@ sleep 0.3
 "${T[@]}" send-keys Escape
 sleep 0.8
 screen | grep -q "rev" && pass "ui: Esc closes the key list, not the ui" || fail "ui: Esc on help" "$(screen)"
-"${T[@]}" kill-server 2>/dev/null
+tmux_stop
 
 # --- make run: state and socket in the checkout, nothing in system directories ----------
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then

@@ -9,24 +9,18 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 source Tests/System/lib/checks.sh
+source Tests/System/lib/tmux.sh
 ctl="$BUILD_DIR/sectionctl"
 command -v tmux >/dev/null || install_missing tmux:tmux
 dir=$(mktemp -d /tmp/sdfr.XXXXXX)
 pids=()
-T=(tmux -L "sdfr$$")
 cleanup() {
-  "${T[@]}" kill-server 2>/dev/null
+  tmux_stop_all
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   rm -rf "$dir"
 }
 trap cleanup EXIT
 screen() { "${T[@]}" capture-pane -p; }
-# stop_tmux: ends the tmux server and waits until it is gone, so that the next new-session
-# does not reach a server that is still exiting ("server exited unexpectedly").
-stop_tmux() {
-  "${T[@]}" kill-server 2>/dev/null
-  for _ in $(seq 50); do "${T[@]}" list-sessions >/dev/null 2>&1 || return 0; sleep 0.05; done
-}
 wait_for() { # NEEDLE: up to 10 s
   for _ in $(seq 100); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
   return 1
@@ -42,6 +36,7 @@ start s --no-state --config "$dir/sections.json"
 S=(-s "$dir/s.sock")
 
 # --- Tab completes by position ------------------------------------------------------------
+tmux_new sdfr
 "${T[@]}" new-session -d -x 100 -y 20 \
   "env XDG_STATE_HOME=$dir/xdg TERM=xterm LANG=C.UTF-8 SECTIOND_SOCKET=$dir/s.sock $ctl shell"
 wait_for "sectiond>" || fail "the shell started" "$(screen)"
@@ -72,7 +67,7 @@ wait_for "closed" && pass "shell: Ctrl-C drops the typed line; the next line run
   fail "shell: Ctrl-C drops the line" "$(screen)"
 expect "  ... and nothing of the cancelled line was sent (net still closed)" "closed" \
   "$("$ctl" "${S[@]}" is-open net >/dev/null && echo open || echo closed)"
-stop_tmux
+tmux_stop
 
 # Under sh -c (dash on Debian), the calling shell goes on after Ctrl-C and the shell's exit.
 cat >"$dir/caller.sh" <<CALLER
@@ -81,6 +76,7 @@ echo "exit \$?" >"$dir/caller.out"
 CALLER
 for sh in sh bash; do
   rm -f "$dir/caller.out"
+  tmux_new sdfr
   "${T[@]}" new-session -d -x 100 -y 20 "$sh $dir/caller.sh; sleep 5"
   wait_for "sectiond>" || fail "the shell started under $sh" "$(screen)"
   "${T[@]}" send-keys 'mode' C-c
@@ -89,10 +85,11 @@ for sh in sh bash; do
   for _ in $(seq 50); do [ -s "$dir/caller.out" ] && break; sleep 0.1; done
   expect "shell under $sh -c: Ctrl-C, then Ctrl-D: the calling $sh goes on, the shell's status 0" \
     "exit 0" "$(cat "$dir/caller.out" 2>/dev/null)"
-  stop_tmux
+  tmux_stop
 done
 
 # --- the ui's prompt line edits -----------------------------------------------------------
+tmux_new sdfr
 "${T[@]}" new-session -d -x 100 -y 14 "env TERM=xterm LANG=C.UTF-8 $ctl -s $dir/s.sock ui"
 wait_for "Release notes" || fail "ui started" "$(screen)"
 # The issue's case: e on "Release notes", Ctrl-U, "Notes": it saved "Release notesNotes".
@@ -104,7 +101,7 @@ expect "ui: e, Ctrl-U, 'Notes' renames to Notes" "section 3 notes closed 0 Notes
 for _ in $(seq 50); do "$ctl" "${S[@]}" send LIST | grep -q 'kept!$' && break; sleep 0.1; done
 expect "ui: Ctrl-W, Home, Ctrl-K, Left and End edit where the cursor is" \
   "section 3 notes closed 0 Newer kept!" "$("$ctl" "${S[@]}" send LIST | grep ' notes ')"
-stop_tmux
+tmux_stop
 
 # --- a free text keeps words that look like options --------------------------------------
 out=$("$ctl" "${S[@]}" item add today Call -j home 2>&1)
@@ -130,6 +127,7 @@ expect "  ... and 0 when every line succeeded" "0" "$?"
 out=$(printf 'help\n' | "$ctl" "${S[@]}" shell 2>&1)
 contains "help in the shell describes the shell" "'quit', 'exit' or Ctrl-D ends the shell" "$out"
 contains "  ... and lists the commands" "print open or closed for each section" "$out"
+tmux_new sdfr
 "${T[@]}" new-session -d -x 100 -y 20 \
   "env XDG_STATE_HOME=$dir/xdg TERM=xterm LANG=C.UTF-8 SECTIOND_SOCKET=$dir/s.sock $ctl shell"
 wait_for "sectiond>" || fail "the shell started" "$(screen)"
@@ -138,7 +136,7 @@ wait_for "INDEX" || fail "list ran in the shell" "$(screen)"
 "${T[@]}" send-keys clear Enter
 sleep 0.5
 case "$(screen)" in *INDEX*) fail "clear clears the screen" "$(screen)" ;; *) pass "clear clears the screen" ;; esac
-stop_tmux
+tmux_stop
 
 # --- every change prints what it did -----------------------------------------------------
 start out --no-state

@@ -487,8 +487,7 @@ def main():
             print("-- readme", flush=True)
             readme_example(results)
     except LabUnavailable as e:
-        skip_line(str(e))
-        sys.exit(0)
+        sys.exit(skip_line(str(e)))
     sys.exit(results.finish())
 
 

@@ -21,8 +21,7 @@ names="alice bob carol dave newbie sectiond-test outsider member kiosk labcheck"
 
 if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v useradd >/dev/null; then
   echo "SKIP taken names: needs root, unshare (util-linux) and useradd (passwd)"
-  echo "0 passed, 0 failed"
-  exit 0
+  exit 77 # skipped, for scripts/test.sh
 fi
 
 layers=$(mktemp -d /tmp/taken.XXXXXX)
@@ -45,12 +44,15 @@ inside() {
   done
   usermod -aG sectiond alice || return 1
   echo "taken names: $(for n in sectiond $names; do printf '%s(%s) ' "$n" "$(id -u "$n")"; done)"
-  local passed=0 failed=()
+  local passed=0 failed=() skipped=() status
   for suite in $suites; do
     echo "== $suite, with those names taken"
-    if bash "$here/$suite.sh"; then passed=$((passed + 1)); else failed+=("$suite"); fi
+    bash "$here/$suite.sh"
+    status=$?
+    case $status in 0) passed=$((passed + 1)) ;; 77) skipped+=("$suite") ;; *) failed+=("$suite") ;; esac
   done
   [ ${#failed[@]} -eq 0 ] || echo "failed with the names taken: ${failed[*]}"
+  [ ${#skipped[@]} -eq 0 ] || echo "SKIP taken names: ${skipped[*]} could not run here"
   echo "$passed passed, ${#failed[@]} failed"
   [ ${#failed[@]} -eq 0 ]
 }

@@ -2,7 +2,9 @@
 # scripts/test.sh itself (issue 23): a failing suite must not hide the others. Runs it on a
 # stub tree (a `swift` whose tests fail, one failing and one passing suite, stub benches) and
 # checks that every suite ran, the failures are listed, the last line is "3 passed, 2 failed"
-# and the status is not 0. Under a second. Ends with "N passed, N failed".
+# and the status is not 0. Then (issue 44) a suite that skips (exit 77 and a SKIP line) is
+# counted as skipped, not passed, and listed with its reason; a suite that passes with a SKIP
+# line is listed too. Under a second. Ends with "N passed, N failed".
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -28,4 +30,22 @@ case "$out" in *"failed:"*"swift test"*"a-fails.sh"*) pass "every failure is lis
   *) fail "every failure is listed at the end" "$out" ;; esac
 [ "$(printf '%s\n' "$out" | grep -v '✘' | tail -n 1)" = "3 passed, 2 failed" ] &&
   pass "the last line counts the suites: 3 passed, 2 failed" || fail "the last line counts the suites" "$out"
+
+rm "$tree/Tests/System/a-fails.sh"
+printf 'echo "SKIP c: no LazyFS here"; exit 77\n' >"$tree/Tests/System/c-skips.sh"
+printf 'echo "SKIP part d: needs root"; echo "PASS d"\n' >"$tree/Tests/System/d-partly.sh"
+printf '#!/bin/sh\nexit 0\n' >"$tree/bin/swift"
+out=$(PATH="$tree/bin:$PATH" bash "$tree/scripts/test.sh" 2>&1)
+status=$?
+expect "a skipped suite does not fail the run" 0 "$status"
+expect "the last line counts the skipped suite: 5 passed, 0 failed, 1 skipped" "5 passed, 0 failed, 1 skipped" \
+  "$(printf '%s\n' "$out" | tail -n 1)"
+case "$out" in *$'skipped:\n'*"c-skips.sh: c: no LazyFS here"*) pass "the skipped suite is listed with its reason" ;;
+  *) fail "the skipped suite is listed with its reason" "$out" ;; esac
+case "$out" in *"parts skipped:"*"d-partly.sh: part d: needs root"*) pass "a suite that skipped a part is listed" ;;
+  *) fail "a suite that skipped a part is listed" "$out" ;; esac
+rm "$tree/Tests/System/c-skips.sh"
+out=$(PATH="$tree/bin:$PATH" bash "$tree/scripts/test.sh" 2>&1)
+expect "without a skipped suite the last line has no skipped count" "5 passed, 0 failed" \
+  "$(printf '%s\n' "$out" | tail -n 1)"
 finish

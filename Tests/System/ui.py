@@ -5,6 +5,7 @@ and, for terminal hygiene, what tmux reports about the pane (alternate screen, c
 reporting) and what `stty -a` prints once the ui has gone. Standard library only.
 """
 
+import itertools
 import json
 import os
 import re
@@ -47,9 +48,15 @@ def cells(text):
 class Pane:
     """A tmux server of its own, with one window running an interactive bash at a fixed size."""
 
+    servers = itertools.count()
+    """Numbers each server's socket name: a name is never reused, so a new-session cannot reach
+    a server that was just killed and is still exiting ("server exited unexpectedly")."""
+
     def __init__(self, name, width, height, command=None):
         """A pane with an interactive bash, or running `command` (a list) as its only process."""
-        self.base = ["tmux", "-L", name, "-f", "/dev/null"]
+        server = f"{name}-{next(Pane.servers)}"
+        self.base = ["tmux", "-L", server, "-f", "/dev/null"]
+        self.socket = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}", server)
         env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", PS1="ui-test$ ")
         env.pop("NO_COLOR", None)
         env.pop("TMUX", None)
@@ -121,6 +128,10 @@ class Pane:
 
     def close(self):
         subprocess.run(self.base + ["kill-server"], capture_output=True)
+        try:
+            os.unlink(self.socket)  # tmux leaves its socket file behind
+        except OSError:
+            pass
 
 
 def cursor_line(screen):

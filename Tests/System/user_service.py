@@ -228,8 +228,7 @@ def main():
             user_service(results, lab)
             fallback(results, lab)
     except LabUnavailable as e:
-        skip_line(str(e))
-        sys.exit(0)
+        sys.exit(skip_line(str(e)))
     sys.exit(results.finish())
 
 

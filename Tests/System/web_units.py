@@ -136,8 +136,7 @@ def main():
             system_unit(lab)
             user_unit(lab)
     except LabUnavailable as error:
-        skip_line(str(error))
-        return 0
+        return skip_line(str(error))
     return results.finish()
 
 

@@ -24,12 +24,13 @@ final class Link: Sendable {
   /// are left out (`@exclusivity(unchecked)`): they were 3% of client-load's CPU.
   private final class Reading: @unchecked Sendable {
     @exclusivity(unchecked) var lines: LineReader
-    @exclusivity(unchecked) var assembler = ReplyAssembler()
+    @exclusivity(unchecked) var assembler: ReplyAssembler
     /// The request whose replies are coming, out of the queue until it has them all.
     @exclusivity(unchecked) var current: Waiter?
     var failure: ClientError
     init(path: String) {
       lines = LineReader(path: path)
+      assembler = ReplyAssembler(path: path)
       failure = .connectionLost(path: path)
     }
   }

@@ -27,6 +27,10 @@ public enum ClientError: Error, Equatable {
   case timedOut(path: String, seconds: Double)
   /// A line from the socket longer than `LineReader.maximumLineLength`.
   case lineTooLong(path: String)
+  /// A reply whose data lines pass `ReplyAssembler.maximumReplyBytes`.
+  case replyTooLarge(path: String)
+  /// More events before a reply than `Client.maximumPendingEventBytes` holds.
+  case tooManyEvents(path: String)
   /// A program asked the library for a request that cannot be sent as it is (an argument with
   /// a line break, a section reference with a space): nothing was sent.
   case invalidRequest(String)
@@ -37,7 +41,7 @@ public enum ClientError: Error, Equatable {
     switch self {
     case .usage, .terminal, .invalidRequest: .usage
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: .unavailable
-    case .daemon, .malformedReply, .lineTooLong: .daemonError
+    case .daemon, .malformedReply, .lineTooLong, .replyTooLarge, .tooManyEvents: .daemonError
     case .busy: .busy
     }
   }
@@ -50,7 +54,7 @@ public enum ClientError: Error, Equatable {
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: "UNAVAILABLE"
     case .daemon(let code, _): code
     case .busy: "BUSY"
-    case .malformedReply, .lineTooLong: "PROTOCOL"
+    case .malformedReply, .lineTooLong, .replyTooLarge, .tooManyEvents: "PROTOCOL"
     }
   }
 
@@ -97,6 +101,14 @@ public enum ClientError: Error, Equatable {
       return
         "the daemon on \(path) sent a line longer than \(LineReader.maximumLineLength >> 20) MiB, which "
         + "sectiond does not send at its default limits (at most about 41 MB); is it sectiond?"
+    case .replyTooLarge(let path):
+      return
+        "the daemon on \(path) sent a reply of more than \(ReplyAssembler.maximumReplyBytes >> 20) MiB, which "
+        + "sectiond does not send at its default limits (at most about 35 MB); is it sectiond?"
+    case .tooManyEvents(let path):
+      return
+        "the daemon on \(path) sent more than \(Client.maximumPendingEventBytes >> 20) MiB of events before "
+        + "answering, which sectiond does not (at most about 1 MiB, or a !state in their place); is it sectiond?"
     case .daemon(let code, let message):
       return message.isEmpty ? "the daemon answered \(code)" : message
     case .malformedReply(let line):

@@ -1,9 +1,27 @@
+import Posix
+
 /// Protocol 1 over a `Connection`: requests answered in order, events kept aside until asked for.
 public final class Client {
+  /// How much of the events that arrive before a reply a client keeps, each counted as its
+  /// line's bytes and `eventOverhead`; past it the request fails with `tooManyEvents`. What
+  /// sectiond sends ahead of one reply is what it had queued for the subscriber (at most 64
+  /// KiB, past which it sends one `!state` instead) and what the socket's buffers held, a few
+  /// hundred KiB, over the one or two loop turns a reply waits: about 1 MiB at the most, a
+  /// hundred thousand short events with their overhead, 8 MiB. 16 MiB is twice that. A
+  /// `!state` says all that the events before it said, so it takes their place, as the daemon
+  /// does for a subscriber that falls behind; the one `!state` is bounded by the line limit.
+  public static let maximumPendingEventBytes = 16 << 20
+  /// What a kept event costs beyond its line: the `Event` and its strings' headers, about.
+  static let eventOverhead = 64
+
   package let connection: Connection
-  /// Events that arrived while a reply was being read, oldest first.
+  /// Events that arrived while a reply was being read, oldest first from `pendingHead`: taken
+  /// by index, so that draining n of them is O(n), and dropped once all are taken.
   private var pendingEvents: [Event] = []
-  private var assembler = ReplyAssembler()
+  private var pendingHead = 0
+  /// What the kept events cost, against `maximumPendingEventBytes`.
+  private var pendingBytes = 0
+  private var assembler: ReplyAssembler
   /// Lines sent ahead of the next request, whose replies are read and dropped: `CLIENT NAME`,
   /// which a daemon older than the history protocol refuses, harmlessly.
   private var preamble: [String] = []
@@ -14,6 +32,7 @@ public final class Client {
   /// A `name` (see `ClientName`) goes to the daemon with the first request, in the same write.
   public init(path: String, timeout: Double? = nil, name: String? = nil) throws(ClientError) {
     connection = try Connection(path: path, timeout: timeout)
+    assembler = ReplyAssembler(path: path)
     if let line = name.flatMap(ClientName.line) { preamble = [line] }
   }
 
@@ -45,13 +64,21 @@ public final class Client {
     var replies: [Reply] = []
     while replies.count < skipped + (expected ?? lines.count) {
       guard let line = try connection.readLine() else { throw .connectionLost(path: path) }
-      switch try assembler.take(line) {
-      // The daemon sends BUSY only as the first line of a connection it will not serve, which
-      // the preamble's reply would otherwise have swallowed.
-      case .reply(let reply) where reply.status.isBusy: throw .busy(path: path)
-      case .reply(let reply): replies.append(reply)
-      case .event(let event): pendingEvents.append(event)
-      case nil: break
+      do {
+        switch try assembler.take(line) {
+        // The daemon sends BUSY only as the first line of a connection it will not serve, which
+        // the preamble's reply would otherwise have swallowed.
+        case .reply(let reply) where reply.status.isBusy: throw ClientError.busy(path: path)
+        case .reply(let reply): replies.append(reply)
+        case .event(let event): try keep(event, bytes: line.utf8.count)
+        case nil: break
+        }
+      } catch {
+        // Past a bound, or not protocol 1: what follows cannot be read in step. The connection
+        // is dropped, and with it what it held; a further request fails as connectionLost.
+        dropPending()
+        UnixSocket.shutdown(connection.fd)
+        throw error
       }
     }
     return Array(replies.dropFirst(skipped))
@@ -64,14 +91,33 @@ public final class Client {
     return try request.value(from: self.request(request.lines, replies: request.replyCount))
   }
 
+  /// Keeps an event that came before a reply, within `maximumPendingEventBytes`.
+  private func keep(_ event: Event, bytes: Int) throws(ClientError) {
+    if case .state = event { dropPending() }
+    pendingBytes += bytes + Client.eventOverhead
+    if pendingBytes > Client.maximumPendingEventBytes { throw .tooManyEvents(path: path) }
+    pendingEvents.append(event)
+  }
+
+  private func dropPending() {
+    pendingEvents.removeAll()
+    pendingHead = 0
+    pendingBytes = 0
+  }
+
   /// The next event; nil when the daemon closes the connection. Data or status lines here break the protocol.
   public func nextEvent() throws(ClientError) -> Event? {
-    if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+    if pendingHead < pendingEvents.count {
+      let event = pendingEvents[pendingHead]
+      pendingHead += 1
+      if pendingHead == pendingEvents.count { dropPending() }
+      return event
+    }
     guard let line = try connection.readLine() else { return nil }
     guard case .event(let event) = try ProtocolLine.parse(line) else { throw .malformedReply(line) }
     return event
   }
 
   /// True when events have already been read and wait to be handled.
-  public var hasPendingEvents: Bool { !pendingEvents.isEmpty }
+  public var hasPendingEvents: Bool { pendingHead < pendingEvents.count }
 }

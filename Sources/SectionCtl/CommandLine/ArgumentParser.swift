@@ -239,6 +239,9 @@ enum ArgumentParser {
     case .pipe: try none(arguments, subcommand); return .pipe
     case .shell: try none(arguments, subcommand); return .shell
     case .completion:
+      if arguments.count == 1, let candidates = CompletionCandidates(rawValue: arguments[0]) {
+        return .candidates(candidates)
+      }
       guard arguments.count == 1, ["bash", "zsh"].contains(arguments[0]) else {
         throw .usage("completion needs one shell: bash or zsh")
       }

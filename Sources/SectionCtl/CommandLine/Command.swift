@@ -45,11 +45,13 @@ enum Command: Equatable, Sendable {
   case shell
   /// A completion script: "bash" or "zsh".
   case completion(String)
+  /// What a completion script asks for: valid ids, ids with titles, or list names.
+  case candidates(CompletionCandidates)
 
   /// Whether the command only reads, so that the read-only socket serves it as well.
   var onlyReads: Bool {
     switch self {
-    case .list, .view, .items, .status, .lists, .ping, .isOpen, .export, .mode(nil), .log: true
+    case .list, .view, .items, .status, .lists, .ping, .isOpen, .export, .mode(nil), .log, .candidates: true
     default: false
     }
   }

@@ -307,7 +307,9 @@ enum Subcommand: String, CaseIterable, Sendable {
       modes and the sections' ids (asked from the daemon as you type). Load it now with
       'source <(sectionctl completion bash)', or keep it: 'sectionctl completion bash >
       ~/.local/share/bash-completion/completions/sectionctl' (zsh: a file _sectionctl in a
-      directory of $fpath). make install and the package install both already.
+      directory of $fpath). make install and the package install both already. The scripts
+      run 'sectionctl completion ids|titles|lists', which print the valid section ids (with
+      their titles) and list names one a line, whatever the daemon answers besides.
       """
     case .batch:
       """

@@ -5,26 +5,24 @@ enum Completion {
   /// For bash-completion: commands, options, modes, and section ids asked from the daemon.
   static let bash = #"""
     # bash completion for sectionctl(1): commands, options, modes, and section ids asked from the
-    # running daemon (the read-only socket first, so users outside the daemon's group get them too).
+    # running daemon (through its read-only socket when the control socket is refused, so users
+    # outside the daemon's group get them too).
 
-    # Arguments: the --socket and --readonly-socket options typed so far (at most one of each).
-    _sectionctl_ids() {
-      local -a control=() readonly=(--readonly)
-      while (($#)); do
-        case $1 in
-        --socket | -s) control=(--socket "$2") ;;
-        --readonly-socket) readonly=(--readonly-socket "$2") ;;
-        esac
-        shift 2
-      done
-      [[ ${readonly[0]} == --readonly ]] && readonly+=("${control[@]}")
-      # The raw protocol lines are stable, unlike the table meant for people.
-      { sectionctl "${readonly[@]}" send LIST || sectionctl "${control[@]}" send LIST; } 2>/dev/null |
-        awk '$1 == "section" { print $3 }'
+    # _sectionctl_candidates WHAT OPTION...: adds to COMPREPLY each line of `sectionctl OPTION...
+    # completion WHAT` (ids, lists) that begins with $cur. sectionctl prints only what a real id
+    # or list name can be, and the lines are taken as data: compgen -W would run the $(...) and
+    # backquotes of whatever a server at a socket named on the line sent.
+    _sectionctl_candidates() {
+      local what=$1 candidate
+      shift
+      while IFS= read -r candidate; do
+        [[ $candidate == "$cur"* ]] && COMPREPLY+=("$candidate")
+      done < <(sectionctl "$@" --timeout 2 completion "$what" 2>/dev/null)
     }
 
     _sectionctl() {
       local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+      COMPREPLY=()
       local commands="list view items open close toggle mode status lists reload ping watch log ui send pipe help add rm mv rename item batch is-open export shell completion"
       local options="--socket -s --list -l --readonly -r --readonly-socket --json -j --timeout --name --help --version"
       local command="" i
@@ -32,11 +30,11 @@ enum Completion {
 
       case $prev in
       --socket | -s | --readonly-socket)
-        COMPREPLY=($(compgen -f -- "$cur"))
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
         ;;
       --list | -l)
-        COMPREPLY=($(compgen -W "$(sectionctl lists --json 2>/dev/null | grep -o '"name":"[^"]*"' | cut -d'"' -f4)" -- "$cur"))
+        _sectionctl_candidates lists
         return
         ;;
       --count | --at | --timeout | --from | --since | --name | -n) return ;;
@@ -73,13 +71,13 @@ enum Completion {
       items | open | close | toggle | rm | mv | rename | is-open)
         # Only the first argument of rm, mv and rename is a section.
         [[ $command == @(rm|mv|rename) && ${COMP_WORDS[COMP_CWORD - 1]} != "$command" ]] && return
-        COMPREPLY=($(compgen -W "$(_sectionctl_ids "${socket[@]}")" -- "$cur"))
+        _sectionctl_candidates ids "${socket[@]}"
         ;;
       item)
         if [[ $prev == item ]]; then
           COMPREPLY=($(compgen -W "add rm mv set" -- "$cur"))
         elif [[ $prev == @(add|rm|mv|set) && ${COMP_WORDS[COMP_CWORD - 2]} == item ]]; then
-          COMPREPLY=($(compgen -W "$(_sectionctl_ids "${socket[@]}")" -- "$cur"))
+          _sectionctl_candidates ids "${socket[@]}"
         fi
         ;;
       mode) COMPREPLY=($(compgen -W "exclusive multi" -- "$cur")) ;;
@@ -94,21 +92,22 @@ enum Completion {
   static let zsh = #"""
     #compdef sectionctl
     # zsh completion for sectionctl(1): commands, options, modes, and section ids with their titles
-    # asked from the running daemon (the read-only socket first, so users outside its group get them too).
+    # asked from the running daemon (through its read-only socket when the control socket is
+    # refused, so users outside its group get them too).
 
     _sectionctl_ids() {
-      local -a ids readonly
-      # --readonly-socket names the read-only socket; else it is the one beside --socket.
-      if (( $#_sectionctl_readonly )); then
-        readonly=($_sectionctl_readonly)
-      else
-        readonly=($_sectionctl_socket --readonly)
-      fi
-      # The raw protocol lines are stable, unlike the table meant for people.
-      ids=(${(f)"$( { sectionctl $readonly send LIST ||
-        sectionctl $_sectionctl_socket send LIST } 2>/dev/null |
-        awk '$1 == "section" { id = $3; gsub(/:/, "\\:", id); sub(/^[^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ /, ""); print id ":" $0 }')"})
+      local -a ids
+      # `id:title` a line: sectionctl prints only valid ids (no ':' in them), titles escaped;
+      # the lines are data in an array, never code.
+      ids=(${(f)"$(sectionctl $_sectionctl_socket $_sectionctl_readonly $_sectionctl_list --timeout 2 \
+        completion titles 2>/dev/null)"})
       _describe -t sections 'section' ids
+    }
+
+    _sectionctl_lists() {
+      local -a lists
+      lists=(${(f)"$(sectionctl completion lists 2>/dev/null)"})
+      _describe -t lists 'list' lists
     }
 
     # The option $1 as typed on the line, (--name value) or (--name=value), in reply; () without it.
@@ -125,12 +124,15 @@ enum Completion {
 
     _sectionctl() {
       local curcontext=$curcontext state line
-      local -a commands reply _sectionctl_socket _sectionctl_readonly
+      local -a commands reply _sectionctl_socket _sectionctl_readonly _sectionctl_list
       _sectionctl_option --socket
       (( $#reply )) || _sectionctl_option -s
       _sectionctl_socket=($reply)
       _sectionctl_option --readonly-socket
       _sectionctl_readonly=($reply)
+      _sectionctl_option --list
+      (( $#reply )) || _sectionctl_option -l
+      _sectionctl_list=($reply)
       commands=(
         'list:table of sections (the default)'
         'view:the accordion as a person sees it'
@@ -163,8 +165,8 @@ enum Completion {
       _arguments -C \
         '(--readonly-socket -s)--socket=[the daemon'\''s control socket]:socket:_files' \
         '(--readonly-socket --socket)-s+[the daemon'\''s control socket]:socket:_files' \
-        '(-l)--list=[the named list]:list' \
-        '(--list)-l+[the named list]:list' \
+        '(-l)--list=[the named list]:list:_sectionctl_lists' \
+        '(--list)-l+[the named list]:list:_sectionctl_lists' \
         '(-r)--readonly[use the read-only socket]' \
         '(--readonly)-r[use the read-only socket]' \
         '(--socket)--readonly-socket=[the read-only socket, wherever it is]:socket:_files' \

@@ -27,12 +27,13 @@ final class LiveConnection {
   private var output: [UInt8] = []
   private var awaiting: [Request] = []
   private var awaitingStart = 0
-  private var assembler = ReplyAssembler()
+  private var assembler: ReplyAssembler
 
   /// Connects (a local socket connects at once, so this does not wait); the socket is non-blocking.
   init(path: String, name: String? = nil) throws(ClientError) {
     self.path = path
     input = LineReader(path: path)
+    assembler = ReplyAssembler(path: path)
     fd = try Connection.socket(path: path)
     // What the daemon's history calls it; only a refusal (an older daemon) would show.
     if let line = name.flatMap(ClientName.line) { send(line, as: .change("CLIENT NAME")) }
