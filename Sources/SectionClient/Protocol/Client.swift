@@ -64,11 +64,11 @@ public final class Client {
     var replies: [Reply] = []
     while replies.count < skipped + (expected ?? lines.count) {
       guard let line = try connection.readLine() else { throw .connectionLost(path: path) }
-      do {
+      do throws(ClientError) {
         switch try assembler.take(line) {
         // The daemon sends BUSY only as the first line of a connection it will not serve, which
         // the preamble's reply would otherwise have swallowed.
-        case .reply(let reply) where reply.status.isBusy: throw ClientError.busy(path: path)
+        case .reply(let reply) where reply.status.isBusy: throw .busy(path: path)
         case .reply(let reply): replies.append(reply)
         case .event(let event): try keep(event, bytes: line.utf8.count)
         case nil: break

@@ -22,8 +22,7 @@ enum CompletionCandidates: String, CaseIterable, Sendable {
       let sections = try runner.connect().request("LIST").succeeded().sections
       return CompletionCandidates.lines(sections, titles: self == .titles)
     case .lists:
-      let directories = SocketLocation.directories(environment: runner.environment)
-      return Lists.find(in: directories).compactMap(\.name).map { "\($0.rawValue)\n" }.joined()
+      return Lists.find(in: Lists.directories(environment: runner.environment)).compactMap(\.name).map { "\($0.rawValue)\n" }.joined()
     }
   }
 
