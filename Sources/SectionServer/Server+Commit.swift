@@ -92,6 +92,10 @@ extension Server {
       close(connection)
       return
     }
+    if connection.stream != nil {
+      continueStream(connection)
+      if connection.isClosed { return }
+    }
     if connection.subscription == .owedSnapshot && connection.output.isEmpty {
       // A snapshot now would show changes whose events are still to be broadcast after the
       // save (or that a failed save undoes): then it goes at the end of the iteration.
@@ -108,7 +112,9 @@ extension Server {
       close(connection)
       return
     }
-    if connection.state == .outputBlocked && connection.output.count < Connection.outputLimit / 2 {
+    if connection.state == .outputBlocked && connection.output.count < Connection.outputLimit / 2
+      && connection.stream == nil
+    {
       connection.state = .ready
       if !connection.pending.isEmpty {
         runnable.append(connection)
@@ -116,9 +122,46 @@ extension Server {
       }
     }
     var events: IOEvents = []
-    if !connection.output.isEmpty && connection.heldReplyStart == nil { events.insert(.writable) }
+    // A long answer still to be made waits for the socket to take more, as output does.
+    if (!connection.output.isEmpty || connection.stream != nil) && connection.heldReplyStart == nil {
+      events.insert(.writable)
+    }
     if connection.state == .ready && !connection.inputEnded { events.insert(.readable) }
     watch(connection, for: events)
+  }
+
+  /// Makes the next parts of the connection's long answer while its output is drained below
+  /// `HistoryStream.lowWater`, sending each: a client that does not read holds one part, and
+  /// one that reads gets a few parts a turn, as much as its socket takes. A replay that is
+  /// done makes its subscriber live; one whose next change went is owed the state instead.
+  private func continueStream(_ connection: Connection) {
+    var parts = 0
+    while var stream = connection.stream, connection.output.count < HistoryStream.lowWater,
+      parts < Server.streamPartsPerTurn
+    {
+      parts += 1
+      let progress = service.continueStream(&stream, to: &connection.output)
+      connection.stream = progress == .more ? stream : nil
+      if stream.isReplay && progress != .more {
+        connection.subscription = progress == .done ? .live : .owedSnapshot
+      }
+      guard connection.flush() else {
+        close(connection)
+        return
+      }
+    }
+  }
+
+  /// The most parts of a long answer one connection is sent in one write: 192 KiB, about what
+  /// a socket's buffer takes, so one fast reader does not hold the loop.
+  static let streamPartsPerTurn = 1
+
+  /// Finishes a long answer whole, for what needs it in one piece (the handover's record).
+  func finishStream(_ connection: Connection) {
+    guard var stream = connection.stream else { return }
+    connection.stream = nil
+    let progress = service.continueStream(&stream, to: &connection.output, limit: .max)
+    if stream.isReplay { connection.subscription = progress == .done ? .live : .owedSnapshot }
   }
 
   func watch(_ connection: Connection, for events: IOEvents) {

@@ -286,6 +286,13 @@ final class Server {
       break
     case .subscribe:
       subscribe(connection)
+    case .streaming:
+      guard let stream = service.takeStream() else { break }
+      connection.stream = stream
+      if stream.isReplay {
+        subscribe(connection)
+        connection.subscription = .replaying
+      }
     case .unsubscribe:
       unsubscribe(connection)
     case .quit:
