@@ -67,6 +67,10 @@ final class Server {
   var list: ListName?
   /// With --log-changes: the journal entries of each save.
   var changeLog: ChangeLog?
+  /// Connections closed since the heap was last given back, and the timer that gives it back
+  /// after a burst of them (`Server+Memory`).
+  var closedSinceTrim = 0
+  var trimTimer: EventSource?
   /// Logs client errors with --verbose; nil otherwise, so that the request path pays nothing.
   var clientErrors = Log.threshold >= .debug ? ClientErrorLog() : nil
 
@@ -417,6 +421,7 @@ final class Server {
     connections[fd: connection.fd.rawValue] = nil
     if connection.access == .readOnly { readOnlyCount -= 1 }
     connection.fd.close()
+    noteClosed()
     if acceptRetry != nil { resumeAccepting() }
     status?.figuresChanged()
   }
