@@ -332,7 +332,7 @@ final class Server {
       let before = service.model
       outcome = try service.reload(config, reply: &reply)
       Log.notice(
-        "reloaded the config: \(counted(config.sections.count, "section"))"
+        "reloaded the config: " + Server.reloadCount(config, service.model)
           + Server.reloadDifference(before, service.model))
     } catch {
       let reason = service.refuseReload(error, reply: &reply)
@@ -343,6 +343,14 @@ final class Server {
     // reply goes out; a reload that changed the sections is over once they are saved.
     if outcome != .changed { reloadFinished() }
     return outcome
+  }
+
+  /// How many sections the list has after a reload, as `sectionctl reload` says too; and the
+  /// config's count when the clients' edits, which a reload keeps, make it another.
+  static func reloadCount(_ config: Config, _ after: SectionModel) -> String {
+    let listed = counted(after.sections.count, "section")
+    return after.sections.count == config.sections.count
+      ? listed : "\(listed) in the list, \(config.sections.count) in the config (clients' edits kept)"
   }
 
   /// The sections a reload took away and brought, for its log line: a section whose id came
