@@ -20,6 +20,13 @@ held for its own request but not together with the others, over time, or at the 
              what was acknowledged before survives a restart.
   bidi       bidirectional embedding, override and isolate controls are refused in titles
              and items, naming the character.
+  history    the history at its bounds (issue 33).
+  long_answers  700 read-only clients sending HISTORY 100000 (9.5 MiB each) and 500 replaying
+             SUBSCRIBE FROM, never reading, with --history 100000 full: RSS bounded and a PING
+             answered meanwhile (4.8 GB and 5.2 s when each answer was rendered whole); a
+             reader that reads gets all of it, in order (issue 44).
+  given_back 900 read-only clients flooding LIST, then gone: the daemon gives the memory back
+             (a fresh daemon stayed at 465 MB; issue 44).
 
 usage: bounds.py [PART ...]   (all parts by default)
 Prints PASS/FAIL lines with the figures, then `N passed, N failed`.
