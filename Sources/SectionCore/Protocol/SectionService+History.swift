@@ -11,12 +11,12 @@ extension SectionService {
     }
     let kind = HistoryStream.Kind.lines(
       through: newest, revision: model.revision, blankingWho: access == .readOnly)
-    return start(HistoryStream(next: oldest + UInt64(position), kind: kind), at: position, reply: &reply)
+    return start(HistoryStream(next: oldest + UInt64(position), kind: kind), reply: &reply)
   }
 
-  /// Sends the first part of `stream`, whose first change is at `position`: `.streaming` when
-  /// more is left, else what the request's answer is once whole.
-  func start(_ stream: HistoryStream, at position: Int, reply: inout OutputQueue) -> Outcome {
+  /// Sends the first part of `stream`: `.streaming` when more is left, else what the request's
+  /// answer is once whole.
+  func start(_ stream: HistoryStream, reply: inout OutputQueue) -> Outcome {
     var stream = stream
     switch continueStream(&stream, to: &reply) {
     case .more:

@@ -201,13 +201,13 @@ public final class SectionService {
       appendStatus(to: &reply.tail)
       return .subscribe
     case .subscribeFrom(let revision):
-      guard let position = history.position(after: revision, current: model.revision) else {
+      guard history.position(after: revision, current: model.revision) != nil else {
         return try execute(.subscribe, access: access, reply: &reply)
       }
       reply.append("OK ")
       reply.appendDecimal(revision)
       reply.append("\n")
-      return start(HistoryStream(next: revision + 1, kind: .replay), at: position, reply: &reply)
+      return start(HistoryStream(next: revision + 1, kind: .replay), reply: &reply)
     case .history(let last):
       return startLines(from: history.count - min(last, history.count), access: access, reply: &reply)
     case .historyFrom(let revision):
