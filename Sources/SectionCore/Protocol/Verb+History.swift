@@ -43,7 +43,7 @@ extension Verb {
         guard let second, RequestParser.number(second) != nil else {
           return .failure(syntax("FROM needs a revision"))
         }
-        guard let revision = UInt64(String(decoding: second, as: UTF8.self)) else {
+        guard let revision = RequestParser.revision(second) else {
           let sent = String(decoding: second, as: UTF8.self)
           return .failure(syntax("revision \(sent) is out of range (at most \(UInt64.max))"))
         }
