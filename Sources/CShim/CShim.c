@@ -1,5 +1,6 @@
 #include "CShim.h"
 #include <fcntl.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
@@ -63,3 +64,5 @@ int cshim_epoll_ready(int epfd, struct epoll_event *events, int capacity, int ti
 int cshim_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 int cshim_wcwidth(unsigned int character) { return wcwidth((wchar_t)character); }
+
+int cshim_malloc_trim(void) { return malloc_trim(0); }

@@ -50,6 +50,9 @@ final class Connection {
   var subscriberSlot = -1
   /// The lines of a BATCH not ended yet; discarded with the connection.
   var batch: Batch?
+  /// The rest of a long answer from the history, made part by part as the client reads
+  /// (`Server.continueStream`); no request is taken until it is sent.
+  var stream: HistoryStream?
   /// Who this client is, for the history: asked of the socket (SO_PEERCRED) at its first request.
   lazy var author: Author = {
     let peer = UnixSocket.peerCredentials(fd)
@@ -72,10 +75,11 @@ final class Connection {
   var isSubscribed: Bool { subscription != .none }
 
   /// Whether requests may be taken from this connection now. Once a megabyte of output
-  /// waits, it stops taking them (`.outputBlocked`) until the client has read half of it.
+  /// waits, or while a long answer is still being sent, it stops taking them
+  /// (`.outputBlocked`) until the client has read half of it, or all of the answer.
   func acceptsRequests() -> Bool {
     guard isReady else { return false }
-    if output.count >= Connection.outputLimit {
+    if output.count >= Connection.outputLimit || stream != nil {
       state = .outputBlocked
       return false
     }
@@ -121,7 +125,7 @@ final class Connection {
   var isFinished: Bool {
     switch state {
     case .quitting: output.isEmpty
-    case .ready, .outputBlocked: inputEnded && pending.isEmpty && output.isEmpty
+    case .ready, .outputBlocked: inputEnded && pending.isEmpty && output.isEmpty && stream == nil
     case .awaitingSave, .awaitingOthersSave, .closed: false
     }
   }

@@ -106,7 +106,14 @@ public enum Daemon {
     }
     server.list = options.list
     service.statusFields = statusFields(options, store: store, server: server)
-    if options.logChanges { server.changeLog = ChangeLog() }
+    if options.logChanges {
+      server.changeLog = ChangeLog()
+      if !StructuredLog.isAvailable {
+        Log.warning(
+          "--log-changes: no journal here (\(StructuredLog.socketPath) is missing: journald is not running), so the changes are logged nowhere; HISTORY and sectionctl log still show them"
+        )
+      }
+    }
     let inherited = try SocketActivation.inherited()
     let sockets = try Sockets.open(options, inherited: inherited)
     for socket in sockets { try server.serve(socket.fd, access: socket.access, file: socket.file) }

@@ -15,6 +15,7 @@ extension Server {
   func handOver() {
     var records: [HandoverState.Connection] = []
     for connection in connections.values {
+      finishStream(connection)
       guard connection.flush() else {
         close(connection)
         continue

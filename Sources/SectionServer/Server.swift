@@ -67,6 +67,10 @@ final class Server {
   var list: ListName?
   /// With --log-changes: the journal entries of each save.
   var changeLog: ChangeLog?
+  /// Connections closed since the heap was last given back, and the timer that gives it back
+  /// after a burst of them (`Server+Memory`).
+  var closedSinceTrim = 0
+  var trimTimer: EventSource?
   /// Logs client errors with --verbose; nil otherwise, so that the request path pays nothing.
   var clientErrors = Log.threshold >= .debug ? ClientErrorLog() : nil
 
@@ -286,6 +290,13 @@ final class Server {
       break
     case .subscribe:
       subscribe(connection)
+    case .streaming:
+      guard let stream = service.takeStream() else { break }
+      connection.stream = stream
+      if stream.isReplay {
+        subscribe(connection)
+        connection.subscription = .replaying
+      }
     case .unsubscribe:
       unsubscribe(connection)
     case .quit:
@@ -321,7 +332,7 @@ final class Server {
       let before = service.model
       outcome = try service.reload(config, reply: &reply)
       Log.notice(
-        "reloaded the config: \(counted(config.sections.count, "section"))"
+        "reloaded the config: " + Server.reloadCount(config, service.model)
           + Server.reloadDifference(before, service.model))
     } catch {
       let reason = service.refuseReload(error, reply: &reply)
@@ -332,6 +343,14 @@ final class Server {
     // reply goes out; a reload that changed the sections is over once they are saved.
     if outcome != .changed { reloadFinished() }
     return outcome
+  }
+
+  /// How many sections the list has after a reload, as `sectionctl reload` says too; and the
+  /// config's count when the clients' edits, which a reload keeps, make it another.
+  static func reloadCount(_ config: Config, _ after: SectionModel) -> String {
+    let listed = counted(after.sections.count, "section")
+    return after.sections.count == config.sections.count
+      ? listed : "\(listed) in the list, \(config.sections.count) in the config (clients' edits kept)"
   }
 
   /// The sections a reload took away and brought, for its log line: a section whose id came
@@ -410,6 +429,7 @@ final class Server {
     connections[fd: connection.fd.rawValue] = nil
     if connection.access == .readOnly { readOnlyCount -= 1 }
     connection.fd.close()
+    noteClosed()
     if acceptRetry != nil { resumeAccepting() }
     status?.figuresChanged()
   }

@@ -64,13 +64,13 @@ extension StateStore {
           return nil
         }
         let why = if case .damaged(let why) = fallback { "unreadable too (\(why))" } else { "missing" }
-        setAside(
+        try setAside(
           family, because: "\(path) is unreadable (\(problem)), and the previous one, \(spare), is \(why)",
           then: "started from the config")
         return nil
       }
       let (state, notes) = try replayJournals(onto: previous)
-      setAside(
+      try setAside(
         family,
         because: "\(path) is unreadable (\(problem))",
         then:
@@ -161,7 +161,7 @@ extension StateStore {
       unusable = [journalPath, nextJournalPath]
     }
     if !unusable.isEmpty {
-      setAside(unusable, because: "journal groups were left out", then: "kept them for inspection")
+      try setAside(unusable, because: "journal groups were left out", then: "kept them for inspection")
       durableSaveNeeded = true
     }
     if !notes.isEmpty { durableSaveNeeded = true }
@@ -173,11 +173,14 @@ extension StateStore {
   /// rename: the files keep their names until the start's durable save replaces them, so that
   /// a power cut before that save finds what this start recovered from, not a state without
   /// the journal's acknowledged groups (a rename may reach the disk before the save does).
-  func setAside(_ files: [String], because reason: String, then what: String) {
-    let suffix = ".corrupt-\(wallClockSeconds())"
-    var moved: [String] = []
-    for file in files {
-      guard let status = try? FileSystem.status(file) else { continue }
+  ///
+  /// A name already taken (a second set-aside within the same second: a restart loop) gets
+  /// the next free `-2`, `-3`... A file that cannot be set aside refuses the start: the save
+  /// would overwrite what could still be recovered from it.
+  func setAside(_ files: [String], because reason: String, then what: String) throws {
+    let present = files.compactMap { file in (try? FileSystem.status(file)).map { (file, $0) } }
+    let suffix = StateStore.freeSuffix(".corrupt-\(wallClockSeconds())", for: present.map(\.0))
+    for (file, status) in present {
       do {
         // A directory (or anything but a file) has no second name to give, and holds no
         // state to lose: it is renamed, so that the save can put a file in its place.
@@ -186,13 +189,26 @@ extension StateStore {
         } else {
           try FileSystem.rename(file, to: file + suffix)
         }
-        moved.append(file)
       } catch {
-        Log.warning("cannot set \(file) aside: \(error)")
+        throw StartFailure(
+          "\(reason), and \(file) cannot be kept aside as \(file + suffix) (\(error)); not started, "
+            + "so that nothing overwrites it: copy \(file) elsewhere and remove it, or make room in its directory, then start again"
+        )
       }
     }
+    let kept = present.map(\.0).joined(separator: ", ")
     Log.warning(
-      "\(reason); \(moved.isEmpty ? "" : "kept \(moved.joined(separator: ", ")) aside with the suffix \(suffix) and ")\(what)"
-    )
+      "\(reason); \(present.isEmpty ? "" : "kept \(kept) aside with the suffix \(suffix) and ")\(what)")
+  }
+
+  /// `base`, or `base-2`, `base-3`... the first that no file of `files` has behind its name yet.
+  static func freeSuffix(_ base: String, for files: [String]) -> String {
+    var suffix = base
+    var attempt = 1
+    while files.contains(where: { (try? FileSystem.status($0 + suffix)) != nil }) {
+      attempt += 1
+      suffix = "\(base)-\(attempt)"
+    }
+    return suffix
   }
 }

@@ -34,6 +34,21 @@ import Testing
     #expect(time.count == 24 && time.hasSuffix("Z") && time.contains("T"), "\(time)")
   }
 
+  /// Issue 44, item 15: `--log-changes` without journald wrote nowhere and said nothing. It
+  /// says so once, at the start, naming the flag; with journald there it says nothing.
+  @Test func logChangesWithoutAJournalSaysSo() throws {
+    let daemon = try TestDaemon(arguments: ["--log-changes"])
+    #expect(try daemon.connect().request("TOGGLE 0").last == "OK 1")
+    daemon.stop()
+    let warnings = daemon.standardError().split(separator: "\n").filter { $0.contains("--log-changes") }
+    if FileManager.default.fileExists(atPath: "/run/systemd/journal/socket") {
+      #expect(warnings.isEmpty, "\(warnings)")
+    } else {
+      #expect(
+        warnings.count == 1 && warnings[0].contains("/run/systemd/journal/socket is missing"), "\(warnings)")
+    }
+  }
+
   @Test func theReadOnlySocketSeesNoOne() throws {
     let daemon = try TestDaemon()
     _ = try daemon.connect().request("TOGGLE first")

@@ -75,6 +75,48 @@ struct PermissionTests {
     #expect(control.contains("status subscribers 1"), "\(control)")
   }
 
+  /// Issue 44, item 20: SECURITY.md's row for the read-only socket left out HISTORY and CLIENT
+  /// NAME, and its sentence on a read-only STATUS `list`. Every verb HELP lists is tried on the
+  /// read-only socket: the row names exactly those it answers without ERR READONLY, and the
+  /// sentence exactly the fields a read-only STATUS has.
+  @Test func securityMdSaysWhatTheReadOnlySocketAllows() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let security = try String(contentsOf: root.appendingPathComponent("docs/SECURITY.md"), encoding: .utf8)
+    let row = try #require(
+      security.split(separator: "\n").first { $0.hasPrefix("| `/run/sectiond/readonly.sock`") })
+    let named = Set(row.split(separator: "|")[3].split { !$0.isUppercase }.map(String.init))
+    let samples = [
+      "CLIENT": "CLIENT NAME viewer", "ITEMS": "ITEMS 0", "OPEN": "OPEN 0", "CLOSE": "CLOSE 0",
+      "TOGGLE": "TOGGLE 0",
+      "INSERT": "INSERT end x X", "DELETE": "DELETE 0", "MOVE": "MOVE 0 1", "RENAME": "RENAME 0 X",
+      "ITEM": "ITEM INSERT 0 end x",
+    ]
+    let directory = TemporaryDirectory()
+    let daemon = try TestDaemon(directory: directory)
+    let readOnly = directory.file("readonly.sock")
+    let verbs = try LineClient(path: readOnly).request("HELP").dropLast().map {
+      String($0.split(separator: " ")[1])
+    }
+    #expect(verbs.count > 20, "\(verbs)")
+    for verb in verbs {
+      let reply = try LineClient(path: readOnly).request(samples[verb] ?? verb)
+      let allowed = !reply.last!.hasPrefix("ERR READONLY")
+      #expect(allowed == named.contains(verb), "\(verb): \(reply.last!); the row names \(named.sorted())")
+    }
+    let text = security.replacingOccurrences(of: "\n", with: " ")
+    let sentence = try #require(text.range(of: "read-only socket it tells only ")).upperBound
+    let fields = text[sentence...].prefix { $0 != "." }.split(
+      separator: "`", omittingEmptySubsequences: false
+    ).enumerated().filter { $0.offset % 2 == 1 }
+      .map { String($0.element) }
+    let status = try LineClient(path: readOnly).request("STATUS").dropLast().map {
+      String($0.split(separator: " ")[1])
+    }
+    #expect(fields == status, "SECURITY.md: \(fields); STATUS: \(status)")
+    _ = daemon
+  }
+
   @Test func rootRefusesAConfigOthersCanWriteUnlessAllowed() throws {
     let directory = TemporaryDirectory()
     let config = directory.write("sections.json", #"{"sections":[{"title":"A"},{"title":"B"}]}"#)

@@ -104,6 +104,34 @@ import Testing
     #expect(Set(aside.map { $0.split(separator: "-").last! }).count == 1, "one suffix for all: \(aside)")
   }
 
+  /// Issue 44, item 3: a damaged state set aside twice within one second (a restart loop)
+  /// lost the second: its `link` met the first's name, the daemon only warned, and the bytes
+  /// stayed in the save's own spare. Every name of the coming seconds is taken beforehand, so
+  /// both set-asides meet taken names however slow the machine: each is kept, whole, under a
+  /// name of its own, and the files already there are untouched.
+  @Test func twoSetAsidesInTheSameSecondAreBothKept() throws {
+    let daemon = try TestDaemon()
+    daemon.stop()
+    let now = Int(Date().timeIntervalSince1970)
+    let taken = (now - 1...now + 60).map { "state.json.corrupt-\($0)" }
+    for name in taken { try write(daemon.directory.file(name), ["planted \(name)"]) }
+    var damaged: [String] = []
+    for attempt in 1...2 {
+      let bytes = "{\"format\":2,\"revis damaged \(attempt)"
+      try write(daemon.statePath, [bytes])
+      damaged.append(bytes + "\n")
+      try daemon.start()
+      #expect(try daemon.connect().request("PING") == ["OK"])
+      daemon.stop()
+    }
+    let aside = try names(daemon).filter { $0.hasPrefix("state.json.corrupt-") && !taken.contains($0) }
+    let kept = try aside.map { try String(contentsOfFile: daemon.directory.file($0), encoding: .utf8) }
+    #expect(Set(kept) == Set(damaged), "\(aside): \(kept)")
+    for name in taken {
+      #expect(try String(contentsOfFile: daemon.directory.file(name), encoding: .utf8) == "planted \(name)\n")
+    }
+  }
+
   @Test func aNewerFormatRefusesTheStartAndTouchesNothing() throws {
     let directory = TemporaryDirectory()
     let newer = #"{"format":3,"revision":9,"mode":"multi","sections":{},"shape":"new"}"#

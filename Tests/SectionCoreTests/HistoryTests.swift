@@ -190,10 +190,12 @@ extension HistoryClockTests {
     let harness = historyHarness()
     for bad in [
       "CLIENT NAME", "CLIENT NAME a b", "CLIENT NAME bad!", "CLIENT x y",
-      "CLIENT NAME " + String(repeating: "n", count: 65),
+      "CLIENT NAME " + String(repeating: "n", count: 65), "CLIENT NAME -",
     ] {
       #expect(harness.reply(bad).hasPrefix("ERR SYNTAX "))
     }
+    // Issue 44, item 20: `-` is what the history shows for a name it hides.
+    #expect(harness.reply("CLIENT NAME -").contains("\"-\" alone"))
     #expect(harness.reply("client name " + String(repeating: "n", count: 64)) == "OK\n")
     #expect(harness.reply("CLIENT NAME web:::1") == "OK\n")
   }
@@ -229,7 +231,17 @@ extension HistoryClockTests {
         "history 28", "history 29", "history 30", "OK 30",
       ])
     #expect(harness.reply("HISTORY FROM 30") == "OK 30\n")
-    #expect(harness.reply("HISTORY FROM 31").hasPrefix("ERR GONE 1 "))
+    #expect(
+      harness.reply("HISTORY FROM 31")
+        == "ERR GONE 1 is the oldest revision kept, and revision 31 is newer than the state's (30); SUBSCRIBE gets the state\n"
+    )
+    // Issue 44, item 20: past any revision, the number sent is named, not a rounded one.
+    #expect(
+      harness.reply("HISTORY FROM 18446744073709551616")
+        == "ERR SYNTAX revision 18446744073709551616 is out of range (at most 18446744073709551615): usage: HISTORY [n] | HISTORY FROM <rev>\n"
+    )
+    #expect(
+      harness.reply("HISTORY FROM 18446744073709551615").contains(" revision 18446744073709551615 is newer "))
     #expect(harness.reply("HISTORY FROM x").hasPrefix("ERR SYNTAX "))
     // The word too many is blamed, not the count before it.
     #expect(harness.reply("HISTORY 1 2").hasPrefix("ERR SYNTAX unexpected \"2\""))
@@ -239,7 +251,10 @@ extension HistoryClockTests {
   @Test func goneNamesTheOldestKept() {
     let harness = historyHarness(capacity: 5)
     for _ in 0..<10 { saved(harness, "TOGGLE a") }
-    #expect(harness.reply("HISTORY FROM 4").hasPrefix("ERR GONE 6 "))
+    #expect(
+      harness.reply("HISTORY FROM 4")
+        == "ERR GONE 6 is the oldest revision kept, and revision 4 is older than 5, the one before it: the changes after 4 are not all kept; SUBSCRIBE gets the state\n"
+    )
     #expect(harness.reply("HISTORY FROM 5").hasPrefix("history 6 "))
   }
 
@@ -260,6 +275,52 @@ extension HistoryClockTests {
     let off = Harness()
     saved(off, "OPEN a")
     #expect(off.send("SUBSCRIBE FROM 0").0 == "state 1 multi a\nOK 1\n")
+  }
+
+  /// Issue 44, item 1: a long answer is made a part at a time, as the client reads: each part
+  /// holds about `partBytes`, the parts add up to the answer, and a change that went from the
+  /// history before its part was made ends a `HISTORY` with ERR GONE, a replay with `.gone`.
+  @Test func aLongAnswerIsMadeAPartAtATime() {
+    let harness = historyHarness(capacity: 1000)
+    let id = String(repeating: "i", count: 200)
+    saved(harness, "INSERT end \(id) I")
+    for _ in 0..<999 { saved(harness, "TOGGLE \(id)") }
+    let whole = harness.reply("HISTORY 1000")
+    var reply = OutputQueue()
+    var batch: Batch?
+    #expect(
+      harness.service.handle(Array("HISTORY 1000".utf8)[...], access: .control, batch: &batch, reply: &reply)
+        == .streaming)
+    guard var stream = harness.service.takeStream() else { return }
+    var parts = [reply.unsentBytes]
+    while true {
+      reply = OutputQueue()
+      let progress = harness.service.continueStream(&stream, to: &reply)
+      parts.append(reply.unsentBytes)
+      #expect(reply.count < HistoryStream.partBytes + 512)
+      if progress != .more { break }
+    }
+    #expect(parts.count > 3 && String(decoding: parts.joined(), as: UTF8.self) == whole)
+    // Made to wait: 1,000 changes later the rest is gone.
+    reply = OutputQueue()
+    #expect(
+      harness.service.handle(Array("HISTORY 1000".utf8)[...], access: .control, batch: &batch, reply: &reply)
+        == .streaming)
+    stream = harness.service.takeStream()!
+    for _ in 0..<1000 { saved(harness, "TOGGLE \(id)") }
+    reply = OutputQueue()
+    #expect(harness.service.continueStream(&stream, to: &reply) == .gone)
+    #expect(String(decoding: reply.unsentBytes, as: UTF8.self).hasPrefix("ERR GONE 1001 "))
+    reply = OutputQueue()
+    #expect(
+      harness.service.handle(
+        Array("SUBSCRIBE FROM 1001".utf8)[...], access: .readOnly, batch: &batch, reply: &reply) == .streaming
+    )
+    stream = harness.service.takeStream()!
+    #expect(stream.isReplay)
+    for _ in 0..<1000 { saved(harness, "TOGGLE \(id)") }
+    reply = OutputQueue()
+    #expect(harness.service.continueStream(&stream, to: &reply) == .gone)
   }
 
   @Test func aChangeNotSavedIsNotKept() {

@@ -24,6 +24,10 @@ final class Harness {
   func send(_ line: [UInt8], access: SectionService.Access = .control) -> (String, SectionService.Outcome?) {
     var reply = OutputQueue()
     let outcome = service.handle(ArraySlice(line), access: access, batch: &batch, reply: &reply)
+    // A long answer whole, as a client that reads gets it.
+    if outcome == .streaming, var stream = service.takeStream() {
+      _ = service.continueStream(&stream, to: &reply, limit: .max)
+    }
     return (String(decoding: reply.unsentBytes, as: UTF8.self), outcome)
   }
 

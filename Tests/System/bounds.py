@@ -20,6 +20,13 @@ held for its own request but not together with the others, over time, or at the 
              what was acknowledged before survives a restart.
   bidi       bidirectional embedding, override and isolate controls are refused in titles
              and items, naming the character.
+  history    the history at its bounds (issue 33).
+  long_answers  700 read-only clients sending HISTORY 100000 (9.5 MiB each) and 500 replaying
+             SUBSCRIBE FROM, never reading, with --history 100000 full: RSS bounded and a PING
+             answered meanwhile (4.8 GB and 5.2 s when each answer was rendered whole); a
+             reader that reads gets all of it, in order (issue 44).
+  given_back 900 read-only clients flooding LIST, then gone: the daemon gives the memory back
+             (a fresh daemon stayed at 465 MB; issue 44).
 
 usage: bounds.py [PART ...]   (all parts by default)
 Prints PASS/FAIL lines with the figures, then `N passed, N failed`.
@@ -311,6 +318,176 @@ def history(results):
                       f"TOGGLE answered in {waited:.0f} ms (debug build)")
 
 
+# ---------------------------------------------------------------- long answers and floods
+
+def read_until_status(sock, limit):
+    """Reads one reply whole without the line client's per-line copies: (bytes, seconds)."""
+    chunks, tail, total = [], b"", 0
+    begun = time.monotonic()
+    while total < limit:
+        chunk = sock.recv(1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        tail = (tail + chunk)[-64:]
+        last = tail.rsplit(b"\n", 2)
+        if tail.endswith(b"\n") and len(last) >= 2 and (last[-2].startswith(b"OK") or last[-2].startswith(b"ERR")):
+            break
+    return b"".join(chunks), time.monotonic() - begun
+
+
+def pinger(path, stop):
+    """A thread that PINGs every 20 ms until `stop` is set; its result holds the slowest answer
+    (seconds) and how many were sent."""
+    result = {"slowest": 0.0, "count": 0}
+
+    def run():
+        with Client(path, timeout=30) as client:
+            while not stop.is_set():
+                begun = time.monotonic()
+                try:
+                    client.request("PING")
+                except OSError:
+                    result["slowest"] = float("inf")
+                    return
+                result["slowest"] = max(result["slowest"], time.monotonic() - begun)
+                result["count"] += 1
+                time.sleep(0.02)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, result
+
+
+def flood(daemon, request, count):
+    """`count` read-only clients that each send `request` and never read, with a PING every
+    20 ms meanwhile: (clients, RSS growth in MiB, the slowest PING in ms)."""
+    before = daemon.rss_kib()
+    stop = threading.Event()
+    thread, pinged = pinger(daemon.socket, stop)
+    clients = []
+    for _ in range(count):
+        client = Client(daemon.readonly_socket, timeout=30)
+        client.send(request + "\n")
+        clients.append(client)
+    # Until the daemon has taken every one of them (and the pinger and this one).
+    try:
+        with daemon.connect(timeout=30) as client:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                if f"status clients {count + 2}" in client.request("STATUS"):
+                    break
+                time.sleep(0.1)
+    except OSError:
+        pinged["slowest"] = float("inf")
+    time.sleep(0.5)
+    stop.set()
+    thread.join(30)
+    return clients, (daemon.rss_kib() - before) / 1024, pinged["slowest"] * 1000, daemon.rss_kib() / 1024
+
+
+def close_all(clients):
+    for client in clients:
+        client.close()
+
+
+def long_answers(results):
+    """Issue 44: HISTORY and SUBSCRIBE FROM were rendered whole into each connection's output:
+    700 read-only clients asking for 100,000 changes and never reading took the daemon from
+    56 MB to 4.8 GB and held a PING for 5.2 s. The worst the limits allow: --history 100000,
+    100,000 changes whose events fill the 4 MiB the history keeps (ids of 20 bytes), a
+    `HISTORY 100000` of about 9 MB each. Now each answer is made as the client reads: one that
+    does not read holds one part (48 KiB), under the 1 MiB + 64 KiB a connection may hold."""
+    ids = [f"s{n:03d}" + "x" * 16 for n in range(1000)]
+    with Daemon(config=config_json(ids), extra_args=["--history", "100000"]) as daemon:
+        daemon.start(timeout=30)
+        with daemon.connect(timeout=120) as client:
+            reply = client.request(batch_of(["OPEN ALL" if n % 2 == 0 else "CLOSE ALL"
+                                              for n in range(100)]).rstrip("\n"))
+            newest = int(reply[-1].split()[1])
+            client.send("HISTORY 100000\n")
+            whole, took = read_until_status(client.sock, 64 << 20)
+        lines = whole.split(b"\n")[:-1]
+        revisions = [int(line.split()[1]) for line in lines[:-1]]
+        oldest = revisions[0] if revisions else 0
+        results.check(len(revisions) > 50_000 and revisions == list(range(oldest, newest + 1))
+                      and lines[-1] == f"OK {newest}".encode(),
+                      "HISTORY 100000 read as it is sent is whole, in order, then OK",
+                      f"{len(revisions)} changes ({oldest} to {newest}), {len(whole) / 2**20:.1f} MiB "
+                      f"in {took * 1000:.0f} ms (debug build)")
+        size = len(whole)
+
+        count = 700
+        clients, grown, slowest, rss = flood(daemon, "HISTORY 100000", count)
+        results.check(grown < count * 128 / 1024 and slowest < 2000,
+                      f"{count} read-only clients sending HISTORY 100000 and never reading",
+                      f"RSS grew {grown:.1f} MiB to {rss:.1f} MiB (a copy each: {count * size / 2**20:.0f} MiB; "
+                      f"4.8 GB before), the slowest PING meanwhile {slowest:.0f} ms (5.2 s before)")
+        close_all(clients)
+        time.sleep(2.0)
+
+        clients, grown, slowest, rss = flood(daemon, f"SUBSCRIBE FROM {oldest - 1}", 500)
+        with daemon.connect(timeout=30) as client:
+            reply = client.request("TOGGLE 0")
+        results.check(grown < 500 * 128 / 1024 and slowest < 2000,
+                      "500 read-only clients replaying SUBSCRIBE FROM the oldest and never reading",
+                      f"RSS grew {grown:.1f} MiB to {rss:.1f} MiB (963 MB before), the slowest PING meanwhile {slowest:.0f} ms "
+                      f"(1.36 s before)")
+        close_all(clients)
+
+        # A replay read as it comes has every change once, in order, then the live ones (the
+        # oldest kept moved on with the changes since: ERR GONE names it).
+        with daemon.connect(timeout=30) as client:
+            oldest = int(client.request("HISTORY FROM 0")[-1].split()[2])
+        start = oldest + 1000
+        with Client(daemon.readonly_socket, timeout=60) as subscriber:
+            subscriber.send(f"SUBSCRIBE FROM {start}\n")
+            with daemon.connect(timeout=30) as client:
+                toggled = int(client.request("TOGGLE 1")[-1].split()[1])
+            seen, data = [], b""
+            while not seen or seen[-1] < toggled:
+                chunk = subscriber.sock.recv(1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+                *complete, data = data.split(b"\n")
+                seen += [int(line.split()[1]) for line in complete if line.startswith(b"!")]
+        results.check(seen == list(range(start + 1, toggled + 1)),
+                      "a replay read as it comes: every change once, in order, then the live ones",
+                      f"{len(seen)} events, {seen[:1]} to {seen[-1:]}; live change {toggled}")
+
+
+def given_back(results):
+    """Issue 44, item 2: 900 read-only clients flooding LIST without reading left a fresh 8 MB
+    daemon at 465 MB after they were gone: their output buffers, freed, stayed with the
+    process. After a burst of closed connections the daemon gives free memory back."""
+    # 20 sections: a LIST of about 2.5 KB, copied into each connection's own buffer (shared
+    # only past 32 KiB), 400 of them to the megabyte a connection may hold.
+    with Daemon(config=config_json([f"section-{n:03d}-" + "x" * 40 for n in range(20)])) as daemon:
+        daemon.start()
+        fresh = daemon.rss_kib() / 1024
+        # One client that reads a megabyte of them: freeing its buffer raises glibc's
+        # threshold for giving large blocks their own mapping, as any busy daemon has.
+        with daemon.connect(timeout=30) as client:
+            client.send("LIST\n" * 500)
+            for _ in range(500):
+                client.read_reply()
+        count = 900
+        clients, grown, slowest, peak = flood(daemon, "LIST\n" * 500, count)
+        close_all(clients)
+        # Until the daemon has seen them go.
+        with daemon.connect(timeout=30) as client:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and "status clients 1" not in client.request("STATUS"):
+                time.sleep(0.1)
+        time.sleep(3.0)
+        after = daemon.rss_kib() / 1024
+        results.check(after < fresh + 32, f"{count} read-only clients flooding LIST, then gone: the memory is given back",
+                      f"RSS {fresh:.1f} MiB fresh, {peak:.1f} MiB with them, {after:.1f} MiB 3 s after they left "
+                      f"(465 MB before)")
+
+
 # ---------------------------------------------------------------- the revision limit
 
 def revision(results):
@@ -355,7 +532,8 @@ def bidi(results):
 
 
 PARTS = {"batch": batch, "turn": turn, "text": text, "load": load, "subscribe": subscribe, "revision": revision,
-         "bidi": bidi, "history": history}
+         "bidi": bidi, "history": history, "long_answers": long_answers,
+         "given_back": given_back}
 
 
 def main(argv):

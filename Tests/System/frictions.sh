@@ -160,17 +160,25 @@ case "$status:$out" in 2:*"no config file"*"--force"*) pass "reload --fresh with
   *) fail "reload --fresh without a config file: refused (exit 2), naming --force" "exit $status: $out" ;; esac
 expect "  ... and the list is as it was" "later" "$("$ctl" -s "$dir/plain.sock" send LIST | awk '/^section 3/ {print $3}')"
 expect "reload --fresh --force replaces it, saying what went" \
-  "dropped later (Later)"$'\n'"reloaded the config: 3 sections, revision 2" "$("$ctl" -s "$dir/plain.sock" reload --fresh --force)"
+  "dropped section later (Later)"$'\n'"reloaded the config: 3 sections, revision 2" "$("$ctl" -s "$dir/plain.sock" reload --fresh --force)"
 # A section whose id comes from its title goes when the title changes: the reload says so.
 echo '{"sections": [{"title": "Inbox", "open": true}, {"id": "kept", "title": "Kept"}]}' >"$dir/titled.json"
 start titled --no-state --config "$dir/titled.json"
 sed -i 's/"Inbox"/"In box"/' "$dir/titled.json"
 expect "reload after a title change: the dropped section (open) and the added one are printed" \
-  $'dropped inbox (Inbox), which was open\nadded in-box (In box)\nreloaded the config: 2 sections, revision 1' \
+  $'dropped section inbox (Inbox), which was open\nadded section in-box (In box)\nreloaded the config: 2 sections, revision 1' \
   "$("$ctl" -s "$dir/titled.sock" reload)"
 expect "  ... and with --json" '{"revision":1,"dropped":[],"added":[]}' "$("$ctl" -s "$dir/titled.sock" -j reload)"
 contains "  ... and the daemon's log line names them" "reloaded the config: 2 sections; went: inbox (open); came: in-box" \
   "$(cat "$dir/titled.log")"
+# Issue 44, item 20: a section whose id is "added" read "added added (Added)"; and with a
+# client's deletion kept, sectionctl counted the list (1) while the daemon logged the config (2).
+"$ctl" -s "$dir/titled.sock" rm kept >/dev/null
+echo '{"sections": [{"title": "In box"}, {"id": "kept", "title": "Kept"}, {"id": "added", "title": "Added"}]}' >"$dir/titled.json"
+expect "reload of a section whose id is a verb: the line names it as a section" \
+  $'added section added (Added)\nreloaded the config: 2 sections, revision 3' "$("$ctl" -s "$dir/titled.sock" reload)"
+contains "  ... and the daemon's log line counts the list as sectionctl does, then the config" \
+  "reloaded the config: 2 sections in the list, 3 in the config (clients' edits kept); came: added" "$(cat "$dir/titled.log")"
 expect "the shipped example config gives every section an id" "True" \
   "$(python3 -c 'import json,sys; print(all("id" in s for s in json.load(open(sys.argv[1]))["sections"]))' examples/sections.json)"
 

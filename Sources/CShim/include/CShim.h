@@ -41,4 +41,9 @@ int cshim_eventfd(void);
 /// wcwidth(3): the cells the terminal gives a character under the current LC_CTYPE (-1 when
 /// it is not printable there); <wchar.h> declares it only for _XOPEN_SOURCE.
 int cshim_wcwidth(unsigned int character);
+
+/// malloc_trim(0): gives the heap's free memory back to the system (glibc keeps what it freed
+/// below its top, and in arenas, for reuse). Returns 1 when some was given back. <malloc.h> is
+/// glibc's, not part of Swift's Glibc module.
+int cshim_malloc_trim(void);
 #endif

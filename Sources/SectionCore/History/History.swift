@@ -231,6 +231,14 @@ public struct History {
     return Int(revision + 1 - oldest)
   }
 
+  /// The position of the change of `revision`; nil when it is not kept.
+  public func position(of revision: UInt64) -> Int? {
+    guard let oldest = oldestRevision, revision >= oldest, revision - oldest < UInt64(count) else {
+      return nil
+    }
+    return Int(revision - oldest)
+  }
+
   /// The revision of the oldest change `HISTORY FROM` can list after: the oldest kept, or,
   /// with none kept, the next.
   public func oldestKept(current: UInt64) -> UInt64 { oldestRevision ?? current + 1 }

@@ -78,6 +78,20 @@ public enum RequestParser {
     return .index(value)
   }
 
+  /// A word of digits as a revision, or nil when it is anything else or past 2^64-1.
+  static func revision(_ word: ArraySlice<UInt8>) -> UInt64? {
+    guard !word.isEmpty else { return nil }
+    var value: UInt64 = 0
+    for byte in word {
+      guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+      let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+      if overflow1 || overflow2 { return nil }
+      value = sum
+    }
+    return value
+  }
+
   /// A non-negative number, or nil when the word is anything else; too large reads as Int.max.
   static func number(_ word: ArraySlice<UInt8>) -> Int? {
     guard case .index(let value) = sectionRef(word) else { return nil }

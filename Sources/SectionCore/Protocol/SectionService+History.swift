@@ -1,15 +1,94 @@
 /// The history (`HISTORY`, the journal's `by` lines, the state file's lines, `--log-changes`):
 /// who made each change and when, kept by `History` once the change is saved.
 extension SectionService {
-  /// `history` lines of the changes from `position` (the oldest is 0), then `OK <rev>`.
-  func appendHistory(from position: Int, access: Access, to buffer: inout [UInt8]) {
-    for position in position..<history.count {
-      buffer.append("history ")
-      history.appendLine(
-        position, blankingWho: access == .readOnly, clock: &historyClock, processName: processName,
-        to: &buffer)
+  /// `HISTORY`: the `history` lines of the changes from `position` (the oldest is 0), then
+  /// `OK <rev>`, as a stream when they do not fit in one part.
+  func startLines(from position: Int, access: Access, reply: inout OutputQueue) -> Outcome {
+    guard position < history.count, let oldest = history.oldestRevision, let newest = history.newestRevision
+    else {
+      appendStatus(to: &reply.tail)
+      return .replied
     }
-    appendStatus(to: &buffer)
+    let kind = HistoryStream.Kind.lines(
+      through: newest, revision: model.revision, blankingWho: access == .readOnly)
+    return start(HistoryStream(next: oldest + UInt64(position), kind: kind), reply: &reply)
+  }
+
+  /// Sends the first part of `stream`: `.streaming` when more is left, else what the request's
+  /// answer is once whole.
+  func start(_ stream: HistoryStream, reply: inout OutputQueue) -> Outcome {
+    var stream = stream
+    switch continueStream(&stream, to: &reply) {
+    case .more:
+      startedStream = stream
+      return .streaming
+    case .done, .gone:
+      return stream.isReplay ? .subscribe : .replied
+    }
+  }
+
+  /// The stream the request just handled began (`.streaming`): the server keeps it with the
+  /// connection and asks for its parts.
+  public func takeStream() -> HistoryStream? {
+    defer { startedStream = nil }
+    return startedStream
+  }
+
+  /// Appends the next part of `stream` to `reply`, until `reply` holds `limit` bytes (and at
+  /// most one line more): the `history` lines and, after the last, `OK <rev>`; or the events of
+  /// a replay up to the newest change kept. A change that went from the history meanwhile ends
+  /// `HISTORY`'s reply with `ERR GONE`, and a replay with `.gone` (its subscriber is owed the
+  /// state).
+  public func continueStream(
+    _ stream: inout HistoryStream, to reply: inout OutputQueue, limit: Int = HistoryStream.partBytes
+  ) -> HistoryStream.Progress {
+    switch stream.kind {
+    case .lines(let through, let revision, let blankingWho):
+      while stream.next <= through {
+        if reply.count >= limit { return .more }
+        guard let position = history.position(of: stream.next) else {
+          reply.append(contentsOf: wentWhileSending(stream.next).line)
+          return .gone
+        }
+        reply.append("history ")
+        history.appendLine(
+          position, blankingWho: blankingWho, clock: &historyClock, processName: processName, to: &reply.tail)
+        stream.next += 1
+      }
+      reply.append("OK ")
+      reply.appendDecimal(revision)
+      reply.append("\n")
+      return .done
+    case .replay:
+      while true {
+        guard let newest = history.newestRevision else { return stream.next > model.revision ? .done : .gone }
+        if stream.next > newest { return .done }
+        if reply.count >= limit { return .more }
+        guard let position = history.position(of: stream.next) else { return .gone }
+        reply.append(contentsOf: history.event(position))
+        stream.next += 1
+      }
+    }
+  }
+
+  /// `HISTORY FROM revision` cannot be answered: which of its two reasons it is, with the numbers.
+  func goneError(_ revision: UInt64) -> ProtocolError {
+    let oldest = history.oldestKept(current: model.revision)
+    let reason =
+      revision > model.revision
+      ? "revision \(revision) is newer than the state's (\(model.revision))"
+      : "revision \(revision) is older than \(oldest - 1), the one before it: the changes after \(revision) are not all kept"
+    return ProtocolError(
+      .gone, "\(oldest) is the oldest revision kept, and \(reason); SUBSCRIBE gets the state")
+  }
+
+  /// A `HISTORY` reply being sent lost its next change to newer ones before the client read it.
+  private func wentWhileSending(_ revision: UInt64) -> ProtocolError {
+    let oldest = history.oldestKept(current: model.revision)
+    return ProtocolError(
+      .gone,
+      "\(oldest) is the oldest revision kept: revision \(revision) went from the history while this reply waited for the client to read it; HISTORY FROM \(oldest - 1) lists the changes kept now"
+    )
   }
 
   /// The journal's `by <time> <via> <uid> <pid> <name>` line: the changes after it in the group

@@ -28,6 +28,10 @@ public final class SectionService {
     /// Nothing was replied: the answer would show changes of other clients that are not saved
     /// yet (and may still fail to save). Hand the same line in again once they are saved.
     case deferred
+    /// A long answer from the history was begun (`HISTORY`, or the replay of `SUBSCRIBE
+    /// FROM`, which subscribes once it is done): `takeStream()` hands over the rest, which
+    /// `continueStream` makes part by part as the client reads.
+    case streaming
   }
 
   public private(set) var model: SectionModel
@@ -78,6 +82,8 @@ public final class SectionService {
   /// Whether the journal's last `by` line of the unsaved group names `author`.
   var authorJournaled = false
   var historyClock = HistoryClock()
+  /// The stream the last request began (`.streaming`), until the server takes it.
+  var startedStream: HistoryStream?
 
   public init(model: SectionModel, limits: EditLimits = EditLimits(), history: History = History(capacity: 0))
   {
@@ -195,25 +201,20 @@ public final class SectionService {
       appendStatus(to: &reply.tail)
       return .subscribe
     case .subscribeFrom(let revision):
-      guard let position = history.position(after: revision, current: model.revision) else {
+      guard history.position(after: revision, current: model.revision) != nil else {
         return try execute(.subscribe, access: access, reply: &reply)
       }
       reply.append("OK ")
       reply.appendDecimal(revision)
       reply.append("\n")
-      for position in position..<history.count { reply.append(contentsOf: history.event(position)) }
-      return .subscribe
+      return start(HistoryStream(next: revision + 1, kind: .replay), reply: &reply)
     case .history(let last):
-      appendHistory(from: history.count - min(last, history.count), access: access, to: &reply.tail)
+      return startLines(from: history.count - min(last, history.count), access: access, reply: &reply)
     case .historyFrom(let revision):
       guard let position = history.position(after: revision, current: model.revision) else {
-        let oldest = history.oldestKept(current: model.revision)
-        throw ProtocolError(
-          .gone,
-          "\(oldest) is the oldest revision kept, and revision \(revision) is older than the one before it or newer than the state's (\(model.revision)); SUBSCRIBE gets the state"
-        )
+        throw goneError(revision)
       }
-      appendHistory(from: position, access: access, to: &reply.tail)
+      return startLines(from: position, access: access, reply: &reply)
     case .clientName(let name):
       author = author.named(Array(name))
       reply.append("OK\n")

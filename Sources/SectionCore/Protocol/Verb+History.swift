@@ -23,6 +23,12 @@ extension Verb {
       guard let first, asciiCaseInsensitiveEquals(first, "name"), let second else {
         return .failure(syntax("CLIENT takes NAME and a name"))
       }
+      // `-` is what the history shows for a name it hides (the read-only socket's lines):
+      // a client named so would read as hidden.
+      if second.elementsEqual("-".utf8) {
+        return .failure(
+          syntax("a client's name cannot be \"-\" alone, which the history shows for a hidden name"))
+      }
       guard Author.isName(second) else {
         return .failure(
           syntax(
@@ -34,10 +40,14 @@ extension Verb {
         return .success(self == .history ? .history(last: Verb.historyDefault) : .subscribe)
       }
       if asciiCaseInsensitiveEquals(first, "from") {
-        guard let second, let revision = RequestParser.number(second) else {
+        guard let second, RequestParser.number(second) != nil else {
           return .failure(syntax("FROM needs a revision"))
         }
-        return .success(self == .history ? .historyFrom(UInt64(revision)) : .subscribeFrom(UInt64(revision)))
+        guard let revision = RequestParser.revision(second) else {
+          let sent = String(decoding: second, as: UTF8.self)
+          return .failure(syntax("revision \(sent) is out of range (at most \(UInt64.max))"))
+        }
+        return .success(self == .history ? .historyFrom(revision) : .subscribeFrom(revision))
       }
       guard self == .history, let count = RequestParser.number(first) else {
         return .failure(syntax("unexpected \"\(String(decoding: first, as: UTF8.self))\""))

@@ -83,10 +83,11 @@ enum TextRenderer {
   static func reload(dropped: [ListedSection], added: [ListedSection], count: Int, revision: UInt64?)
     -> String
   {
+    // "section" between the verb and the id: a section whose id is `added` read "added added".
     let gone = dropped.map {
-      "dropped \(show($0.id)) (\(show($0.title)))\($0.isOpen ? ", which was open" : "")\n"
+      "dropped section \(show($0.id)) (\(show($0.title)))\($0.isOpen ? ", which was open" : "")\n"
     }
-    let came = added.map { "added \(show($0.id)) (\(show($0.title)))\n" }
+    let came = added.map { "added section \(show($0.id)) (\(show($0.title)))\n" }
     let unchanged = dropped.isEmpty && added.isEmpty ? ", the same sections" : ""
     return (gone + came).joined()
       + "reloaded the config: \(count) section\(count == 1 ? "" : "s")\(unchanged), revision \(revision.map(String.init) ?? "-")\n"

@@ -145,6 +145,11 @@ final class BusFace {
         line[...], access: mayChange ? .control : .readOnly, batch: &batch, reply: &reply)
     }
     if outcome == .reload { outcome = server.reload(reply: &reply, by: author) }
+    // A D-Bus answer is one message: a long History is made whole (the bus's own bounds hold it).
+    if outcome == .streaming, var stream = server.service.takeStream() {
+      _ = server.service.continueStream(&stream, to: &reply, limit: .max)
+      outcome = .replied
+    }
     let status = BusStatus.of(reply.tail)
     switch (outcome, status) {
     case (.deferred?, _):
