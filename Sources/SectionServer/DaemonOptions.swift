@@ -1,3 +1,4 @@
+import SectionShared
 import Posix
 import SectionCore
 import Systemd

@@ -1,3 +1,4 @@
+import SectionShared
 import CShim
 import Glibc
 import Posix

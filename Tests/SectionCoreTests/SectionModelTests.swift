@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SectionCore
+import SectionShared
 
 @Suite struct SectionModelMultiTests {
   @Test func startsAsConfigured() {

@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 import Synchronization
 
 /// A connection to sectiond for async code: every request is a method, any number of tasks may

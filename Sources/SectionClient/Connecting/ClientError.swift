@@ -1,6 +1,6 @@
 import Glibc
 import Posix
-import SectionCore
+import SectionShared
 
 /// Everything that can stop sectionctl, each with the message a person reads and the exit status a script reads.
 public enum ClientError: Error, Equatable {

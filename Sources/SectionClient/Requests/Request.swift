@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 /// One request of protocol 1 and how its reply reads as a value: the one definition of each
 /// request, which the blocking `Client` and the async `AsyncClient` both send (`perform`).

@@ -1,3 +1,4 @@
+import SectionShared
 import Systemd
 
 /// The protocol events of a saved group (`!opened 7 2 net` ...) sent as their signals: the

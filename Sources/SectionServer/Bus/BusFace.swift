@@ -1,3 +1,4 @@
+import SectionShared
 import Glibc
 import Posix
 import SectionCore

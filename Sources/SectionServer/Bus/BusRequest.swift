@@ -1,3 +1,4 @@
+import SectionShared
 import SectionCore
 import Systemd
 
