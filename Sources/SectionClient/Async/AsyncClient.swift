@@ -24,8 +24,10 @@ public final class AsyncClient: Sendable {
   public let name: String?
   private let link: Mutex<Link?>
 
-  /// Connects to the socket at `path`.
+  /// Connects to the socket at `path`. A `name` the daemon would refuse (see `ClientName`) is
+  /// refused here, with `.invalidArgument`, before anything is sent.
   public init(path: String, name: String? = nil) throws(ClientError) {
+    try ClientName.check(name)
     self.path = path
     self.name = name
     link = Mutex(try Link(path: path, name: name))
@@ -50,9 +52,10 @@ public final class AsyncClient: Sendable {
       do {
         named = try ListName(validating: list)
       } catch {
-        throw .invalidRequest("\(error)")
+        throw .invalidArgument(argument: "list", value: list, rule: ListName.rule)
       }
     }
+    try ClientName.check(name)
     let candidates = SocketLocation.candidates(
       explicit: socket, readonly: readonly,
       list: try SocketLocation.list(explicit: named, environment: environment), environment: environment)

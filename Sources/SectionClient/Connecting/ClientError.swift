@@ -27,12 +27,17 @@ public enum ClientError: Error, Equatable {
   /// A program asked the library for a request that cannot be sent as it is (an argument with
   /// a line break, a section reference with a space): nothing was sent.
   case invalidRequest(String)
+  /// An argument a program gave the library breaks a rule the daemon holds it to (a client's
+  /// name, a list's name, a count or position below 0): `argument` names it as the call does
+  /// (`name`, `list`, `history(last:)`), `value` is what was given, `rule` what it may be.
+  /// Nothing was sent.
+  case invalidArgument(argument: String, value: String, rule: String)
   /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
   case terminal(String)
 
   package var exitStatus: ExitStatus {
     switch self {
-    case .usage, .terminal, .invalidRequest: .usage
+    case .usage, .terminal, .invalidRequest, .invalidArgument: .usage
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: .unavailable
     case .daemon, .malformedReply, .lineTooLong: .daemonError
     }
@@ -41,7 +46,7 @@ public enum ClientError: Error, Equatable {
   /// A word for scripts (`--json` errors): the daemon's code, or what went wrong here.
   public var code: String {
     switch self {
-    case .usage, .invalidRequest: "USAGE"
+    case .usage, .invalidRequest, .invalidArgument: "USAGE"
     case .terminal: "TERMINAL"
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: "UNAVAILABLE"
     case .daemon(let code, _): code
@@ -65,6 +70,8 @@ public enum ClientError: Error, Equatable {
       return "\(text)\nTry 'sectionctl --help' for more information."
     case .terminal(let text), .invalidRequest(let text):
       return text
+    case .invalidArgument(let argument, let value, let rule):
+      return "invalid \(argument) \"\(VisibleText.escape(value))\": \(rule); nothing was sent"
     case .cannotConnect(let path, let errno):
       return ClientError.connectMessage(path: path, errno: errno)
     case .noDaemon(let paths):
@@ -179,5 +186,15 @@ public enum ClientError: Error, Equatable {
     default:
       return "cannot connect to \(path): \(errno)"
     }
+  }
+}
+
+extension ClientName {
+  /// Refuses, as the daemon would, a `name` it would refuse: the daemon answers an invalid
+  /// `CLIENT NAME` with an error nobody reads (it goes with the first request) and records the
+  /// process's name instead.
+  static func check(_ name: String?) throws(ClientError) {
+    guard let name, !isValid(name) else { return }
+    throw .invalidArgument(argument: "name", value: name, rule: rule)
   }
 }
