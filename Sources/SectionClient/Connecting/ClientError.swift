@@ -20,8 +20,11 @@ public enum ClientError: Error, Equatable {
   case malformedReply(String)
   /// The socket's directory could be another user's (see `SocketDirectory`): nothing is sent.
   case untrustedSocket(String)
-  /// The daemon did not answer within `--timeout`.
+  /// The daemon did not answer within the timeout (`seconds`).
   case timedOut(path: String, seconds: Double)
+  /// The task waiting for a reply was cancelled (`AsyncClient`): the connection was closed, so
+  /// that no later request gets the reply, and every request in flight on it failed with this.
+  case cancelled(path: String)
   /// A line from the socket longer than `LineReader.maximumLineLength`.
   case lineTooLong(path: String)
   /// A program asked the library for a request that cannot be sent as it is (an argument with
@@ -38,7 +41,8 @@ public enum ClientError: Error, Equatable {
   package var exitStatus: ExitStatus {
     switch self {
     case .usage, .terminal, .invalidRequest, .invalidArgument: .usage
-    case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: .unavailable
+    case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut, .cancelled:
+      .unavailable
     case .daemon, .malformedReply, .lineTooLong: .daemonError
     }
   }
@@ -49,6 +53,7 @@ public enum ClientError: Error, Equatable {
     case .usage, .invalidRequest, .invalidArgument: "USAGE"
     case .terminal: "TERMINAL"
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: "UNAVAILABLE"
+    case .cancelled: "CANCELLED"
     case .daemon(let code, _): code
     case .malformedReply, .lineTooLong: "PROTOCOL"
     }
@@ -81,6 +86,10 @@ public enum ClientError: Error, Equatable {
     case .notASocket(let path, let kind):
       return
         "cannot connect to \(path): it is \(kind), not a socket; check --socket, --readonly-socket or SECTIOND_SOCKET"
+    case .cancelled(let path):
+      return
+        "a request to sectiond on \(path) was cancelled before its reply; the connection was closed "
+        + "and the requests in flight on it given up (a change among them may or may not have been made)"
     case .connectionLost(let path):
       return
         "sectiond closed the connection on \(path) before answering; it may have stopped or be restarting"
