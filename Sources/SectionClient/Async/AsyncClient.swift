@@ -134,12 +134,14 @@ public final class AsyncClient: Sendable {
     for _ in 0..<2 {
       if Task.isCancelled { throw .cancelled(path: path) }
       let link = try currentLink()
-      // The continuation that inherits the caller's executor: `withUnsafeContinuation` first
-      // hops to its `isolation` argument, which for a task that prefers the reactor meant a
-      // lookup of that preference under the task's lock, once more per request (5% of
-      // client-load's instructions). The hop back to the caller's isolation after it is this
-      // function's own (it is `nonisolated(nonsending)`), so a caller on an actor resumes there.
-      let outcome = await withTaskCancellationHandler {
+      // The cancellation handler and the continuation inherit the caller's executor: the
+      // public `withTaskCancellationHandler` and `withUnsafeContinuation` first hop to their
+      // `isolation` argument, which for a task that prefers the reactor meant a lookup of that
+      // preference under the task's lock, once more per request each (5% of client-load's
+      // instructions for the continuation; HANDLER_COST for the handler). The hop back to the
+      // caller's isolation after it is this function's own (it is `nonisolated(nonsending)`),
+      // so a caller on an actor resumes there.
+      let outcome = await _unsafeInheritExecutor_withTaskCancellationHandler {
         await _unsafeInheritExecutor_withUnsafeContinuation { continuation in
           link.send(
             lines, to: Waiter(count: count, deadline: deadline, timeout: seconds, continuation: continuation))

@@ -52,7 +52,7 @@ enum TextRenderer {
           status.facts["clients"].map(show) ?? "-", show(status.socket),
         ]
       case .failure(let error):
-        return start + ["-", "-", "-", "-", show(error.message)]
+        return start + ["-", "-", "-", "-", show(error.diagnostic)]
       }
     }
     return columns(header, cells, style: style) { _, _ in false }
