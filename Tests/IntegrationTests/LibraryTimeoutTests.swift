@@ -28,7 +28,10 @@ import Testing
     let client = try AsyncClient(path: peer.path)
     let ended = try #require(await ending(within: 10) { _ = try await client.send(["PING"], timeout: 0.2) })
     #expect(ended.error == .timedOut(path: peer.path, seconds: 0.2))
-    await #expect(throws: ClientError.invalidArgument(argument: "timeout", value: "-1.0", rule: "a timeout is 0 (no limit) or more seconds")) {
+    await #expect(
+      throws: ClientError.invalidArgument(
+        argument: "timeout", value: "-1.0", rule: "a timeout is 0 (no limit) or more seconds")
+    ) {
       try await client.perform(.ping, timeout: -1)
     }
   }
@@ -97,7 +100,8 @@ import Testing
     let timedOut = try #require(await ending(within: 10) { try await timed.ping() })
     #expect(timedOut.error == .timedOut(path: daemon.socketPath, seconds: 0.5))
     #expect(timedOut.seconds >= 0.49 && timedOut.seconds < 4.5, "\(timedOut.seconds) s")
-    let cancelled = try #require(await ending(within: 10, cancelAfter: 0.2) { try await plain.toggle("first") })
+    let cancelled = try #require(
+      await ending(within: 10, cancelAfter: 0.2) { try await plain.toggle("first") })
     #expect(cancelled.error == .cancelled(path: daemon.socketPath))
     #expect(cancelled.seconds < 5, "\(cancelled.seconds) s")
     kill(pid, SIGCONT)

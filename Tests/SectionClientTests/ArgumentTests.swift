@@ -27,7 +27,8 @@ import Testing
     let error = ClientError.invalidArgument(argument: "name", value: "my\u{1B}panel", rule: ClientName.rule)
     #expect(
       error.message
-        == "invalid name \"my\\x1bpanel\": a client's name is 1 to 64 of the characters A-Z a-z 0-9 . _ : @ -; nothing was sent")
+        == "invalid name \"my\\x1bpanel\": a client's name is 1 to 64 of the characters A-Z a-z 0-9 . _ : @ -; nothing was sent"
+    )
     #expect(error.code == "USAGE")
   }
 
@@ -40,7 +41,8 @@ import Testing
   @Test func negativeCountsAndPositionsAreRefused() {
     #expect(
       Request.history(last: -5).problem
-        == .invalidArgument(argument: "history(last:)", value: "-5", rule: "a count or position is 0 or more"))
+        == .invalidArgument(argument: "history(last:)", value: "-5", rule: "a count or position is 0 or more")
+    )
     #expect(Request.history(last: 0).problem == nil)
     #expect(Request.history(last: Int.max).problem == nil)
     #expect(Request.move("a", to: -1).problem?.message.hasPrefix("invalid move(to:) \"-1\"") == true)
@@ -48,8 +50,11 @@ import Testing
     #expect(Request.insertItem("x", in: "a", at: -2).problem != nil)
     #expect(Request.deleteItem(at: -1, in: "a").problem != nil)
     #expect(Request.setItem(at: -1, to: "x", in: "a").problem != nil)
-    #expect(Request.moveItem(from: 0, to: -1, in: "a").problem?.message.hasPrefix("invalid moveItem(to:)") == true)
-    #expect(Request.moveItem(from: -3, to: 1, in: "a").problem?.message.hasPrefix("invalid moveItem(from:)") == true)
+    #expect(
+      Request.moveItem(from: 0, to: -1, in: "a").problem?.message.hasPrefix("invalid moveItem(to:)") == true)
+    #expect(
+      Request.moveItem(from: -3, to: 1, in: "a").problem?.message.hasPrefix("invalid moveItem(from:)") == true
+    )
     // In a batch, the change's problem is the batch's.
     #expect(Request.batch([.open("a"), .move("a", to: -1)]).problem != nil)
   }

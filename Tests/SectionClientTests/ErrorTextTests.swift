@@ -19,7 +19,9 @@ import Testing
   @Test(arguments: errors) func namesNoCommandLine(_ error: ClientError) {
     let message = error.message
     // sectionctl and its options (the daemon's, as in 'sectiond --socket', are a fix for both).
-    for word in ["sectionctl", "(-s)", "(-r)", "--timeout", "--readonly", "use a shorter --socket", "check --socket"] {
+    for word in [
+      "sectionctl", "(-s)", "(-r)", "--timeout", "--readonly", "use a shorter --socket", "check --socket",
+    ] {
       #expect(!message.contains(word), "\(message)")
     }
   }
@@ -28,8 +30,11 @@ import Testing
     #expect(
       ClientError.noDaemon(paths: [Self.path]).message.hasSuffix(
         "or name another daemon's control socket (the socket path, or SECTIOND_SOCKET)"))
-    #expect(ClientError.timedOut(path: Self.path, seconds: 2).message.contains("\(Self.path) did not answer within 2 s"))
-    #expect(ClientError.timedOut(path: Self.path, seconds: 2).message.hasSuffix("(give a longer timeout, or none)"))
+    #expect(
+      ClientError.timedOut(path: Self.path, seconds: 2).message.contains(
+        "\(Self.path) did not answer within 2 s"))
+    #expect(
+      ClientError.timedOut(path: Self.path, seconds: 2).message.hasSuffix("(give a longer timeout, or none)"))
     #expect(
       ClientError.malformedReply("HELLO").message.hasSuffix(
         "(its VERSION reply (AsyncClient.version()) says what it speaks)"))

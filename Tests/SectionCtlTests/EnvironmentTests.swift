@@ -114,7 +114,8 @@ import Testing
     #expect(missing.contains("start one with 'sectiond --socket'"))
     let system = ClientError.cannotConnect(path: "/run/sectiond/control.sock", errno: .noEntry).diagnostic
     #expect(system.contains("'sudo systemctl start sectiond.socket'"))
-    let user = ClientError.cannotConnect(path: "/run/user/7/sectiond/readonly.sock", errno: .noEntry).diagnostic
+    let user = ClientError.cannotConnect(path: "/run/user/7/sectiond/readonly.sock", errno: .noEntry)
+      .diagnostic
     #expect(user.contains("'systemctl --user start sectiond-readonly.socket'"))
     let neither = ClientError.noDaemon(paths: [
       "/run/user/7/sectiond/control.sock", "/run/sectiond/control.sock",
@@ -146,7 +147,8 @@ import Testing
       ClientError.noDaemon(paths: ["/s"]).diagnostic.hasSuffix(
         "; or point at another daemon with --socket (-s) PATH or SECTIOND_SOCKET"))
     #expect(
-      ClientError.malformedReply("HELLO").diagnostic.hasSuffix("('sectionctl send VERSION' shows what it speaks)"))
+      ClientError.malformedReply("HELLO").diagnostic.hasSuffix(
+        "('sectionctl send VERSION' shows what it speaks)"))
     #expect(ClientError.timedOut(path: "/s", seconds: 2).diagnostic.contains("--timeout SECONDS"))
     #expect(ClientError.usage("bad").diagnostic == "bad\nTry 'sectionctl --help' for more information.")
     #expect(!ClientError.noDaemon(paths: ["/s"]).message.contains("--socket (-s)"))

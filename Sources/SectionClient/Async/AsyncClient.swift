@@ -49,7 +49,8 @@ public final class AsyncClient: Sendable {
   /// `seconds` if it is a timeout (0 or more; 0 is no limit), else `.invalidArgument`.
   private static func checked(_ seconds: Double?, _ argument: String) throws(ClientError) -> Double? {
     guard let seconds, !(seconds >= 0) else { return seconds }
-    throw .invalidArgument(argument: argument, value: "\(seconds)", rule: "a timeout is 0 (no limit) or more seconds")
+    throw .invalidArgument(
+      argument: argument, value: "\(seconds)", rule: "a timeout is 0 (no limit) or more seconds")
   }
 
   /// Connects as sectionctl does: the socket named (`socket`, else `$SECTIOND_SOCKET`), else
@@ -154,7 +155,9 @@ public final class AsyncClient: Sendable {
       case .replies(let replies): return replies
       case .failed(let error): throw error
       case .notSent:
-        if deadline != 0 && monotonicMicroseconds() >= deadline { throw .timedOut(path: path, seconds: seconds) }
+        if deadline != 0 && monotonicMicroseconds() >= deadline {
+          throw .timedOut(path: path, seconds: seconds)
+        }
         continue
       }
     }

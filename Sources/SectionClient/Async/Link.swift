@@ -58,7 +58,8 @@ final class Link: Sendable {
     self.path = path
     reading = Reading(path: path)
     fd = try Connection.socket(
-      path: path, timeout: timeout, deadline: timeout.map { monotonicMicroseconds() + UInt64($0 * 1_000_000) })
+      path: path, timeout: timeout, deadline: timeout.map { monotonicMicroseconds() + UInt64($0 * 1_000_000) }
+    )
     // On failure deinit closes the socket, as for any Link fully made.
     guard Reactor.shared.add(self, fd: fd) else { throw .cannotConnect(path: path, errno: Errno(0)) }
     if let line = name.flatMap(ClientName.line) { send([line], to: Waiter(count: 1, continuation: nil)) }

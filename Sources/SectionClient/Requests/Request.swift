@@ -140,7 +140,8 @@ extension Request where Value == [HistoryEntry] {
   /// `HISTORY [n]`: the last `count` changes the daemon keeps (0 or more; without a count, the
   /// daemon's default of 20).
   public static func history(last count: Int? = nil) -> Request {
-    counted(["history(last:)": count], .line(count.map { "HISTORY \($0)" } ?? "HISTORY") { reply in reply.history })
+    counted(
+      ["history(last:)": count], .line(count.map { "HISTORY \($0)" } ?? "HISTORY") { reply in reply.history })
   }
 
   /// `HISTORY FROM <rev>`: the changes after `revision`; `ERR GONE <oldest>` when the daemon no
@@ -167,7 +168,9 @@ extension Request where Value == UInt64 {
   }
   /// `INSERT <index|end> <id> <title>`: a new closed section with no items, at `index` (nil: at the end).
   public static func insert(id: String, title: String, at index: Int? = nil) -> Request {
-    counted(["insert(at:)": index], checked(id, .line("INSERT \(index.map(String.init) ?? "end") \(id) \(title)", revision)))
+    counted(
+      ["insert(at:)": index],
+      checked(id, .line("INSERT \(index.map(String.init) ?? "end") \(id) \(title)", revision)))
   }
   /// `DELETE <ref>`.
   public static func delete(_ section: String) -> Request { change("DELETE", section) }
@@ -181,7 +184,9 @@ extension Request where Value == UInt64 {
   }
   /// `ITEM INSERT <ref> <pos|end> <text>`: a new item at `position` (nil: at the end).
   public static func insertItem(_ text: String, in section: String, at position: Int? = nil) -> Request {
-    counted(["insertItem(at:)": position], change("ITEM INSERT", section, "\(position.map(String.init) ?? "end") \(text)"))
+    counted(
+      ["insertItem(at:)": position],
+      change("ITEM INSERT", section, "\(position.map(String.init) ?? "end") \(text)"))
   }
   /// `ITEM DELETE <ref> <pos>`.
   public static func deleteItem(at position: Int, in section: String) -> Request {
@@ -218,12 +223,15 @@ private func checked<Value>(_ section: String, _ request: Request<Value>) -> Req
 /// `request`, unless one of `numbers` (each a call's argument and its value) is below 0: the
 /// daemon reads counts and positions as digits alone, so a negative one would only come back as
 /// a SYNTAX error about the request line; the library names the argument instead.
-private func counted<Value>(_ numbers: KeyValuePairs<String, Int?>, _ request: Request<Value>) -> Request<Value> {
+private func counted<Value>(_ numbers: KeyValuePairs<String, Int?>, _ request: Request<Value>) -> Request<
+  Value
+> {
   guard request.problem == nil, let (argument, value) = numbers.first(where: { ($0.value ?? 0) < 0 }) else {
     return request
   }
   return Request(
     lines: request.lines, replyCount: request.replyCount,
-    problem: .invalidArgument(argument: argument, value: "\(value!)", rule: "a count or position is 0 or more"),
+    problem: .invalidArgument(
+      argument: argument, value: "\(value!)", rule: "a count or position is 0 or more"),
     read: request.read)
 }
