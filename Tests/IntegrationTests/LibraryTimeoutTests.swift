@@ -12,21 +12,21 @@ import Testing
     let peer = try ScriptedPeer()
     peer.script = { _, _ in .wait }
     let client = try AsyncClient(path: peer.path, timeout: 0.3)
-    let ended = try #require(await ending(within: 10) { try await client.ping() })
+    let ended = try await ending(within: 30) { try await client.ping() }
     #expect(ended.error == .timedOut(path: peer.path, seconds: 0.3))
-    // The margin is for a loaded 2-core machine: unloaded, it ends within a few milliseconds.
-    #expect(ended.seconds >= 0.29 && ended.seconds < 4, "\(ended.seconds) s")
+    // The margins are for a loaded 2-core machine: unloaded, it ends within a few milliseconds.
+    #expect(ended.seconds >= 0.29 && ended.seconds < 2.3, "\(ended.seconds) s")
     // A call's own timeout overrides the client's.
-    let own = try #require(await ending(within: 10) { try await client.perform(.ping, timeout: 0.1) })
+    let own = try await ending(within: 30) { try await client.perform(.ping, timeout: 0.1) }
     #expect(own.error == .timedOut(path: peer.path, seconds: 0.1))
-    #expect(own.seconds >= 0.09 && own.seconds < 4, "\(own.seconds) s")
+    #expect(own.seconds >= 0.09 && own.seconds < 2.1, "\(own.seconds) s")
   }
 
   @Test func aCallsTimeoutBoundsAClientWithout() async throws {
     let peer = try ScriptedPeer()
     peer.script = { _, _ in .wait }
     let client = try AsyncClient(path: peer.path)
-    let ended = try #require(await ending(within: 10) { _ = try await client.send(["PING"], timeout: 0.2) })
+    let ended = try await ending(within: 30) { _ = try await client.send(["PING"], timeout: 0.2) }
     #expect(ended.error == .timedOut(path: peer.path, seconds: 0.2))
     await #expect(
       throws: ClientError.invalidArgument(
@@ -60,9 +60,9 @@ import Testing
     let peer = try ScriptedPeer()
     peer.script = { _, _ in .wait }
     let client = try AsyncClient(path: peer.path)
-    let ended = try #require(await ending(within: 10, cancelAfter: 0.2) { try await client.ping() })
+    let ended = try await ending(within: 30, cancelAfter: 0.2) { try await client.ping() }
     #expect(ended.error == .cancelled(path: peer.path))
-    #expect(ended.seconds < 5, "\(ended.seconds) s")
+    #expect(ended.seconds < 2, "\(ended.seconds) s")
     // The others in flight on that connection fail with it; the next request connects again.
     peer.script = { _, _ in .answer("OK\n") }
     try await client.ping()
@@ -97,46 +97,57 @@ import Testing
     try await plain.ping()
     kill(pid, SIGSTOP)
     defer { kill(pid, SIGCONT) }
-    let timedOut = try #require(await ending(within: 10) { try await timed.ping() })
+    let timedOut = try await ending(within: 30) { try await timed.ping() }
     #expect(timedOut.error == .timedOut(path: daemon.socketPath, seconds: 0.5))
-    #expect(timedOut.seconds >= 0.49 && timedOut.seconds < 4.5, "\(timedOut.seconds) s")
-    let cancelled = try #require(
-      await ending(within: 10, cancelAfter: 0.2) { try await plain.toggle("first") })
+    #expect(timedOut.seconds >= 0.49 && timedOut.seconds < 2.5, "\(timedOut.seconds) s")
+    let cancelled = try await ending(within: 30, cancelAfter: 0.2) { try await plain.toggle("first") }
     #expect(cancelled.error == .cancelled(path: daemon.socketPath))
-    #expect(cancelled.seconds < 5, "\(cancelled.seconds) s")
+    #expect(cancelled.seconds < 2, "\(cancelled.seconds) s")
     kill(pid, SIGCONT)
     try await timed.ping()
     try await plain.ping()
   }
 }
 
-/// How `body`, run in a task of its own (cancelled after `cancelAfter` seconds, if given),
-/// ended: its error and how long it took; nil if it had not ended after `seconds` (the task is
-/// then left behind, as a wait that never ends would leave it).
+/// How `body` ended, run in a task of its own (cancelled after `cancelAfter` seconds, if
+/// given): its error, and the seconds from its start (or its cancellation) to its end. The
+/// task prefers the library's thread, and the times are taken there: with the whole suite
+/// running, the tests that block the default pool's two threads held a task's start and
+/// resumption back by seconds (measured: 8 s), which is not what is measured here. Fails the
+/// test, saying how far it got, if it had not ended after `seconds` (the task is then left
+/// behind, as a wait that never ends would leave it).
 private func ending(
   within seconds: Double, cancelAfter: Double? = nil,
   _ body: @escaping @Sendable () async throws -> Void
-) async -> (error: ClientError?, seconds: Double)? {
-  let result = Mutex<(error: ClientError?, seconds: Double)?>(nil)
+) async throws -> (error: ClientError?, seconds: Double) {
+  let result = Mutex<(error: ClientError?, end: Date)?>(nil)
+  let started = Mutex<Date?>(nil)
   let start = Date()
-  let task = Task {
+  let task = Task(executorPreference: AsyncClient.executor) {
+    started.withLock { $0 = Date() }
     do {
       try await body()
-      result.withLock { $0 = (nil, Date().timeIntervalSince(start)) }
+      result.withLock { $0 = (nil, Date()) }
     } catch {
       // Anything but a ClientError reads as `.malformedReply`, which no test expects.
       let error = error as? ClientError ?? .malformedReply("\(error)")
-      result.withLock { $0 = (error, Date().timeIntervalSince(start)) }
+      result.withLock { $0 = (error, Date()) }
     }
   }
-  var cancelled = false
+  var cancelled: Date?
   while Date().timeIntervalSince(start) < seconds {
-    if let ended = result.withLock({ $0 }) { return ended }
-    if let cancelAfter, !cancelled, Date().timeIntervalSince(start) >= cancelAfter {
+    if let ended = result.withLock({ $0 }), let began = started.withLock({ $0 }) {
+      return (ended.error, ended.end.timeIntervalSince(cancelled ?? began))
+    }
+    if let cancelAfter, cancelled == nil, let began = started.withLock({ $0 }),
+      Date().timeIntervalSince(began) >= cancelAfter
+    {
+      cancelled = Date()
       task.cancel()
-      cancelled = true
     }
     try? await Task.sleep(nanoseconds: 10_000_000)
   }
-  return nil
+  let began = started.withLock { $0 }.map { "began at \($0.timeIntervalSince(start)) s" } ?? "never began"
+  let cancel = cancelled.map { ", cancelled at \($0.timeIntervalSince(start)) s" } ?? ""
+  throw TestFailure("the call had not ended after \(seconds) s (\(began)\(cancel))")
 }
