@@ -71,7 +71,7 @@ let package = Package(
     .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"], linkerSettings: [bindNow]),
     // The bench's load generator on SectionClient (bench/bench.py's client_* scenarios).
     .executableTarget(name: "client-load", dependencies: ["SectionClient", "Posix"], swiftSettings: hotPath),
-    .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore", "SectionShared"]),
+    .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore"]),
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl", "SectionClient"]),
     .testTarget(name: "SectionClientTests", dependencies: ["SectionClient"]),
     .testTarget(name: "IntegrationTests", dependencies: ["Posix", "SectionClient"]),

@@ -1,4 +1,3 @@
-import SectionShared
 import Posix
 import SectionCore
 import Systemd

@@ -1,4 +1,3 @@
-import SectionShared
 import CShim
 import Glibc
 import Posix

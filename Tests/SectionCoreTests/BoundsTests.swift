@@ -1,7 +1,6 @@
 import Testing
 
 @testable import SectionCore
-import SectionShared
 
 /// Issue 19: what one request may make the daemon do, the list's text, the revision limit for
 /// batches, shared snapshots and bidirectional controls.

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import SectionCore
-import SectionShared
 
 @Suite struct ConfigTests {
   func parse(_ text: String) throws(ConfigError) -> Config {

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import SectionCore
-import SectionShared
 
 @Suite struct EditModelTests {
   let limits = EditLimits()

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import SectionCore
-import SectionShared
 
 /// A service keeping `capacity` changes, at a fixed time, its requests by uid 1000, pid 4242.
 private func historyHarness(capacity: Int = 1000, name: String? = nil) -> Harness {

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import SectionCore
-import SectionShared
 
 @Suite struct JournalTests {
   /// A model with every kind of change made to it, the changes, and their journal.

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import SectionCore
-import SectionShared
 
 /// The names of lists (issue 34): what a directory, a file, a unit instance and a bus name
 /// element all take unescaped.

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import SectionCore
-import SectionShared
 
 @Suite struct RequestParserTests {
   func parse(_ text: String) -> Result<Request, ProtocolError>? { RequestParser.parse(bytes(text)) }

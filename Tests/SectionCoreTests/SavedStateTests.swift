@@ -1,7 +1,6 @@
 import Testing
 
 @testable import SectionCore
-import SectionShared
 
 @Suite struct SavedStateTests {
   func decode(_ text: String) throws(ConfigError) -> SavedState { try SavedState.decode(Array(text.utf8)) }

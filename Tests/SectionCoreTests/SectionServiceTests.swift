@@ -1,7 +1,6 @@
 import Testing
 
 @testable import SectionCore
-import SectionShared
 
 /// A service over a config, and a way to send it one line and read the reply as text.
 final class Harness {

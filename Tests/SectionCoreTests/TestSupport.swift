@@ -1,5 +1,4 @@
 @testable import SectionCore
-import SectionShared
 
 /// The bytes of `text` as the slice the parser and the service take.
 func bytes(_ text: String) -> ArraySlice<UInt8> { ArraySlice(Array(text.utf8)) }

@@ -1,4 +1,3 @@
-import SectionShared
 import Systemd
 
 /// The protocol events of a saved group (`!opened 7 2 net` ...) sent as their signals: the

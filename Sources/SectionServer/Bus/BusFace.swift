@@ -1,4 +1,3 @@
-import SectionShared
 import Glibc
 import Posix
 import SectionCore

@@ -1,4 +1,3 @@
-import SectionShared
 import SectionCore
 import Systemd
 
