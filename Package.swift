@@ -49,15 +49,20 @@ let package = Package(
     .target(name: "CShim", cSettings: [.define("_GNU_SOURCE")]),
     // Typed wrappers over every raw POSIX call the project makes.
     .target(name: "Posix", dependencies: ["CShim"]),
+    // What the daemon and the library share, and nothing else: the mode, list, socket and
+    // client names and their rules. No unsafe flags, so that a package can depend on
+    // SectionClient by url (SwiftPM refuses a remote product whose targets have any).
+    .target(name: "SectionShared"),
     // The model, the config, the protocol: pure, no I/O.
-    .target(name: "SectionCore", swiftSettings: hotPath),
+    .target(name: "SectionCore", dependencies: ["SectionShared"], swiftSettings: hotPath),
     // The one place that calls libsystemd: sd-event, sd_notify, socket activation, sd-bus.
     .target(name: "Systemd", dependencies: ["CSystemd", "CSystemdBus", "Posix"]),
     // The daemon's I/O layer: listeners, connections, the state file, the command line.
     .target(
       name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),
     // The client side of protocol 1: the library programs (and sectionctl) use to talk to sectiond.
-    .target(name: "SectionClient", dependencies: ["Posix", "SectionCore"]),
+    // Not on SectionCore: a program gets the library and what it shares with the daemon.
+    .target(name: "SectionClient", dependencies: ["Posix", "SectionShared"]),
     // The sectionctl command line, on SectionClient.
     .target(name: "SectionCtl", dependencies: ["SectionClient", "Posix", "SectionCore", "CEdit"]),
     .executableTarget(

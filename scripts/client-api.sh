@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The public API of the SectionClient library, one line per symbol (kind, path, declaration),
-# read from the built module's symbol graph: docs/CLIENT-API.txt is this list, checked in.
+# read from the built modules' symbol graphs: SectionClient's and SectionShared's, which it
+# re-exports (a program names Mode with `import SectionClient`). docs/CLIENT-API.txt is this
+# list, checked in.
 #
 #   scripts/client-api.sh            # print the list (after swift build)
 #   scripts/client-api.sh --check    # compare with docs/CLIENT-API.txt; also fail on a public
@@ -10,13 +12,15 @@ cd "$(dirname "$0")/.."
 build="${BUILD_DIR:-.build/debug}"
 graph=$(mktemp -d /tmp/sdapi.XXXXXX)
 trap 'rm -rf "$graph"' EXIT
-swift symbolgraph-extract -module-name SectionClient -I "$build/Modules" \
-  -Xcc -fmodule-map-file="$build/CShim.build/module.modulemap" -Xcc -ISources/CShim/include \
-  -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level public -output-dir "$graph" >/dev/null
+for module in SectionClient SectionShared; do
+  swift symbolgraph-extract -module-name "$module" -I "$build/Modules" \
+    -Xcc -fmodule-map-file="$build/CShim.build/module.modulemap" -Xcc -ISources/CShim/include \
+    -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level public -output-dir "$graph" >/dev/null
+done
 list() {
-  python3 - "$graph/SectionClient.symbols.json" "$1" <<'PY'
+  python3 - "$1" "$graph/SectionClient.symbols.json" "$graph/SectionShared.symbols.json" <<'PY'
 import json, sys
-graph = json.load(open(sys.argv[1]))
+graph = {"symbols": [s for path in sys.argv[2:] for s in json.load(open(path))["symbols"]]}
 documented_kinds = {"swift.class", "swift.struct", "swift.enum", "swift.protocol", "swift.method",
                     "swift.type.method", "swift.func"}
 lines, undocumented = [], []
@@ -31,7 +35,7 @@ for symbol in graph["symbols"]:
     lines.append(f"{kind} {path}: {declaration}" + (f" [where {where}]" if where else ""))
     if symbol["kind"]["identifier"] in documented_kinds and "docComment" not in symbol:
         undocumented.append(f"{kind} {path}")
-if sys.argv[2] == "undocumented":
+if sys.argv[1] == "undocumented":
     print("\n".join(sorted(undocumented)))
 else:
     print("\n".join(sorted(set(lines))))

@@ -91,7 +91,7 @@ struct Runner {
         invocation.name ?? environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
       return try Pipe(
         path: path, outputIsTerminal: environment.outputIsTerminal,
-        name: String(decoding: Author.asName(Array(name.utf8)), as: UTF8.self)
+        name: String(decoding: ClientName.asName(Array(name.utf8)), as: UTF8.self)
       ).run()
     case .edit(let line):
       showRevision(try connect().request(line).succeeded())

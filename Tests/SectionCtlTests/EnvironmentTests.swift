@@ -109,34 +109,49 @@ import Testing
   }
 
   @Test func connectErrorsNameTheSocketAndTheFix() {
-    let missing = ClientError.cannotConnect(path: "/run/s.sock", errno: .noEntry).message
+    let missing = ClientError.cannotConnect(path: "/run/s.sock", errno: .noEntry).diagnostic
     #expect(missing.hasPrefix("no daemon is listening on /run/s.sock"))
     #expect(missing.contains("start one with 'sectiond --socket'"))
-    let system = ClientError.cannotConnect(path: "/run/sectiond/control.sock", errno: .noEntry).message
+    let system = ClientError.cannotConnect(path: "/run/sectiond/control.sock", errno: .noEntry).diagnostic
     #expect(system.contains("'sudo systemctl start sectiond.socket'"))
-    let user = ClientError.cannotConnect(path: "/run/user/7/sectiond/readonly.sock", errno: .noEntry).message
+    let user = ClientError.cannotConnect(path: "/run/user/7/sectiond/readonly.sock", errno: .noEntry)
+      .diagnostic
     #expect(user.contains("'systemctl --user start sectiond-readonly.socket'"))
     let neither = ClientError.noDaemon(paths: [
       "/run/user/7/sectiond/control.sock", "/run/sectiond/control.sock",
     ])
     #expect(neither.exitStatus == .unavailable)
     #expect(
-      neither.message.contains("systemctl --user start sectiond.socket")
-        && neither.message.contains("sudo systemctl start sectiond.socket"))
-    let stale = ClientError.cannotConnect(path: "/run/s.sock", errno: .connectionRefused).message
+      neither.diagnostic.contains("systemctl --user start sectiond.socket")
+        && neither.diagnostic.contains("sudo systemctl start sectiond.socket"))
+    let stale = ClientError.cannotConnect(path: "/run/s.sock", errno: .connectionRefused).diagnostic
     #expect(stale.hasPrefix("no daemon is listening on /run/s.sock"))
-    #expect(ClientError.cannotConnect(path: "/s", errno: .permissionDenied).message.contains("--readonly"))
-    #expect(ClientError.cannotConnect(path: "/s", errno: .nameTooLong).message.contains("shorter"))
+    #expect(ClientError.cannotConnect(path: "/s", errno: .permissionDenied).diagnostic.contains("--readonly"))
+    #expect(ClientError.cannotConnect(path: "/s", errno: .nameTooLong).diagnostic.contains("shorter"))
     #expect(ClientError.cannotConnect(path: "/s", errno: .noEntry).exitStatus == .unavailable)
     #expect(ClientError.connectionLost(path: "/s").exitStatus == .unavailable)
     let file = ClientError.notASocket(path: "/s", kind: ClientError.kind(of: S_IFREG | 0o644))
-    #expect(file.message.hasPrefix("cannot connect to /s: it is a regular file, not a socket"))
+    #expect(file.diagnostic.hasPrefix("cannot connect to /s: it is a regular file, not a socket"))
     #expect(file.exitStatus == .unavailable)
     #expect(ClientError.kind(of: S_IFDIR | 0o755) == "a directory")
     #expect(
       ClientError.daemon(code: "MODE", message: "not in exclusive mode").message == "not in exclusive mode")
     #expect(ClientError.daemon(code: "MODE", message: "").message == "the daemon answered MODE")
     #expect(ClientError.daemon(code: "MODE", message: "x").exitStatus == .daemonError)
+  }
+
+  /// sectionctl's diagnostics name its options where the library's messages name a program's
+  /// arguments (ErrorTextTests checks those).
+  @Test func diagnosticsNameSectionctlsOptions() {
+    #expect(
+      ClientError.noDaemon(paths: ["/s"]).diagnostic.hasSuffix(
+        "; or point at another daemon with --socket (-s) PATH or SECTIOND_SOCKET"))
+    #expect(
+      ClientError.malformedReply("HELLO").diagnostic.hasSuffix(
+        "('sectionctl send VERSION' shows what it speaks)"))
+    #expect(ClientError.timedOut(path: "/s", seconds: 2).diagnostic.contains("--timeout SECONDS"))
+    #expect(ClientError.usage("bad").diagnostic == "bad\nTry 'sectionctl --help' for more information.")
+    #expect(!ClientError.noDaemon(paths: ["/s"]).message.contains("--socket (-s)"))
   }
 }
 

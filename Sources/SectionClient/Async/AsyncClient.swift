@@ -1,4 +1,5 @@
-import SectionCore
+import Posix
+import SectionShared
 import Synchronization
 
 /// A connection to sectiond for async code: every request is a method, any number of tasks may
@@ -14,49 +15,75 @@ import Synchronization
 /// Errors are `ClientError`: `.daemon(code:message:)` carries the protocol's ERR code (NOSECTION,
 /// READONLY, SYNTAX...) and message. When the daemon goes away, the requests in flight fail
 /// with `.connectionLost` (a change among them may or may not have been made); the next request
-/// connects again. A request is not given up when its task is cancelled: once written, its
-/// reply is what the daemon did, and the task gets it. `events()` and `states()` follow on connections of their own and reconnect
+/// connects again. `events()` and `states()` follow on connections of their own and reconnect
 /// by themselves.
+///
+/// A request waits for its reply at most its timeout (the call's `timeout:`, else the
+/// client's), and no longer than its task is not cancelled: it then fails with `.timedOut` or
+/// `.cancelled`. Replies come in the order of the requests, so a reply given up on would be
+/// taken for the next request's: the connection is closed instead, and every request in flight
+/// on it fails with that same error (a change among them may or may not have been made); the
+/// next request connects again. Without a timeout the library reads no clock and sets no timer.
 public final class AsyncClient: Sendable {
   /// The daemon's control (or read-only) socket.
   public let path: String
   /// What the connections call themselves (`CLIENT NAME`), recorded with each change they make.
   public let name: String?
+  /// How many seconds a request waits for its reply unless the call says otherwise; nil for no
+  /// limit.
+  public let timeout: Double?
   private let link: Mutex<Link?>
 
-  /// Connects to the socket at `path`.
-  public init(path: String, name: String? = nil) throws(ClientError) {
+  /// Connects to the socket at `path`. A `name` the daemon would refuse (see `ClientName`) is
+  /// refused here, with `.invalidArgument`, before anything is sent. With a `timeout`, every
+  /// request waits at most that many seconds for its reply (and connecting as long for a
+  /// daemon too busy to accept), unless its call gives its own.
+  public init(path: String, name: String? = nil, timeout: Double? = nil) throws(ClientError) {
+    try ClientName.check(name)
+    self.timeout = try AsyncClient.checked(timeout, "timeout").flatMap { $0 > 0 ? $0 : nil }
     self.path = path
     self.name = name
-    link = Mutex(try Link(path: path, name: name))
+    link = Mutex(try Link(path: path, name: name, timeout: self.timeout))
+  }
+
+  /// `seconds` if it is a timeout (0 or more; 0 is no limit), else `.invalidArgument`.
+  private static func checked(_ seconds: Double?, _ argument: String) throws(ClientError) -> Double? {
+    guard let seconds, !(seconds >= 0) else { return seconds }
+    throw .invalidArgument(
+      argument: argument, value: "\(seconds)", rule: "a timeout is 0 (no limit) or more seconds")
   }
 
   /// Connects as sectionctl does: the socket named (`socket`, else `$SECTIOND_SOCKET`), else
   /// for root the system daemon's, else the user's own daemon if it runs and the system's if
   /// not; with `readonly`, the read-only socket beside it. A `list` (else `$SECTIOND_LIST`)
   /// names one of several lists (`sectiond --list NAME`): its sockets in each of those places.
+  /// `timeout` is the client's (see `init(path:name:timeout:)`).
   public static func connect(
-    socket: String? = nil, readonly: Bool = false, list: String? = nil, name: String? = nil
+    socket: String? = nil, readonly: Bool = false, list: String? = nil, name: String? = nil,
+    timeout: Double? = nil
   ) throws(ClientError) -> AsyncClient {
-    try connect(socket: socket, readonly: readonly, list: list, name: name, environment: .current)
+    try connect(
+      socket: socket, readonly: readonly, list: list, name: name, timeout: timeout, environment: .current)
   }
 
   /// `connect` with the environment given, for tests (see `SocketLocation`).
   package static func connect(
-    socket: String?, readonly: Bool, list: String?, name: String?, environment: Environment
+    socket: String?, readonly: Bool, list: String?, name: String?, timeout: Double? = nil,
+    environment: Environment
   ) throws(ClientError) -> AsyncClient {
     var named: ListName?
     if let list {
       do {
         named = try ListName(validating: list)
       } catch {
-        throw .invalidRequest("\(error)")
+        throw .invalidArgument(argument: "list", value: list, rule: ListName.rule)
       }
     }
+    try ClientName.check(name)
     let candidates = SocketLocation.candidates(
       explicit: socket, readonly: readonly,
       list: try SocketLocation.list(explicit: named, environment: environment), environment: environment)
-    return try AsyncClient(path: SocketLocation.find(candidates).path, name: name)
+    return try AsyncClient(path: SocketLocation.find(candidates).path, name: name, timeout: timeout)
   }
 
   deinit { link.withLock { $0?.close() } }
@@ -69,52 +96,69 @@ public final class AsyncClient: Sendable {
   /// connection's I/O meanwhile, so keep it to talking to the daemon.
   public static var executor: any TaskExecutor { Reactor.shared }
 
-  /// Sends `request` and reads its reply as a value. (Inlinable, as `perform(each:)` is, so
+  /// Sends `request` and reads its reply as a value, waiting at most `timeout` seconds for it
+  /// (nil: the client's `timeout`; 0: no limit). (Inlinable, as `perform(each:)` is, so
   /// that it is compiled for the caller's `Value`: unspecialized, each reply cost lookups of
   /// generic metadata, a tenth of the library's CPU in client-load.)
   @inlinable @discardableResult
-  public nonisolated(nonsending) func perform<Value>(_ request: Request<Value>) async throws(ClientError)
-    -> Value
+  public nonisolated(nonsending) func perform<Value>(_ request: Request<Value>, timeout: Double? = nil)
+    async throws(ClientError) -> Value
   {
     if let problem = request.problem { throw problem }
-    switch try await exchange(request.lines, replies: request.replyCount) {
+    switch try await exchange(request.lines, replies: request.replyCount, timeout: timeout) {
     case .one(let reply): return try request.value(from: reply)
     case .many(let replies): return try request.value(from: replies[...])
     }
   }
 
   /// Sends raw request lines and returns their `replies` (one per line unless given), in order:
-  /// for requests this library has no method for.
-  public nonisolated(nonsending) func send(_ lines: [String], replies: Int? = nil) async throws(ClientError)
-    -> [Reply]
+  /// for requests this library has no method for. `timeout` as for `perform`.
+  public nonisolated(nonsending) func send(_ lines: [String], replies: Int? = nil, timeout: Double? = nil)
+    async throws(ClientError) -> [Reply]
   {
     if lines.isEmpty && (replies ?? 0) == 0 { return [] }
-    switch try await exchange(lines, replies: replies ?? lines.count) {
+    switch try await exchange(lines, replies: replies ?? lines.count, timeout: timeout) {
     case .one(let reply): return [reply]
     case .many(let replies): return replies
     }
   }
 
-  /// Sends `lines` and waits for their `count` replies.
-  @usableFromInline nonisolated(nonsending) func exchange(_ lines: [String], replies count: Int)
-    async
-    throws(ClientError) -> Replies
-  {
+  /// Sends `lines` and waits for their `count` replies, until `timeout` (or the client's) or
+  /// the task's cancellation.
+  @usableFromInline nonisolated(nonsending) func exchange(
+    _ lines: [String], replies count: Int, timeout: Double?
+  ) async throws(ClientError) -> Replies {
+    let seconds = try AsyncClient.checked(timeout, "timeout") ?? self.timeout ?? 0
+    // The clock is read only for a request with a timeout.
+    let deadline = seconds > 0 ? monotonicMicroseconds() + UInt64(min(seconds, 1e9) * 1_000_000) : 0
     // Requests that never left (their connection had ended, not yet seen) go once more, on a new one.
     for _ in 0..<2 {
+      if Task.isCancelled { throw .cancelled(path: path) }
       let link = try currentLink()
-      // The continuation that inherits the caller's executor: `withUnsafeContinuation` first
-      // hops to its `isolation` argument, which for a task that prefers the reactor meant a
-      // lookup of that preference under the task's lock, once more per request (5% of
-      // client-load's instructions). The hop back to the caller's isolation after it is this
-      // function's own (it is `nonisolated(nonsending)`), so a caller on an actor resumes there.
-      let outcome = await _unsafeInheritExecutor_withUnsafeContinuation { continuation in
-        link.send(lines, to: Waiter(count: count, continuation: continuation))
+      // The cancellation handler and the continuation inherit the caller's executor: the
+      // public `withTaskCancellationHandler` and `withUnsafeContinuation` first hop to their
+      // `isolation` argument, which for a task that prefers the reactor meant a lookup of that
+      // preference under the task's lock, once more per request each (5% of client-load's
+      // instructions for the continuation; 530 instructions a request at 50 x 1 for the
+      // handler, measured with bench/client_cost.py). The hop back to the
+      // caller's isolation after it is this function's own (it is `nonisolated(nonsending)`),
+      // so a caller on an actor resumes there.
+      let outcome = await _unsafeInheritExecutor_withTaskCancellationHandler {
+        await _unsafeInheritExecutor_withUnsafeContinuation { continuation in
+          link.send(
+            lines, to: Waiter(count: count, deadline: deadline, timeout: seconds, continuation: continuation))
+        }
+      } onCancel: {
+        link.abandon(.cancelled(path: link.path))
       }
       switch outcome {
       case .replies(let replies): return replies
       case .failed(let error): throw error
-      case .notSent: continue
+      case .notSent:
+        if deadline != 0 && monotonicMicroseconds() >= deadline {
+          throw .timedOut(path: path, seconds: seconds)
+        }
+        continue
       }
     }
     throw .connectionLost(path: path)
@@ -129,8 +173,8 @@ public final class AsyncClient: Sendable {
   /// let opened = await daemon.perform(each: ids.map { .open($0) })
   /// ```
   @inlinable
-  public nonisolated(nonsending) func perform<Value>(each requests: [Request<Value>]) async
-    -> [Result<Value, ClientError>]
+  public nonisolated(nonsending) func perform<Value>(each requests: [Request<Value>], timeout: Double? = nil)
+    async -> [Result<Value, ClientError>]
   {
     // Through the buffer: a `Request` read out of an array is copied, its lines, closure and
     // error retained and released (5% of client-load's CPU); a buffer's element is borrowed.
@@ -145,7 +189,7 @@ public final class AsyncClient: Sendable {
     }
     let all: [Reply]
     do {
-      all = try await send(lines, replies: replies)
+      all = try await send(lines, replies: replies, timeout: timeout)
     } catch {
       return requests.map { .failure($0.problem ?? error) }
     }
@@ -164,7 +208,7 @@ public final class AsyncClient: Sendable {
   private func currentLink() throws(ClientError) -> Link {
     try link.withLock { (link: inout Link?) throws(ClientError) -> Link in
       if let current = link, !current.isClosed { return current }
-      let fresh = try Link(path: path, name: name)
+      let fresh = try Link(path: path, name: name, timeout: timeout)
       link = fresh
       return fresh
     }

@@ -48,13 +48,19 @@ final class Link: Sendable {
     /// How many of the last `waiters` are for requests whose bytes are all still in `output`:
     /// never sent, so safe to send again on a new connection if this one has ended.
     var unsent = 0
+    /// Why the connection was given up here (`abandon`: a deadline passed, a task was
+    /// cancelled): what the requests in flight fail with when the reactor sees it end.
+    var abandoned: ClientError?
   }
 
-  /// Connects; the reactor reads it until the connection ends (`close`, or the daemon).
-  init(path: String, name: String?) throws(ClientError) {
+  /// Connects (waiting at most `timeout` seconds for a listener whose backlog is full); the
+  /// reactor reads it until the connection ends (`close`, `abandon`, or the daemon).
+  init(path: String, name: String?, timeout: Double? = nil) throws(ClientError) {
     self.path = path
     reading = Reading(path: path)
-    fd = try Connection.socket(path: path)
+    fd = try Connection.socket(
+      path: path, timeout: timeout, deadline: timeout.map { monotonicMicroseconds() + UInt64($0 * 1_000_000) }
+    )
     // On failure deinit closes the socket, as for any Link fully made.
     guard Reactor.shared.add(self, fd: fd) else { throw .cannotConnect(path: path, errno: Errno(0)) }
     if let line = name.flatMap(ClientName.line) { send([line], to: Waiter(count: 1, continuation: nil)) }
@@ -71,6 +77,7 @@ final class Link: Sendable {
   /// Queues `lines` and `waiter` (for `waiter.count` replies), and writes them unless someone
   /// else is to (see the type's comment).
   func send(_ lines: [String], to waiter: Waiter) {
+    let deadline = waiter.deadline
     let started = pending.withLock { pending -> Bool? in
       if pending.failure != nil { return nil }
       pending.waiters.append(waiter)
@@ -83,6 +90,8 @@ final class Link: Sendable {
       pending.flushing = true
       return true
     }
+    // Once queued, where the reactor's check of deadlines (`expire`) finds it.
+    if deadline != 0 && started != nil { Reactor.shared.expect(deadline) }
     switch started {
     case nil: waiter.resume(.notSent)
     case false?: break
@@ -93,6 +102,43 @@ final class Link: Sendable {
 
   /// Ends the connection: requests waiting fail with `connectionLost`.
   func close() { UnixSocket.shutdown(fd) }
+
+  /// Gives the connection up, from any thread: a request on it is no longer waited for (its
+  /// deadline passed, its task was cancelled). Protocol 1 answers in order, so its late reply
+  /// would be taken for the next request's: the connection ends instead, and every request in
+  /// flight on it fails with `error` (the reactor resumes them when it sees the end, as for any
+  /// end); requests made from then on go on a new connection.
+  func abandon(_ error: ClientError) {
+    let first = pending.withLock { pending -> Bool in
+      guard pending.failure == nil else { return false }
+      pending.failure = error
+      pending.abandoned = error
+      closed.store(true, ordering: .releasing)
+      return true
+    }
+    if first { UnixSocket.shutdown(fd) }
+  }
+
+  /// On the reactor's thread: gives the connection up (`abandon`) if a request's deadline has
+  /// passed at `now`; else the earliest deadline of its requests (`UInt64.max`: none). A look
+  /// at each request in flight, on the reactor's alarm only, not on each reply.
+  func expire(_ now: UInt64) -> UInt64 {
+    var earliest = UInt64.max
+    var passed: Double?
+    func look(_ waiter: Waiter) {
+      guard waiter.deadline != 0 else { return }
+      if waiter.deadline <= now { passed = max(passed ?? 0, waiter.timeout) }
+      earliest = min(earliest, waiter.deadline)
+    }
+    if let current = reading.current { look(current) }
+    pending.withLock { pending in
+      guard pending.failure == nil else { return }
+      for index in pending.head..<pending.waiters.count { look(pending.waiters[index]) }
+    }
+    guard let passed else { return earliest }
+    abandon(.timedOut(path: path, seconds: passed))
+    return .max
+  }
 
   /// Writes what is queued, as long as the socket takes it, then leaves the rest to the reactor
   /// for when the socket has room. Called by whoever set `flushing`.
@@ -190,8 +236,8 @@ final class Link: Sendable {
   /// On the reactor's thread, once the connection is over: every request waiting fails.
   func ended() {
     UnixSocket.shutdown(fd)
-    let failure = reading.failure
-    let (left, unsent) = pending.withLock { pending in
+    let (failure, left, unsent) = pending.withLock { pending in
+      let failure = pending.abandoned ?? reading.failure
       pending.failure = failure
       closed.store(true, ordering: .releasing)
       let unsent = min(pending.unsent, pending.waiters.count - pending.head)
@@ -201,7 +247,8 @@ final class Link: Sendable {
         pending.unsent = 0
       }
       return (
-        pending.waiters[pending.head..<(pending.waiters.count - unsent)], pending.waiters.suffix(unsent)
+        failure, pending.waiters[pending.head..<(pending.waiters.count - unsent)],
+        pending.waiters.suffix(unsent)
       )
     }
     reading.current?.resume(.failed(failure))
@@ -242,11 +289,17 @@ struct Waiter {
   typealias Resumption = UnsafeContinuation<Outcome, Never>
 
   let count: Int
+  /// When the call stops waiting, in `monotonicMicroseconds()`; 0 for never.
+  let deadline: UInt64
+  /// The timeout the deadline came from, in seconds, for `ClientError.timedOut`.
+  let timeout: Double
   private var replies: [Reply] = []
   private let continuation: Resumption?
 
-  init(count: Int, continuation: Resumption?) {
+  init(count: Int, deadline: UInt64 = 0, timeout: Double = 0, continuation: Resumption?) {
     self.count = count
+    self.deadline = deadline
+    self.timeout = timeout
     self.continuation = continuation
   }
 

@@ -27,6 +27,11 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
   private let thread = Atomic<UInt>(0)
   /// False when epoll or the thread could not be had: `Link` then refuses to connect.
   private let running = Atomic<Bool>(false)
+  /// When this thread next looks for requests past their deadline (`monotonicMicroseconds()`),
+  /// `UInt64.max` for never: the earliest deadline it knows of. No timer per request: a
+  /// request whose deadline is earlier than the alarm lowers it (and wakes the thread), one
+  /// atomic load otherwise; a client without a timeout never touches it.
+  private let alarm = Atomic<UInt64>(.max)
 
   // Touched by this thread only, so without the runtime's exclusivity checks (as `Link.Reading`):
   // they were 4% of client-load's CPU at one request in flight, with the thread-local lookups
@@ -75,6 +80,59 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
   /// On this thread: `link` has requests to write once the jobs running now have run.
   func flushLater(_ link: Link) { unflushed.append(link) }
 
+  /// A request with a `deadline` was queued on a link: the alarm goes off by then. Called after
+  /// the request is in the link's queue, so that a check that raised the alarm (`expire`)
+  /// either saw the request or left the alarm for this call to lower.
+  func expect(_ deadline: UInt64) {
+    var alarm = self.alarm.load(ordering: .sequentiallyConsistent)
+    while deadline < alarm {
+      let (exchanged, now) = self.alarm.compareExchange(
+        expected: alarm, desired: deadline, ordering: .sequentiallyConsistent)
+      if exchanged { return wake() }
+      alarm = now
+    }
+  }
+
+  /// Wakes this thread if it sleeps in epoll_wait (or is about to), to see a new alarm.
+  private func wake() {
+    guard !isCurrent else { return }
+    let sleeping = incoming.withLock { incoming in
+      defer { incoming.sleeping = false }
+      return incoming.sleeping
+    }
+    if sleeping { wakeUp?.signal() }
+  }
+
+  /// How long epoll_wait may wait: not at all when there is more to run, else until the alarm
+  /// if there is one (rounded up to a millisecond, so it wakes after it), for ever if not. When
+  /// the alarm has gone off, every link is checked first (`expire`); without one, not even the
+  /// clock is read.
+  private func pollTimeout(idle: Bool) -> Int32 {
+    var alarm = alarm.load(ordering: .sequentiallyConsistent)
+    guard alarm != .max else { return idle ? -1 : 0 }
+    var now = monotonicMicroseconds()
+    if now >= alarm {
+      expire(now)
+      alarm = self.alarm.load(ordering: .sequentiallyConsistent)
+      now = monotonicMicroseconds()
+    }
+    guard idle else { return 0 }
+    if alarm == .max { return -1 }
+    return alarm <= now ? 0 : Int32(clamping: (alarm - now + 999) / 1000)
+  }
+
+  /// Ends every connection with a request past its deadline (`Link.expire`), and sets the alarm
+  /// for the earliest deadline left. The alarm is raised before the links are looked at: a
+  /// request queued meanwhile either is seen here or lowers it again (`expect`).
+  private func expire(_ now: UInt64) {
+    alarm.store(.max, ordering: .sequentiallyConsistent)
+    var earliest = UInt64.max
+    for link in links.withLock({ $0.all }) {
+      earliest = min(earliest, link.expire(now))
+    }
+    if earliest != .max { expect(earliest) }
+  }
+
   /// A job of a task that prefers this thread (`TaskExecutor`): run here, in order, by
   /// `runJobs`; another thread's job wakes the thread if it sleeps in epoll_wait.
   func enqueue(_ job: consuming ExecutorJob) {
@@ -99,7 +157,7 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
       runJobs()
       let idle = isIdle()
       defer { if idle { incoming.withLock { $0.sleeping = false } } }
-      epoll.poll(waiting: idle ? -1 : 0) { fd, events in
+      epoll.poll(waiting: pollTimeout(idle: idle)) { fd, events in
         if fd == wakeUp.fd { return wakeUp.reset() }
         guard let link = links.withLock({ $0[fd] }) else { return }
         if events.contains(.writable) { link.roomToWrite() }
@@ -150,6 +208,9 @@ final class Reactor: TaskExecutor, @unchecked Sendable {
 /// hashing (a dictionary's lookup was 5% of client-load's instructions).
 private struct Links {
   private var byNumber: [Link?] = []
+
+  /// Every link.
+  var all: [Link] { byNumber.compactMap { $0 } }
 
   subscript(fd: FileDescriptor) -> Link? {
     get { Int(fd.rawValue) < byNumber.count ? byNumber[Int(fd.rawValue)] : nil }

@@ -1,6 +1,6 @@
 import Glibc
 import Posix
-import SectionCore
+import SectionShared
 
 /// Everything that can stop sectionctl, each with the message a person reads and the exit status a script reads.
 public enum ClientError: Error, Equatable {
@@ -23,8 +23,11 @@ public enum ClientError: Error, Equatable {
   /// The daemon answered `ERR BUSY`: it serves as many clients as `--max-clients` allows and
   /// closed this connection at once. Nothing was done; try again later.
   case busy(path: String)
-  /// The daemon did not answer within `--timeout`.
+  /// The daemon did not answer within the timeout (`seconds`).
   case timedOut(path: String, seconds: Double)
+  /// The task waiting for a reply was cancelled (`AsyncClient`): the connection was closed, so
+  /// that no later request gets the reply, and every request in flight on it failed with this.
+  case cancelled(path: String)
   /// A line from the socket longer than `LineReader.maximumLineLength`.
   case lineTooLong(path: String)
   /// A reply whose data lines pass `ReplyAssembler.maximumReplyBytes`.
@@ -34,13 +37,19 @@ public enum ClientError: Error, Equatable {
   /// A program asked the library for a request that cannot be sent as it is (an argument with
   /// a line break, a section reference with a space): nothing was sent.
   case invalidRequest(String)
+  /// An argument a program gave the library breaks a rule the daemon holds it to (a client's
+  /// name, a list's name, a count or position below 0): `argument` names it as the call does
+  /// (`name`, `list`, `history(last:)`), `value` is what was given, `rule` what it may be.
+  /// Nothing was sent.
+  case invalidArgument(argument: String, value: String, rule: String)
   /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
   case terminal(String)
 
   package var exitStatus: ExitStatus {
     switch self {
-    case .usage, .terminal, .invalidRequest: .usage
-    case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: .unavailable
+    case .usage, .terminal, .invalidRequest, .invalidArgument: .usage
+    case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut, .cancelled:
+      .unavailable
     case .daemon, .malformedReply, .lineTooLong, .replyTooLarge, .tooManyEvents: .daemonError
     case .busy: .busy
     }
@@ -49,9 +58,10 @@ public enum ClientError: Error, Equatable {
   /// A word for scripts (`--json` errors): the daemon's code, or what went wrong here.
   public var code: String {
     switch self {
-    case .usage, .invalidRequest: "USAGE"
+    case .usage, .invalidRequest, .invalidArgument: "USAGE"
     case .terminal: "TERMINAL"
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: "UNAVAILABLE"
+    case .cancelled: "CANCELLED"
     case .daemon(let code, _): code
     case .busy: "BUSY"
     case .malformedReply, .lineTooLong, .replyTooLarge, .tooManyEvents: "PROTOCOL"
@@ -67,22 +77,77 @@ public enum ClientError: Error, Equatable {
       code: "READONLY", message: "\(verb) changes state: drop --readonly (-r) to use the control socket")
   }
 
-  /// The diagnostic, without the `sectionctl: ` prefix.
-  public var message: String {
+  /// The words a message uses for what its reader can change, as they are named where the
+  /// error surfaces: a program's arguments and environment (`message`), or sectionctl's options
+  /// (which SectionCtl supplies). One text per error; only the remedies differ.
+  package struct Remedies: Sendable {
+    /// How to name another daemon's socket.
+    package var otherSocket: String
+    /// Where the socket's path came from, to check it.
+    package var checkSocket: String
+    /// How to connect to a socket of a shorter path.
+    package var shorterSocket: String
+    /// How to read and watch without the right to change.
+    package var readonly: String
+    /// How to wait longer.
+    package var waitLonger: String
+    /// Who could not read what the peer sent.
+    package var reader: String
+    /// How to see what the peer speaks.
+    package var whatItSpeaks: String
+    /// What follows a usage error.
+    package var usage: String
+
+    package init(
+      otherSocket: String, checkSocket: String, shorterSocket: String, readonly: String, waitLonger: String,
+      reader: String, whatItSpeaks: String, usage: String
+    ) {
+      self.otherSocket = otherSocket
+      self.checkSocket = checkSocket
+      self.shorterSocket = shorterSocket
+      self.readonly = readonly
+      self.waitLonger = waitLonger
+      self.reader = reader
+      self.whatItSpeaks = whatItSpeaks
+      self.usage = usage
+    }
+
+    /// A program's: the library's arguments (`AsyncClient.connect`, `Client`) and the environment.
+    package static let program = Remedies(
+      otherSocket: "or name another daemon's control socket (the socket path, or SECTIOND_SOCKET)",
+      checkSocket: "check the socket path given (or SECTIOND_SOCKET)",
+      shorterSocket: "connect to a socket of a shorter path",
+      readonly: "connect to the read-only socket (readonly: true) to read and watch",
+      waitLonger: "give a longer timeout, or none",
+      reader: "SectionClient", whatItSpeaks: "its VERSION reply (AsyncClient.version()) says what it speaks",
+      usage: "")
+  }
+
+  /// The diagnostic for a program: names the socket, the call's argument and the fix in the
+  /// library's terms.
+  public var message: String { message(.program) }
+
+  /// The diagnostic with `remedies` as the fixes it names (sectionctl's are its options).
+  package func message(_ remedies: Remedies) -> String {
     switch self {
     case .usage(let text):
-      return "\(text)\nTry 'sectionctl --help' for more information."
+      return text + remedies.usage
     case .terminal(let text), .invalidRequest(let text):
       return text
+    case .invalidArgument(let argument, let value, let rule):
+      return "invalid \(argument) \"\(VisibleText.escape(value))\": \(rule); nothing was sent"
     case .cannotConnect(let path, let errno):
-      return ClientError.connectMessage(path: path, errno: errno)
+      return ClientError.connectMessage(path: path, errno: errno, remedies)
     case .noDaemon(let paths):
       return "no daemon is listening on "
         + paths.map { "\($0) (\(ClientError.startHint(for: $0)))" }.joined(separator: " nor on ")
-        + "; or point at another daemon with --socket (-s) PATH or SECTIOND_SOCKET"
+        + "; \(remedies.otherSocket)"
     case .notASocket(let path, let kind):
+      return "cannot connect to \(path): it is \(kind), not a socket; \(remedies.checkSocket)"
+    case .cancelled(let path):
       return
-        "cannot connect to \(path): it is \(kind), not a socket; check --socket, --readonly-socket or SECTIOND_SOCKET"
+        "a request to sectiond on \(path) was cancelled before its reply; the connection was closed "
+        + "and the requests in flight on it given up (a change among them may or may not have been made)"
     case .connectionLost(let path):
       return
         "sectiond closed the connection on \(path) before answering; it may have stopped or be restarting"
@@ -96,7 +161,7 @@ public enum ClientError: Error, Equatable {
       let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
       return
         "sectiond on \(path) did not answer within \(shown) s; it may be hung or very busy "
-        + "(wait longer with --timeout SECONDS, 0 for no limit)"
+        + "(\(remedies.waitLonger))"
     case .lineTooLong(let path):
       return
         "the daemon on \(path) sent a line longer than \(LineReader.maximumLineLength >> 20) MiB, which "
@@ -113,8 +178,8 @@ public enum ClientError: Error, Equatable {
       return message.isEmpty ? "the daemon answered \(code)" : message
     case .malformedReply(let line):
       return
-        "the daemon sent a line sectionctl cannot read: \"\(line)\"; is it sectiond speaking protocol 1? "
-        + "('sectionctl send VERSION' shows what it speaks)"
+        "the daemon sent a line \(remedies.reader) cannot read: \"\(line)\"; is it sectiond speaking "
+        + "protocol 1? (\(remedies.whatItSpeaks))"
     }
   }
 
@@ -165,8 +230,6 @@ public enum ClientError: Error, Equatable {
     return "start one with 'sectiond --socket' naming its control socket"
   }
 
-  private static let elsewhere = "; or point at another daemon with --socket (-s) PATH or SECTIOND_SOCKET"
-
   /// Who may change state through the socket at `path`: the members of its group, named as it
   /// is (the system daemon's is `sectiond`; one started by hand has the group of whoever
   /// started it). Joining root's group is no advice to give: then it is root's alone.
@@ -179,8 +242,9 @@ public enum ClientError: Error, Equatable {
       + "(sudo usermod -aG \(name) $USER, then log in again)"
   }
 
-  private static func connectMessage(path: String, errno: Errno) -> String {
+  private static func connectMessage(path: String, errno: Errno, _ remedies: Remedies) -> String {
     let start = startHint(for: path)
+    let elsewhere = "; " + remedies.otherSocket
     switch errno {
     case .noEntry:
       return "no daemon is listening on \(path): there is no socket there (\(start))\(elsewhere)"
@@ -190,15 +254,25 @@ public enum ClientError: Error, Equatable {
         + "(\(start))\(elsewhere)"
     case .permissionDenied:
       return
-        "permission denied connecting to \(path): \(groupHint(for: path)); use --readonly (-r) to read and watch"
+        "permission denied connecting to \(path): \(groupHint(for: path)); \(remedies.readonly)"
     case .nameTooLong:
       return
-        "the socket path \(path) is longer than \(UnixSocket.maximumPathLength) bytes; use a shorter --socket"
+        "the socket path \(path) is longer than \(UnixSocket.maximumPathLength) bytes; \(remedies.shorterSocket)"
     case .notDirectory:
       return
-        "cannot connect to \(path): part of that path is not a directory; check --socket or SECTIOND_SOCKET"
+        "cannot connect to \(path): part of that path is not a directory; \(remedies.checkSocket)"
     default:
       return "cannot connect to \(path): \(errno)"
     }
+  }
+}
+
+extension ClientName {
+  /// Refuses, as the daemon would, a `name` it would refuse: the daemon answers an invalid
+  /// `CLIENT NAME` with an error nobody reads (it goes with the first request) and records the
+  /// process's name instead.
+  static func check(_ name: String?) throws(ClientError) {
+    guard let name, !isValid(name) else { return }
+    throw .invalidArgument(argument: "name", value: name, rule: rule)
   }
 }

@@ -1,5 +1,5 @@
 import Posix
-import SectionCore
+import SectionShared
 
 /// Where the daemon's socket is: the one named (`--socket`, `$SECTIOND_SOCKET`), else for root
 /// the system daemon's, else the user's own daemon if it runs and the system daemon if not.

@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 /// What a view of the daemon needs, in one value: the sections in order, which are open, the
 /// mode, and the revision they show. `AsyncClient.states()` keeps it current, as a diffable

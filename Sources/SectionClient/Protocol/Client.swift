@@ -31,6 +31,7 @@ public final class Client {
   /// Connects; with a `timeout`, every reply must have come within that many seconds from now.
   /// A `name` (see `ClientName`) goes to the daemon with the first request, in the same write.
   public init(path: String, timeout: Double? = nil, name: String? = nil) throws(ClientError) {
+    try ClientName.check(name)
     connection = try Connection(path: path, timeout: timeout)
     assembler = ReplyAssembler(path: path)
     if let line = name.flatMap(ClientName.line) { preamble = [line] }

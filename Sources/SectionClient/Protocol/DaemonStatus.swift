@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 /// What `sectionctl status` reports, gathered from VERSION, MODE and LIST.
 package struct DaemonStatus: Equatable, Sendable {

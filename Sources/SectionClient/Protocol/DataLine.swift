@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 /// A data line of a reply: everything before the status line.
 public enum DataLine: Equatable, Sendable {

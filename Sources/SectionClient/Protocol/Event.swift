@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 /// A change the daemon announces to subscribers, from a line starting with `!`.
 public enum Event: Equatable, Sendable {

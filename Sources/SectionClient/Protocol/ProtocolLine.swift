@@ -1,5 +1,5 @@
 import Glibc
-import SectionCore
+import SectionShared
 
 /// One line the daemon sent, classified by its first character as protocol 1 defines:
 /// `!` an event, `OK`/`ERR` a status line, a lower-case keyword a data line.

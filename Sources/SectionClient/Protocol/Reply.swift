@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 /// A complete reply: its data lines and the status line that ends it.
 public struct Reply: Equatable, Sendable {

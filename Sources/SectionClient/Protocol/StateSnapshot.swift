@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 /// The whole state in one line, `state <rev> <mode> <ids|->`: what SUBSCRIBE starts with and `!state` replaces events with.
 public struct StateSnapshot: Equatable, Sendable {

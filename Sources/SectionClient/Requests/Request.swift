@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 /// One request of protocol 1 and how its reply reads as a value: the one definition of each
 /// request, which the blocking `Client` and the async `AsyncClient` both send (`perform`).
@@ -137,9 +137,11 @@ extension Request where Value == [String: String] {
 }
 
 extension Request where Value == [HistoryEntry] {
-  /// `HISTORY [n]`: the last `count` changes the daemon keeps (all it keeps without a count).
+  /// `HISTORY [n]`: the last `count` changes the daemon keeps (0 or more; without a count, the
+  /// daemon's default of 20).
   public static func history(last count: Int? = nil) -> Request {
-    .line(count.map { "HISTORY \($0)" } ?? "HISTORY") { reply in reply.history }
+    counted(
+      ["history(last:)": count], .line(count.map { "HISTORY \($0)" } ?? "HISTORY") { reply in reply.history })
   }
 
   /// `HISTORY FROM <rev>`: the changes after `revision`; `ERR GONE <oldest>` when the daemon no
@@ -166,31 +168,37 @@ extension Request where Value == UInt64 {
   }
   /// `INSERT <index|end> <id> <title>`: a new closed section with no items, at `index` (nil: at the end).
   public static func insert(id: String, title: String, at index: Int? = nil) -> Request {
-    checked(id, .line("INSERT \(index.map(String.init) ?? "end") \(id) \(title)", revision))
+    counted(
+      ["insert(at:)": index],
+      checked(id, .line("INSERT \(index.map(String.init) ?? "end") \(id) \(title)", revision)))
   }
   /// `DELETE <ref>`.
   public static func delete(_ section: String) -> Request { change("DELETE", section) }
   /// `MOVE <ref> <index>`.
-  public static func move(_ section: String, to index: Int) -> Request { change("MOVE", section, "\(index)") }
+  public static func move(_ section: String, to index: Int) -> Request {
+    counted(["move(to:)": index], change("MOVE", section, "\(index)"))
+  }
   /// `RENAME <ref> <title>`: the id stays.
   public static func rename(_ section: String, to title: String) -> Request {
     change("RENAME", section, title)
   }
   /// `ITEM INSERT <ref> <pos|end> <text>`: a new item at `position` (nil: at the end).
   public static func insertItem(_ text: String, in section: String, at position: Int? = nil) -> Request {
-    change("ITEM INSERT", section, "\(position.map(String.init) ?? "end") \(text)")
+    counted(
+      ["insertItem(at:)": position],
+      change("ITEM INSERT", section, "\(position.map(String.init) ?? "end") \(text)"))
   }
   /// `ITEM DELETE <ref> <pos>`.
   public static func deleteItem(at position: Int, in section: String) -> Request {
-    change("ITEM DELETE", section, "\(position)")
+    counted(["deleteItem(at:)": position], change("ITEM DELETE", section, "\(position)"))
   }
   /// `ITEM MOVE <ref> <from> <to>`.
   public static func moveItem(from: Int, to: Int, in section: String) -> Request {
-    change("ITEM MOVE", section, "\(from) \(to)")
+    counted(["moveItem(from:)": from, "moveItem(to:)": to], change("ITEM MOVE", section, "\(from) \(to)"))
   }
   /// `ITEM SET <ref> <pos> <text>`: replaces an item's text.
   public static func setItem(at position: Int, to text: String, in section: String) -> Request {
-    change("ITEM SET", section, "\(position) \(text)")
+    counted(["setItem(at:)": position], change("ITEM SET", section, "\(position) \(text)"))
   }
 
   /// `BATCH`, the changes, `END`: applied as one change, all or none; the revision reached.
@@ -210,4 +218,20 @@ extension Request where Value == UInt64 {
 private func checked<Value>(_ section: String, _ request: Request<Value>) -> Request<Value> {
   guard let problem = Request<Value>.word(section), request.problem == nil else { return request }
   return Request(lines: request.lines, replyCount: request.replyCount, problem: problem, read: request.read)
+}
+
+/// `request`, unless one of `numbers` (each a call's argument and its value) is below 0: the
+/// daemon reads counts and positions as digits alone, so a negative one would only come back as
+/// a SYNTAX error about the request line; the library names the argument instead.
+private func counted<Value>(_ numbers: KeyValuePairs<String, Int?>, _ request: Request<Value>) -> Request<
+  Value
+> {
+  guard request.problem == nil, let (argument, value) = numbers.first(where: { ($0.value ?? 0) < 0 }) else {
+    return request
+  }
+  return Request(
+    lines: request.lines, replyCount: request.replyCount,
+    problem: .invalidArgument(
+      argument: argument, value: "\(value!)", rule: "a count or position is 0 or more"),
+    read: request.read)
 }

@@ -1,3 +1,5 @@
+import SectionShared
+
 /// Who makes the changes of the requests being handled: what the history records beside each
 /// change (`HISTORY`, the journal). One per connection, per bus caller, and one for the daemon
 /// itself; the server hands the service the one a request came from (`SectionService.author`).
@@ -17,7 +19,7 @@ public final class Author {
   /// From SO_PEERCRED, or the bus daemon's credentials; nil when unknown (`-`).
   public let uid: UInt32?
   public let pid: Int32?
-  /// The name given with `CLIENT NAME`, checked by `isName`; nil until then.
+  /// The name given with `CLIENT NAME`, checked by `ClientName.isValid`; nil until then.
   public let name: [UInt8]?
   /// `<via> <uid> <pid> <name>`, rendered once: every change of this author repeats it.
   private var rendered: [UInt8] = []
@@ -68,36 +70,10 @@ public final class Author {
       rendered.append(" ")
       if let pid, pid >= 0 { rendered.appendDecimal(UInt64(pid)) } else { rendered.append("-") }
       rendered.append(" ")
-      let fallback = pid.flatMap(processName).map { Author.asName(Array($0.utf8)) }
+      let fallback = pid.flatMap(processName).map { ClientName.asName(Array($0.utf8)) }
       let shown = name ?? fallback ?? []
       if shown.isEmpty { rendered.append("-") } else { rendered.append(contentsOf: shown) }
     }
     return rendered
-  }
-
-  /// The longest name `CLIENT NAME` takes, as Redis's CLIENT SETNAME takes any word: enough for
-  /// `web:` and an IPv6 address with its port.
-  public static let nameLength = 64
-
-  /// Whether `bytes` may be a client's name: 1 to `nameLength` of `A-Z a-z 0-9 . _ : @ -`, so
-  /// that a name is one word of a history line and never a control sequence on a terminal.
-  public static func isName(_ bytes: some Collection<UInt8>) -> Bool {
-    (1...nameLength).contains(bytes.count) && bytes.allSatisfy(isNameByte)
-  }
-
-  private static func isNameByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"),
-      UInt8(ascii: "@"), UInt8(ascii: "-"):
-      true
-    default: false
-    }
-  }
-
-  /// `bytes` as a name: any other byte becomes `_` (a `comm` may hold spaces and anything),
-  /// and at most `nameLength` of them.
-  public static func asName(_ bytes: [UInt8]) -> [UInt8] {
-    bytes.prefix(nameLength).map { isNameByte($0) ? $0 : UInt8(ascii: "_") }
   }
 }

@@ -1,3 +1,4 @@
+import SectionShared
 /// One step of the state's history; each has its own revision, one more than the step before.
 ///
 /// Each carries what a replay of the journal needs to repeat it (see `Journal`), what its

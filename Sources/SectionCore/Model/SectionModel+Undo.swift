@@ -1,3 +1,4 @@
+import SectionShared
 /// Undoing changes that were not saved (a failed save) or that a batch must take back (one of
 /// its lines failed), at the cost of what they changed.
 ///

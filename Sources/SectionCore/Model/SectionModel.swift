@@ -1,3 +1,4 @@
+import SectionShared
 /// Which sections are open, the mode, and the revision: the state sectiond exists to share.
 ///
 /// A value type: a copy (what a reload's rollback keeps) is independent of the model. Other

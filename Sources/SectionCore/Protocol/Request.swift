@@ -1,3 +1,4 @@
+import SectionShared
 /// A section named in a request: by its index as LIST shows it, or by its id.
 public enum SectionRef: Equatable, Sendable {
   case index(Int)

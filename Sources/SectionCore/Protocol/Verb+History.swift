@@ -1,3 +1,4 @@
+import SectionShared
 /// Parsing of the requests about the history and who makes changes: `HISTORY [n]`,
 /// `HISTORY FROM <rev>`, `SUBSCRIBE [FROM <rev>]` and `CLIENT NAME <name>`.
 extension Verb {
@@ -23,17 +24,7 @@ extension Verb {
       guard let first, asciiCaseInsensitiveEquals(first, "name"), let second else {
         return .failure(syntax("CLIENT takes NAME and a name"))
       }
-      // `-` is what the history shows for a name it hides (the read-only socket's lines):
-      // a client named so would read as hidden.
-      if second.elementsEqual("-".utf8) {
-        return .failure(
-          syntax("a client's name cannot be \"-\" alone, which the history shows for a hidden name"))
-      }
-      guard Author.isName(second) else {
-        return .failure(
-          syntax(
-            "a client's name is 1 to \(Author.nameLength) of the characters A-Z a-z 0-9 . _ : @ -"))
-      }
+      guard ClientName.isValid(second) else { return .failure(syntax(ClientName.rule)) }
       return .success(.clientName(second))
     case .subscribe, .history:
       guard let first else {

@@ -1,3 +1,4 @@
+import SectionShared
 /// The commands of protocol 1, with their syntax and help text in one table.
 public enum Verb: CaseIterable {
   case ping, version, list, items, view, open, close, toggle, mode, subscribe, unsubscribe, help, quit, reload

@@ -1,3 +1,4 @@
+import SectionShared
 /// The sections to serve and the starting mode, as read from the config file.
 public struct Config: Equatable, Sendable {
   public var mode: Mode

@@ -1,3 +1,4 @@
+import SectionShared
 /// What one daemon process hands the next about its connections when systemd restarts it:
 /// each connection's access, subscription, and the bytes it had read but not answered or
 /// rendered but not sent, so that nothing a client sent is dropped or answered twice.
@@ -108,7 +109,7 @@ public struct HandoverState: Equatable, Sendable {
       let pending = try reader.block()
       let output = try reader.block()
       let name = flags & (1 << 6) != 0 ? Array(try reader.block()) : nil
-      if let name, !Author.isName(name) { throw ConfigError("handover holds a damaged client name") }
+      if let name, !ClientName.isWord(name) { throw ConfigError("handover holds a damaged client name") }
       connections.append(
         Connection(
           inode: inode, access: flags & (1 << 2) == 0 ? .control : .readOnly, subscription: subscription,

@@ -1,3 +1,4 @@
+import SectionShared
 /// The journal: the changes saved since the last whole state file, one text line each, so that
 /// a change costs what it changed to save rather than the size of the list.
 ///

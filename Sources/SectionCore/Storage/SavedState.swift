@@ -1,3 +1,4 @@
+import SectionShared
 /// What the state file holds: enough to restart exactly where the daemon stopped.
 ///
 /// ```json

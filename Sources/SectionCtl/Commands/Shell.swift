@@ -200,7 +200,7 @@ final class Shell {
       if case .usage(let text) = error {
         output.diagnose(text + " ('help' lists the commands)")
       } else {
-        output.diagnose(error.message)
+        output.diagnose(error.diagnostic)
       }
       status = error.exitStatus
     }

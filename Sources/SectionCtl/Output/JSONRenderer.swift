@@ -137,7 +137,7 @@ enum JSONRenderer {
     let entries = rows.map { row -> JSON in
       let status = try? row.status.get()
       var error: JSON = .null
-      if case .failure(let failure) = row.status { error = .string(failure.message) }
+      if case .failure(let failure) = row.status { error = .string(failure.diagnostic) }
       return .object([
         ("name", row.found.name.map { .string($0.rawValue) } ?? .null),
         ("scope", .string(row.found.kind.rawValue)),

@@ -30,9 +30,9 @@ struct Output: Sendable {
   /// `{"error": CODE, "message": TEXT, "exit": STATUS}` on standard error, so that a script
   /// reading JSON reads its failures the same way.
   func report(_ error: ClientError) {
-    guard json else { return diagnose(error.message) }
+    guard json else { return diagnose(error.diagnostic) }
     let object = JSON.object([
-      ("error", .string(error.code)), ("message", .string(error.message)),
+      ("error", .string(error.code)), ("message", .string(error.diagnostic)),
       ("exit", .integer(Int64(error.exitStatus.rawValue))),
     ])
     let text = VisibleText.escape(json: object.serialized()) + "\n"

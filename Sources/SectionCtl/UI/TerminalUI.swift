@@ -164,7 +164,7 @@ final class TerminalUI {
       for item in incoming { handle(item) }
       try connection.flush()
     } catch {
-      status.message = error.message
+      status.message = error.diagnostic
       disconnected()
     }
   }

@@ -11,10 +11,14 @@ func say(_ text: String, to fd: Int32 = 1) {
   line.withUTF8 { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
 }
 
+/// The frame's first line: the revision, and the mode (`Mode`, as every type here, comes
+/// with `import SectionClient`).
+func header(revision: UInt64, mode: Mode) -> String { "— revision \(revision), \(mode.rawValue) —" }
+
 /// One frame: each section with ▸ (closed) or ▾ (open), and the items of the open ones.
 /// What comes from the socket is shown through `VisibleText`, so it cannot act on a terminal.
 func draw(_ state: SectionState, using daemon: AsyncClient) async throws(ClientError) {
-  say("— revision \(state.revision), \(state.mode.rawValue) —")
+  say(header(revision: state.revision, mode: state.mode))
   for section in state.sections {
     say("\(section.isOpen ? "▾" : "▸") \(VisibleText.escape(section.title)) (\(section.itemCount))")
     guard section.isOpen else { continue }

@@ -1,8 +1,8 @@
-/// How sections open: each on its own, or as an accordion with at most one open.
-public enum Mode: String, Sendable, CaseIterable {
-  case multi
-  case exclusive
+import SectionShared
 
+// The daemon's side of `Mode`: kept here, beside the parser and the writers that call them on
+// every MODE request and state line, so that they compile with them (and the daemon's flags).
+extension Mode {
   /// The mode named by protocol bytes, case-insensitively.
   init?(bytes: ArraySlice<UInt8>) {
     guard let mode = Mode.allCases.first(where: { asciiCaseInsensitiveEquals(bytes, $0.word) }) else {
