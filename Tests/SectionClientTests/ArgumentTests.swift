@@ -13,6 +13,10 @@ import Testing
     #expect(throws: ClientError.invalidArgument(argument: "name", value: "", rule: ClientName.rule)) {
       _ = try AsyncClient.connect(socket: "/nonexistent/control.sock", name: "")
     }
+    // `-` alone is what the history shows for a hidden name: the daemon refuses it (ERR SYNTAX).
+    #expect(throws: ClientError.invalidArgument(argument: "name", value: "-", rule: ClientName.rule)) {
+      _ = try Client(path: "/nonexistent/control.sock", name: "-")
+    }
     let long = String(repeating: "n", count: ClientName.maximumLength + 1)
     #expect(throws: ClientError.invalidArgument(argument: "name", value: long, rule: ClientName.rule)) {
       _ = try Client(path: "/nonexistent/control.sock", name: long)
@@ -27,7 +31,8 @@ import Testing
     let error = ClientError.invalidArgument(argument: "name", value: "my\u{1B}panel", rule: ClientName.rule)
     #expect(
       error.message
-        == "invalid name \"my\\x1bpanel\": a client's name is 1 to 64 of the characters A-Z a-z 0-9 . _ : @ -; nothing was sent"
+        == "invalid name \"my\\x1bpanel\": a client's name is 1 to 64 of the characters A-Z a-z 0-9 . _ : @ -, "
+        + "but not \"-\" alone, which the history shows for a hidden name; nothing was sent"
     )
     #expect(error.code == "USAGE")
   }
