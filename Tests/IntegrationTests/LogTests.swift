@@ -150,6 +150,15 @@ struct LogTests {
     }
   }
 
+  /// The async client too: a request on a connection the daemon will not serve fails as busy.
+  @Test func aBusyDaemonIsBusyToTheAsyncClient() async throws {
+    let daemon = try TestDaemon(arguments: ["--max-clients", "1"])
+    let held = try daemon.connect()
+    #expect(try held.request("PING") == ["OK"])
+    let client = try AsyncClient(path: daemon.socketPath)
+    await #expect(throws: ClientError.busy(path: daemon.socketPath)) { try await client.ping() }
+  }
+
   /// A user outside the daemon's group follows through the read-only socket, as watch does,
   /// instead of retrying the control socket with EACCES for ever.
   @Test(.enabled(if: getuid() == 0, "switching users needs root"))

@@ -222,6 +222,9 @@ final class Link: Sendable {
         try reading.assembler.take(line)
       }) {
         guard case .reply(let reply)? = consume piece else { continue }
+        // The daemon sends BUSY only as the first line of a connection it will not serve: every
+        // request on it fails as busy, not as a lost connection.
+        if reply.status.isBusy { throw .busy(path: path) }
         if reading.current == nil { reading.current = pending.withLock { $0.takeFirst() } }
         guard reading.current != nil else { throw .malformedReply("a reply to no request: \(reply.status)") }
         if reading.current!.add(consume reply) { reading.current = nil }
