@@ -75,6 +75,16 @@ fail() {
   summary+=("$target: FAILED ($why)")
 }
 
+# SectionCore's sources and SectionShared's, which it imports, as one module: copies without the
+# import of the other module (a file's name is its path, so that a report still points to it).
+sources=()
+mkdir -p "$work/sources"
+while IFS= read -r file; do
+  copy=$work/sources/${file//\//_}
+  grep -vE '^(@_exported )?import SectionShared$' "$file" >"$copy"
+  sources+=("$copy")
+done < <(find Sources/SectionShared Sources/SectionCore -name "*.swift" | sort)
+
 for target in "${targets[@]}"; do
   source_file=Tests/Fuzz/${entry[$target]:?unknown target $target}
   binary=$work/$target
@@ -82,10 +92,10 @@ for target in "${targets[@]}"; do
   mkdir -p "$artifacts/$target"
   echo "== fuzz $target: build"
   start=$SECONDS
-  # One module with SectionCore, so the entry file needs no import and the whole path is one
-  # optimization unit; -parse-as-library because libFuzzer supplies main.
+  # One module with SectionCore and SectionShared, so the entry file needs no import and the
+  # whole path is one optimization unit; -parse-as-library because libFuzzer supplies main.
   if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SectionFuzz -use-ld=lld \
-    $(find Sources/SectionCore -name "*.swift") Tests/Fuzz/Check.swift "$source_file" -o "$binary" >"$log" 2>&1; then
+    "${sources[@]}" Tests/Fuzz/Check.swift "$source_file" -o "$binary" >"$log" 2>&1; then
     fail "$target" "does not build" "$log"
     continue
   fi
