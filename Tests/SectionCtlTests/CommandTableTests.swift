@@ -31,7 +31,8 @@ import Testing
 
   /// The bash script's line that begins (after its indentation) with `start`.
   private func bashLine(_ start: String) -> String? {
-    Completion.bash.split(separator: "\n").map { $0.drop { $0 == " " } }.first { $0.hasPrefix(start) }.map(String.init)
+    Completion.bash.split(separator: "\n").map { $0.drop { $0 == " " } }.first { $0.hasPrefix(start) }.map(
+      String.init)
   }
 
   @Test(arguments: Subcommand.allCases)
@@ -53,10 +54,12 @@ import Testing
     let value = option.value.map { [sample($0)] } ?? []
     for spelling in option.spellings {
       #expect(CommandOption.named(spelling) == option, "one option for \(spelling)")
-      let zshSpec = option.value == nil ? "\(spelling)[" : "\(spelling)\(spelling.hasPrefix("--") ? "=" : "+")["
+      let zshSpec =
+        option.value == nil ? "\(spelling)[" : "\(spelling)\(spelling.hasPrefix("--") ? "=" : "+")["
       #expect(Completion.zsh.contains(zshSpec), "zsh: \(spelling)")
       guard let scope = option.scope else {
-        let label = option.spellings.joined(separator: ", ") + (option.value.map { " " + $0.placeholder } ?? "")
+        let label =
+          option.spellings.joined(separator: ", ") + (option.value.map { " " + $0.placeholder } ?? "")
         #expect(HelpText.general().contains(label), "--help: \(label)")
         let global = try #require(bashLine("local options=")).dropFirst(15).dropLast().split(separator: " ")
         #expect(global.contains(Substring(spelling)), "bash: \(spelling)")
@@ -72,14 +75,18 @@ import Testing
             $0.contains("options+=") && $0.contains(" \(command.rawValue)") && $0.contains(" \(spelling)")
           }, "bash: \(command) \(spelling)")
         // (--force is --fresh's companion.)
-        let words = [command.rawValue] + (path.action.map { [$0] } ?? []) + (option == .force ? ["--fresh"] : []) + [spelling] + value
+        let words =
+          [command.rawValue] + (path.action.map { [$0] } ?? []) + (option == .force ? ["--fresh"] : []) + [
+            spelling
+          ] + value
         let error = usageError(words) ?? ""
         #expect(!error.contains("option") && !error.contains("works only"), "the parser: \(words): \(error)")
       }
       // Anywhere else, the parser says where it works.
       let elsewhere = try #require(Subcommand.allCases.first { !option.applies(to: $0) })
       #expect(
-        usageError([elsewhere.rawValue, spelling] + value)?.contains("\(option.label) works only with") == true,
+        usageError([elsewhere.rawValue, spelling] + value)?.contains("\(option.label) works only with")
+          == true,
         "\(spelling) with \(elsewhere)")
     }
   }
@@ -98,8 +105,12 @@ import Testing
     let name = command.rawValue
     let ids = try #require(bashLine("::0"))  // the first branch: commands
     #expect(ids.contains("help:*:0"))
-    let bashIds = try #require(Completion.bash.split(separator: "\n").first { $0.contains("_sectionctl_candidates ids") && $0.contains("open:") })
-    let zshBranch = Completion.zsh.split(separator: "\n").first { $0.hasPrefix("    \(name))") }.map(String.init) ?? ""
+    let bashIds = try #require(
+      Completion.bash.split(separator: "\n").first {
+        $0.contains("_sectionctl_candidates ids") && $0.contains("open:")
+      })
+    let zshBranch =
+      Completion.zsh.split(separator: "\n").first { $0.hasPrefix("    \(name))") }.map(String.init) ?? ""
     let paths: [(action: String?, arguments: [ArgumentKind])] =
       command.actions.isEmpty ? [(nil, command.arguments)] : command.actions.map { ($0.name, $0.arguments) }
     for (action, arguments) in paths {
@@ -116,7 +127,8 @@ import Testing
           if action == nil { #expect(zshBranch.contains("section:_sectionctl_ids"), "zsh: \(name)") }
         case .choice(_, let words):
           #expect(offered == words, "Tab after '\(line)'")
-          #expect(Completion.bash.contains("compgen -W \"\(words.joined(separator: " "))\""), "bash: \(words)")
+          #expect(
+            Completion.bash.contains("compgen -W \"\(words.joined(separator: " "))\""), "bash: \(words)")
           #expect(Completion.zsh.contains("(\(words.joined(separator: " ")))"), "zsh: \(words)")
         case .command:
           #expect(offered == Subcommand.allCases.map(\.rawValue), "Tab after '\(line)'")
@@ -128,16 +140,20 @@ import Testing
     if !command.actions.isEmpty {
       let names = command.actions.map(\.name)
       #expect(ShellCompletion.candidates(for: "", after: name + " ") { [] } == names)
-      for action in names { #expect(HelpText.command(command).contains("\(name) \(action) "), "help: \(action)") }
+      for action in names {
+        #expect(HelpText.command(command).contains("\(name) \(action) "), "help: \(action)")
+      }
     }
   }
 
   @Test func freeTextBeginsWhereTheTableSays() throws {
     // After the text has begun, an option is the text's: add ID TITLE..., item set REF POSITION TEXT...
-    #expect(try ArgumentParser.parse(["add", "news", "A", "--json"]).command == .edit("INSERT end news A --json"))
+    #expect(
+      try ArgumentParser.parse(["add", "news", "A", "--json"]).command == .edit("INSERT end news A --json"))
     #expect(try ArgumentParser.parse(["add", "news", "--json", "A"]).json)
     #expect(
-      try ArgumentParser.parse(["item", "set", "news", "0", "A", "-j"]).command == .edit("ITEM SET news 0 A -j"))
+      try ArgumentParser.parse(["item", "set", "news", "0", "A", "-j"]).command
+        == .edit("ITEM SET news 0 A -j"))
     #expect(Subcommand.item.textStart(after: ["set"]) == 3)
     #expect(Subcommand.item.textStart(after: ["rm"]) == nil)
     #expect(Subcommand.rename.textStart(after: []) == 1)

@@ -182,7 +182,8 @@ enum ArgumentParser {
   private static func check(_ options: Options, for subcommand: Subcommand) throws(ClientError) {
     for option in options.given where !option.applies(to: subcommand) {
       let scope = option.scope!.map(\.description)
-      let names = scope.count == 1 ? scope[0] : scope.dropLast().joined(separator: ", ") + " and " + scope.last!
+      let names =
+        scope.count == 1 ? scope[0] : scope.dropLast().joined(separator: ", ") + " and " + scope.last!
       throw .usage("\(option.label) works only with \(names)")
     }
     if options.force && !options.fresh { throw .usage("--force works only with reload --fresh") }

@@ -152,7 +152,9 @@ enum CommandOption: CaseIterable, Sendable {
   /// Whether the option means something to `command` (and, for `item`, its `action`).
   func applies(to command: Subcommand, action: String? = nil) -> Bool {
     guard let scope else { return true }
-    return scope.contains { $0.command == command && ($0.action == nil || action == nil || $0.action == action) }
+    return scope.contains {
+      $0.command == command && ($0.action == nil || action == nil || $0.action == action)
+    }
   }
 }
 

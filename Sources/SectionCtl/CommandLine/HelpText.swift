@@ -43,7 +43,8 @@ enum HelpText {
   static var globalOptions: String {
     let column = 17
     return CommandOption.allCases.filter { $0.scope == nil }.map { option in
-      let label = "  " + option.spellings.joined(separator: ", ") + (option.value.map { " " + $0.placeholder } ?? "")
+      let label =
+        "  " + option.spellings.joined(separator: ", ") + (option.value.map { " " + $0.placeholder } ?? "")
       let indent = String(repeating: " ", count: column)
       let lines = help(option).split(separator: "\n").map { indent + $0 + "\n" }
       guard label.count < column else { return label + "\n" + lines.joined() }

@@ -73,17 +73,21 @@ extension Completion {
   private static func zshArguments(_ command: Subcommand) -> String {
     let name = command.rawValue
     guard !command.actions.isEmpty else {
-      let list = command.options.flatMap { specs($0, among: command.options) } + argumentSpecs(command.arguments, from: 1)
+      let list =
+        command.options.flatMap { specs($0, among: command.options) }
+        + argumentSpecs(command.arguments, from: 1)
       return list.isEmpty ? "" : "    \(name)) _arguments \(list.map(quoted).joined(separator: " ")) ;;\n"
     }
     let choice = argumentSpecs([command.argument(at: 0, after: [])!], from: 1)
     var text = "    \(name))\n      case $words[2] in\n"
     for action in command.actions {
       let options = command.options.filter { $0.applies(to: command, action: action.name) }
-      let list = options.flatMap { specs($0, among: options) } + choice + argumentSpecs(action.arguments, from: 2)
+      let list =
+        options.flatMap { specs($0, among: options) } + choice + argumentSpecs(action.arguments, from: 2)
       text += "      \(action.name)) _arguments \(list.map(quoted).joined(separator: " ")) ;;\n"
     }
-    return text + "      *) _arguments \(choice.map(quoted).joined(separator: " ")) ;;\n      esac\n      ;;\n"
+    return text
+      + "      *) _arguments \(choice.map(quoted).joined(separator: " ")) ;;\n      esac\n      ;;\n"
   }
 
   /// `_arguments` specs of `option`, one per spelling: `(-j)--json[print JSON]`,
@@ -93,7 +97,8 @@ extension Completion {
     option.spellings.map { spelling in
       let conflicts = option.conflicts.filter(options.contains).map(\.long)
       let others = option.spellings.filter { $0 != spelling } + conflicts
-      let exclusion = option.standsAlone ? "(- *)" : others.isEmpty ? "" : "(\(others.joined(separator: " ")))"
+      let exclusion =
+        option.standsAlone ? "(- *)" : others.isEmpty ? "" : "(\(others.joined(separator: " ")))"
       guard let value = option.value else { return "\(exclusion)\(spelling)[\(option.brief)]" }
       let action: String
       switch value.kind {

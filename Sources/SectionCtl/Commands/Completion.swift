@@ -7,7 +7,10 @@ enum Completion {
   /// For bash-completion: commands, options, modes, and section ids asked from the daemon.
   static var bash: String {
     let options = CommandOption.allCases
-    let global = options.filter { $0.scope == nil }.flatMap { [$0.long] + ($0.short.map { [$0] } ?? []) }
+    // Each option as bash has always offered it: the long spelling, then the short one.
+    func offered(_ options: [CommandOption]) -> String {
+      options.flatMap { [$0.long] + ($0.short.map { [$0] } ?? []) }.joined(separator: " ")
+    }
     func spellings(_ kinds: [CommandOption.ValueKind]) -> String {
       options.filter { $0.value.map { kinds.contains($0.kind) } ?? false }.flatMap(\.spellings)
         .joined(separator: " | ")
@@ -15,14 +18,15 @@ enum Completion {
     // Commands with the same options share a branch: open | close) options+=" --all" ;;
     var groups: [(names: [String], words: String)] = []
     for command in Subcommand.allCases where !command.options.isEmpty {
-      let words = command.options.flatMap { [$0.long] + ($0.short.map { [$0] } ?? []) }.joined(separator: " ")
+      let words = offered(command.options)
       if let index = groups.firstIndex(where: { $0.words == words }) {
         groups[index].names.append(command.rawValue)
       } else {
         groups.append(([command.rawValue], words))
       }
     }
-    let perCommand = groups.map { "    \($0.names.joined(separator: " | "))) options+=\" \($0.words)\" ;;\n" }.joined()
+    let perCommand = groups.map { "    \($0.names.joined(separator: " | "))) options+=\" \($0.words)\" ;;\n" }
+      .joined()
     return #"""
       # bash completion for sectionctl(1): commands, options, modes, and section ids asked from the
       # running daemon (through its read-only socket when the control socket is refused, so users
@@ -44,7 +48,7 @@ enum Completion {
         local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
         COMPREPLY=()
         local commands="\#(Subcommand.allCases.map(\.rawValue).joined(separator: " "))"
-        local options="\#(global.joined(separator: " "))"
+        local options="\#(offered(options.filter { $0.scope == nil }))"
         local command="" i
         local -a socket=() arguments=()
 
@@ -96,18 +100,22 @@ enum Completion {
   /// thing offered, from the command table. `first` is the action of a command with actions.
   private static func bashArguments() -> String {
     var branches: [(action: String, patterns: [String])] = []
-    func add(_ command: String, _ first: String?, _ count: Int, _ kind: ArgumentKind, repeatsFrom start: Int = 0) {
+    func add(
+      _ command: String, _ first: String?, _ count: Int, _ kind: ArgumentKind, repeatsFrom start: Int = 0
+    ) {
       let action: String
       switch kind {
       case .section, .sections: action = #"_sectionctl_candidates ids "${socket[@]}""#
-      case .choice(_, let words): action = #"COMPREPLY=($(compgen -W "\#(words.joined(separator: " "))" -- "$cur"))"#
+      case .choice(_, let words):
+        action = #"COMPREPLY=($(compgen -W "\#(words.joined(separator: " "))" -- "$cur"))"#
       case .command: action = #"COMPREPLY=($(compgen -W "$commands" -- "$cur"))"#
       case .value, .values, .text: return
       }
       // A repeated argument that completes is the first of its command (or action), so any
       // count of arguments from there on is its.
       precondition(!kind.repeats || count == start, "bash completes a repeated argument only as the first")
-      let pattern = kind.repeats ? "\(command):\(first.map { $0 + ":" } ?? "")*" : "\(command):\(first ?? "*"):\(count)"
+      let pattern =
+        kind.repeats ? "\(command):\(first.map { $0 + ":" } ?? "")*" : "\(command):\(first ?? "*"):\(count)"
       if let index = branches.firstIndex(where: { $0.action == action }) {
         branches[index].patterns.append(pattern)
       } else {

@@ -44,7 +44,9 @@ enum ShellCompletion {
   }
 
   /// What the command table (`Subcommand.argument`) says its next argument is.
-  private static func forCommand(_ command: String, _ before: [String], _ sections: () -> [String]) -> [String] {
+  private static func forCommand(_ command: String, _ before: [String], _ sections: () -> [String])
+    -> [String]
+  {
     switch Subcommand(rawValue: command)?.argument(at: before.count, after: before) {
     case .section?, .sections?: sections()
     case .choice(_, let words)?: words
