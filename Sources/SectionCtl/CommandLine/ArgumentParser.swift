@@ -7,12 +7,6 @@ import SectionCore
 /// Once a free text (a title, an item's text) has begun, every further word is the text's,
 /// as `git commit -m` and redis-cli take it: `item add today Call -j home` adds "Call -j home".
 enum ArgumentParser {
-  /// The options that take a value (the next word, or after `=`).
-  static let optionsWithValue: Set<String> = [
-    "-s", "--socket", "-l", "--list", "--readonly-socket", "--at", "--timeout", "--count",
-    "--from", "--since", "--name", "-n", "--lines",
-  ]
-
   static func parse(_ arguments: [String]) throws(ClientError) -> Invocation {
     var options = Options()
     var positionals: [String] = []
@@ -48,15 +42,11 @@ enum ArgumentParser {
   }
 
   /// Where the free text of the command that `positionals` begin with starts, counting the
-  /// command's own words: add ID TITLE... and rename REF TITLE... at 2, item add REF TEXT... at
-  /// 3, item set REF POSITION TEXT... at 4. Nil for commands without one.
+  /// command's own words (`Subcommand.textStart`): add ID TITLE... at 2, item set REF
+  /// POSITION TEXT... at 4. Nil for commands without one.
   private static func textStart(_ positionals: [String]) -> Int? {
-    switch (positionals.first.flatMap(Subcommand.init(rawValue:)), positionals.dropFirst().first) {
-    case (.add?, _), (.rename?, _): 2
-    case (.item?, "add"): 3
-    case (.item?, "set"): 4
-    default: nil
-    }
+    guard let command = positionals.first.flatMap(Subcommand.init(rawValue:)) else { return nil }
+    return command.textStart(after: Array(positionals.dropFirst())).map { $0 + 1 }
   }
 
   /// Short options written together or with their value attached, as getopt allows: `-rj` is
@@ -65,135 +55,10 @@ enum ArgumentParser {
     guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2 else { return nil }
     let letters = argument.dropFirst()
     // The options that take a value take it joined on too: -s/run/x.sock, -lmedia, -n50.
-    if let letter = letters.first, letter == "s" || letter == "l" || letter == "n" {
+    if let letter = letters.first, CommandOption.withValue.contains("-" + String(letter)) {
       return ("-" + String(letter), [String(letters.dropFirst())])
     }
     return ("-" + String(letters.first!), letters.dropFirst().map { "-" + String($0) })
-  }
-
-  /// The options seen, wherever they appeared.
-  private struct Options {
-    var help = false
-    var version = false
-    var json = false
-    var readonly = false
-    var all = false
-    var view = false
-    /// `reload --fresh`.
-    var fresh = false
-    /// `reload --fresh --force`.
-    var force = false
-    /// `is-open -q`.
-    var quiet = false
-    var socket: String?
-    var readonlySocket: String?
-    /// `-l`, `--list`: the named list to talk to.
-    var list: ListName?
-    /// `pipe --list-from-query`.
-    var listFromQuery = false
-    var count: Int?
-    /// `log -n`: how many changes.
-    var lines: Int?
-    /// `log -f`.
-    var follow = false
-    /// `log --from`, `watch --from`: after which revision.
-    var from: UInt64?
-    /// `log --since`: seconds since the epoch.
-    var since: Int?
-    /// `--name`: the connections' name in the daemon's history.
-    var name: String?
-    /// `--at`: where add and item add insert.
-    var at: Int?
-    /// `--timeout`: seconds a one-shot command waits for the daemon.
-    var timeout: Double?
-
-    mutating func take(_ argument: String, from remaining: inout ArraySlice<String>) throws(ClientError) {
-      let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-      let name = String(parts[0])
-      let inlineValue = parts.count == 2 ? String(parts[1]) : nil
-      func flag() throws(ClientError) -> Bool {
-        if inlineValue != nil { throw .usage("option \(name) takes no value") }
-        return true
-      }
-      func value() throws(ClientError) -> String {
-        guard let value = inlineValue ?? remaining.popFirst(), !value.isEmpty else {
-          throw .usage("option \(name) needs a value")
-        }
-        return value
-      }
-      switch name {
-      case "-h", "--help": help = try flag()
-      case "--version": version = try flag()
-      case "-j", "--json": json = try flag()
-      case "-r", "--readonly": readonly = try flag()
-      case "--all": all = try flag()
-      case "--view": view = try flag()
-      case "--list-from-query": listFromQuery = try flag()
-      case "--fresh": fresh = try flag()
-      case "--force": force = try flag()
-      case "-q", "--quiet": quiet = try flag()
-      case "-f", "--follow": follow = try flag()
-      case "-n", "--lines":
-        let text = try value()
-        guard let number = Int(text), number >= 0, number <= 100_000 else {
-          throw .usage("-n needs a number of changes from 0 to 100000, not '\(text)'")
-        }
-        lines = number
-      case "-s", "--socket": socket = try value()
-      case "--readonly-socket": readonlySocket = try value()
-      case "-l", "--list":
-        // An empty name is refused with the rule, as any other bad name.
-        guard let name = inlineValue ?? remaining.popFirst() else {
-          throw .usage("option \(name) needs a list name: \(ListName.rule)")
-        }
-        do {
-          list = try ListName(validating: name)
-        } catch {
-          throw .usage("\(error)")
-        }
-      case "--at":
-        let text = try value()
-        guard let number = Int(text), number >= 0 else {
-          throw .usage("--at needs an index, 0 or more, not '\(text)'")
-        }
-        at = number
-      case "--timeout":
-        let text = try value()
-        guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 * 365 else {
-          throw .usage("--timeout needs a number of seconds, 0 (no limit) or more, not '\(text)'")
-        }
-        timeout = seconds
-      case "--from":
-        let text = try value()
-        // Revisions go up to 2^63-1 (docs/PROTOCOL.md).
-        guard let revision = UInt64(text), revision <= UInt64(Int64.max) else {
-          throw .usage("--from needs a revision, a whole number from 0 to 9223372036854775807, not '\(text)'")
-        }
-        from = revision
-      case "--since":
-        let text = try value()
-        guard let seconds = SinceTime.parse(text, now: wallClockSeconds()) else {
-          throw .usage("--since takes \(SinceTime.forms); not '\(text)'")
-        }
-        since = seconds
-      case "--name":
-        let text = try value()
-        guard ClientName.isValid(text) else {
-          throw .usage(
-            "--name needs 1 to 64 of the characters A-Z a-z 0-9 . _ : @ - (the daemon's rule for CLIENT NAME), not '\(text)'"
-          )
-        }
-        self.name = text
-      case "--count":
-        let text = try value()
-        guard let number = Int(text), number > 0 else {
-          throw .usage("--count needs a whole number of changes, 1 or more, not '\(text)'")
-        }
-        count = number
-      default:
-        throw .usage("unknown option '\(name)'")
-      }
-    }
   }
 
   private static func command(_ positionals: [String], _ options: Options) throws(ClientError) -> Command {
@@ -315,29 +180,18 @@ enum ArgumentParser {
 
   /// Refuses options that mean nothing to `subcommand`, rather than silently ignoring them.
   private static func check(_ options: Options, for subcommand: Subcommand) throws(ClientError) {
-    if options.all && subcommand != .open && subcommand != .close {
-      throw .usage("--all works only with open and close")
+    for option in options.given where !option.applies(to: subcommand) {
+      let scope = option.scope!.map(\.description)
+      let names =
+        scope.count == 1 ? scope[0] : scope.dropLast().joined(separator: ", ") + " and " + scope.last!
+      throw .usage("\(option.label) works only with \(names)")
     }
-    if options.count != nil && subcommand != .watch { throw .usage("--count works only with watch") }
-    if options.view && subcommand != .watch { throw .usage("--view works only with watch") }
-    if options.listFromQuery && subcommand != .pipe { throw .usage("--list-from-query works only with pipe") }
-    if options.fresh && subcommand != .reload { throw .usage("--fresh works only with reload") }
     if options.force && !options.fresh { throw .usage("--force works only with reload --fresh") }
-    if options.quiet && subcommand != .isOpen { throw .usage("--quiet (-q) works only with is-open") }
-    if (options.lines != nil || options.follow || options.since != nil) && subcommand != .log {
-      throw .usage("-n, --since and --follow (-f) work only with log")
-    }
-    if options.from != nil && subcommand != .log && subcommand != .watch {
-      throw .usage("--from works only with log and watch")
-    }
     if options.from != nil && options.view {
       throw .usage("--from does not apply to watch --view, which redraws the list")
     }
     if options.json && (subcommand == .ui || subcommand == .shell) {
       throw .usage("--json does not apply to \(subcommand.rawValue), which is for people")
-    }
-    if options.at != nil && subcommand != .add && subcommand != .item {
-      throw .usage("--at works only with add and item add")
     }
     if options.timeout != nil
       && (subcommand == .watch || subcommand == .ui || subcommand == .pipe
@@ -412,7 +266,9 @@ enum ArgumentParser {
     case .rename: line = "RENAME \(try ref()) \(try rest("a title"))"
     default:
       let action = try next("an action: add, rm, mv or set")
-      if at != nil && action != "add" { throw .usage("--at works only with add and item add") }
+      if at != nil && !CommandOption.at.applies(to: .item, action: action) {
+        throw .usage("--at works only with add and item add")
+      }
       switch action {
       case "add": line = "ITEM INSERT \(try ref()) \(position) \(try rest("a text"))"
       case "rm": line = "ITEM DELETE \(try ref()) \(try number("the item's position"))"

@@ -21,30 +21,7 @@ enum HelpText {
       Commands:
       \(commands)
       Options (before or after the command):
-        -s, --socket PATH
-                       the daemon's control socket; default $SECTIOND_SOCKET, else
-                       \(SocketLocation.systemPath) for root, else your own daemon's
-                       $XDG_RUNTIME_DIR/sectiond/control.sock when it runs (or
-                       /tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR), else the
-                       system daemon's; 'sectionctl status' says which
-        -l, --list NAME
-                       the list NAME, one of several on the machine (sectiond@NAME): the
-                       same sockets as above in a directory NAME beside them (beside
-                       $SECTIOND_SOCKET's too); default $SECTIOND_LIST, else the unnamed
-                       list; 'sectionctl lists' shows them; --socket wins over it
-        -r, --readonly use the read-only socket (\(SocketLocation.readonlyName) beside control.sock,
-                       NAME.readonly.sock beside NAME.sock): reading and watching only
-        --readonly-socket PATH
-                       use the read-only socket at PATH (implies --readonly; not with --socket)
-        -j, --json     print JSON for scripts (for watch, one object per line; errors too)
-        --timeout SECONDS
-                       give up (exit 3) when the daemon has not answered within SECONDS;
-                       default \(Int(Invocation.defaultTimeout)), 0 waits for ever; not for watch, ui and pipe
-        --name NAME    what the daemon's history (sectionctl log) calls this run, to tell
-                       scripts apart: 1 to 64 of A-Z a-z 0-9 . _ : @ -; default sectionctl
-        -h, --help     show this help, or a command's help
-        --version      show sectionctl's version
-
+      \(globalOptions)
       REF is a section's index (0, 1, ...) as 'sectionctl list' shows it, or its id.
 
       Exit status: 0 done, 1 the daemon answered with an error (printed on stderr),
@@ -59,6 +36,61 @@ enum HelpText {
       See 'sectionctl help COMMAND' and sectionctl(1).
 
       """
+  }
+
+  /// The options that apply to every command, from the table (`CommandOption`), with their help
+  /// beside them, or under them when the spellings are too long.
+  static var globalOptions: String {
+    let column = 17
+    return CommandOption.allCases.filter { $0.scope == nil }.map { option in
+      let label =
+        "  " + option.spellings.joined(separator: ", ") + (option.value.map { " " + $0.placeholder } ?? "")
+      let indent = String(repeating: " ", count: column)
+      let lines = help(option).split(separator: "\n").map { indent + $0 + "\n" }
+      guard label.count < column else { return label + "\n" + lines.joined() }
+      return label + lines.joined().dropFirst(label.count)
+    }.joined()
+  }
+
+  /// What --help says of a global option.
+  private static func help(_ option: CommandOption) -> String {
+    switch option {
+    case .socket:
+      """
+      the daemon's control socket; default $SECTIOND_SOCKET, else
+      \(SocketLocation.systemPath) for root, else your own daemon's
+      $XDG_RUNTIME_DIR/sectiond/control.sock when it runs (or
+      /tmp/sectiond-UID/control.sock without XDG_RUNTIME_DIR), else the
+      system daemon's; 'sectionctl status' says which
+      """
+    case .list:
+      """
+      the list NAME, one of several on the machine (sectiond@NAME): the
+      same sockets as above in a directory NAME beside them (beside
+      $SECTIOND_SOCKET's too); default $SECTIOND_LIST, else the unnamed
+      list; 'sectionctl lists' shows them; --socket wins over it
+      """
+    case .readonly:
+      """
+      use the read-only socket (\(SocketLocation.readonlyName) beside control.sock,
+      NAME.readonly.sock beside NAME.sock): reading and watching only
+      """
+    case .readonlySocket: "use the read-only socket at PATH (implies --readonly; not with --socket)"
+    case .json: "print JSON for scripts (for watch, one object per line; errors too)"
+    case .timeout:
+      """
+      give up (exit 3) when the daemon has not answered within SECONDS;
+      default \(Int(Invocation.defaultTimeout)), 0 waits for ever; not for watch, ui and pipe
+      """
+    case .name:
+      """
+      what the daemon's history (sectionctl log) calls this run, to tell
+      scripts apart: 1 to 64 of A-Z a-z 0-9 . _ : @ -; default sectionctl
+      """
+    case .help: "show this help, or a command's help"
+    case .version: "show sectionctl's version"
+    default: option.brief
+    }
   }
 
   static func command(_ command: Subcommand) -> String {

@@ -1,8 +1,8 @@
 import SectionCore
 
-/// What Tab offers in `sectionctl shell`, by where the word under the cursor stands, as the
-/// bash completion does (`Completion.bash`): the first word is a command, or a
-/// protocol verb when it begins in upper case; after a command that takes a section come the
+/// What Tab offers in `sectionctl shell`, by where the word under the cursor stands, from the
+/// command table as the bash completion is (`Completion.bash`): the first word is a command, or
+/// a protocol verb when it begins in upper case; where a command takes a section come the
 /// sections' ids and indices, read from the daemon; after `mode` the modes; after `item` its
 /// actions. Where nothing fits (a title, a position) nothing is offered: a wrong word that
 /// Enter would send is worse than none.
@@ -13,11 +13,11 @@ enum ShellCompletion {
     let words = before.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
     let offered: [String]
     if let command = words.first {
-      let position = argumentPosition(words.dropFirst())
+      let arguments = self.arguments(words.dropFirst())
       if let verb = command.first, verb.isUppercase {
-        offered = forProtocol(command.uppercased(), position, sections)
+        offered = forProtocol(command.uppercased(), arguments.count, sections)
       } else {
-        offered = forCommand(command, position, sections)
+        offered = forCommand(command, arguments, sections)
       }
     } else {
       offered =
@@ -27,32 +27,31 @@ enum ShellCompletion {
     return offered.filter { $0.hasPrefix(word) }
   }
 
-  /// Which argument the next word is (0: the first after the command): options and the
-  /// value each takes do not count.
-  private static func argumentPosition(_ words: ArraySlice<String>) -> Int {
-    var position = 0
+  /// The arguments among `words`: options and the value each takes do not count.
+  private static func arguments(_ words: ArraySlice<String>) -> [String] {
+    var arguments: [String] = []
     var skipValue = false
     for word in words {
       if skipValue {
         skipValue = false
       } else if word.hasPrefix("-") {
-        skipValue = ArgumentParser.optionsWithValue.contains(word)
+        skipValue = CommandOption.withValue.contains(word)
       } else {
-        position += 1
+        arguments.append(word)
       }
     }
-    return position
+    return arguments
   }
 
-  private static func forCommand(_ command: String, _ position: Int, _ sections: () -> [String]) -> [String] {
-    switch (Subcommand(rawValue: command), position) {
-    case (.help?, 0): Subcommand.allCases.map(\.rawValue)
-    case (.items?, 0), (.open?, _), (.close?, _), (.toggle?, _), (.rm?, 0), (.mv?, 0), (.rename?, 0),
-      (.isOpen?, 0), (.item?, 1):
-      sections()
-    case (.mode?, 0): ["exclusive", "multi"]
-    case (.item?, 0): ["add", "rm", "mv", "set"]
-    default: []
+  /// What the command table (`Subcommand.argument`) says its next argument is.
+  private static func forCommand(_ command: String, _ before: [String], _ sections: () -> [String])
+    -> [String]
+  {
+    switch Subcommand(rawValue: command)?.argument(at: before.count, after: before) {
+    case .section?, .sections?: sections()
+    case .choice(_, let words)?: words
+    case .command?: Subcommand.allCases.map(\.rawValue)
+    case .value?, .values?, .text?, nil: []
     }
   }
 
