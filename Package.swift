@@ -77,7 +77,8 @@ let package = Package(
     .testTarget(name: "IntegrationTests", dependencies: ["Posix", "SectionClient"]),
     // The server in this process, its clients on socketpairs, its loop run by the test.
     .testTarget(
-      name: "SectionServerTests", dependencies: ["SectionServer", "SectionCore", "Systemd", "Posix", "CSystemd"]),
+      name: "SectionServerTests",
+      dependencies: ["SectionServer", "SectionCore", "Systemd", "Posix", "CSystemd"]),
   ],
   swiftLanguageModes: [.v6]
 )

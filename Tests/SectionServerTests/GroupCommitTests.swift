@@ -49,7 +49,8 @@ import Testing
     }
     #expect(answered)
     #expect(writer.statuses == ["OK 1"])
-    #expect(reader.lines == ["section 0 a closed 0 A", "section 1 b open 0 B", "section 2 c closed 0 C", "OK 1"])
+    #expect(
+      reader.lines == ["section 0 a closed 0 A", "section 1 b open 0 B", "section 2 c closed 0 C", "OK 1"])
   }
 
   /// A save that fails refuses every change of its group with the error, and no one (a read
@@ -70,13 +71,18 @@ import Testing
     #expect(try harness.run(until: { writer.hasReplies(3) && reader.hasReplies(1) }))
     #expect(writer.statuses.count == 3)
     #expect(writer.statuses.allSatisfy { $0.hasPrefix("ERR INTERNAL state not saved") }, "\(writer.received)")
-    #expect(reader.lines == ["section 0 a closed 0 A", "section 1 b closed 0 B", "section 2 c closed 0 C", "OK 0"])
+    #expect(
+      reader.lines == ["section 0 a closed 0 A", "section 1 b closed 0 B", "section 2 c closed 0 C", "OK 0"])
 
     harness.mendSaves()
     try reader.send("LIST\n")
     try writer.send("OPEN b\n")
-    #expect(try harness.run(until: { reader.hasReplies(2) && writer.hasReplies(4) && subscriber.hasEvents(1) }))
-    #expect(reader.lines.suffix(4) == ["section 0 a closed 0 A", "section 1 b closed 0 B", "section 2 c closed 0 C", "OK 0"])
+    #expect(
+      try harness.run(until: { reader.hasReplies(2) && writer.hasReplies(4) && subscriber.hasEvents(1) }))
+    #expect(
+      reader.lines.suffix(4) == [
+        "section 0 a closed 0 A", "section 1 b closed 0 B", "section 2 c closed 0 C", "OK 0",
+      ])
     #expect(writer.statuses.last == "OK 1")
     #expect(subscriber.events == ["!opened 1 1 b"])
     #expect(try harness.savedOpen() == ["b"])

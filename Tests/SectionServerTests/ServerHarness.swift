@@ -22,7 +22,8 @@ final class ServerHarness {
   /// Sections a, b and c, all closed, multi mode.
   static let abc = Config(
     mode: .multi,
-    sections: ["a", "b", "c"].map { Section(id: $0, title: $0.uppercased(), items: [], initiallyOpen: false) })
+    sections: ["a", "b", "c"].map { Section(id: $0, title: $0.uppercased(), items: [], initiallyOpen: false) }
+  )
 
   init(_ config: Config = ServerHarness.abc) throws {
     var template = Array("/tmp/sst-XXXXXX".utf8CString)
@@ -52,7 +53,9 @@ final class ServerHarness {
   /// A client on a socketpair whose other end the server serves as if it had accepted it.
   func connect(_ access: SectionService.Access = .control) throws -> TestClient {
     var fds: [Int32] = [0, 0]
-    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0, &fds) == 0
+    guard
+      socketpair(
+        AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0, &fds) == 0
     else { throw PosixError("socketpair") }
     let connection = Connection(fd: FileDescriptor(rawValue: fds[0]), access: access)
     #expect(server.register(connection))
@@ -129,7 +132,9 @@ final class TestClient {
   func receive() {
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
-      let count = buffer.withUnsafeMutableBytes { recv(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      let count = buffer.withUnsafeMutableBytes {
+        recv(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+      }
       guard count > 0 else { return }
       received += String(decoding: buffer[..<count], as: UTF8.self)
     }
