@@ -16,7 +16,7 @@ import Testing
     let harness = try ServerHarness()
     var entries: [Entry] = []
     var savedWhenSent: [Set<String>] = []
-    harness.server.changeLog = ChangeLog { entry in
+    harness.server.changeLog = ChangeLog { [unowned harness] entry in
       entries.append(entry)
       savedWhenSent.append((try? harness.savedOpen()) ?? [])
     }
