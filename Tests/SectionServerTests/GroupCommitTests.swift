@@ -65,6 +65,23 @@ import Testing
     #expect(subscriber.events == ["!opened 1 1 b"])
   }
 
+  /// Changes that several clients make in one loop turn are saved once, together; a change
+  /// in a later turn is a save of its own.
+  @Test func oneTurnOneSave() throws {
+    let harness = try ServerHarness()
+    let first = try harness.connect()
+    let second = try harness.connect()
+    try first.send("OPEN a\nOPEN b\n")
+    try second.send("OPEN c\n")
+    #expect(try harness.run(until: { first.hasReplies(2) && second.hasReplies(1) }))
+    #expect(first.statuses + second.statuses == ["OK 1", "OK 2", "OK 3"])
+    #expect(try harness.journalCommits() == ["3"])
+
+    try second.send("CLOSE a\n")
+    #expect(try harness.run(until: { second.hasReplies(2) }))
+    #expect(try harness.journalCommits() == ["3", "4"])
+  }
+
   /// A save that fails refuses every change of its group with the error, and no one (a read
   /// in the same turn, a subscriber, a read after it) ever sees them; the next save, once
   /// the disk is back, has none of them.

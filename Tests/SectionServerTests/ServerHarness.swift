@@ -96,6 +96,15 @@ final class ServerHarness {
     Set((try saved()?.sections ?? [:]).compactMap { id, opened in opened == nil ? nil : id })
   }
 
+  /// The revisions of the groups in the journal, one per save since the whole state was
+  /// written (`commit <rev> <checksum>` ends each).
+  func journalCommits() throws -> [String] {
+    let journal = String(decoding: try FileSystem.readFile(statePath + ".journal"), as: UTF8.self)
+    return journal.split(separator: "\n").compactMap { line in
+      line.hasPrefix("commit ") ? String(line.split(separator: " ")[1]) : nil
+    }
+  }
+
   /// Makes every save fail as a full or vanished disk would, for root too (a directory made
   /// read-only does not stop root): the state's directory goes, so the journal held open is
   /// found unlinked and the whole state cannot be written where it was.
