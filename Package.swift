@@ -75,6 +75,10 @@ let package = Package(
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl", "SectionClient"]),
     .testTarget(name: "SectionClientTests", dependencies: ["SectionClient"]),
     .testTarget(name: "IntegrationTests", dependencies: ["Posix", "SectionClient"]),
+    // The server in this process, its clients on socketpairs, its loop run by the test.
+    .testTarget(
+      name: "SectionServerTests",
+      dependencies: ["SectionServer", "SectionCore", "Systemd", "Posix", "CSystemd"]),
   ],
   swiftLanguageModes: [.v6]
 )
