@@ -53,6 +53,10 @@ ssize_t cshim_receive(int fd, void *buffer, size_t count) {
   return syscall(SYS_recvfrom, fd, buffer, count, 0, NULL, NULL);
 }
 
+ssize_t cshim_peek(int fd, void *buffer, size_t count) {
+  return syscall(SYS_recvfrom, fd, buffer, count, MSG_PEEK | MSG_DONTWAIT, NULL, NULL);
+}
+
 ssize_t cshim_send(int fd, const void *buffer, size_t count) {
   return syscall(SYS_sendto, fd, buffer, count, MSG_NOSIGNAL, NULL, 0);
 }

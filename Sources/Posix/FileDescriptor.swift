@@ -32,6 +32,12 @@ public struct FileDescriptor: Hashable, Sendable {
     try retryingNonBlocking("recv") { cshim_receive(rawValue, buffer.baseAddress, buffer.count) }
   }
 
+  /// What is waiting to be read, without taking it (recv(2) with MSG_PEEK, never waiting): the
+  /// next `receive` reads the same bytes.
+  public func peek(into buffer: UnsafeMutableRawBufferPointer) throws -> IOResult<Int> {
+    try retryingNonBlocking("recv") { cshim_peek(rawValue, buffer.baseAddress, buffer.count) }
+  }
+
   /// Writes what the kernel takes now, through send(2) (so only to a socket); a short count
   /// is normal on a non-blocking socket.
   public func write(_ buffer: UnsafeRawBufferPointer) throws -> IOResult<Int> {

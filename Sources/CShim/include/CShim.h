@@ -31,6 +31,8 @@ int cshim_read_signal(int fd);
 /// callgrind, a PING at 1 in flight: 1,022 user-space instructions before, 981 after. Each
 /// returns what the system call returns, -1 with errno set on failure.
 ssize_t cshim_receive(int fd, void *buffer, size_t count);
+/// recv(2) with MSG_PEEK | MSG_DONTWAIT: what is waiting, left for the next read.
+ssize_t cshim_peek(int fd, void *buffer, size_t count);
 ssize_t cshim_send(int fd, const void *buffer, size_t count);
 int cshim_epoll_ready(int epfd, struct epoll_event *events, int capacity, int timeout);
 

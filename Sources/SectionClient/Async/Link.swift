@@ -78,8 +78,12 @@ final class Link: Sendable {
   /// else is to (see the type's comment).
   func send(_ lines: [String], to waiter: Waiter) {
     let deadline = waiter.deadline
+    var busy = false
     let started = pending.withLock { pending -> Bool? in
-      if pending.failure != nil { return nil }
+      if let failure = pending.failure {
+        if case .busy = failure { busy = true }
+        return nil
+      }
       pending.waiters.append(waiter)
       pending.unsent += 1
       for line in lines {
@@ -93,7 +97,9 @@ final class Link: Sendable {
     // Once queued, where the reactor's check of deadlines (`expire`) finds it.
     if deadline != 0 && started != nil { Reactor.shared.expect(deadline) }
     switch started {
-    case nil: waiter.resume(.notSent)
+    // A request on a connection that has ended goes again on a new one, unless the daemon said
+    // it is busy: then it would only meet the same.
+    case nil: waiter.resume(busy ? .failed(.busy(path: path)) : .notSent)
     case false?: break
     case true?:
       if Reactor.shared.isCurrent { Reactor.shared.flushLater(self) } else { flush() }
@@ -194,8 +200,11 @@ final class Link: Sendable {
   /// those bytes (`taken` of them) and of any queued since never left, and go again on a new
   /// connection (`AsyncClient.send`); the reader fails the rest when it sees the end.
   private func failUnsent(_ taken: Int) {
+    // A daemon at --max-clients answers ERR BUSY and closes, maybe before the first write: then
+    // the requests fail as busy, rather than going again only to meet the same.
+    let busy = isBusyWaiting
     let unsent = pending.withLock { pending -> ArraySlice<Waiter> in
-      pending.failure = pending.failure ?? .connectionLost(path: path)
+      pending.failure = pending.failure ?? (busy ? .busy(path: path) : .connectionLost(path: path))
       closed.store(true, ordering: .releasing)
       let count = min(taken + pending.unsent, pending.waiters.count - pending.head)
       pending.unsent = 0
@@ -203,7 +212,16 @@ final class Link: Sendable {
       return pending.waiters.suffix(count)
     }
     UnixSocket.shutdown(fd)
-    for waiter in unsent { waiter.resume(.notSent) }
+    for waiter in unsent { waiter.resume(busy ? .failed(.busy(path: path)) : .notSent) }
+  }
+
+  /// Whether the daemon's first line, waiting unread, is `ERR BUSY`.
+  private var isBusyWaiting: Bool {
+    let line = Array("ERR BUSY".utf8)
+    var bytes = [UInt8](repeating: 0, count: line.count)
+    let result = bytes.withUnsafeMutableBytes { try? fd.peek(into: $0) }
+    guard case .done(let count)? = result, count == line.count else { return false }
+    return bytes == line
   }
 
   /// On the reactor's thread: reads what has arrived (once; epoll reports the socket again
