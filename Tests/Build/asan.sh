@@ -16,7 +16,7 @@ symbolizer=$(dirname "$(command -v swiftc)")/llvm-symbolizer
 # Stop at the first error, and make it fail the process even where a test harness would not look.
 # Leaks are checked at every exit (test bundle, daemon, tool) but for the test harness's own.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/Tests/System/lsan-suppressions.txt:print_suppressions=0}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/Tests/Build/lsan-suppressions.txt:print_suppressions=0}
 
 log=$(mktemp /tmp/sectiond-asan.XXXXXX.log)
 trap 'rm -f "$log"' EXIT

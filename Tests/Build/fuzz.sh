@@ -11,8 +11,8 @@
 #   <binary> <reproducer>
 # (FUZZ_KEEP=1 keeps the binaries; their directory is printed).
 #
-#   FUZZ_SECONDS=600 Tests/System/fuzz.sh          # fuzz longer by hand
-#   FUZZ_TARGETS="config state" Tests/System/fuzz.sh
+#   FUZZ_SECONDS=600 Tests/Build/fuzz.sh          # fuzz longer by hand
+#   FUZZ_TARGETS="config state" Tests/Build/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

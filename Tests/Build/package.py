@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The Debian package (issue 13, part 2), built and then installed for real in the systemd
-lab (Tests/System/lab.py), whose overlays keep dpkg, apt, users and units off this machine:
+lab (Tests/System/lib/lab.py), whose overlays keep dpkg, apt, users and units off this machine:
 
   build     `scripts/deb.sh` (the release build, static Swift runtime) and the same binaries
             again as version +1, for the upgrade; the binaries link only what the package's
@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "System", "lib"))
 from lab import Lab, LabUnavailable  # noqa: E402
 from sdlib import ROOT, Client, Results  # noqa: E402
 

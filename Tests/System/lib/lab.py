@@ -53,7 +53,7 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 INIT_SCRIPT = os.path.join(ROOT, "Tests", "System", "lib", "lab-init.sh")
 SYSTEMD = "/lib/systemd/systemd"
 CGROUP_PREFIX = "sectiond-lab."

@@ -1,4 +1,4 @@
-"""Clients across restarts of the installed service (issue 10), parts of Tests/System/systemd_lab.py:
+"""Clients across restarts of the installed service (issue 10), parts of Tests/System/suites/systemd-lab.py:
 
   restart   `systemctl restart` with 200 subscribers, a read-only client and a client
             pipelining TOGGLEs: nobody sees end-of-file, every request is answered once and
@@ -24,7 +24,7 @@ import time
 from sdlib import Client, config_json
 
 CONFIG = "/etc/sectiond/sections.json"
-IDS = ["alpha", "beta", "gamma"]  # the config systemd_lab.py's set_up() installs
+IDS = ["alpha", "beta", "gamma"]  # the config systemd-lab.py's set_up() installs
 
 
 def fresh_start(lab):

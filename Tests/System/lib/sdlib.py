@@ -1,7 +1,9 @@
-"""Helpers shared by the Python drivers in Tests/System/ (faults.py, soak.py): start a real
-sectiond from $BUILD_DIR, talk protocol 1 to it, and read its figures from /proc.
+"""Helpers shared by the Python suites in Tests/System/suites/ (faults.py, soak.py, ...): start a
+real sectiond from $BUILD_DIR, talk protocol 1 to it (Client, the one protocol client of the
+suites), and read its figures from /proc.
 
-Standard library only. Not a test itself: the *.sh wrappers run the drivers.
+Standard library only (the suites that run under /usr/bin/python3 import it too). Not a test
+itself: scripts/test.sh runs the suites that Tests/System/suites.tsv lists.
 """
 
 import json
@@ -14,7 +16,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 def build_dir():
@@ -295,6 +297,21 @@ def run_parts(parts, argv):
         parts[name](results)
         print(f"-- {name}: {time.monotonic() - started:.1f} s", flush=True)
     return results.finish()
+
+
+def require(commands=(), modules=(), fix="scripts/deps.sh --test installs it"):
+    """Ends the suite as one failure naming what is missing and what installs it, when one of
+    `commands` is not on PATH or one of `modules` cannot be imported by this interpreter."""
+    missing = [command for command in commands if shutil.which(command) is None]
+    for module in modules:
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(f"{module} (for {sys.executable})")
+    if missing:
+        print(f"FAIL {', '.join(missing)} missing: {fix}")
+        print("0 passed, 1 failed")
+        sys.exit(1)
 
 
 def require_binary():

@@ -8,8 +8,8 @@ Measured:
 - bytes per frame written to the terminal (only changed rows are redrawn);
 - the ui's CPU time (utime + stime from /proc) as a share of one core, with and without load.
 
-Run by Tests/System/ui.py, which checks the figures; by hand, for docs/PERFORMANCE.md:
-    BUILD_DIR=.build/release python3 Tests/System/ui_load.py [--seconds 10] [--rate 1000]
+Run by Tests/System/suites/ui.py, which checks the figures; by hand, for docs/PERFORMANCE.md:
+    BUILD_DIR=.build/release python3 Tests/System/lib/ui_load.py [--seconds 10] [--rate 1000]
 """
 
 import argparse

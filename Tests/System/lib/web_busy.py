@@ -1,6 +1,6 @@
 """A daemon at --max-clients (issue 44, item 8): its ERR BUSY reaches the page through
 `sectionctl pipe`, which says it is busy rather than disconnected, and the page gets in once a
-place is free. Run by Tests/System/web.py with the browser the other checks use.
+place is free. Run by Tests/System/suites/web.py with the browser the other checks use.
 """
 
 import os

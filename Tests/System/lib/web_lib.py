@@ -1,4 +1,4 @@
-"""What Tests/System/web.py's checks stand on: websocketd started with the unit's command line,
+"""What Tests/System/suites/web.py's checks stand on: websocketd started with the unit's command line,
 the page read from the DOM, VIEW read from the daemon and the two compared, a socket subscriber,
 the browser. Also the one Results every web check counts in.
 """

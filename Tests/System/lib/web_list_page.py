@@ -1,4 +1,4 @@
-"""The web page of one list as a browser shows it, for Tests/System/lists_lab.py (which runs
+"""The web page of one list as a browser shows it, for Tests/System/suites/lists.py (which runs
 under pyenv's python3, without Debian's python3-selenium): loads URL in headless Chromium and
 prints what the page shows as one JSON object, {"connected", "title", "bar", "sections":
 [{"title", "expanded"}]}, after clicking the header of INDEX when given. Run with

@@ -1,5 +1,5 @@
 """`sectionctl pipe` on its own, against a real sectiond: what it relays, when it exits, how it
-fails, and that neither direction waits for the other. Run by Tests/System/web.py.
+fails, and that neither direction waits for the other. Run by Tests/System/suites/web.py.
 """
 
 import os

@@ -2,7 +2,7 @@
 than its event limit (64 KiB) behind, instead of the events it missed. The page's connection
 is websocketd's `sectionctl pipe` child; stopping it (SIGSTOP) while another client makes many
 changes, the mode among them, makes its connection fall behind for real; after SIGCONT the page
-must count a `!state` and end up holding what LIST and MODE say. For Tests/System/web.py.
+must count a `!state` and end up holding what LIST and MODE say. For Tests/System/suites/web.py.
 """
 
 import os

@@ -1,6 +1,6 @@
 """A WebSocket client small enough to see every byte: the raw upgrade request (to send any Host
 and Origin a browser would, or an attacker's page would make it send), text frames out, and
-frames in as websocketd sends them. For Tests/System/web.py and web_units.py. Standard library only.
+frames in as websocketd sends them. For Tests/System/suites/web.py and web-units.py. Standard library only.
 """
 
 import base64

@@ -38,7 +38,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from sdlib import Client, Daemon, config_json, run_parts  # noqa: E402
 
 MAX_REVISION = 2**63 - 1

@@ -5,7 +5,7 @@
 # and (a tiny package) by url, and works against a real daemon. A change to the library that breaks its
 # users breaks this suite. Ends with "N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 source Tests/System/lib/checks.sh
 dir=$(mktemp -d /tmp/sdex.XXXXXX)
 pids=()

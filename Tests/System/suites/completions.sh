@@ -6,7 +6,7 @@
 # completion runs it, and only what a real id can be is offered.
 # Ends with "N passed, N failed"; exits 1 on any failure.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 bin="$root/${BUILD_DIR:-.build/debug}"
 command -v zsh >/dev/null || { echo "FAIL zsh is missing: scripts/deps.sh --test installs it"; echo "0 passed, 1 failed"; exit 1; }
 dir=$(mktemp -d /tmp/sdcomp.XXXXXX)

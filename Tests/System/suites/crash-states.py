@@ -11,7 +11,7 @@ OK an fsync followed); a sample then takes a change, is killed, and must load it
 Prints, per scenario, the operations, crash points, states built, distinct states checked
 (sampled past CRASH_STATES_MAX, default 400 a scenario) and the revisions they recovered;
 a failure names the scenario, the operation, the state, and keeps the state's files in
-CRASH_STATES_KEEP (default /tmp/crash-states-failures) to replay. Run by crash-states.sh.
+CRASH_STATES_KEEP (default /tmp/crash-states-failures) to replay. scripts/test.sh runs it under the time limit of Tests/System/suites.tsv.
 """
 
 import hashlib
@@ -27,12 +27,12 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.join(HERE, "lib")]
+LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib")
+sys.path.insert(0, LIB)
 import crashmodel  # noqa: E402
 import sdlib  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 BUILD = os.path.abspath(os.path.join(ROOT, os.environ.get("BUILD_DIR", ".build/debug")))
 SECTIOND = os.path.join(BUILD, "sectiond")
 MAX_STATES = int(os.environ.get("CRASH_STATES_MAX", 400))
@@ -406,7 +406,7 @@ def model_selftest():
           f"{len(after_sync)} states, names {sorted({name for files in after_sync for name in files})}")
 
 
-REGRESSIONS = os.path.join(HERE, "crashstates")
+REGRESSIONS = os.path.join(LIB, "crashstates")
 
 
 def regressions(work, rng):
@@ -446,6 +446,7 @@ def regressions(work, rng):
 
 
 def main():
+    sdlib.require(["strace"])
     os.makedirs(KEEP, exist_ok=True)
     model_selftest()
     rng = random.Random(int(os.environ.get("CRASH_STATES_SEED", 36)))

@@ -1,10 +1,11 @@
+#!/usr/bin/env python3
 """sectionctl against a server it must not trust, and sockets in directories others could
-write (issue 19: items 6, 7, 8, 9, 13, 14, 15), and floods of events or of a reply (issue 44 item 7). Tests/System/ctl-safety.sh runs this.
+write (issue 19: items 6, 7, 8, 9, 13, 14, 15), and floods of events or of a reply (issue 44 item 7).
 
 A fake server (a thread here, on a Unix socket) plays a hostile or hung daemon: control
 sequences in every field, lines of tens of megabytes, no reply at all. The directory checks
 plant directories as another user would (uid 4343, as in the issue, or the next uid no
-account has), and run the victim as the next free uid after it through setpriv. The ui checks run in tmux (Tests/System/ui.py's Pane). Needs root
+account has), and run the victim as the next free uid after it through setpriv. The ui checks run in tmux (Tests/System/lib/tmux_pane.py). Needs root
 for the users; standard library only.
 """
 
@@ -21,9 +22,9 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import sdlib  # noqa: E402
-import ui  # noqa: E402
+import tmux_pane  # noqa: E402
 
 
 
@@ -191,15 +192,15 @@ class CtlSafety:
         path = os.path.join(self.work, "fakeui.sock")
         server = FakeServer(path, hostile_answer)
         self.cleanup.append(server.close)
-        pane = ui.Pane(f"sdcs-{os.getpid()}-osc", 100, 10)
+        pane = tmux_pane.Pane(f"sdcs-{os.getpid()}-osc", 100, 10)
         self.cleanup.append(pane.close)
         pane.type_line(f"{self.ctl} --socket {path} ui")
         ok, screen = pane.wait(lambda s: any("PWNED-TITLE" in line for line in s))
         title = pane.run("display-message", "-p", "-t", "t", "#{pane_title}").strip()
         self.check(ok and "PWNED" not in title, "ui: an OSC 0 in a title is drawn, not obeyed",
-                   f"pane title {title!r}" + ui.show(screen))
+                   f"pane title {title!r}" + tmux_pane.show(screen))
         self.check(ok and any(r"\x1b]52;c;cHduZWQ=" in line for line in screen),
-                   "ui: the escapes are visible on screen", ui.show(screen))
+                   "ui: the escapes are visible on screen", tmux_pane.show(screen))
         pane.literal("q")
 
     # Item 8: widths as the terminal counts them; no row reaches into the next.
@@ -209,31 +210,31 @@ class CtlSafety:
         daemon = sdlib.Daemon(config=config).start()
         self.cleanup.append(daemon.close)
         tangut = "\U00017000" * 60
-        pane = ui.Pane(f"sdcs-{os.getpid()}-wide", 100, 10)
+        pane = tmux_pane.Pane(f"sdcs-{os.getpid()}-wide", 100, 10)
         self.cleanup.append(pane.close)
         pane.type_line(f"{self.ctl} --socket {daemon.socket} ui")
-        pane.wait(lambda s: "connected" in ui.status_line(s))
+        pane.wait(lambda s: "connected" in tmux_pane.status_line(s))
         # Renamed while the ui runs, as in the issue: only that row is redrawn, so an overflow
         # into the next row would stay there.
         with daemon.connect() as client:
             client.request(f"RENAME first {tangut} FORGED-LINE-HERE")
         ok, screen = pane.wait(lambda s: "\U00017000" in s[0])
-        self.check(ok and all(ui.cells(line) <= 100 for line in screen),
-                   "ui at 100 columns: every row fits, Tangut counted 2 cells", ui.show(screen))
+        self.check(ok and all(tmux_pane.cells(line) <= 100 for line in screen),
+                   "ui at 100 columns: every row fits, Tangut counted 2 cells", tmux_pane.show(screen))
         self.check(ok and not any("FORGED" in line for line in screen[1:]) and screen[1].startswith("  ▸ Second")
                    and screen[2].startswith("  ▸ Third"),
-                   "ui: a title's overflow never replaces the next row", ui.show(screen))
+                   "ui: a title's overflow never replaces the next row", tmux_pane.show(screen))
         with daemon.connect() as client:
             client.request("RENAME second" + " soft\u00adhyphen" * 12)
         ok, screen = pane.wait(lambda s: s[1].startswith("  ▸ soft"))
         self.check(ok and "…" in screen[1] and screen[2].startswith("  ▸ Third")
-                   and all(ui.cells(line) <= 100 for line in screen),
-                   "ui: soft hyphens counted 1 cell, the title cut to its row", ui.show(screen))
+                   and all(tmux_pane.cells(line) <= 100 for line in screen),
+                   "ui: soft hyphens counted 1 cell, the title cut to its row", tmux_pane.show(screen))
         pane.keys("Down")
         ok, screen = pane.wait(lambda s: s[1].startswith("› ▸ soft"))
         self.check(ok and "…" in screen[1] and screen[2].startswith("  ▸ Third")
-                   and all(ui.cells(line) <= 100 for line in screen),
-                   "ui: a title with soft hyphens is cut to its row", ui.show(screen))
+                   and all(tmux_pane.cells(line) <= 100 for line in screen),
+                   "ui: a title with soft hyphens is cut to its row", tmux_pane.show(screen))
         pane.literal("q")
 
     # Item 14: timeouts and long lines.
@@ -575,7 +576,7 @@ class CtlSafety:
         os.symlink(secret, os.path.join(linked, "sectionctl", "history"))
 
         def shell(state_home, name):
-            pane = ui.Pane(f"sdcs-{os.getpid()}-{name}", 120, 12)
+            pane = tmux_pane.Pane(f"sdcs-{os.getpid()}-{name}", 120, 12)
             self.cleanup.append(pane.close)
             pane.type_line(f"XDG_STATE_HOME={state_home} {self.ctl} --socket {daemon.socket} shell")
             started, _ = pane.wait(lambda s: any("sectionctl shell on" in line for line in s), timeout=10)
@@ -593,18 +594,18 @@ class CtlSafety:
         self.check(served and refused and after == before and os.path.islink(
             os.path.join(planted, "sectionctl", "history")),
                    "shell: another user's planted history link is not followed, and the shell goes on",
-                   f"file now {after!r}" + ui.show(screen))
+                   f"file now {after!r}" + tmux_pane.show(screen))
         served, screen = shell(linked, "hist2")
         with open(secret) as f:
             after = f.read()
         self.check(served and after == before and any("symbolic link" in line for line in screen),
                    "shell: a history that is a link, even in one's own directory, is refused by name",
-                   f"file now {after!r}" + ui.show(screen))
+                   f"file now {after!r}" + tmux_pane.show(screen))
         served, screen = shell(own, "hist3")
         history = os.path.join(own, "sectionctl", "history")
         kept = open(history).read() if os.path.isfile(history) else ""
         self.check(served and "ping" in kept and not any("not keeping" in line for line in screen),
-                   "shell: in a directory of one's own the history is kept", repr(kept) + ui.show(screen))
+                   "shell: in a directory of one's own the history is kept", repr(kept) + tmux_pane.show(screen))
 
     def main(self):
         try:
@@ -632,5 +633,6 @@ class CtlSafety:
 
 
 if __name__ == "__main__":
+    sdlib.require(["tmux"])
     sdlib.require_binary()
     sys.exit(CtlSafety().main())

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """sectiond on the system bus under a real systemd 252 (issue 21), in the systemd lab
-(Tests/System/lab.py): dbus-daemon as the system bus (dbus.socket), the project installed
+(Tests/System/lib/lab.py): dbus-daemon as the system bus (dbus.socket), the project installed
 as the Debian package installs it (scripts/install.sh with PREFIX=/usr: the units, the
 policy in /usr/share/dbus-1/system.d, the activation file in system-services), and then:
 
@@ -14,7 +14,7 @@ policy in /usr/share/dbus-1/system.d, the activation file in system-services), a
 - the hardened unit keeps its `systemd-analyze security` rating (at most 1.0);
 - the user unit on a user's session bus (dbus-user-session): activated by the first call.
 
-Prints PASS/FAIL lines, then `N passed, N failed`. Run by Tests/System/dbus-lab.sh.
+Prints PASS/FAIL lines, then `N passed, N failed`.
 """
 
 import os
@@ -22,7 +22,7 @@ import re
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from lab import Lab, LabError, LabUnavailable, skip_line  # noqa: E402
 from sdlib import Results, config_json, require_binary  # noqa: E402
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """sectiond's D-Bus face (issue 21, docs/DBUS.md) on a private dbus-daemon, with real clients:
-busctl, gdbus, and Python on Gio as a desktop program would be. Run by Tests/System/dbus.sh.
+busctl, gdbus, and Python on Gio as a desktop program would be.
 
 Each part starts the daemon (and, where it matters, the bus) afresh in its own directory:
 --bus on the command line and in --help and sectiond(8); the examples of docs/DBUS.md and the introspection XML; socket and bus changes interleaved
@@ -29,12 +29,16 @@ import textwrap
 import threading
 import time
 
-import gi
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import sdlib  # noqa: E402
+
+sdlib.require(["dbus-daemon", "busctl", "gdbus", "setpriv"], modules=["gi"])
+import gi  # noqa: E402
 
 gi.require_version("Gio", "2.0")
 from gi.repository import Gio, GLib  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 BUILD = os.path.abspath(os.path.join(ROOT, os.environ.get("BUILD_DIR", ".build/debug")))
 SECTIOND = os.path.join(BUILD, "sectiond")
 NAME = "org.sectiond.Sectiond1"

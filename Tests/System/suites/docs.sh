@@ -3,7 +3,7 @@
 # built binaries: each check runs the behaviour and looks for the sentence that describes it.
 # Ends with "N passed, N failed"; exits 1 on any failure.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 bin="$root/${BUILD_DIR:-.build/debug}"
 for tool in nc socat man; do
   command -v "$tool" >/dev/null || { echo "FAIL $tool is missing: scripts/deps.sh --test installs it"; echo "0 passed, 1 failed"; exit 1; }
@@ -40,7 +40,7 @@ says() {
 start demo "$sock" --no-state
 
 # sectionctl(1) EXAMPLES: every example whose output the page shows in full (no pipe, no watch,
-# no ui: it needs a terminal, and Tests/System/ui.sh drives it in tmux) prints exactly that. The table example shows section 1 open.
+# no ui: it needs a terminal, and Tests/System/suites/ui.py drives it in tmux) prints exactly that. The table example shows section 1 open.
 sectionctl toggle 1 >/dev/null
 examples="$(sed -n '/^EXAMPLES$/,/^SEE ALSO$/p' <<<"$sectionctl_page" | sed '1d;$d')"
 command="" shown="" ran=0

@@ -6,7 +6,7 @@
 # `make run` writing nothing outside the checkout (in a private mount namespace, as root).
 # Ends with "N passed, N failed"; exits 1 on any failure. About 20 s.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
 source Tests/System/lib/checks.sh
 source Tests/System/lib/tmux.sh

@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from sdlib import Client, Daemon, Results, config_json, percentile, require_binary  # noqa: E402
 
 HZ = os.sysconf("SC_CLK_TCK")

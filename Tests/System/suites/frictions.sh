@@ -6,7 +6,7 @@
 # (and refuses to put the demo set in place of a list without --force).
 # Ends with "N passed, N failed"; exits 1 on any failure. About 20 s.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
 source Tests/System/lib/checks.sh
 source Tests/System/lib/tmux.sh
@@ -189,7 +189,7 @@ web=$!
 for _ in $(seq 200); do ss -Hltn "sport = :$port" | grep -q . && break; sleep 0.05; done
 out=$(python3 - "$port" <<'PY' 2>&1
 import sys
-sys.path.insert(0, "Tests/System")
+sys.path.insert(0, "Tests/System/lib")
 from web_socket import handshake, ws_read_lines, ws_send_text
 port = int(sys.argv[1])
 status, sock, rest = handshake(port, f"127.0.0.1:{port}", f"http://127.0.0.1:{port}")

@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from sdlib import (  # noqa: E402
     Client, Daemon, config_json, replay_journal, run_parts, sectiond_path)
 

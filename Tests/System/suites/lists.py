@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Several lists on one machine (issue 34), under a real systemd 252 as PID 1 (the lab,
-Tests/System/lab.py), installed as the Debian package installs it (PREFIX=/usr, the D-Bus
+Tests/System/lib/lab.py), installed as the Debian package installs it (PREFIX=/usr, the D-Bus
 policy in /usr/share/dbus-1/system.d): the unnamed list (sectiond.service), two system
 instances (sectiond@a, with /etc/sectiond/a.json, and sectiond@b, with no config yet) and
 one per-user instance (alice's sectiond@u under her user manager), all at once. Then:
@@ -26,7 +26,7 @@ one per-user instance (alice's sectiond@u under her user manager), all at once. 
 - the refusals of bad names (`../x`, `A`, 33 characters, empty) by sectionctl and by
   sectiond, and of the unit sectiond@Bad, whose start fails naming the rule.
 
-Prints PASS/FAIL lines, then `N passed, N failed`. Run by Tests/System/lists.sh.
+Prints PASS/FAIL lines, then `N passed, N failed`.
 """
 
 import json
@@ -35,7 +35,7 @@ import socket
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from lab import ROOT, Lab, LabUnavailable, skip_line  # noqa: E402
 from sdlib import Client, Results, config_json, require_binary  # noqa: E402
 from web_socket import free_port, wait_for  # noqa: E402
@@ -392,7 +392,7 @@ class Lists:
         started = self.lab.systemctl("start", "sectiond-web.service", check=False)
         wait_for(lambda: self._listening(port), 10)
         before = {"a": self.listed("-l", "a"), "-": self.listed()}
-        shown = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "Tests", "System", "web_list_page.py"),
+        shown = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "Tests", "System", "lib", "web_list_page.py"),
                                 f"http://127.0.0.1:{port}/?list=a", "1"],
                                capture_output=True, text=True, timeout=120)
         got = json.loads(shown.stdout) if shown.returncode == 0 else {}

@@ -17,20 +17,26 @@ the subscriber saw, the state must load (never set aside), and:
              state file's fsync, after the swap, around the rename of the journal the
              compaction started (default mode)
 
-usage: powerloss.py LAZYFS_BINARY [part ...]   (BUILD_DIR names the build, as for the others)
+usage: powerloss.py [part ...]   (BUILD_DIR names the build, as for the others)
+
+LazyFS is built from the shared third-party folder beside the checkout (LAZYFS_SRC, default
+../shared/third_party/lazyfs from the repository's root), once per machine and user
+(LAZYFS_BUILD, default /tmp/sectiond-lazyfs-UID). Skips, saying why, when that folder,
+/dev/fuse or root is missing.
 LazyFS is mounted and ended by its PID in every case.
 """
 
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sdlib import Client, Results, config_json, sectiond_path  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from sdlib import ROOT, Client, Results, config_json, require_binary, sectiond_path  # noqa: E402
 
 # The default mode's promise (README, docs/PROTOCOL.md): a power cut loses at most what was
 # acknowledged in the last second or so, plus one fsync. Checked with a margin for a loaded
@@ -513,9 +519,37 @@ PARTS = {"sync": part_sync, "default": part_default, "torn": part_torn, "compact
          "no": part_never}
 
 
+def skip(reason):
+    print(f"SKIP powerloss: {reason}")
+    sys.exit(77)  # skipped, for scripts/test.sh
+
+
+def lazyfs_binary():
+    """LazyFS built from its source folder (build.sh returns at once when the binary is there)."""
+    src = os.environ.get("LAZYFS_SRC") or os.path.join(ROOT, "..", "shared", "third_party", "lazyfs")
+    if not os.path.isfile(os.path.join(src, "build.sh")):
+        skip(f"no LazyFS at {src} (set LAZYFS_SRC to its folder)")
+    if not os.path.exists("/dev/fuse"):
+        skip("/dev/fuse is missing")
+    if os.getuid() != 0:
+        skip("mounting LazyFS with allow_other needs root")
+    if shutil.which("umount") is None:
+        skip("umount is missing")
+    require_binary()
+    out = os.environ.get("LAZYFS_BUILD") or f"/tmp/sectiond-lazyfs-{os.getuid()}"
+    built = subprocess.run(["sh", os.path.join(src, "build.sh"), out], stdout=subprocess.PIPE, text=True)
+    lines = built.stdout.strip().splitlines()
+    binary = lines[-1] if lines else ""
+    if not os.access(binary, os.X_OK):
+        print(f"FAIL LazyFS did not build from {src}")
+        print("0 passed, 1 failed")
+        sys.exit(1)
+    return binary
+
+
 def main():
-    binary = sys.argv[1]
-    parts = sys.argv[2:] or list(PARTS)
+    binary = lazyfs_binary()
+    parts = sys.argv[1:] or list(PARTS)
     print(f"seed {SEED} (POWERLOSS_SEED repeats it)", flush=True)
     results = Results()
     fs = LazyFS(binary)

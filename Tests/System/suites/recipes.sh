@@ -12,13 +12,13 @@
 #   tmux      one short line (at most 40 characters)
 #   shell     one "EVENT REVISION: COUNTS" line per change
 #
-#   Tests/System/recipes.sh                 # binaries from .build/debug
-#   BUILD_DIR=.build/release Tests/System/recipes.sh
+#   Tests/System/suites/recipes.sh                 # binaries from .build/debug
+#   BUILD_DIR=.build/release Tests/System/suites/recipes.sh
 #
 # Prints one line per check, then "N passed, N failed"; exits 1 on any failure.
 set -uo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
 source Tests/System/lib/checks.sh
 check() { # check NAME DETAIL COMMAND...: PASS when COMMAND succeeds

@@ -8,7 +8,7 @@
 # table. In a copy of scripts/run.sh of its own, so the checkout's .run/ is untouched; no root.
 # Ends with "N passed, N failed"; exits 1 on any failure. About 5 s.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
 source Tests/System/lib/checks.sh
 scratch sdrl

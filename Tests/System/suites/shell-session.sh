@@ -2,7 +2,7 @@
 # Drives a real sectiond exactly as a shell script would: printf | nc -U -N, and socat.
 # Ends with "N passed, N failed"; exits 1 on any failure.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 sectiond="$root/${BUILD_DIR:-.build/debug}/sectiond"
 for tool in nc socat; do
   command -v "$tool" >/dev/null || { echo "FAIL $tool is missing: scripts/deps.sh --test installs it"; echo "0 passed, 1 failed"; exit 1; }

@@ -26,7 +26,7 @@ import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from sdlib import Client, Daemon, Results, config_json, require_binary  # noqa: E402
 
 SECTIONS = [f"s{i}" for i in range(8)]

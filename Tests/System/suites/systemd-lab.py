@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Tests of sectiond as installed, under a real systemd (issue 10), in the lab of
-Tests/System/lab.py: scripts/install.sh puts the binaries ($BUILD_DIR) and the hardened units,
+Tests/System/lib/lab.py: scripts/install.sh puts the binaries ($BUILD_DIR) and the hardened units,
 unchanged, into the lab's /usr/local; only the sockets are started.
 
   activation   the first connection to control.sock starts the service; it reaches
@@ -19,13 +19,19 @@ unchanged, into the lab's /usr/local; only the sockets are started.
   changes      --log-changes: each saved group found by `journalctl SECTIOND_CLIENT_NAME=...`
                with who and what; a flood stays within the rate limit and says so
   restart, config, crash, handover
-               clients across restarts and crashes (Tests/System/lab_restarts.py)
+               clients across restarts and crashes (Tests/System/lib/lab_restarts.py)
 
   isolation    the lab itself (own lab): its sysinit.target leaves the host's /tmp alone,
                users, homes, /etc and /dev writes stay in it, user_manager() works, and
                teardown leaves no process or cgroup behind
 
-usage: systemd_lab.py [PART ...]   (all parts by default, isolation first)
+The installed binaries are the release build that `make install` ships (swift build -c release
+--static-swift-stdlib, made here first: about 20 s from cold, seconds when up to date; bench.py
+reuses it), not $BUILD_DIR: the debug build links the Swift runtime dynamically and behaves
+differently under the hardened unit (a watchdog SIGABRT stalls 10 s in the runtime's
+backtracer). SYSTEMD_LAB_BUILD_DIR=DIR uses DIR instead and skips the build.
+
+usage: systemd-lab.py [PART ...]   (all parts by default, isolation first)
 Prints PASS/FAIL lines, then `N passed, N failed`; when the lab cannot start on this
 machine, one SKIP line saying why (SYSTEMD_LAB_REQUIRED=1 makes that a failure).
 """
@@ -33,13 +39,14 @@ machine, one SKIP line saying why (SYSTEMD_LAB_REQUIRED=1 makes that a failure).
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from lab import Lab, LabError, LabUnavailable, skip_line  # noqa: E402
-from sdlib import Client, Results, config_json, require_binary  # noqa: E402
+from sdlib import ROOT, Client, Results, config_json, require_binary  # noqa: E402
 import lab_restarts  # noqa: E402
 
 CONFIG = "/etc/sectiond/sections.json"
@@ -408,12 +415,36 @@ def set_up(lab):
     lab.systemctl("start", "sectiond.socket", "sectiond-readonly.socket")
 
 
+def release_build():
+    """The release build `make install` ships, made (or brought up to date) here, as BUILD_DIR;
+    SYSTEMD_LAB_BUILD_DIR=DIR names a build to use instead. False when it did not build."""
+    if os.environ.get("SYSTEMD_LAB_BUILD_DIR"):
+        os.environ["BUILD_DIR"] = os.environ["SYSTEMD_LAB_BUILD_DIR"]
+        return True
+    command = ["swift", "build", "-c", "release", "--static-swift-stdlib"]
+    try:
+        built = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        print("FAIL release build did not finish within 900 s")
+        return False
+    if built.returncode != 0:
+        print("\n".join((built.stdout + built.stderr).splitlines()[-20:]))
+        print(f"FAIL release build ({' '.join(command)})")
+        return False
+    os.environ["BUILD_DIR"] = subprocess.run(command + ["--show-bin-path"], cwd=ROOT, capture_output=True,
+                                             text=True).stdout.strip()
+    return True
+
+
 def main(argv):
     parts = argv or ["isolation", *PARTS]
     unknown = [p for p in parts if p != "isolation" and p not in PARTS]
     if unknown:
         print(f"unknown part {unknown[0]}; parts: isolation {' '.join(PARTS)}", file=sys.stderr)
         return 2
+    if not release_build():
+        print("0 passed, 1 failed")
+        return 1
     require_binary()
     r = Results()
     try:

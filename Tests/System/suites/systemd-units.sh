@@ -3,9 +3,9 @@
 # DESTDIR with scripts/install.sh --no-build, then has systemd's own tools
 # judge the result (systemd 252, Debian 12; systemd need not be PID 1).
 #
-#   Tests/System/systemd-units.sh                      # binaries from .build/debug
-#   BUILD_DIR=.build/release Tests/System/systemd-units.sh
-#   KEEP_STAGE=1 Tests/System/systemd-units.sh         # keep the staging dir for a look
+#   Tests/System/suites/systemd-units.sh                      # binaries from .build/debug
+#   BUILD_DIR=.build/release Tests/System/suites/systemd-units.sh
+#   KEEP_STAGE=1 Tests/System/suites/systemd-units.sh         # keep the staging dir for a look
 #
 # Checks: the install lays out every file and substitutes the binary path;
 # `systemd-analyze verify --man=no` prints nothing on the three units;
@@ -24,12 +24,12 @@
 # `systemd-analyze --user verify` prints nothing on them as installed (in a
 # private mount namespace where the stage's $PREFIX is mounted over $PREFIX);
 # `systemd-analyze --user security --offline=yes` rates them at most 1.6.
-# Tests/System/user-service.sh runs them under a real user manager.
+# Tests/System/suites/user-service.py runs them under a real user manager.
 #
 # Prints one line per check, then "N passed, N failed"; exits 1 on any failure.
 set -uo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
 
 source Tests/System/lib/checks.sh

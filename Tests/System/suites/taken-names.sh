@@ -11,11 +11,15 @@
 # Runs the suites one after another (about two and a half minutes: the package suite is most of
 # it); TAKEN_SUITES="user-service ..." runs fewer by hand. Ends with `N passed, N failed`.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+cd "$(dirname "$0")/../../.."
+source Tests/System/lib/suites.sh
 : "${BUILD_DIR:=.build/debug}"
 export BUILD_DIR
+# package is `make package-test` (Tests/Build/package.py); the others are suites, each run as
+# Tests/System/suites.tsv says.
 suites=${TAKEN_SUITES:-user-service systemd-lab dbus-lab web-units package lists}
-# Every user the labs add (Tests/System/*lab*.py with lists_lab.py, user_service.py, web_units.py, package.py),
+# Every user the labs add (Tests/System/suites/*lab*.py with lists.py, user-service.py, web-units.py,
+# Tests/Build/package.py),
 # the issue's own, and the package's system user.
 names="alice bob carol dave newbie sectiond-test outsider member kiosk labcheck"
 
@@ -47,7 +51,7 @@ inside() {
   local passed=0 failed=() skipped=() status
   for suite in $suites; do
     echo "== $suite, with those names taken"
-    bash "$here/$suite.sh"
+    case $suite in package) make -s package-test ;; *) run_suite "$suite" ;; esac
     status=$?
     case $status in 0) passed=$((passed + 1)) ;; 77) skipped+=("$suite") ;; *) failed+=("$suite") ;; esac
   done
@@ -56,6 +60,6 @@ inside() {
   echo "$passed passed, ${#failed[@]} failed"
   [ ${#failed[@]} -eq 0 ]
 }
-export -f inside
-export here suites names layers
+export -f inside manifest_rows run_bounded run_suite
+export suites names layers suites_dir suites_manifest
 unshare --mount --propagation private bash -c inside

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A user's own sectiond under a real user manager (issue 13, part 1), in the systemd lab
-(Tests/System/lab.py): a lab user, the real user@UID.service, and then what the README shows,
+(Tests/System/lib/lab.py): a lab user, the real user@UID.service, and then what the README shows,
 as that user (issue 23: no root, and both sockets listening at once):
 
     scripts/install.sh --prefix ~/.local        (here with --no-build and the built binaries)
@@ -30,11 +30,11 @@ import stat
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from lab import Lab, LabUnavailable, skip_line  # noqa: E402
 from sdlib import Results, config_json, require_binary  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 USER = "alice"
 

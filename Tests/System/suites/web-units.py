@@ -1,6 +1,6 @@
-"""sectiond-web.service as installed (issue 22), in the systemd lab (Tests/System/lab.py):
-scripts/install.sh's units and page, the real websocketd, the real sandbox. Tests/System/web-units.sh
-runs this.
+#!/usr/bin/env python3
+"""sectiond-web.service as installed (issue 22), in the systemd lab (Tests/System/lib/lab.py):
+scripts/install.sh's units and page, the real websocketd, the real sandbox.
 
 System unit: started with the documented port drop-in (the lab shares the host's network, so a
 free port rather than 8047), it serves the page and its WebSocket runs `sectionctl pipe` on the
@@ -19,9 +19,9 @@ import re
 import sys
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from lab import Lab, LabUnavailable, skip_line  # noqa: E402
-from sdlib import Results, require_binary  # noqa: E402
+from sdlib import Results, require, require_binary  # noqa: E402
 from web_socket import free_port, handshake, wait_for, ws_read_lines, ws_send_text  # noqa: E402
 
 USER = "kiosk"
@@ -129,6 +129,7 @@ def user_unit(lab):
 
 
 def main():
+    require(["websocketd"])
     require_binary()
     try:
         with Lab() as lab:

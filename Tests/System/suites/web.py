@@ -1,5 +1,7 @@
+#!/usr/bin/python3
 """The web page (web/) in a real Chromium, against a real sectiond and websocketd started here
-(Tests/System/web.sh runs this with /usr/bin/python3, which has Debian's python3-selenium).
+(run by /usr/bin/python3, which has Debian's python3-selenium; the browser's packages are installed
+first when missing).
 
 websocketd runs with the command line of systemd/sectiond-web.service.in (origin list, headers,
 --binary), with this checkout's page and sectionctl in place of the installed ones. Every check
@@ -12,6 +14,7 @@ docs/PERFORMANCE.md (web_speed.py); web_lib.py has what they share.
 Screenshots (light and dark) go to $WEB_SCREENSHOTS (default build/web-screenshots/).
 """
 
+import importlib.util
 import json
 import os
 import shutil
@@ -21,8 +24,13 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import sdlib  # noqa: E402
+
+BROWSER_TOOLS = ["websocketd", "chromium", "chromedriver", "curl"]
+if not all(shutil.which(tool) for tool in BROWSER_TOOLS) or importlib.util.find_spec("selenium") is None:
+    subprocess.run([os.path.join(sdlib.ROOT, "scripts", "deps.sh"), "--test"], stdout=sys.stderr)
+    sdlib.require(BROWSER_TOOLS, modules=["selenium"], fix="run scripts/deps.sh --test as root")
 from web_lib import (ROOT, Subscriber, Websocketd, browser, check, header, load, page, results,  # noqa: E402
                      run, settled, view)
 from web_busy import busy_checks  # noqa: E402
