@@ -227,16 +227,28 @@ def is_status(line):
 
 
 class Client:
-    """A blocking protocol-1 client with a timeout on every read."""
+    """A blocking protocol-1 client with a timeout on every read: the one protocol client of the
+    Python suites (a test that plays a raw or hostile peer keeps its own socket on purpose).
+    Events read while waiting for a reply are kept in `events`."""
 
-    def __init__(self, path, timeout=5):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        try:
-            self.sock.connect(path)
-        except OSError:
-            self.sock.close()
-            raise
+    def __init__(self, path, timeout=5, wait=0):
+        """Connects to `path`; with `wait`, retries for that many seconds while the socket is
+        missing or not yet listening (a daemon that has just started)."""
+        end = time.monotonic() + wait
+        while True:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(timeout)
+            try:
+                self.sock.connect(path)
+                break
+            except (ConnectionRefusedError, FileNotFoundError):
+                self.sock.close()
+                if time.monotonic() >= end:
+                    raise
+                time.sleep(0.01)
+            except OSError:
+                self.sock.close()
+                raise
         self.buf = b""
         self.events = []
 
@@ -265,9 +277,28 @@ class Client:
             if is_status(line):
                 return lines
 
-    def request(self, line):
-        self.send(line + "\n")
+    def request(self, *lines):
+        """Sends one request (a BATCH with its lines and END, too) and returns its reply: the
+        data lines, then the status line."""
+        self.send("".join(line + "\n" for line in lines))
         return self.read_reply()
+
+    def pipeline(self, *requests):
+        """Sends every request at once, then returns their replies in order."""
+        self.send("".join(request + "\n" for request in requests))
+        return [self.read_reply() for _ in requests]
+
+    def next_events(self, count):
+        """The next `count` events read from the connection (the lines of replies between them
+        are skipped); events kept in `events` before the call are not among them."""
+        got = []
+        while len(got) < count:
+            line = self.readline()
+            if line is None:
+                raise ConnectionError(f"connection ended after {got}")
+            if line.startswith("!"):
+                got.append(line)
+        return got
 
     def close(self):
         self.sock.close()

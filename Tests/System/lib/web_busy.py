@@ -4,7 +4,6 @@ place is free. Run by Tests/System/suites/web.py with the browser the other chec
 """
 
 import os
-import socket
 
 import sdlib
 from web_lib import Websocketd, check, page, settled
@@ -22,10 +21,8 @@ def busy_checks(context):
     try:
         bridge = Websocketd(directory, "busy", ["--socket", daemon.socket]).start()
         for _ in range(2):
-            client = socket.socket(socket.AF_UNIX)
-            client.connect(daemon.socket)
-            client.sendall(b"PING\n")
-            client.recv(16)
+            client = daemon.connect()
+            client.request("PING")
             held.append(client)
         driver.get(bridge.url)
         status = wait_for(lambda: "busy" in page(driver)["status"] and page(driver)["status"], 10)

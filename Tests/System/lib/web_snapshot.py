@@ -7,9 +7,9 @@ must count a `!state` and end up holding what LIST and MODE say. For Tests/Syste
 
 import os
 import signal
-import socket
 import threading
 
+import sdlib
 from web_lib import check, settled
 from web_socket import wait_for
 
@@ -39,27 +39,18 @@ def pipe_pids(websocketd_pid):
 def pipelined(path, lines):
     """Sends the lines over one connection without waiting, reading the replies meanwhile;
     returns how many were answered OK."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(120)
-    sock.connect(path)
-    sender = threading.Thread(target=sock.sendall, args=("".join(line + "\n" for line in lines).encode(),),
-                              daemon=True)
+    client = sdlib.Client(path, timeout=120)
+    sender = threading.Thread(target=client.send, args=("".join(line + "\n" for line in lines),), daemon=True)
     sender.start()
-    ok = answered = 0
-    rest = b""
+    ok = 0
     try:
-        while answered < len(lines):
-            chunk = sock.recv(1 << 16)
-            if not chunk:
-                break
-            *complete, rest = (rest + chunk).split(b"\n")
-            for line in complete:
-                if line.startswith((b"OK", b"ERR")):
-                    answered += 1
-                    ok += line.startswith(b"OK")
+        for _ in lines:
+            ok += client.read_reply()[-1].startswith("OK")
         sender.join(10)
+    except ConnectionError:  # the daemon went away: the replies read so far count
+        pass
     finally:
-        sock.close()
+        client.close()
     return ok
 
 

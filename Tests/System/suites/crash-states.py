@@ -21,7 +21,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -44,47 +43,9 @@ results = sdlib.Results()
 check = results.check
 
 
-class Client:
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(10)
-        end = time.monotonic() + 5
-        while True:   # bound but not yet listening, just after the socket file appears
-            try:
-                self.sock.connect(path)
-                break
-            except (ConnectionRefusedError, FileNotFoundError):
-                if time.monotonic() > end:
-                    raise
-                time.sleep(0.01)
-        self.buffer = b""
-
-    def line(self):
-        while b"\n" not in self.buffer:
-            data = self.sock.recv(65536)
-            if not data:
-                raise ConnectionError("closed")
-            self.buffer += data
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line.decode()
-
-    def reply(self):
-        """The data lines and the status line of one reply (events are skipped)."""
-        lines = []
-        while True:
-            line = self.line()
-            if line.startswith("!"):
-                continue
-            if line.startswith(("OK", "ERR")):
-                return lines, line
-            lines.append(line)
-
-    def request(self, *lines):
-        self.sock.sendall("".join(line + "\n" for line in lines).encode())
-        return [self.reply() for _ in lines]
-
-    def close(self):
-        self.sock.close()
+def connect(path):
+    """A client with room for a traced daemon's slow replies, once its socket listens."""
+    return sdlib.Client(path, timeout=10, wait=5)
 
 
 def wait_for(condition, timeout):
@@ -98,8 +59,8 @@ def wait_for(condition, timeout):
 
 def snapshot(client):
     """(revision, state): the list and the mode as LIST and MODE show them."""
-    (sections, ok), (mode, _) = client.request("LIST", "MODE")
-    return int(ok.split()[1]), (tuple(sections), tuple(mode))
+    listed, mode = client.pipeline("LIST", "MODE")
+    return int(listed[-1].split()[1]), (tuple(listed[:-1]), tuple(mode[:-1]))
 
 
 class Daemon:
@@ -141,18 +102,17 @@ class Daemon:
 def sequential(requests):
     """Each request alone, then LIST and MODE: the state it was acknowledged with."""
     def run(path, references):
-        client = Client(path)
+        client = connect(path)
         for request in requests:
             if isinstance(request, float):
                 time.sleep(request)   # lets the background fsync of --fsync everysec run
                 continue
             lines = request.split("\n")
             if lines[0] == "BATCH":   # one reply for the whole batch
-                client.sock.sendall(request.encode() + b"\n")
-                replies = [client.reply()]
+                replies = [client.request(*lines)]
             else:
-                replies = client.request(*lines)
-            assert all(status.startswith("OK") for _, status in replies), (request, replies)
+                replies = client.pipeline(*lines)
+            assert all(reply[-1].startswith("OK") for reply in replies), (request, replies)
             revision, state = snapshot(client)
             references[revision] = state
         client.close()
@@ -163,20 +123,20 @@ def pipelined(clients, toggles):
     """`clients` connections sending `toggles` TOGGLEs each at once; the state at every
     revision comes from a subscriber's events (open ids and mode)."""
     def run(path, references):
-        subscriber = Client(path)
-        subscriber.sock.sendall(b"SUBSCRIBE\n")
-        first = subscriber.line().split()
+        subscriber = connect(path)
+        subscriber.send("SUBSCRIBE\n")
+        first = subscriber.readline().split()
         revision, mode, opened = int(first[1]), first[2], set(first[3].split(",")) - {"-"}
-        senders = [Client(path) for _ in range(clients)]
+        senders = [connect(path) for _ in range(clients)]
         for number, sender in enumerate(senders):
-            sender.sock.sendall("".join(f"TOGGLE {(number + k) % 3}\n" for k in range(toggles)).encode())
+            sender.send("".join(f"TOGGLE {(number + k) % 3}\n" for k in range(toggles)).encode())
         for sender in senders:
             for _ in range(toggles):
-                assert sender.reply()[1].startswith("OK")
+                assert sender.read_reply()[-1].startswith("OK")
             sender.close()
         expected = clients * toggles
         while revision < expected:
-            event = subscriber.line().split()
+            event = subscriber.readline().split()
             revision = int(event[1])
             if event[0] == "!opened":
                 opened.add(event[3])
@@ -247,7 +207,7 @@ def run_scenario(title, args, special, steps, work, rng):
         if not daemon.started():
             check(False, f"{title}: the traced daemon started", daemon.log_text())
             return
-        client = Client(daemon.socket)
+        client = connect(daemon.socket)
         revision, state = snapshot(client)
         client.close()
         references[revision] = state
@@ -329,7 +289,7 @@ def load(files, args, references, oldest, open_only, work, again):
     try:
         if not daemon.started():
             return f"sectiond did not start: {daemon.log_text().strip()[-400:]}", None
-        client = Client(daemon.socket)
+        client = connect(daemon.socket)
         revision, state = snapshot(client)
         if revision not in references:
             return f"revision {revision} was never acknowledged (a batch in part?); known {sorted(references)}", revision
@@ -340,14 +300,13 @@ def load(files, args, references, oldest, open_only, work, again):
         if revision < oldest:
             return f"revision {revision} is older than {oldest}, which was durable", revision
         if again:
-            (_, ok), = client.request("TOGGLE 0")
-            after = int(ok.split()[1])
+            after = int(client.request("TOGGLE 0")[-1].split()[1])
             client.close()
             daemon.stop(signal.SIGKILL)
             daemon = Daemon(directory, [a for a in args])
             if not daemon.started():
                 return f"after recovery, a change and a kill, sectiond did not start: {daemon.log_text()[-400:]}", revision
-            client = Client(daemon.socket)
+            client = connect(daemon.socket)
             again_revision, _ = snapshot(client)
             if again_revision != after:
                 return f"the change made after recovery (revision {after}) came back as {again_revision}", revision
@@ -433,7 +392,7 @@ def regressions(work, rng):
         try:
             if not check(daemon.started(), f"{title}: sectiond starts on the kept state", daemon.log_text()):
                 continue
-            client = Client(daemon.socket)
+            client = connect(daemon.socket)
             revision, state = snapshot(client)
             client.close()
         finally:

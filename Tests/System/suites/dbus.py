@@ -136,48 +136,7 @@ class Daemon:
             return f.read()
 
     def connect(self):
-        return LineClient(self.socket)
-
-
-class LineClient:
-    """A protocol client on the control socket."""
-
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.sock.settimeout(10)
-        self.buffer = b""
-
-    def line(self):
-        while b"\n" not in self.buffer:
-            data = self.sock.recv(65536)
-            if not data:
-                raise EOFError("connection closed")
-            self.buffer += data
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line.decode()
-
-    def request(self, *lines):
-        self.sock.sendall("".join(line + "\n" for line in lines).encode())
-        reply = []
-        while True:
-            line = self.line()
-            if line.startswith("!"):
-                continue
-            reply.append(line)
-            if line.startswith("OK") or line.startswith("ERR"):
-                return reply
-
-    def events(self, count):
-        got = []
-        while len(got) < count:
-            line = self.line()
-            if line.startswith("!"):
-                got.append(line)
-        return got
-
-    def close(self):
-        self.sock.close()
+        return sdlib.Client(self.socket, timeout=10)
 
 
 class BusClient:
@@ -385,7 +344,7 @@ def interleaved(tmp):
         check(revisions == sorted(set(revisions)) and revisions[0] == 1,
               "every change, on either face, has a revision of its own, in order", revisions)
         final = revisions[-1]
-        events = subscriber.events(final)
+        events = subscriber.next_events(final)
         check([int(e.split()[1]) for e in events] == list(range(1, final + 1)),
               f"the socket subscriber got revisions 1-{final}, once each", "\n".join(events))
         check(wait_for(lambda: len(section_signals(client)) >= final, 10),
@@ -900,7 +859,7 @@ def items_flood(tmp):
         root = BusClient(bus.address)
         check(wait_for(lambda: root.name_owner() is not None, 10), "the daemon is on the system-like bus",
               daemon.log_text())
-        sock = LineClient(os.path.join(tmp, "c.readonly.sock"))
+        sock = sdlib.Client(os.path.join(tmp, "c.readonly.sock"), timeout=10)
         sock.request("PING")
         before = rss_kib(daemon.process.pid)
         for _ in range(8):

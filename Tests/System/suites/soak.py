@@ -27,7 +27,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from sdlib import Client, Daemon, Results, config_json, require_binary  # noqa: E402
+from sdlib import Client, Daemon, Results, config_json, is_status, require_binary  # noqa: E402
 
 SECTIONS = [f"s{i}" for i in range(8)]
 CHANGING = ("OPEN", "CLOSE", "TOGGLE", "MODE ", "RELOAD", "INSERT", "DELETE", "MOVE", "RENAME", "ITEM",
@@ -105,7 +105,8 @@ def random_request(rng):
 
 
 async def read_reply(reader):
-    """Lines up to the status line; events in between are skipped. None at end of input."""
+    """Lines up to the status line; events in between are skipped. None at end of input. (The
+    asyncio twin of sdlib.Client.read_reply, for the soak's hundreds of connections in one thread.)"""
     lines = []
     while True:
         raw = await reader.readline()
@@ -115,7 +116,7 @@ async def read_reply(reader):
         if line.startswith("!"):
             continue
         lines.append(line)
-        if line == "OK" or line.startswith("OK ") or line.startswith("ERR "):
+        if is_status(line):
             return lines
 
 
