@@ -22,7 +22,7 @@ run: build
 web:
 	scripts/web.sh $(ARGS)
 
-## check: a quick check (under two minutes once built): the unit tests and the everyday suites
+## check: a quick check (under two minutes once built): the unit tests and the quick suites of Tests/System/suites.tsv
 check:
 	scripts/test.sh --quick
 
