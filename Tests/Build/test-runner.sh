@@ -90,6 +90,10 @@ case "$out" in *"FAIL f-hangs did not finish within 1 s"*"failed:"*"f-hangs"*) p
 [ $((SECONDS - start)) -lt 20 ] && pass "... and is stopped at its limit" || fail "... and is stopped at its limit"
 rm "$suites/f-hangs.sh"
 
+mkdir "$suites/__pycache__"
+manifest "b-passes 10 no quick" "d-partly 10 no full" "e-python 10 no full"
+run --quick
+expect "a folder in suites/ (Python's __pycache__) is not a suite" "3 passed, 0 failed" "$(last_line)"
 manifest "b-passes 10 no quick"
 run --quick
 status=$?

@@ -10,11 +10,12 @@ suites_manifest=Tests/System/suites.tsv
 # manifest_rows: the manifest's rows, "NAME LIMIT ROOT SET", without comments and blank lines.
 manifest_rows() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$suites_manifest"; }
 
-# manifest_problems: one line for each suite file the manifest does not list, each row without
+# manifest_problems: one line for each file in suites/ the manifest does not list, each row without
 # a file (or with two), and each row whose fields are not NAME, seconds, yes|no, quick|full.
 manifest_problems() {
   local file name limit root set extra
   for file in "$suites_dir"/*; do
+    [ -f "$file" ] || continue # Python's __pycache__, say
     name=$(basename "$file")
     name=${name%.*}
     manifest_rows | awk -v n="$name" '$1 == n { found = 1 } END { exit !found }' ||
