@@ -3,7 +3,7 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help build run web check test bench install uninstall deb format
+.PHONY: help build run web check test asan fuzz package-test bench install uninstall deb format
 
 ## help: this list
 help:
@@ -22,13 +22,25 @@ run: build
 web:
 	scripts/web.sh $(ARGS)
 
-## check: a quick check (under two minutes once built): the unit tests and the everyday suites
+## check: a quick check (under two minutes once built): the unit tests and the quick suites of Tests/System/suites.tsv
 check:
 	scripts/test.sh --quick
 
-## test: every test suite, as CI runs them (about 25 minutes)
+## test: every test suite, as CI runs them (about 25 minutes; asan, fuzz and package-test too)
 test:
 	scripts/test.sh
+
+## asan: the unit and integration tests once more, built with AddressSanitizer (in .build-asan)
+asan:
+	bash Tests/Build/asan.sh
+
+## fuzz: the request, config and state file fuzzers, 60 s each (FUZZ_SECONDS, FUZZ_TARGETS)
+fuzz:
+	bash Tests/Build/fuzz.sh
+
+## package-test: the Debian package built, judged by lintian, installed and purged in the systemd lab
+package-test:
+	bash -c 'source Tests/System/lib/suites.sh && run_bounded "$${PACKAGE_TIMEOUT:-900}" package.py python3 Tests/Build/package.py'
 
 ## bench: the benchmarks, as ratios against peers measured in the same run
 bench:

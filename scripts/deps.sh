@@ -10,16 +10,16 @@ print=""
 for option in "$@"; do
   case "$option" in
     --print) print=1 ;;
-    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh
-      fuse3 cmake g++ libfuse3-dev libtoml11-dev libspdlog-dev # LazyFS (powerloss.sh)
-      websocketd chromium chromium-driver python3-selenium curl) ;; # the web page (web.sh)
+    --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh tmux
+      fuse3 cmake g++ libfuse3-dev libtoml11-dev libspdlog-dev # LazyFS (powerloss.py)
+      websocketd chromium chromium-driver python3-selenium curl) ;; # the web page (web.py)
     --web) packages+=(websocketd iproute2) ;;
     --deb) packages+=(dpkg-dev binutils) ;;
     *) echo "deps.sh: unknown option '$option' (--test, --deb, --web, --print)" >&2; exit 2 ;;
   esac
 done
-# The D-Bus tests (Tests/System/dbus.sh): a private dbus-daemon, gdbus, and Python's Gio
-# (Debian's python3-gi, for /usr/bin/python3); dbus-lab.sh: a user's session bus.
+# The D-Bus tests (Tests/System/suites/dbus.py): a private dbus-daemon, gdbus, and Python's Gio
+# (Debian's python3-gi, for /usr/bin/python3); dbus-lab.py: a user's session bus.
 case " $* " in *" --test "*) packages+=(dbus-daemon dbus-user-session libglib2.0-bin python3-gi) ;; esac
 if [ -n "$print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 missing=()

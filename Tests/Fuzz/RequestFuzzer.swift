@@ -9,7 +9,7 @@
 // from the journal onto the last whole state to the same state.
 // Invariants are checked with `check` (Check.swift), so a broken one is a crash libFuzzer reports.
 //
-// Built outside SwiftPM by Tests/System/fuzz.sh, together with Sources/SectionCore as one module.
+// Built outside SwiftPM by Tests/Build/fuzz.sh, together with Sources/SectionCore as one module.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

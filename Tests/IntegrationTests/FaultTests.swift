@@ -6,7 +6,7 @@ import Testing
 /// The state file's file system fails (full, read-only): changes are refused with
 /// `ERR INTERNAL state not saved: <reason>` and undone, nobody hears of them, reading goes on,
 /// and changes work again once the file system recovers. Mounting a tmpfs needs root.
-/// (SIGKILL bursts, descriptor exhaustion and bad clients are in Tests/System/faults.py.)
+/// (SIGKILL bursts, descriptor exhaustion and bad clients are in Tests/System/suites/faults.py.)
 @Suite(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"), .timeLimit(.minutes(1)))
 struct FaultTests {
   @Test func fullFileSystemRefusesChangesUntilSpaceReturns() throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// What the daemon does with state files it did not write as they are: damaged, of a newer
 /// format, planted by someone else (issue 19, items 10 and 11). Power cuts are in
-/// Tests/System/powerloss.sh.
+/// Tests/System/suites/powerloss.py.
 @Suite struct RecoveryTests {
   /// A daemon that made three changes, each journaled, and was killed: the state file is at
   /// revision 0 (the start saved it), the journal holds groups 1 to 3 (each its `by` line,

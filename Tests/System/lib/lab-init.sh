@@ -1,5 +1,5 @@
 #!/bin/sh
-# PID 1 of the systemd test lab (Tests/System/lab.py says why each step is here). Runs inside
+# PID 1 of the systemd test lab (Tests/System/lib/lab.py says why each step is here). Runs inside
 # `unshare --pid --mount --cgroup --uts --ipc --fork`, already in the lab's own cgroup;
 # makes every file system systemd or an installer writes private, then becomes systemd.
 set -eu
