@@ -111,43 +111,58 @@ import Testing
 
 /// How `body` ended, run in a task of its own (cancelled after `cancelAfter` seconds, if
 /// given): its error, and the seconds from its start (or its cancellation) to its end. The
-/// task prefers the library's thread, and the times are taken there: with the whole suite
-/// running, the tests that block the default pool's two threads held a task's start and
-/// resumption back by seconds (measured: 8 s), which is not what is measured here. Fails the
-/// test, saying how far it got, if it had not ended after `seconds` (the task is then left
-/// behind, as a wait that never ends would leave it).
+/// task, and the watch that cancels it, prefer the library's thread, and the times are taken
+/// there: with the whole suite running, the tests that block the default pool's two threads
+/// held a task's start and resumption back by seconds (measured: 8 s; under ASan, more than
+/// 30 s, which made a watch on the default pool miss its moment to cancel), which is not what
+/// is measured here. Fails the test, saying how far it got, if it had not ended after
+/// `seconds` (the task is then left behind, as a wait that never ends would leave it).
 private func ending(
   within seconds: Double, cancelAfter: Double? = nil,
   _ body: @escaping @Sendable () async throws -> Void
 ) async throws -> (error: ClientError?, seconds: Double) {
-  let result = Mutex<(error: ClientError?, end: Date)?>(nil)
-  let started = Mutex<Date?>(nil)
+  let call = Call()
   let start = Date()
   let task = Task(executorPreference: AsyncClient.executor) {
-    started.withLock { $0 = Date() }
+    call.started.withLock { $0 = Date() }
     do {
       try await body()
-      result.withLock { $0 = (nil, Date()) }
+      call.result.withLock { $0 = (nil, Date()) }
     } catch {
       // Anything but a ClientError reads as `.malformedReply`, which no test expects.
       let error = error as? ClientError ?? .malformedReply("\(error)")
-      result.withLock { $0 = (error, Date()) }
+      call.result.withLock { $0 = (error, Date()) }
     }
   }
-  var cancelled: Date?
-  while Date().timeIntervalSince(start) < seconds {
-    if let ended = result.withLock({ $0 }), let began = started.withLock({ $0 }) {
+  let watch = Task(executorPreference: AsyncClient.executor) { () throws -> (ClientError?, Double) in
+    var cancelled: Date?
+    func ended() -> (ClientError?, Double)? {
+      guard let ended = call.result.withLock({ $0 }), let began = call.started.withLock({ $0 }) else {
+        return nil
+      }
       return (ended.error, ended.end.timeIntervalSince(cancelled ?? began))
     }
-    if let cancelAfter, cancelled == nil, let began = started.withLock({ $0 }),
-      Date().timeIntervalSince(began) >= cancelAfter
-    {
-      cancelled = Date()
-      task.cancel()
+    while Date().timeIntervalSince(start) < seconds {
+      if let ended = ended() { return ended }
+      if let cancelAfter, cancelled == nil, let began = call.started.withLock({ $0 }),
+        Date().timeIntervalSince(began) >= cancelAfter
+      {
+        cancelled = Date()
+        task.cancel()
+      }
+      try? await Task.sleep(nanoseconds: 10_000_000)
     }
-    try? await Task.sleep(nanoseconds: 10_000_000)
+    if let ended = ended() { return ended }
+    let began =
+      call.started.withLock { $0 }.map { "began at \($0.timeIntervalSince(start)) s" } ?? "never began"
+    let cancel = cancelled.map { ", cancelled at \($0.timeIntervalSince(start)) s" } ?? ""
+    throw TestFailure("the call had not ended after \(seconds) s (\(began)\(cancel))")
   }
-  let began = started.withLock { $0 }.map { "began at \($0.timeIntervalSince(start)) s" } ?? "never began"
-  let cancel = cancelled.map { ", cancelled at \($0.timeIntervalSince(start)) s" } ?? ""
-  throw TestFailure("the call had not ended after \(seconds) s (\(began)\(cancel))")
+  return try await watch.value
+}
+
+/// What `ending` learns of its call, from the call's task and read by the watch's.
+private final class Call: Sendable {
+  let started = Mutex<Date?>(nil)
+  let result = Mutex<(error: ClientError?, end: Date)?>(nil)
 }
