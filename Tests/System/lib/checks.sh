@@ -61,9 +61,11 @@ start() {
 }
 
 # scratch PREFIX: a new directory /tmp/PREFIX.XXXXXX in $dir and an empty list $pids of
-# background processes, all gone on exit (each pid killed and waited for, the directory removed).
+# background processes, all gone on exit (the tmux servers of lib/tmux.sh stopped, if it was
+# sourced; each pid killed and waited for; the directory removed).
 scratch() {
   dir=$(mktemp -d "/tmp/$1.XXXXXX")
   pids=()
-  trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
+  trap 'declare -F tmux_stop_all >/dev/null && tmux_stop_all
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
 }

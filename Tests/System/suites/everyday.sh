@@ -13,14 +13,7 @@ source Tests/System/lib/tmux.sh
 bin="$BUILD_DIR"
 ctl="$bin/sectionctl"
 command -v tmux >/dev/null || install_missing tmux:tmux
-dir=$(mktemp -d /tmp/sdday.XXXXXX)
-pids=()
-cleanup() {
-  tmux_stop_all
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+scratch sdday
 
 # --- two daemons in one directory: each its own read-only socket ----------------------
 start a --no-state

@@ -12,14 +12,7 @@ source Tests/System/lib/checks.sh
 source Tests/System/lib/tmux.sh
 ctl="$BUILD_DIR/sectionctl"
 command -v tmux >/dev/null || install_missing tmux:tmux
-dir=$(mktemp -d /tmp/sdfr.XXXXXX)
-pids=()
-cleanup() {
-  tmux_stop_all
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+scratch sdfr
 screen() { "${T[@]}" capture-pane -p; }
 wait_for() { # NEEDLE: up to 10 s
   for _ in $(seq 100); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
