@@ -2,14 +2,15 @@
 # Fuzzes SectionCore with libFuzzer: the request path (framer, parser, service), the config
 # loader and the state file reader, one target each (Tests/Fuzz/<Name>Fuzzer.swift).
 #
-# Each target is compiled with the toolchain's swiftc together with Sources/SectionCore as one
-# module, with libFuzzer and AddressSanitizer, into a temporary directory; SwiftPM never sees
-# Tests/Fuzz/. Every file in Tests/Fuzz/regressions/<target>/ (inputs that once crashed) is run first, then
+# The targets are compiled once, with the toolchain's swiftc, together with Sources/SectionCore as
+# one module, with libFuzzer and AddressSanitizer, into one binary in a temporary directory
+# (SwiftPM never sees Tests/Fuzz/); SECTIOND_FUZZ_TARGET picks the target it runs
+# (Tests/Fuzz/FuzzEntry.swift). Every file in Tests/Fuzz/regressions/<target>/ (inputs that once crashed) is run first, then
 # the target fuzzes a copy of Tests/Fuzz/corpus/<target>/ for FUZZ_SECONDS (default 60). A crash, a
 # failed check, a leak, a hang (-timeout), an allocation over -malloc_limit_mb or a process
 # over -rss_limit_mb fails the target and prints the reproducer; run it again with
-#   <binary> <reproducer>
-# (FUZZ_KEEP=1 keeps the binaries; their directory is printed).
+#   SECTIOND_FUZZ_TARGET=<target> <binary> <reproducer>
+# (FUZZ_KEEP=1 keeps the binary; its directory is printed).
 #
 #   FUZZ_SECONDS=600 Tests/Build/fuzz.sh          # fuzz longer by hand
 #   FUZZ_TARGETS="config state" Tests/Build/fuzz.sh
@@ -18,7 +19,6 @@ cd "$(dirname "$0")/../.."
 
 seconds=${FUZZ_SECONDS:-60}
 targets=(${FUZZ_TARGETS:-request config state})
-declare -A entry=([request]=RequestFuzzer.swift [config]=ConfigFuzzer.swift [state]=StateFuzzer.swift)
 # Requests: room for two lines over the 4096-byte limit. Configs and state files: a few KiB.
 declare -A max_len=([request]=12288 [config]=8192 [state]=2048)
 # ASan's quarantine and libFuzzer's corpus make ~500 MB normal; a single allocation is tiny.
@@ -70,7 +70,7 @@ fail() {
     echo "reproducer: $saved_failures/$target/$(basename "$artifact")" >&2
     found=1
   done
-  [ $found = 1 ] && echo "add it to Tests/Fuzz/regressions/$target/ once fixed" >&2
+  [ $found = 1 ] && echo "run it again with SECTIOND_FUZZ_TARGET=$target <binary> <reproducer> (FUZZ_KEEP=1 keeps the binary); add it to Tests/Fuzz/regressions/$target/ once fixed" >&2
   failed=$((failed + 1))
   summary+=("$target: FAILED ($why)")
 }
@@ -85,22 +85,25 @@ while IFS= read -r file; do
   sources+=("$copy")
 done < <(find Sources/SectionShared Sources/SectionCore -name "*.swift" | sort)
 
+binary=$work/fuzz
+log=$work/build.log
+echo "== fuzz: build"
+start=$SECONDS
+# One module with SectionCore and SectionShared, so the entry files need no import and the
+# whole path is one optimization unit; -parse-as-library because libFuzzer supplies main.
+if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SectionFuzz -use-ld=lld \
+  "${sources[@]}" Tests/Fuzz/*.swift -o "$binary" >"$log" 2>&1; then
+  tail -n 60 "$log" >&2
+  echo "0 passed, ${#targets[@]} failed"
+  exit 1
+fi
+echo "   built in $((SECONDS - start)) s"
+
 for target in "${targets[@]}"; do
-  source_file=Tests/Fuzz/${entry[$target]:?unknown target $target}
-  binary=$work/$target
+  case $target in request | config | state) ;; *) echo "unknown target $target" >&2; exit 2 ;; esac
+  export SECTIOND_FUZZ_TARGET=$target
   log=$work/$target.log
   mkdir -p "$artifacts/$target"
-  echo "== fuzz $target: build"
-  start=$SECONDS
-  # One module with SectionCore and SectionShared, so the entry file needs no import and the
-  # whole path is one optimization unit; -parse-as-library because libFuzzer supplies main.
-  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SectionFuzz -use-ld=lld \
-    "${sources[@]}" Tests/Fuzz/Check.swift "$source_file" -o "$binary" >"$log" 2>&1; then
-    fail "$target" "does not build" "$log"
-    continue
-  fi
-  echo "   built in $((SECONDS - start)) s"
-
   options=(-max_len="${max_len[$target]}" -rss_limit_mb="$rss_limit_mb" -malloc_limit_mb="$malloc_limit_mb"
     -timeout="$timeout_seconds" -artifact_prefix="$artifacts/$target/")
   regressions=()

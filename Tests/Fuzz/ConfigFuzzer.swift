@@ -2,10 +2,10 @@
 //
 // Any input must either be refused with a message that names the file, or give a config that
 // keeps every rule the loader promises and that the model and the service can serve.
-// Built outside SwiftPM by Tests/Build/fuzz.sh, together with Sources/SectionCore as one module.
+// Built outside SwiftPM by Tests/Build/fuzz.sh, together with Sources/SectionCore as one module;
+// FuzzEntry.swift calls it.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = UnsafeBufferPointer(start: data, count: size)
   if let document = try? JSON.parse(bytes) {
     // The serialization is JSON again, and the same document.

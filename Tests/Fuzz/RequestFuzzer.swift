@@ -9,10 +9,10 @@
 // from the journal onto the last whole state to the same state.
 // Invariants are checked with `check` (Check.swift), so a broken one is a crash libFuzzer reports.
 //
-// Built outside SwiftPM by Tests/Build/fuzz.sh, together with Sources/SectionCore as one module.
+// Built outside SwiftPM by Tests/Build/fuzz.sh, together with Sources/SectionCore as one module;
+// FuzzEntry.swift calls it.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+func fuzzRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let input = Array(UnsafeBufferPointer(start: data, count: size))
   guard let first = input.first else { return 0 }
   // Where to split: the first two bytes as a position, so any byte boundary can be reached.

@@ -4,10 +4,10 @@
 // can start from; what the model then saves must read back as the same model. The same bytes
 // are also read as a journal (`Journal.decode`) and replayed onto the demo list as far as its
 // groups are intact and apply: a state that reads back the same.
-// Built outside SwiftPM by Tests/Build/fuzz.sh, together with Sources/SectionCore as one module.
+// Built outside SwiftPM by Tests/Build/fuzz.sh, together with Sources/SectionCore as one module;
+// FuzzEntry.swift calls it.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = UnsafeBufferPointer(start: data, count: size)
   fuzzJournal(Array(bytes))
   guard let state = try? SavedState.decode(bytes) else { return 0 }
