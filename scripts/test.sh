@@ -24,6 +24,7 @@ passed=0
 failures=()
 skipped=()
 partly=()
+times=()
 log=$(mktemp /tmp/sectiond-swift-test.XXXXXX.log)
 output=$(mktemp /tmp/sectiond-suite.XXXXXX.log)
 trap 'rm -f "$log" "$output"' EXIT
@@ -45,6 +46,7 @@ suite() {
   else
     failures+=("$name (exit $status, after $((SECONDS - start)) s)")
   fi
+  times+=("$(printf '%5d s  %s' $((SECONDS - start)) "$name")")
 }
 swift_test() {
   swift test --skip-build 2>&1 | tee "$log"
@@ -70,6 +72,9 @@ if [ -z "$quick" ]; then
   suite "D-Bus bench smoke" python3 bench/dbus_bench.py --smoke --no-build
 fi
 echo
+# Where the run's time went, the longest first: what to look at when CI nears its budget.
+echo "time taken ($SECONDS s in all):"
+printf '%s\n' "${times[@]}" | sort -rn | sed 's/^/ /'
 if [ ${#partly[@]} -gt 0 ]; then
   echo "passed, with parts skipped:"
   printf '  %s\n' "${partly[@]}"
