@@ -64,7 +64,7 @@ let package = Package(
     // Not on SectionCore: a program gets the library and what it shares with the daemon.
     .target(name: "SectionClient", dependencies: ["Posix", "SectionShared"]),
     // The sectionctl command line, on SectionClient.
-    .target(name: "SectionCtl", dependencies: ["SectionClient", "Posix", "SectionCore", "CEdit"]),
+    .target(name: "SectionCtl", dependencies: ["SectionClient", "SectionShared", "Posix", "CEdit"]),
     .executableTarget(
       name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
       linkerSettings: compactDaemon + [bindNow]),

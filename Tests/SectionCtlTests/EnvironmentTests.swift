@@ -1,5 +1,4 @@
 import Glibc
-import SectionCore
 import Posix
 import Testing
 
