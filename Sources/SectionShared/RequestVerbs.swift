@@ -3,6 +3,8 @@
 /// completion does.
 package enum RequestVerbs {
   package static let names = [
-    "PING", "VERSION", "LIST", "ITEMS", "VIEW", "OPEN", "CLOSE", "TOGGLE", "MODE", "SUBSCRIBE", "UNSUBSCRIBE", "HELP", "QUIT", "RELOAD", "STATUS", "HISTORY", "CLIENT", "INSERT", "DELETE", "MOVE", "RENAME", "ITEM", "BATCH", "END",
+    "PING", "VERSION", "LIST", "ITEMS", "VIEW", "OPEN", "CLOSE", "TOGGLE", "MODE", "SUBSCRIBE", "UNSUBSCRIBE",
+    "HELP", "QUIT", "RELOAD", "STATUS", "HISTORY", "CLIENT", "INSERT", "DELETE", "MOVE", "RENAME", "ITEM",
+    "BATCH", "END",
   ]
 }

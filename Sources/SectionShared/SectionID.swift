@@ -20,4 +20,5 @@ package enum SectionID {
       return "\"\(id)\" may contain only the ASCII letters a-z and A-Z, digits, '-', '_' and '.'"
     }
     return nil
-  }}
+  }
+}

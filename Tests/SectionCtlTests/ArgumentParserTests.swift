@@ -44,7 +44,8 @@ import Testing
     #expect(
       try parse("item", "add", "today", "Buy", "milk", "-2", "liters").command.editLine
         == "ITEM INSERT today end Buy milk -2 liters")
-    #expect(try parse("add", "news", "Latest", "--at", "0").command.editLine == "INSERT end news Latest --at 0")
+    #expect(
+      try parse("add", "news", "Latest", "--at", "0").command.editLine == "INSERT end news Latest --at 0")
     #expect(try parse("rename", "news", "A", "--", "b").command.editLine == "RENAME news A -- b")
     #expect(try parse("item", "set", "today", "0", "x", "-r").command.editLine == "ITEM SET today 0 x -r")
     // Before the text, options are options; '--' lets a text begin with '-'.
@@ -175,7 +176,8 @@ import Testing
     #expect(try parse("rm", "2").command.editLine == "DELETE 2")
     #expect(try parse("mv", "news", "0").command.editLine == "MOVE news 0")
     #expect(try parse("--json", "rename", "news", "The", "news").command.editLine == "RENAME news The news")
-    #expect(try parse("item", "add", "news", "Call", "Bob").command.editLine == "ITEM INSERT news end Call Bob")
+    #expect(
+      try parse("item", "add", "news", "Call", "Bob").command.editLine == "ITEM INSERT news end Call Bob")
     #expect(try parse("item", "add", "--at=1", "news", "x").command.editLine == "ITEM INSERT news 1 x")
     #expect(try parse("item", "rm", "news", "0").command.editLine == "ITEM DELETE news 0")
     #expect(try parse("item", "mv", "news", "0", "2").command.editLine == "ITEM MOVE news 0 2")

@@ -100,7 +100,9 @@ public final class Client {
   /// ```swift
   /// let outcomes = try client.perform(each: [.list.asReply, .reload().asReply, .list.asReply])
   /// ```
-  public func perform<Value>(each requests: [Request<Value>]) throws(ClientError) -> [Result<Value, ClientError>] {
+  public func perform<Value>(each requests: [Request<Value>]) throws(ClientError) -> [Result<
+    Value, ClientError
+  >] {
     let sent = requests.filter { $0.problem == nil }
     let replies = try request(sent.flatMap(\.lines), replies: sent.reduce(0) { $0 + $1.replyCount })
     var next = replies.startIndex

@@ -45,7 +45,8 @@ package enum SendLine {
   package static func argument(of verb: String, at position: Int) -> Argument? {
     switch (verb, position) {
     case ("OPEN", 0), ("CLOSE", 0): .section(also: ["ALL"])
-    case ("TOGGLE", 0), ("ITEMS", 0), ("DELETE", 0), ("MOVE", 0), ("RENAME", 0), ("ITEM", 1): .section(also: [])
+    case ("TOGGLE", 0), ("ITEMS", 0), ("DELETE", 0), ("MOVE", 0), ("RENAME", 0), ("ITEM", 1):
+      .section(also: [])
     case ("MODE", 0): .words(Mode.allCases.map(\.rawValue).sorted())
     case ("ITEM", 0): .words(["INSERT", "DELETE", "MOVE", "SET"])
     default: nil

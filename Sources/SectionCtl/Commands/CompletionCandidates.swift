@@ -21,7 +21,9 @@ enum CompletionCandidates: String, CaseIterable, Sendable {
       let sections = try runner.connect().perform(.list).sections
       return CompletionCandidates.lines(sections, titles: self == .titles)
     case .lists:
-      return Lists.find(in: Lists.directories(environment: runner.environment)).compactMap(\.name).map { "\($0.rawValue)\n" }.joined()
+      return Lists.find(in: Lists.directories(environment: runner.environment)).compactMap(\.name).map {
+        "\($0.rawValue)\n"
+      }.joined()
     }
   }
 

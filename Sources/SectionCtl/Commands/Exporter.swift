@@ -26,7 +26,9 @@ struct Exporter {
       let mode = try Request<Mode>.mode.value(from: [first[0]])
       let list = try first[1].succeeded()
       let second = try client.replies(
-        to: list.sections.map { Request<[ListedItem]>.items(String($0.index)).asReply } + [Request<Mode>.mode.asReply])
+        to: list.sections.map { Request<[ListedItem]>.items(String($0.index)).asReply } + [
+          Request<Mode>.mode.asReply
+        ])
       let revisions = [first[0].revision, list.revision] + second.map { try? $0.succeeded().revision }
       guard revisions.allSatisfy({ $0 != nil && $0 == list.revision }) else { continue }
       var items: [Int: [String]] = [:]

@@ -139,7 +139,8 @@ struct HistoryLog {
         after = oldest - 1
         continue
       }
-      let current = try client.perform(Request<[HistoryEntry]>.history(last: 0).asReply).succeeded().revision ?? 0
+      let current =
+        try client.perform(Request<[HistoryEntry]>.history(last: 0).asReply).succeeded().revision ?? 0
       if current >= after {
         // The daemon keeps no record of the changes after `after` (its history does not reach its state).
         if current > after {
