@@ -93,8 +93,9 @@ for target in "${targets[@]}"; do
   echo "== fuzz $target: build"
   start=$SECONDS
   # One module with SectionCore and SectionShared, so the entry file needs no import and the
-  # whole path is one optimization unit; -parse-as-library because libFuzzer supplies main.
-  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SectionFuzz -use-ld=lld \
+  # whole path is one optimization unit; -parse-as-library because libFuzzer supplies main;
+  # -package-name as SwiftPM's, for SectionShared's `package` declarations (JSON, ...).
+  if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SectionFuzz -package-name sectiond -use-ld=lld \
     "${sources[@]}" Tests/Fuzz/Check.swift "$source_file" -o "$binary" >"$log" 2>&1; then
     fail "$target" "does not build" "$log"
     continue
