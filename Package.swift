@@ -49,9 +49,11 @@ let package = Package(
     .target(name: "CShim", cSettings: [.define("_GNU_SOURCE")]),
     // Typed wrappers over every raw POSIX call the project makes.
     .target(name: "Posix", dependencies: ["CShim"]),
-    // What the daemon and the library share, and nothing else: the mode, list, socket and
-    // client names and their rules. No unsafe flags, so that a package can depend on
-    // SectionClient by url (SwiftPM refuses a remote product whose targets have any).
+    // What the daemon and the library share: the mode, list, socket and client names and
+    // their rules; and, `package` so no part of the library's API, what the daemon and
+    // sectionctl both use (JSON, the history's time format, the id rule, the verb names). No
+    // unsafe flags, so that a package can depend on SectionClient by url (SwiftPM refuses a
+    // remote product whose targets have any).
     .target(name: "SectionShared"),
     // The model, the config, the protocol: pure, no I/O.
     .target(name: "SectionCore", dependencies: ["SectionShared"], swiftSettings: hotPath),
@@ -63,8 +65,9 @@ let package = Package(
     // The client side of protocol 1: the library programs (and sectionctl) use to talk to sectiond.
     // Not on SectionCore: a program gets the library and what it shares with the daemon.
     .target(name: "SectionClient", dependencies: ["Posix", "SectionShared"]),
-    // The sectionctl command line, on SectionClient.
-    .target(name: "SectionCtl", dependencies: ["SectionClient", "Posix", "SectionCore", "CEdit"]),
+    // The sectionctl command line, on SectionClient (not on SectionCore: one Request, one
+    // Connection in sight).
+    .target(name: "SectionCtl", dependencies: ["SectionClient", "SectionShared", "Posix", "CEdit"]),
     .executableTarget(
       name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
       linkerSettings: compactDaemon + [bindNow]),

@@ -1,6 +1,5 @@
 import Posix
 import SectionClient
-import SectionCore
 
 /// Carries out one command against the daemon and prints the result: the I/O around the pure parsers and renderers.
 struct Runner {
@@ -16,31 +15,33 @@ struct Runner {
       output.print(topic.map(HelpText.command) ?? HelpText.general())
     case .version:
       output.print(
-        "sectionctl \(SectionService.daemonVersion) (protocol \(SectionService.protocolVersion))\n")
+        "sectionctl \(Release.daemonVersion) (protocol \(Release.protocolVersion))\n")
     case .list where !invocation.commandGiven && environment.inputIsTerminal && environment.outputIsTerminal:
       return try Shell(runner: self).run()
     case .list:
-      let reply = try connect().request("LIST").succeeded()
+      let reply = try connect().perform(Request<Listing>.list.asReply).succeeded()
       show(
         text: TextRenderer.table(reply.sections, style: style),
         json: JSONRenderer.sections(reply.sections, revision: reply.revision))
     case .view:
-      let reply = try connect().request("VIEW").succeeded()
+      let reply = try connect().perform(Request<Listing>.view.asReply).succeeded()
       show(
         text: TextRenderer.accordion(reply.sections, items: reply.items, style: style),
         json: JSONRenderer.view(reply.sections, items: reply.items, revision: reply.revision))
     case .items(let ref):
-      let reply = try connect().request("ITEMS \(ref)").succeeded()
+      let reply = try connect().perform(Request<[ListedItem]>.items(ref).asReply).succeeded()
       show(
         text: TextRenderer.items(reply.items), json: JSONRenderer.items(reply.items, revision: reply.revision)
       )
     case .change(let action, let refs):
-      return try change(refs.map { "\(action.verb) \($0)" })
+      return try change(refs.map { .change(action, $0) })
     case .changeAll(let action):
       try changeAll(action)
     case .mode(let wanted):
-      let reply = try connect().request(wanted.map { "MODE \($0.rawValue)" } ?? "MODE").succeeded()
-      guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
+      let request = wanted.map { Request<UInt64>.setMode($0).asReply } ?? Request<Mode>.mode.asReply
+      let reply = try connect().perform(request).succeeded()
+      // Either way the reply's mode line says the mode now, read as MODE's reply is.
+      let mode = try Request<Mode>.mode.value(from: [reply])
       show(text: mode.rawValue + "\n", json: JSONRenderer.mode(mode, revision: reply.revision))
     case .lists:
       return try Lists(runner: self).run()
@@ -48,7 +49,7 @@ struct Runner {
       let status = try daemonStatus()
       show(text: TextRenderer.status(status), json: JSONRenderer.status(status))
     case .reload:
-      try reload("RELOAD")
+      try reload(fresh: false)
     case .reloadFresh(let force):
       if !force, let config = try daemonStatus().facts["config"], config == "-" {
         throw .usage(
@@ -57,11 +58,11 @@ struct Runner {
             + "Add --force to do that; to keep the list, export it into a file and start sectiond "
             + "with --config FILE")
       }
-      try reload("RELOAD FRESH")
+      try reload(fresh: true)
     case .ping:
       let client = try connect()
       let start = monotonicMicroseconds()
-      _ = try client.request("PING").succeeded()
+      try client.perform(.ping)
       let milliseconds = Double(monotonicMicroseconds() - start) / 1000
       let rounded = (milliseconds * 100).rounded() / 100
       show(
@@ -93,8 +94,8 @@ struct Runner {
         path: path, outputIsTerminal: environment.outputIsTerminal,
         name: String(decoding: ClientName.asName(Array(name.utf8)), as: UTF8.self)
       ).run()
-    case .edit(let line):
-      showRevision(try connect().request(line).succeeded())
+    case .edit(let edit):
+      showRevision(try connect().perform(edit.request.asReply).succeeded())
     case .batch:
       let lines = try BatchInput.lines(try standardInput())
       showRevision(try connect().request(batch: lines).succeeded())
@@ -113,11 +114,12 @@ struct Runner {
     return .success
   }
 
-  /// Sends `line` (RELOAD or RELOAD FRESH) between two LISTs, in one round trip, and prints
+  /// Sends RELOAD (or RELOAD FRESH) between two LISTs, in one round trip, and prints
   /// what the reload dropped and added: a reload can take sections away (and their open
   /// state), which the one saying it should see.
-  private func reload(_ line: String) throws(ClientError) {
-    let replies = try connect().request(["LIST", line, "LIST"])
+  private func reload(fresh: Bool) throws(ClientError) {
+    let list = Request<Listing>.list.asReply
+    let replies = try connect().replies(to: [list, Request<UInt64>.reload(fresh: fresh).asReply, list])
     let before = try replies[0].succeeded().sections
     let reload = try replies[1].succeeded()
     let after = try replies[2].succeeded().sections
@@ -140,7 +142,10 @@ struct Runner {
   /// `open --all`, `close --all`: OPEN ALL or CLOSE ALL between two LISTs, in one round trip,
   /// and the rows of the sections whose state it changed, as `open REF` prints them.
   private func changeAll(_ action: SectionAction) throws(ClientError) {
-    let replies = try connect().request(["LIST", "\(action.verb) ALL", "LIST"])
+    // The parser takes --all for open and close alone.
+    let all: Request<UInt64> = action == .open ? .openAll : .closeAll
+    let list = Request<Listing>.list.asReply
+    let replies = try connect().replies(to: [list, all.asReply, list])
     let before = try replies[0].succeeded().sections
     _ = try replies[1].succeeded()
     let after = try replies[2].succeeded()
@@ -230,14 +235,14 @@ struct Runner {
   /// Sends every change at once, then LIST, in one round trip; each change the daemon refuses is
   /// reported, the rest still happen. The sections shown are read from that LIST, as they are
   /// after the last change: in exclusive mode a later OPEN closes a section an earlier one opened.
-  private func change(_ requests: [String]) throws(ClientError) -> ExitStatus {
-    let replies = try connect().request(requests + ["LIST"])
+  private func change(_ requests: [Request<UInt64>]) throws(ClientError) -> ExitStatus {
+    let outcomes = try connect().perform(each: requests.map(\.asReply) + [Request<Listing>.list.asReply])
     var changed: [Int] = []
     var succeeded = false
     var status = ExitStatus.success
-    for reply in replies.dropLast() {
+    for outcome in outcomes.dropLast() {
       do {
-        changed += try reply.succeeded().sections.map(\.index)
+        changed += try outcome.get().succeeded().sections.map(\.index)
         succeeded = true
       } catch {
         output.report(invocation.readonly ? error.onReadonlySocket : error)
@@ -245,7 +250,7 @@ struct Runner {
       }
     }
     if succeeded {
-      let list = try replies[replies.count - 1].succeeded()
+      let list = try outcomes[outcomes.count - 1].get().succeeded()
       let final = changed.compactMap { index in list.sections.first { $0.index == index } }
       show(
         text: TextRenderer.changed(final, style: style),
@@ -258,7 +263,10 @@ struct Runner {
   /// this sectionctl) answers it ERR UNKNOWN: its facts are then left out.
   func daemonStatus() throws(ClientError) -> DaemonStatus {
     let (client, kind) = try connectWithKind()
-    let replies = try client.request(["VERSION", "MODE", "LIST", "STATUS"])
+    let replies = try client.replies(to: [
+      Request<DaemonVersion>.version.asReply, Request<Mode>.mode.asReply, Request<Listing>.list.asReply,
+      Request<[String: String]>.status.asReply,
+    ])
     let version = try replies[0].succeeded()
     let modeReply = try replies[1].succeeded()
     let list = try replies[2].succeeded()
@@ -277,7 +285,7 @@ struct Runner {
   /// `is-open REF...`, as `systemctl is-active`: a line each, open or closed (none with
   /// `quiet`); 0 when any is open, 1 when none is, 4 when one of them does not exist.
   private func isOpen(_ refs: [String], quiet: Bool) throws(ClientError) -> ExitStatus {
-    let list = try connect().request("LIST").succeeded()
+    let list = try connect().perform(Request<Listing>.list.asReply).succeeded()
     var found: [ListedSection] = []
     var missing = false
     for ref in refs {
@@ -314,24 +322,31 @@ struct Runner {
     var inBatch = false
     for line in lines {
       try connection.send([line])
-      let verb = SendLine.verb(line)
-      if inBatch && verb != "END" { continue }
+      if inBatch && !SendLine.closesBatch(line) { continue }
       // On the read-only socket BATCH is refused at once, and each line after it is a request.
-      if verb == "BATCH" && !invocation.readonly {
+      if SendLine.opensBatch(line) && !invocation.readonly {
         inBatch = true
         continue
       }
       inBatch = false
-      if verb.isEmpty { continue }
+      if SendLine.verb(line).isEmpty { continue }
       while true {
         guard let reply = try connection.readLine() else { throw .connectionLost(path: connection.path) }
         output.print(VisibleText.escape(reply) + "\n")
         if ProtocolLine.isStatus(reply) {
-          if reply.hasPrefix("ERR ") { status = .daemonError }
+          if SendLine.isError(reply) { status = .daemonError }
           break
         }
       }
     }
     return status
+  }
+}
+
+extension Client {
+  /// The replies to `requests`, sent at once (`perform(each:)`), ERR or not; the error of a
+  /// request that could not be sent as it is (the others were).
+  func replies(to requests: [Request<Reply>]) throws(ClientError) -> [Reply] {
+    try perform(each: requests).map { outcome throws(ClientError) in try outcome.get() }
   }
 }

@@ -1,7 +1,6 @@
 import Glibc
 import Posix
 import SectionClient
-import SectionCore
 
 /// sectionctl's entry point: parse, run, print any error, exit with the status scripts rely on.
 public enum Tool {

@@ -90,8 +90,10 @@ log=$work/build.log
 echo "== fuzz: build"
 start=$SECONDS
 # One module with SectionCore and SectionShared, so the entry files need no import and the
-# whole path is one optimization unit; -parse-as-library because libFuzzer supplies main.
-if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SectionFuzz -use-ld=lld \
+# whole path is one optimization unit; -parse-as-library because libFuzzer supplies main;
+# -package-name as SwiftPM's, for SectionShared's `package` declarations (JSON, ...).
+if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SectionFuzz -package-name sectiond \
+  -use-ld=lld \
   "${sources[@]}" Tests/Fuzz/*.swift -o "$binary" >"$log" 2>&1; then
   tail -n 60 "$log" >&2
   echo "0 passed, ${#targets[@]} failed"

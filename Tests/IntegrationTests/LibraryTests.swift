@@ -204,6 +204,34 @@ import Testing
     }
   }
 
+  /// The blocking client pipelines as the async one does: one round trip, each outcome in
+  /// its place, a request that cannot be sent failing alone; `asReply` keeps an ERR as a reply.
+  @Test func theBlockingClientPerformsEachInItsPlace() throws {
+    let daemon = try TestDaemon()
+    let client = try Client(path: daemon.socketPath)
+    let toggles = try client.perform(each: [
+      .toggle("first"), .toggle("nope"), .toggle("two words"), .toggle("first"),
+    ])
+    #expect(try toggles[0].get() == true)
+    if case .failure(let error) = toggles[1] {
+      #expect(error.code == "NOSECTION")
+    } else {
+      Issue.record("no ERR")
+    }
+    if case .failure(.invalidRequest) = toggles[2] {} else { Issue.record("sent: \(toggles[2])") }
+    #expect(try toggles[3].get() == false)
+    let replies = try client.perform(each: [
+      SectionClient.Request<UInt64>.change(.open, "nope").asReply,
+      SectionClient.Request<Listing>.list.asReply,
+    ])
+    guard case .error("NOSECTION", _) = try replies[0].get().status else {
+      Issue.record("\(replies[0])")
+      return
+    }
+    #expect(try replies[1].get().sections.count == 3)
+    #expect(try client.perform(each: [SectionClient.Request<Bool>]()).isEmpty)
+  }
+
   /// Resuming needs a daemon that keeps changes (`SUBSCRIBE FROM`); a scripted peer plays one,
   /// so what the library sends and does is checked whatever daemon this tree builds.
   @Test func resumesWithoutASnapshotWhereTheDaemonKeepsTheChanges() async throws {

@@ -48,6 +48,29 @@ import Testing
     }
   }
 
+  /// `asReply`: the same lines and checks, and the reply as it came, ERR included, where the
+  /// value would have thrown.
+  @Test func asReplyIsTheWholeReplyErrIncluded() throws {
+    let refused = try reply("ERR NOSECTION no section \"x\"")
+    #expect(throws: ClientError.daemon(code: "NOSECTION", message: #"no section "x""#)) {
+      try Request.open("x").value(from: [refused])
+    }
+    #expect(try Request.open("x").asReply.value(from: [refused]) == refused)
+    let opened = try reply("section 0 a open 3 A", "OK 4")
+    #expect(try Request.items("0").asReply.value(from: [opened]).sections.map(\.id) == ["a"])
+    #expect(Request.open("x").asReply.lines == ["OPEN x"])
+    #expect(Request.batch([.open("a")]).asReply.replyCount == 1)
+    #expect(Request.open("a b").asReply.problem != nil)
+    #expect(Request.history(last: -1).asReply.problem != nil)
+  }
+
+  @Test func changeIsTheActionsVerb() {
+    #expect(Request.change(.open, "net").lines == ["OPEN net"])
+    #expect(Request.change(.close, "2").lines == ["CLOSE 2"])
+    #expect(Request.change(.toggle, "net").lines == ["TOGGLE net"])
+    #expect(Request.change(.toggle, "a b").problem != nil)
+  }
+
   @Test func repliesReadAsValues() throws {
     #expect(try Request.toggle("0").value(from: [reply("section 0 a open 3 A", "OK 4")]) == true)
     #expect(try Request.open("0").value(from: [reply("section 0 a open 3 A", "OK 4")]) == 4)

@@ -1,4 +1,3 @@
-import SectionCore
 import Testing
 
 @testable import SectionClient
@@ -40,18 +39,19 @@ import Testing
   @Test func onceATextHasBegunEveryWordIsTheText() throws {
     // Issue 32: this added "Call home" and switched to JSON; "-2" was an unknown option.
     let call = try parse("item", "add", "today", "Call", "-j", "home")
-    #expect(call.command == .edit("ITEM INSERT today end Call -j home"))
+    #expect(call.command.editLine == "ITEM INSERT today end Call -j home")
     #expect(!call.json)
     #expect(
-      try parse("item", "add", "today", "Buy", "milk", "-2", "liters").command
-        == .edit("ITEM INSERT today end Buy milk -2 liters"))
-    #expect(try parse("add", "news", "Latest", "--at", "0").command == .edit("INSERT end news Latest --at 0"))
-    #expect(try parse("rename", "news", "A", "--", "b").command == .edit("RENAME news A -- b"))
-    #expect(try parse("item", "set", "today", "0", "x", "-r").command == .edit("ITEM SET today 0 x -r"))
+      try parse("item", "add", "today", "Buy", "milk", "-2", "liters").command.editLine
+        == "ITEM INSERT today end Buy milk -2 liters")
+    #expect(
+      try parse("add", "news", "Latest", "--at", "0").command.editLine == "INSERT end news Latest --at 0")
+    #expect(try parse("rename", "news", "A", "--", "b").command.editLine == "RENAME news A -- b")
+    #expect(try parse("item", "set", "today", "0", "x", "-r").command.editLine == "ITEM SET today 0 x -r")
     // Before the text, options are options; '--' lets a text begin with '-'.
     let before = try parse("item", "add", "-j", "--at", "1", "today", "Call")
-    #expect(before.json && before.command == .edit("ITEM INSERT today 1 Call"))
-    #expect(try parse("add", "news", "--", "-5 degrees").command == .edit("INSERT end news -5 degrees"))
+    #expect(before.json && before.command.editLine == "ITEM INSERT today 1 Call")
+    #expect(try parse("add", "news", "--", "-5 degrees").command.editLine == "INSERT end news -5 degrees")
     // Commands without a text keep options anywhere.
     #expect(try parse("open", "news", "-j").json)
   }
@@ -171,16 +171,17 @@ import Testing
   }
 
   @Test func edits() throws {
-    #expect(try parse("add", "news", "Latest", "news").command == .edit("INSERT end news Latest news"))
-    #expect(try parse("add", "--at", "0", "news", "N").command == .edit("INSERT 0 news N"))
-    #expect(try parse("rm", "2").command == .edit("DELETE 2"))
-    #expect(try parse("mv", "news", "0").command == .edit("MOVE news 0"))
-    #expect(try parse("--json", "rename", "news", "The", "news").command == .edit("RENAME news The news"))
-    #expect(try parse("item", "add", "news", "Call", "Bob").command == .edit("ITEM INSERT news end Call Bob"))
-    #expect(try parse("item", "add", "--at=1", "news", "x").command == .edit("ITEM INSERT news 1 x"))
-    #expect(try parse("item", "rm", "news", "0").command == .edit("ITEM DELETE news 0"))
-    #expect(try parse("item", "mv", "news", "0", "2").command == .edit("ITEM MOVE news 0 2"))
-    #expect(try parse("item", "set", "news", "0", "a b").command == .edit("ITEM SET news 0 a b"))
+    #expect(try parse("add", "news", "Latest", "news").command.editLine == "INSERT end news Latest news")
+    #expect(try parse("add", "--at", "0", "news", "N").command.editLine == "INSERT 0 news N")
+    #expect(try parse("rm", "2").command.editLine == "DELETE 2")
+    #expect(try parse("mv", "news", "0").command.editLine == "MOVE news 0")
+    #expect(try parse("--json", "rename", "news", "The", "news").command.editLine == "RENAME news The news")
+    #expect(
+      try parse("item", "add", "news", "Call", "Bob").command.editLine == "ITEM INSERT news end Call Bob")
+    #expect(try parse("item", "add", "--at=1", "news", "x").command.editLine == "ITEM INSERT news 1 x")
+    #expect(try parse("item", "rm", "news", "0").command.editLine == "ITEM DELETE news 0")
+    #expect(try parse("item", "mv", "news", "0", "2").command.editLine == "ITEM MOVE news 0 2")
+    #expect(try parse("item", "set", "news", "0", "a b").command.editLine == "ITEM SET news 0 a b")
     #expect(try parse("batch").command == .batch)
   }
 

@@ -149,11 +149,11 @@ import Testing
   @Test func freeTextBeginsWhereTheTableSays() throws {
     // After the text has begun, an option is the text's: add ID TITLE..., item set REF POSITION TEXT...
     #expect(
-      try ArgumentParser.parse(["add", "news", "A", "--json"]).command == .edit("INSERT end news A --json"))
+      try ArgumentParser.parse(["add", "news", "A", "--json"]).command.editLine == "INSERT end news A --json")
     #expect(try ArgumentParser.parse(["add", "news", "--json", "A"]).json)
     #expect(
-      try ArgumentParser.parse(["item", "set", "news", "0", "A", "-j"]).command
-        == .edit("ITEM SET news 0 A -j"))
+      try ArgumentParser.parse(["item", "set", "news", "0", "A", "-j"]).command.editLine
+        == "ITEM SET news 0 A -j")
     #expect(Subcommand.item.textStart(after: ["set"]) == 3)
     #expect(Subcommand.item.textStart(after: ["rm"]) == nil)
     #expect(Subcommand.rename.textStart(after: []) == 1)

@@ -30,3 +30,11 @@ enum Fixtures {
     Environment(variable: { variables[$0] }, userID: userID, outputIsTerminal: terminal)
   }
 }
+
+extension Command {
+  /// A runtime edit's request line, as the daemon reads it; nil for any other command.
+  var editLine: String? {
+    guard case .edit(let edit) = self else { return nil }
+    return edit.line
+  }
+}

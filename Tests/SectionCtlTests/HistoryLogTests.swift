@@ -1,6 +1,5 @@
 @testable import SectionClient
 import Posix
-import SectionCore
 import Testing
 
 @testable import SectionCtl

@@ -1,4 +1,3 @@
-import SectionCore
 import Testing
 
 @testable import SectionClient

@@ -2,7 +2,8 @@ import Glibc
 import Posix
 import SectionShared
 
-/// Everything that can stop sectionctl, each with the message a person reads and the exit status a script reads.
+/// Everything that can stop a request, as a value a program switches on, with the message a
+/// person reads (`message`; sectionctl maps each to its exit status, `ClientError+CommandLine`).
 public enum ClientError: Error, Equatable {
   /// The command line is wrong; the message says what to type instead.
   case usage(String)
@@ -45,16 +46,6 @@ public enum ClientError: Error, Equatable {
   /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
   case terminal(String)
 
-  package var exitStatus: ExitStatus {
-    switch self {
-    case .usage, .terminal, .invalidRequest, .invalidArgument: .usage
-    case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut, .cancelled:
-      .unavailable
-    case .daemon, .malformedReply, .lineTooLong, .replyTooLarge, .tooManyEvents: .daemonError
-    case .busy: .busy
-    }
-  }
-
   /// A word for scripts (`--json` errors): the daemon's code, or what went wrong here.
   public var code: String {
     switch self {
@@ -66,15 +57,6 @@ public enum ClientError: Error, Equatable {
     case .busy: "BUSY"
     case .malformedReply, .lineTooLong, .replyTooLarge, .tooManyEvents: "PROTOCOL"
     }
-  }
-
-  /// The error as sectionctl --readonly reports it: the daemon's READONLY refusal names the
-  /// socket, and the fix on the command line is to drop the option.
-  package var onReadonlySocket: ClientError {
-    guard case .daemon("READONLY", let message) = self else { return self }
-    let verb = message.split(separator: " ").first.map(String.init) ?? "this"
-    return .daemon(
-      code: "READONLY", message: "\(verb) changes state: drop --readonly (-r) to use the control socket")
   }
 
   /// The words a message uses for what its reader can change, as they are named where the

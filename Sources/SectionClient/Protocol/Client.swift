@@ -92,6 +92,29 @@ public final class Client {
     return try request.value(from: self.request(request.lines, replies: request.replyCount))
   }
 
+  /// Sends every request at once and reads their replies in order, one round trip whatever
+  /// the count, as `AsyncClient.perform(each:)` does: each request's outcome, its value or its
+  /// error, in its place. A request that cannot be sent as it is fails alone and is not sent;
+  /// a failure of the connection throws.
+  ///
+  /// ```swift
+  /// let outcomes = try client.perform(each: [.list.asReply, .reload().asReply, .list.asReply])
+  /// ```
+  public func perform<Value>(each requests: [Request<Value>]) throws(ClientError) -> [Result<
+    Value, ClientError
+  >] {
+    let sent = requests.filter { $0.problem == nil }
+    let replies = try request(sent.flatMap(\.lines), replies: sent.reduce(0) { $0 + $1.replyCount })
+    var next = replies.startIndex
+    return requests.map { request in
+      if let problem = request.problem { return .failure(problem) }
+      defer { next += request.replyCount }
+      return Result { () throws(ClientError) in
+        try request.value(from: replies[next..<next + request.replyCount])
+      }
+    }
+  }
+
   /// Keeps an event that came before a reply, within `maximumPendingEventBytes`.
   private func keep(_ event: Event, bytes: Int) throws(ClientError) {
     if case .state = event { dropPending() }

@@ -14,14 +14,17 @@ public struct Request<Value: Sendable>: Sendable {
   let read: @Sendable (Reply) throws(ClientError) -> Value
   /// Why the request cannot be sent, found when it was made.
   @usableFromInline let problem: ClientError?
+  /// The reply is the value, ERR included (`asReply`): `read` sees it as it came.
+  @usableFromInline let readsErrors: Bool
 
   init(
-    lines: [String], replyCount: Int? = nil, problem: ClientError? = nil,
+    lines: [String], replyCount: Int? = nil, problem: ClientError? = nil, readsErrors: Bool = false,
     read: @escaping @Sendable (Reply) throws(ClientError) -> Value
   ) {
     self.lines = lines
     self.replyCount = replyCount ?? lines.count
     self.problem = problem
+    self.readsErrors = readsErrors
     self.read = read
   }
 
@@ -32,14 +35,23 @@ public struct Request<Value: Sendable>: Sendable {
 
   /// `value(from:)` for this request's replies among those of several.
   @usableFromInline func value(from replies: ArraySlice<Reply>) throws(ClientError) -> Value {
-    for reply in replies { _ = try reply.succeeded() }
+    if !readsErrors { for reply in replies { _ = try reply.succeeded() } }
     guard let reply = replies.first else { throw .malformedReply("no reply") }
     return try read(reply)
   }
 
   /// `value(from:)` for the one reply of this request.
   @usableFromInline func value(from reply: Reply) throws(ClientError) -> Value {
-    try read(reply.succeeded())
+    try read(readsErrors ? reply : reply.succeeded())
+  }
+
+  /// The same request, its value the whole reply as it came, `ERR` included (`succeeded()`
+  /// turns that into the error): for what the value leaves out, such as the revision an `ITEMS`
+  /// was read at, the sections an `OPEN` changed, or the oldest revision an `ERR GONE` names.
+  /// Its lines are checked as the request's are.
+  public var asReply: Request<Reply> {
+    Request<Reply>(
+      lines: lines, replyCount: replyCount, problem: problem, readsErrors: true, read: { $0 })
   }
 
   /// A request of one line that is checked for line breaks and read by `read`.
@@ -156,6 +168,11 @@ extension Request where Value == UInt64 {
   public static func open(_ section: String) -> Request { change("OPEN", section) }
   /// `CLOSE <ref>`.
   public static func close(_ section: String) -> Request { change("CLOSE", section) }
+  /// `OPEN <ref>`, `CLOSE <ref>` or `TOGGLE <ref>`, as `action` says; the revision reached
+  /// (the reply's section line says whether it is open now: `asReply`).
+  public static func change(_ action: SectionAction, _ section: String) -> Request {
+    change(action.verb, section)
+  }
   /// `OPEN ALL` (multi mode only).
   public static var openAll: Request { .line("OPEN ALL", revision) }
   /// `CLOSE ALL`.
@@ -217,7 +234,9 @@ extension Request where Value == UInt64 {
 /// `request`, unless `section` is not one word.
 private func checked<Value>(_ section: String, _ request: Request<Value>) -> Request<Value> {
   guard let problem = Request<Value>.word(section), request.problem == nil else { return request }
-  return Request(lines: request.lines, replyCount: request.replyCount, problem: problem, read: request.read)
+  return Request(
+    lines: request.lines, replyCount: request.replyCount, problem: problem, readsErrors: request.readsErrors,
+    read: request.read)
 }
 
 /// `request`, unless one of `numbers` (each a call's argument and its value) is below 0: the
@@ -233,5 +252,5 @@ private func counted<Value>(_ numbers: KeyValuePairs<String, Int?>, _ request: R
     lines: request.lines, replyCount: request.replyCount,
     problem: .invalidArgument(
       argument: argument, value: "\(value!)", rule: "a count or position is 0 or more"),
-    read: request.read)
+    readsErrors: request.readsErrors, read: request.read)
 }

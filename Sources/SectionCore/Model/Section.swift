@@ -124,23 +124,7 @@ public struct Section: Equatable, Sendable {
   /// What is wrong with `id` as a section id, to follow "id" in a message; nil when nothing.
   /// Ids travel in space-separated protocol lines and comma-separated lists, so they are
   /// restricted to characters that can never split them.
-  public static func idProblem(_ id: String) -> String? {
-    if id.isEmpty { return "is empty; give the section an \"id\" of letters and digits" }
-    if id.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-      return "\"\(id)\" is all digits, which would read as an index; add a letter"
-    }
-    if id.lowercased() == "all" { return "\"all\" is reserved for OPEN ALL and CLOSE ALL; choose another" }
-    let allowed = id.utf8.allSatisfy { byte in
-      (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-        || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-    }
-    if !allowed {
-      return "\"\(id)\" may contain only the ASCII letters a-z and A-Z, digits, '-', '_' and '.'"
-    }
-    return nil
-  }
+  public static func idProblem(_ id: String) -> String? { SectionID.problem(id) }
 
   /// What is wrong with `text` as a title or item, to follow its name in a message; nil when
   /// nothing. Titles and items are single lines: they travel as the rest of a protocol line.

@@ -4,8 +4,8 @@
 /// buffer, and is told what else to do (commit, subscribe, close). Changes stay "uncommitted"
 /// until the server has saved them: `commit()` then releases their events, `rollback()` undoes them.
 public final class SectionService {
-  public static let daemonVersion = "0.1.0"
-  public static let protocolVersion = 1
+  public static let daemonVersion = Release.daemonVersion
+  public static let protocolVersion = Release.protocolVersion
 
   /// Which socket a request came in on.
   public enum Access: Sendable {

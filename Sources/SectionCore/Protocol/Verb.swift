@@ -58,9 +58,6 @@ public enum Verb: CaseIterable {
 
   var name: String { "\(self)".uppercased() }
 
-  /// Every verb's name, upper case, for clients that offer them (the shell's completion).
-  public static let names = Verb.allCases.map(\.name)
-
   private var lowercaseName: StaticString {
     switch self {
     case .ping: "ping"

@@ -1,6 +1,5 @@
 import Posix
 import SectionClient
-import SectionCore
 
 extension ArgumentParser {
   /// The options seen, wherever they appeared.

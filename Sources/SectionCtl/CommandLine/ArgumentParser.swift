@@ -1,6 +1,5 @@
 import Posix
 import SectionClient
-import SectionCore
 
 /// Turns sectionctl's arguments into an `Invocation`, in the style of systemctl: options may come
 /// before or after the command, `--name=value` and `--name value` both work, `--` ends the options.
@@ -211,12 +210,12 @@ enum ArgumentParser {
   private static func checkSession(_ lines: [String]) throws(ClientError) {
     var inBatch = false
     for (number, line) in lines.enumerated() {
-      switch SendLine.verb(line) {
-      case "QUIT" where !inBatch && number < lines.count - 1:
+      if SendLine.quits(line) && !inBatch && number < lines.count - 1 {
         throw .usage("QUIT must be the last line: the daemon closes the connection after it")
-      case "BATCH" where !inBatch: inBatch = true
-      case "END": inBatch = false
-      default: break
+      } else if SendLine.opensBatch(line) && !inBatch {
+        inBatch = true
+      } else if SendLine.closesBatch(line) {
+        inBatch = false
       }
     }
     if inBatch { throw .usage("a BATCH needs its END: the daemon applies nothing until it reads END") }
@@ -228,10 +227,10 @@ enum ArgumentParser {
     }
   }
 
-  /// The request line of a runtime edit.
+  /// The request of a runtime edit.
   private static func editRequest(
     _ subcommand: Subcommand, _ arguments: [String], at: Int?
-  ) throws(ClientError) -> String {
+  ) throws(ClientError) -> Edit {
     var words = arguments[...]
     let usage = subcommand.usage.map { "sectionctl \($0)" }.joined(separator: "; ")
     func next(_ what: String) throws(ClientError) -> String {
@@ -241,12 +240,12 @@ enum ArgumentParser {
       return word
     }
     func ref() throws(ClientError) -> String { try reference(try next("a section (an index or an id)")) }
-    func number(_ what: String) throws(ClientError) -> String {
+    func number(_ what: String) throws(ClientError) -> Int {
       let word = try next(what)
       guard let value = Int(word), value >= 0 else {
         throw .usage("\(what) must be a number, 0 or more, not '\(word)'")
       }
-      return String(value)
+      return value
     }
     func rest(_ what: String) throws(ClientError) -> String {
       let text = words.joined(separator: " ")
@@ -257,30 +256,43 @@ enum ArgumentParser {
       }
       return text
     }
-    let position = at.map(String.init) ?? "end"
-    let line: String
+    let request: Request<UInt64>
     switch subcommand {
-    case .add: line = "INSERT \(position) \(try reference(try next("an id"))) \(try rest("a title"))"
-    case .rm: line = "DELETE \(try ref())"
-    case .mv: line = "MOVE \(try ref()) \(try number("the index to move to"))"
-    case .rename: line = "RENAME \(try ref()) \(try rest("a title"))"
+    case .add:
+      let id = try reference(try next("an id"))
+      request = .insert(id: id, title: try rest("a title"), at: at)
+    case .rm: request = .delete(try ref())
+    case .mv:
+      let section = try ref()
+      request = .move(section, to: try number("the index to move to"))
+    case .rename:
+      let section = try ref()
+      request = .rename(section, to: try rest("a title"))
     default:
       let action = try next("an action: add, rm, mv or set")
       if at != nil && !CommandOption.at.applies(to: .item, action: action) {
         throw .usage("--at works only with add and item add")
       }
       switch action {
-      case "add": line = "ITEM INSERT \(try ref()) \(position) \(try rest("a text"))"
-      case "rm": line = "ITEM DELETE \(try ref()) \(try number("the item's position"))"
+      case "add":
+        let section = try ref()
+        request = .insertItem(try rest("a text"), in: section, at: at)
+      case "rm":
+        let section = try ref()
+        request = .deleteItem(at: try number("the item's position"), in: section)
       case "mv":
-        line =
-          "ITEM MOVE \(try ref()) \(try number("the item's position")) \(try number("the position to move to"))"
-      case "set": line = "ITEM SET \(try ref()) \(try number("the item's position")) \(try rest("a text"))"
+        let section = try ref()
+        let from = try number("the item's position")
+        request = .moveItem(from: from, to: try number("the position to move to"), in: section)
+      case "set":
+        let section = try ref()
+        let position = try number("the item's position")
+        request = .setItem(at: position, to: try rest("a text"), in: section)
       default: throw .usage("unknown item action '\(action)'; the actions are add, rm, mv and set")
       }
     }
     if let extra = words.first { throw .usage("unexpected '\(extra)': \(usage)") }
-    return line
+    return Edit(request: request)
   }
 
   /// A section reference goes into a request line as one word, so it must be one.

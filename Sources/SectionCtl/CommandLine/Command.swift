@@ -1,5 +1,4 @@
 import SectionClient
-import SectionCore
 
 /// What one run of sectionctl is to do, as the command line asked.
 enum Command: Equatable, Sendable {
@@ -29,8 +28,8 @@ enum Command: Equatable, Sendable {
   case send([String])
   /// Relay standard input and output to the socket.
   case pipe
-  /// A runtime edit: the request line to send (INSERT, DELETE, MOVE, RENAME or ITEM ...).
-  case edit(String)
+  /// A runtime edit: the request to send (INSERT, DELETE, MOVE, RENAME or ITEM ...).
+  case edit(Edit)
   /// Request lines read from standard input, sent as one BATCH.
   case batch
   /// Help on sectionctl, or on one subcommand.
@@ -69,4 +68,15 @@ struct LogRequest: Equatable, Sendable {
 
   /// How many `log` prints without `-n`, `--from` or `--since`: as `HISTORY` alone.
   static let defaultCount = 20
+}
+
+/// A runtime edit's request (`add`, `rm`, `mv`, `rename`, `item ...`), as the library defines
+/// it; two are equal when they send the same line.
+struct Edit: Equatable, Sendable {
+  let request: Request<UInt64>
+
+  /// The request line, as `batch` names it to a person who typed the command instead.
+  var line: String { request.lines.joined(separator: "\n") }
+
+  static func == (lhs: Edit, rhs: Edit) -> Bool { lhs.request.lines == rhs.request.lines }
 }

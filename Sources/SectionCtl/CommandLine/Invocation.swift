@@ -1,5 +1,4 @@
 import SectionClient
-import SectionCore
 
 /// A parsed command line: the command and the options that apply to every command.
 struct Invocation: Equatable, Sendable {

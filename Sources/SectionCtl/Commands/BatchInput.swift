@@ -21,8 +21,7 @@ enum BatchInput {
           "line \(number) of standard input is not valid UTF-8 (\(VisibleText.decode(bytes))); "
             + "nothing was sent: convert it, e.g. with iconv -f LATIN1 -t UTF-8")
       }
-      let first = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first
-      if let first, ["END", "BATCH"].contains(first.uppercased()) {
+      if SendLine.opensBatch(line) || SendLine.closesBatch(line) {
         throw .usage(
           "line \(number) of standard input is '\(line)': sectionctl batch sends BATCH and END itself, "
             + "and a line that ends the batch early would make the lines after it run one by one; "
@@ -46,8 +45,8 @@ enum BatchInput {
     guard let words = try? ShellWords.split(line), let first = words.first,
       ["add", "rm", "mv"].contains(first)
         || (first == "item" && ["add", "rm", "mv"].contains(words.dropFirst().first)),
-      case .edit(let request)? = try? ArgumentParser.parse(words).command
+      case .edit(let edit)? = try? ArgumentParser.parse(words).command
     else { return nil }
-    return request
+    return edit.line
   }
 }

@@ -1,6 +1,5 @@
 import Posix
 import SectionClient
-import SectionCore
 
 /// What the completion scripts ask sectionctl for (`sectionctl completion ids|titles|lists`),
 /// one candidate a line, so that no script parses protocol text and nothing a server sends
@@ -19,17 +18,19 @@ enum CompletionCandidates: String, CaseIterable, Sendable {
   func lines(_ runner: Runner) throws(ClientError) -> String {
     switch self {
     case .ids, .titles:
-      let sections = try runner.connect().request("LIST").succeeded().sections
+      let sections = try runner.connect().perform(.list).sections
       return CompletionCandidates.lines(sections, titles: self == .titles)
     case .lists:
-      return Lists.find(in: Lists.directories(environment: runner.environment)).compactMap(\.name).map { "\($0.rawValue)\n" }.joined()
+      return Lists.find(in: Lists.directories(environment: runner.environment)).compactMap(\.name).map {
+        "\($0.rawValue)\n"
+      }.joined()
     }
   }
 
   /// The valid ids of `sections`, with their titles (`id:title`) when `titles`.
   static func lines(_ sections: [ListedSection], titles: Bool) -> String {
     var text = ""
-    for section in sections where Section.idProblem(section.id) == nil {
+    for section in sections where SectionID.problem(section.id) == nil {
       text += titles ? "\(section.id):\(VisibleText.escape(section.title))\n" : "\(section.id)\n"
     }
     return text

@@ -1,5 +1,4 @@
 import SectionClient
-import SectionCore
 
 /// `sectionctl export`: the list as clients shaped it, as a config file `sectiond --config`
 /// accepts, read at one revision.
@@ -23,12 +22,13 @@ struct Exporter {
   /// when another client changed something in between, so that everything is of one revision.
   private func snapshot() throws(ClientError) -> (Mode, [ListedSection], [Int: [String]]) {
     for _ in 0..<20 {
-      let first = try client.request(["MODE", "LIST"])
-      guard let mode = try first[0].succeeded().mode else {
-        throw .malformedReply("OK without a mode line after MODE")
-      }
+      let first = try client.replies(to: [Request<Mode>.mode.asReply, Request<Listing>.list.asReply])
+      let mode = try Request<Mode>.mode.value(from: [first[0]])
       let list = try first[1].succeeded()
-      let second = try client.request(list.sections.map { "ITEMS \($0.index)" } + ["MODE"])
+      let second = try client.replies(
+        to: list.sections.map { Request<[ListedItem]>.items(String($0.index)).asReply } + [
+          Request<Mode>.mode.asReply
+        ])
       let revisions = [first[0].revision, list.revision] + second.map { try? $0.succeeded().revision }
       guard revisions.allSatisfy({ $0 != nil && $0 == list.revision }) else { continue }
       var items: [Int: [String]] = [:]

@@ -1,5 +1,4 @@
 import Posix
-import SectionCore
 import SectionClient
 
 /// `sectionctl log`: the daemon's history as a person reads it, `42  20:41:07  alice (waybar,
@@ -49,10 +48,10 @@ struct HistoryLog {
       (changes, revision) = try catchUp(after: from, on: client, following: request.follow)
     } else {
       let count = request.since == nil ? request.count ?? LogRequest.defaultCount : HistoryLog.everything
-      let reply = try client.request("HISTORY \(count)").succeeded()
+      let reply = try client.perform(Request<[HistoryEntry]>.history(last: count).asReply).succeeded()
       (changes, revision) = (reply.history, reply.revision ?? 0)
       if let since = request.since {
-        changes = changes.filter { (HistoryClock.seconds(of: $0.time) ?? Int.max) >= since }
+        changes = changes.filter { (HistoryTime.seconds(of: $0.time) ?? Int.max) >= since }
       } else if changes.isEmpty && !json {
         explainEmpty(revision: revision)
       }
@@ -126,7 +125,7 @@ struct HistoryLog {
   {
     var after = revision
     for _ in 0..<HistoryLog.catchUpAttempts {
-      let reply = try client.request("HISTORY FROM \(after)")
+      let reply = try client.perform(Request<[HistoryEntry]>.history(after: after).asReply)
       guard let oldest = reply.oldestKept else {
         let succeeded = try reply.succeeded()
         return (succeeded.history, max(after, succeeded.revision ?? after))
@@ -140,7 +139,8 @@ struct HistoryLog {
         after = oldest - 1
         continue
       }
-      let current = try client.request("HISTORY 0").succeeded().revision ?? 0
+      let current =
+        try client.perform(Request<[HistoryEntry]>.history(last: 0).asReply).succeeded().revision ?? 0
       if current >= after {
         // The daemon keeps no record of the changes after `after` (its history does not reach its state).
         if current > after {
@@ -182,7 +182,7 @@ struct HistoryLog {
   /// happened in words.
   static func text(_ entry: HistoryEntry, users: inout UserNames) -> String {
     var when = entry.time
-    if let seconds = HistoryClock.seconds(of: entry.time) {
+    if let seconds = HistoryTime.seconds(of: entry.time) {
       let time = ProcessInfo.localTime(seconds)
       let today = ProcessInfo.localTime(wallClockSeconds())
       func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

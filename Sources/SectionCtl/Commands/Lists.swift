@@ -1,6 +1,5 @@
 import Posix
 import SectionClient
-import SectionCore
 
 /// `sectionctl lists`: every list this user can reach, so that a person finds them without
 /// knowing the paths. Each socket directory (`SocketLocation.directories`: the user's own,

@@ -143,7 +143,7 @@ private struct Relay {
       let end = read.firstIndex(of: 0x0A)
       namingReplyPending = end == nil
       // A busy daemon's `ERR BUSY` comes in its place: the reader is told (the web page shows it).
-      busy = read.starts(with: "ERR BUSY".utf8)
+      busy = SendLine.isBusy(read)
       if !busy { read = end.map { read[($0 + 1)...] } ?? [] }
       if read.isEmpty { return .more }
     }

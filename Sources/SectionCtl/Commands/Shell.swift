@@ -2,7 +2,6 @@ import CEdit
 import Glibc
 import Posix
 import SectionClient
-import SectionCore
 
 /// `sectionctl shell`: a prompt for sectionctl commands and raw protocol lines, with libedit's
 /// line editing, history and completion, that prints the daemon's events as they come.
@@ -42,7 +41,7 @@ final class Shell {
     stifle_history(1000)
     sectiond_edit_completion { Shell.completion($0, $1) }
     Shell.sectionRefs = { [runner] in
-      guard let sections = try? runner.connect().request("LIST").succeeded().sections else { return [] }
+      guard let sections = try? runner.connect().perform(.list).sections else { return [] }
       return sections.map(\.id) + sections.map { String($0.index) }
     }
     interrupts = try? SignalDescriptor([.interrupt])
@@ -210,13 +209,7 @@ final class Shell {
   /// The name the last `CLIENT NAME <name>` among raw `lines` gives (the daemon's rule: one
   /// the daemon accepted, since the line succeeded).
   static func clientName(in lines: [String]) -> String? {
-    lines.reversed().lazy.compactMap { line -> String? in
-      let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-      guard words.count == 3, words[0].uppercased() == "CLIENT", words[1].uppercased() == "NAME",
-        ClientName.isValid(String(words[2]))
-      else { return nil }
-      return String(words[2])
-    }.first
+    lines.reversed().lazy.compactMap(SendLine.clientName).first
   }
 
   /// `help` in the shell: the shell first, then the commands it takes.

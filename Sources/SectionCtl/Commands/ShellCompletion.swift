@@ -1,4 +1,4 @@
-import SectionCore
+import SectionClient
 
 /// What Tab offers in `sectionctl shell`, by where the word under the cursor stands, from the
 /// command table as the bash completion is (`Completion.bash`): the first word is a command, or
@@ -22,7 +22,7 @@ enum ShellCompletion {
     } else {
       offered =
         word.first?.isUppercase == true
-        ? Verb.names : Subcommand.allCases.map(\.rawValue) + ["quit"]
+        ? RequestVerbs.names : Subcommand.allCases.map(\.rawValue) + ["quit"]
     }
     return offered.filter { $0.hasPrefix(word) }
   }
@@ -55,13 +55,12 @@ enum ShellCompletion {
     }
   }
 
+  /// What the protocol's grammar (`SendLine.argument`) says a raw line's next argument is.
   private static func forProtocol(_ verb: String, _ position: Int, _ sections: () -> [String]) -> [String] {
-    switch (verb, position) {
-    case ("OPEN", 0), ("CLOSE", 0): ["ALL"] + sections()
-    case ("TOGGLE", 0), ("ITEMS", 0), ("DELETE", 0), ("MOVE", 0), ("RENAME", 0), ("ITEM", 1): sections()
-    case ("MODE", 0): ["exclusive", "multi"]
-    case ("ITEM", 0): ["INSERT", "DELETE", "MOVE", "SET"]
-    default: []
+    switch SendLine.argument(of: verb, at: position) {
+    case .section(let also)?: also + sections()
+    case .words(let words)?: words
+    case nil: []
     }
   }
 }

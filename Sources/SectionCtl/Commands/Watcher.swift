@@ -70,7 +70,7 @@ struct Watcher {
 
   /// Asks for the accordion on the subscribed connection (events that arrive meanwhile wait) and prints it.
   private func redraw(_ client: Client) throws(ClientError) {
-    let reply = try client.request("VIEW").succeeded()
+    let reply = try client.perform(Request<Listing>.view.asReply).succeeded()
     if json {
       output.print(JSONRenderer.view(reply.sections, items: reply.items, revision: reply.revision))
       return

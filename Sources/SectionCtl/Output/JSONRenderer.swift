@@ -1,5 +1,4 @@
 import SectionClient
-import SectionCore
 
 /// sectionctl's `--json` output: stable field names in a fixed order, snake_case, so scripts can use jq.
 enum JSONRenderer {

@@ -1,6 +1,5 @@
 import Posix
 import SectionClient
-import SectionCore
 
 /// Standard output and standard error, written unbuffered so that `watch` lines reach a pipe at once.
 struct Output: Sendable {

@@ -1,5 +1,4 @@
 import SectionClient
-import SectionCore
 
 /// sectionctl's output for people: every function returns whole lines, each ending in LF.
 /// What the daemon sent (ids, titles, items, versions, reasons) goes through `show`, so that

@@ -1,5 +1,4 @@
 import SectionClient
-import SectionCore
 
 /// The daemon's state as the ui last heard it: the sections, which are open, the mode, the
 /// revision, and the items of the sections whose items it has asked for.

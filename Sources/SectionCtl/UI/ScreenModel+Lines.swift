@@ -1,5 +1,4 @@
 import SectionClient
-import SectionCore
 
 /// What each line of the screen says: the accordion as `sectionctl view` draws it, with the
 /// cursor's row highlighted and marked, then the status line.

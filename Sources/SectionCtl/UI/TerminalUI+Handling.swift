@@ -1,5 +1,4 @@
 import SectionClient
-import SectionCore
 
 /// What the ui does with each key, each reply and each event.
 extension TerminalUI {

@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 /// The runtime edits of `sectionctl ui`: a, i, e and d open the prompt line, which edits as a
 /// shell's line does (`Prompt.edit`), sends the request on Enter (on y for a delete) and

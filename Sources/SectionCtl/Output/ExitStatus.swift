@@ -1,5 +1,5 @@
 /// sectionctl's exit statuses, which scripts rely on: each says who to blame.
-package enum ExitStatus: Int32, Sendable {
+enum ExitStatus: Int32, Sendable {
   /// Everything asked for was done.
   case success = 0
   /// The daemon answered `ERR` (or something sectionctl could not read); its message was printed.

@@ -1,8 +1,10 @@
 /// A JSON value: enough of JSON for the config file, the state file and sectionctl's output.
+/// Here, beside what the daemon and the library share, because the daemon and sectionctl both
+/// write it; `package`, so it is no part of the library's API.
 ///
 /// Written here rather than taken from Foundation so that the daemon does not map ICU, and
 /// so the config loader can be fuzzed without Foundation in the way.
-public enum JSON: Equatable, Sendable {
+package enum JSON: Equatable, Sendable {
   case null
   case bool(Bool)
   case integer(Int64)
@@ -12,7 +14,7 @@ public enum JSON: Equatable, Sendable {
   /// Members in the order they appeared (or were built), so output is stable.
   case object([(String, JSON)])
 
-  public static func == (lhs: JSON, rhs: JSON) -> Bool {
+  package static func == (lhs: JSON, rhs: JSON) -> Bool {
     switch (lhs, rhs) {
     case (.null, .null): true
     case (.bool(let a), .bool(let b)): a == b
@@ -26,13 +28,13 @@ public enum JSON: Equatable, Sendable {
   }
 
   /// The member `key` of an object; nil for anything else.
-  public subscript(key: String) -> JSON? {
+  package subscript(key: String) -> JSON? {
     guard case .object(let members) = self else { return nil }
     return members.first { $0.0 == key }?.1
   }
 
   /// What kind of value this is, for error messages ("expected a string, found an array").
-  public var kind: String {
+  package var kind: String {
     switch self {
     case .null: "null"
     case .bool: "a boolean"
@@ -45,57 +47,63 @@ public enum JSON: Equatable, Sendable {
 }
 
 /// A JSON document that could not be parsed, with where and why.
-public struct JSONError: Error, Equatable, CustomStringConvertible {
-  public let line: Int
-  public let column: Int
-  public let reason: String
-  public var description: String { "line \(line), column \(column): \(reason)" }
+package struct JSONError: Error, Equatable, CustomStringConvertible {
+  package let line: Int
+  package let column: Int
+  package let reason: String
+  package var description: String { "line \(line), column \(column): \(reason)" }
+
+  package init(line: Int, column: Int, reason: String) {
+    self.line = line
+    self.column = column
+    self.reason = reason
+  }
 }
 
 extension JSON {
   /// Parses a whole document. Nesting is capped so that hostile input cannot exhaust the stack.
-  public static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSON {
+  package static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSON {
     var parser = JSONParser(Array(bytes))
     return try parser.document()
   }
 
   /// The compact serialization, with members in order: `{"a":1,"b":[true,null]}`.
-  public func serialized() -> String {
+  package func serialized() -> String {
     var output: [UInt8] = []
     write(to: &output)
     return String(decoding: output, as: UTF8.self)
   }
 
+  /// Writes the compact text; only error messages and sectionctl's output take this path, so it
+  /// is written plainly (the state file's strings come through `appendString`).
   private func write(to output: inout [UInt8]) {
     switch self {
-    case .null: output.append("null")
-    case .bool(let value): output.append(value ? "true" : "false")
-    case .integer(let value):
-      if value < 0 { output.append("-") }
-      output.appendDecimal(value.magnitude)
-    case .number(let value): output.append(utf8: value.isFinite ? "\(value)" : "null")
+    case .null: output += "null".utf8
+    case .bool(let value): output += (value ? "true" : "false").utf8
+    case .integer(let value): output += String(value).utf8
+    case .number(let value): output += (value.isFinite ? "\(value)" : "null").utf8
     case .string(let value): JSON.appendString(value, to: &output)
     case .array(let elements):
-      output.append("[")
+      output.append(UInt8(ascii: "["))
       for (index, element) in elements.enumerated() {
-        if index > 0 { output.append(",") }
+        if index > 0 { output.append(UInt8(ascii: ",")) }
         element.write(to: &output)
       }
-      output.append("]")
+      output.append(UInt8(ascii: "]"))
     case .object(let members):
-      output.append("{")
+      output.append(UInt8(ascii: "{"))
       for (index, (key, value)) in members.enumerated() {
-        if index > 0 { output.append(",") }
+        if index > 0 { output.append(UInt8(ascii: ",")) }
         JSON.appendString(key, to: &output)
-        output.append(":")
+        output.append(UInt8(ascii: ":"))
         value.write(to: &output)
       }
-      output.append("}")
+      output.append(UInt8(ascii: "}"))
     }
   }
 
   /// Appends `value` as a JSON string, escaping what JSON requires and nothing more.
-  static func appendString(_ value: String, to output: inout [UInt8]) {
+  package static func appendString(_ value: String, to output: inout [UInt8]) {
     var value = value
     value.withUTF8 { appendValidUTF8($0, to: &output) }
   }
@@ -103,7 +111,7 @@ extension JSON {
   /// `bytes` as `appendString` writes `String(decoding: bytes, as: UTF8.self)`, without making
   /// the String when they are ASCII (valid UTF-8 as they are): the history's lines, a thousand
   /// at each compaction.
-  static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+  package static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
     guard !bytes.contains(where: { $0 >= 0x80 }) else {
       return appendString(String(decoding: bytes, as: UTF8.self), to: &output)
     }
@@ -112,7 +120,7 @@ extension JSON {
 
   /// `bytes`, valid UTF-8, as a JSON string: the one writer of both `appendString`s.
   private static func appendValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-    output.append("\"")
+    output.append(UInt8(ascii: "\""))
     // Most titles and items need no escape: one copy, not an append per byte (the state
     // file is written whole at each compaction, 2 MB and more for a long list).
     if bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
@@ -120,7 +128,7 @@ extension JSON {
     } else {
       output.append(contentsOf: bytes)
     }
-    output.append("\"")
+    output.append(UInt8(ascii: "\""))
   }
 
   /// Counts the escaped length first, then writes in place: appending byte by byte took a

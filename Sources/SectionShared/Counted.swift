@@ -1,4 +1,4 @@
 /// A count and its noun as a person writes them: "1 section", "3 sections", "0 items".
-public func counted(_ count: Int, _ noun: String) -> String {
+package func counted(_ count: Int, _ noun: String) -> String {
   count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
 }

@@ -1,8 +1,6 @@
-import SectionCore
 import Testing
 
 @testable import SectionClient
-@testable import SectionCtl
 
 @Suite struct ProtocolLineTests {
   private func parse(_ line: String) throws -> ProtocolLine { try ProtocolLine.parse(line) }

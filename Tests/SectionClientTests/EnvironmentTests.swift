@@ -1,11 +1,11 @@
 import Glibc
-import SectionCore
 import Posix
 import Testing
 
 @testable import SectionClient
-@testable import SectionCtl
 
+/// Where a program finds the daemon (`SocketLocation`): the environment's variables, the
+/// user, the list's name.
 @Suite struct EnvironmentTests {
   private func resolve(
     _ environment: Environment, _ explicit: String? = nil, readonly: Bool = false,
@@ -16,29 +16,29 @@ import Testing
   }
 
   @Test func socketFollowsTheDaemonsDefaults() throws {
-    let user = Fixtures.environment(["XDG_RUNTIME_DIR": "/run/user/1000"])
+    let user = Environment.fixture(["XDG_RUNTIME_DIR": "/run/user/1000"])
     #expect(resolve(user) == "/run/user/1000/sectiond/control.sock")
     #expect(
-      resolve(Fixtures.environment(["XDG_RUNTIME_DIR": "/run/user/0"], userID: 0))
+      resolve(Environment.fixture(["XDG_RUNTIME_DIR": "/run/user/0"], userID: 0))
         == "/run/sectiond/control.sock")
-    let configured = Fixtures.environment([
+    let configured = Environment.fixture([
       "SECTIOND_SOCKET": "/tmp/e.sock", "XDG_RUNTIME_DIR": "/run/user/1000",
     ])
     #expect(resolve(configured) == "/tmp/e.sock")
     #expect(resolve(configured, "/tmp/flag.sock") == "/tmp/flag.sock")
     #expect(
-      resolve(Fixtures.environment(["SECTIOND_SOCKET": ""], userID: 0)) == "/run/sectiond/control.sock")
+      resolve(Environment.fixture(["SECTIOND_SOCKET": ""], userID: 0)) == "/run/sectiond/control.sock")
   }
 
   @Test func readonlySocketIsBesideTheControlSocket() throws {
-    #expect(resolve(Fixtures.environment(userID: 0), readonly: true) == "/run/sectiond/readonly.sock")
+    #expect(resolve(Environment.fixture(userID: 0), readonly: true) == "/run/sectiond/readonly.sock")
     #expect(
-      resolve(Fixtures.environment(), "/tmp/x/control.sock", readonly: true) == "/tmp/x/readonly.sock")
-    #expect(resolve(Fixtures.environment(), "control.sock", readonly: true) == "readonly.sock")
+      resolve(Environment.fixture(), "/tmp/x/control.sock", readonly: true) == "/tmp/x/readonly.sock")
+    #expect(resolve(Environment.fixture(), "control.sock", readonly: true) == "readonly.sock")
   }
 
   @Test func aNamedReadonlySocketIsUsedWherever() {
-    let user = Fixtures.environment(["XDG_RUNTIME_DIR": "/run/user/1000"])
+    let user = Environment.fixture(["XDG_RUNTIME_DIR": "/run/user/1000"])
     #expect(resolve(user, readonly: true, explicitReadonly: "/srv/ro.sock") == "/srv/ro.sock")
     #expect(
       resolve(user, readonly: false, explicitReadonly: "/srv/ro.sock")
@@ -46,14 +46,14 @@ import Testing
   }
 
   @Test func withoutARuntimeDirectoryTheDaemonsTemporaryDirectory() {
-    #expect(resolve(Fixtures.environment(userID: 1000)) == "/tmp/sectiond-1000/control.sock")
+    #expect(resolve(Environment.fixture(userID: 1000)) == "/tmp/sectiond-1000/control.sock")
     #expect(
-      resolve(Fixtures.environment(["XDG_RUNTIME_DIR": ""], userID: 7)) == "/tmp/sectiond-7/control.sock")
+      resolve(Environment.fixture(["XDG_RUNTIME_DIR": ""], userID: 7)) == "/tmp/sectiond-7/control.sock")
   }
 
   /// A user other than root: their own daemon if it answers, else the system's (issue 23).
   @Test func aUserFallsBackToTheSystemDaemon() throws {
-    let user = Fixtures.environment(["XDG_RUNTIME_DIR": "/run/user/7"], userID: 7)
+    let user = Environment.fixture(["XDG_RUNTIME_DIR": "/run/user/7"], userID: 7)
     let candidates = SocketLocation.candidates(explicit: nil, readonly: false, environment: user)
     #expect(
       candidates == [
@@ -79,79 +79,16 @@ import Testing
     // Named, or for root: that one only.
     #expect(SocketLocation.candidates(explicit: "/x.sock", readonly: false, environment: user).count == 1)
     #expect(
-      SocketLocation.candidates(explicit: nil, readonly: false, environment: Fixtures.environment(userID: 0))
+      SocketLocation.candidates(explicit: nil, readonly: false, environment: Environment.fixture(userID: 0))
         .count == 1)
   }
 
   /// The read-only socket is named after the control socket, as the daemon names it (issue 23).
   @Test func readonlySocketFollowsTheControlSocketsName() {
-    #expect(resolve(Fixtures.environment(), "/tmp/a.sock", readonly: true) == "/tmp/a.readonly.sock")
-    #expect(resolve(Fixtures.environment(), "/tmp/b.sock", readonly: true) == "/tmp/b.readonly.sock")
-    #expect(resolve(Fixtures.environment(), "/tmp/plain", readonly: true) == "/tmp/plain.readonly")
-    #expect(resolve(Fixtures.environment(), "/tmp/x/control.sock", readonly: true) == "/tmp/x/readonly.sock")
-  }
-
-  @Test func colourNeedsATerminalAndNoNO_COLOR() {
-    #expect(Style(environment: Fixtures.environment(terminal: true)).color)
-    #expect(!Style(environment: Fixtures.environment(terminal: false)).color)
-    #expect(!Style(environment: Fixtures.environment(["NO_COLOR": "1"], terminal: true)).color)
-    #expect(Style(environment: Fixtures.environment(["NO_COLOR": ""], terminal: true)).color)
-    #expect(!Style(environment: Fixtures.environment(["TERM": "dumb"], terminal: true)).color)
-  }
-
-  @Test func unicodeMarkersNeedAUTF8Locale() {
-    #expect(Style(environment: Fixtures.environment(["LANG": "en_US.UTF-8"])).unicode)
-    #expect(Style(environment: Fixtures.environment(["LANG": "C.utf8"])).unicode)
-    #expect(!Style(environment: Fixtures.environment(["LANG": "C"])).unicode)
-    #expect(!Style(environment: Fixtures.environment()).unicode)
-    #expect(!Style(environment: Fixtures.environment(["LC_ALL": "C", "LANG": "en_US.UTF-8"])).unicode)
-    #expect(Style(environment: Fixtures.environment(["LC_CTYPE": "de_DE.UTF-8@euro", "LANG": "C"])).unicode)
-  }
-
-  @Test func connectErrorsNameTheSocketAndTheFix() {
-    let missing = ClientError.cannotConnect(path: "/run/s.sock", errno: .noEntry).diagnostic
-    #expect(missing.hasPrefix("no daemon is listening on /run/s.sock"))
-    #expect(missing.contains("start one with 'sectiond --socket'"))
-    let system = ClientError.cannotConnect(path: "/run/sectiond/control.sock", errno: .noEntry).diagnostic
-    #expect(system.contains("'sudo systemctl start sectiond.socket'"))
-    let user = ClientError.cannotConnect(path: "/run/user/7/sectiond/readonly.sock", errno: .noEntry)
-      .diagnostic
-    #expect(user.contains("'systemctl --user start sectiond-readonly.socket'"))
-    let neither = ClientError.noDaemon(paths: [
-      "/run/user/7/sectiond/control.sock", "/run/sectiond/control.sock",
-    ])
-    #expect(neither.exitStatus == .unavailable)
-    #expect(
-      neither.diagnostic.contains("systemctl --user start sectiond.socket")
-        && neither.diagnostic.contains("sudo systemctl start sectiond.socket"))
-    let stale = ClientError.cannotConnect(path: "/run/s.sock", errno: .connectionRefused).diagnostic
-    #expect(stale.hasPrefix("no daemon is listening on /run/s.sock"))
-    #expect(ClientError.cannotConnect(path: "/s", errno: .permissionDenied).diagnostic.contains("--readonly"))
-    #expect(ClientError.cannotConnect(path: "/s", errno: .nameTooLong).diagnostic.contains("shorter"))
-    #expect(ClientError.cannotConnect(path: "/s", errno: .noEntry).exitStatus == .unavailable)
-    #expect(ClientError.connectionLost(path: "/s").exitStatus == .unavailable)
-    let file = ClientError.notASocket(path: "/s", kind: ClientError.kind(of: S_IFREG | 0o644))
-    #expect(file.diagnostic.hasPrefix("cannot connect to /s: it is a regular file, not a socket"))
-    #expect(file.exitStatus == .unavailable)
-    #expect(ClientError.kind(of: S_IFDIR | 0o755) == "a directory")
-    #expect(
-      ClientError.daemon(code: "MODE", message: "not in exclusive mode").message == "not in exclusive mode")
-    #expect(ClientError.daemon(code: "MODE", message: "").message == "the daemon answered MODE")
-    #expect(ClientError.daemon(code: "MODE", message: "x").exitStatus == .daemonError)
-  }
-
-  /// sectionctl's diagnostics name its options where the library's messages name a program's
-  /// arguments (ErrorTextTests checks those).
-  @Test func diagnosticsNameSectionctlsOptions() {
-    #expect(
-      ClientError.noDaemon(paths: ["/s"]).diagnostic.hasSuffix(
-        "; or point at another daemon with --socket (-s) PATH or SECTIOND_SOCKET"))
-    #expect(
-      ClientError.malformedReply("HELLO").diagnostic.hasSuffix(
-        "('sectionctl send VERSION' shows what it speaks)"))
-    #expect(ClientError.timedOut(path: "/s", seconds: 2).diagnostic.contains("--timeout SECONDS"))
-    #expect(ClientError.usage("bad").diagnostic == "bad\nTry 'sectionctl --help' for more information.")
-    #expect(!ClientError.noDaemon(paths: ["/s"]).message.contains("--socket (-s)"))
+    #expect(resolve(Environment.fixture(), "/tmp/a.sock", readonly: true) == "/tmp/a.readonly.sock")
+    #expect(resolve(Environment.fixture(), "/tmp/b.sock", readonly: true) == "/tmp/b.readonly.sock")
+    #expect(resolve(Environment.fixture(), "/tmp/plain", readonly: true) == "/tmp/plain.readonly")
+    #expect(resolve(Environment.fixture(), "/tmp/x/control.sock", readonly: true) == "/tmp/x/readonly.sock")
   }
 }
 
@@ -160,7 +97,7 @@ import Testing
   private let media = try! ListName(validating: "media")
 
   @Test func aListLooksInItsDirectoryOfEach() {
-    let user = Fixtures.environment(["XDG_RUNTIME_DIR": "/run/user/7"], userID: 7)
+    let user = Environment.fixture(["XDG_RUNTIME_DIR": "/run/user/7"], userID: 7)
     #expect(
       SocketLocation.candidates(explicit: nil, readonly: false, list: media, environment: user) == [
         .init(path: "/run/user/7/sectiond/media/control.sock", kind: .user),
@@ -171,7 +108,7 @@ import Testing
         == [
           "/run/user/7/sectiond/media/readonly.sock", "/run/sectiond/media/readonly.sock",
         ])
-    let root = Fixtures.environment(userID: 0)
+    let root = Environment.fixture(userID: 0)
     #expect(
       SocketLocation.resolve(explicit: nil, readonly: false, list: media, environment: root)
         == "/run/sectiond/media/control.sock")
@@ -180,7 +117,7 @@ import Testing
   /// Issue 44, item 13: `make run` says `export SECTIOND_SOCKET=.../.run/control.sock`; then
   /// `-l media` is `.run/media/control.sock`, where `make run ARGS='--list media'` serves it.
   @Test func aNamedSocketWinsAndAListIsBesideSectiondSocket() {
-    let environment = Fixtures.environment(["SECTIOND_SOCKET": "/w/.run/control.sock"], userID: 7)
+    let environment = Environment.fixture(["SECTIOND_SOCKET": "/w/.run/control.sock"], userID: 7)
     #expect(
       SocketLocation.resolve(explicit: "/x.sock", readonly: false, list: media, environment: environment)
         == "/x.sock")
@@ -194,7 +131,7 @@ import Testing
     #expect(
       SocketLocation.resolve(explicit: nil, readonly: false, environment: environment)
         == "/w/.run/control.sock")
-    let other = Fixtures.environment(["SECTIOND_SOCKET": "/tmp/e.sock"], userID: 0)
+    let other = Environment.fixture(["SECTIOND_SOCKET": "/tmp/e.sock"], userID: 0)
     #expect(
       SocketLocation.resolve(explicit: nil, readonly: false, list: media, environment: other)
         == "/tmp/media/e.sock")
@@ -203,13 +140,13 @@ import Testing
   }
 
   @Test func sectiondListIsTheDefaultAndIsChecked() throws {
-    #expect(try SocketLocation.list(explicit: nil, environment: Fixtures.environment()) == nil)
-    let named = Fixtures.environment(["SECTIOND_LIST": "media"])
+    #expect(try SocketLocation.list(explicit: nil, environment: Environment.fixture()) == nil)
+    let named = Environment.fixture(["SECTIOND_LIST": "media"])
     #expect(try SocketLocation.list(explicit: nil, environment: named) == media)
     let other = try ListName(validating: "bar")
     #expect(try SocketLocation.list(explicit: other, environment: named) == other)
     do {
-      _ = try SocketLocation.list(explicit: nil, environment: Fixtures.environment(["SECTIOND_LIST": "../x"]))
+      _ = try SocketLocation.list(explicit: nil, environment: Environment.fixture(["SECTIOND_LIST": "../x"]))
       Issue.record("SECTIOND_LIST=../x was taken")
     } catch {
       guard case .usage(let message) = error else {
@@ -241,9 +178,11 @@ import Testing
       #expect(throws: ClientError.self, "\(bad)") { try SocketLocation.fromQuery(bad, beside: given) }
     }
   }
+}
 
-  @Test func onlyPipeTakesIt() throws {
-    #expect(try ArgumentParser.parse(["pipe", "--list-from-query"]).listFromQuery)
-    #expect(throws: ClientError.self) { try ArgumentParser.parse(["view", "--list-from-query"]) }
+extension Environment {
+  /// An environment with only `variables` set, for a user other than root.
+  static func fixture(_ variables: [String: String] = [:], userID: UInt32 = 1000) -> Environment {
+    Environment(variable: { variables[$0] }, userID: userID, outputIsTerminal: false)
   }
 }

@@ -2,7 +2,6 @@ import Posix
 import Testing
 
 @testable import SectionClient
-@testable import SectionCtl
 
 /// Reading the daemon's lines is linear and bounded (issue 19: a 20 MB line took 4.96 s).
 @Suite struct LineReaderTests {
