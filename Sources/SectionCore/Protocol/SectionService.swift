@@ -355,13 +355,23 @@ public final class SectionService {
     forgetRendered()
   }
 
-  /// The unsaved changes are now in the state file: hand their events over for broadcast.
-  public func commit() -> [UInt8] {
+  /// The unsaved changes as the one value a save takes (see `SavedGroup`): sharing the
+  /// service's buffers until `commit()` or `rollback()` starts the next group.
+  public var unsavedGroup: SavedGroup {
+    SavedGroup(
+      changes: unsaved, records: pendingHistory, events: pendingEvents, journal: journal,
+      needsSnapshot: needsSnapshot, revision: model.revision)
+  }
+
+  /// The unsaved changes are now in the state file: the history keeps them, and the next
+  /// change starts a new group. Returns the group saved, as `unsavedGroup` gave it.
+  @discardableResult
+  public func commit() -> SavedGroup {
+    let group = unsavedGroup
     saved = nil
-    history.append(pendingHistory, events: pendingEvents)
-    let events = pendingEvents
+    history.append(group.records, events: group.events)
     forgetUnsaved()
-    return events
+    return group
   }
 
   /// Empties the buffers of the unsaved changes. Their storage is kept for the next turn
