@@ -415,7 +415,8 @@ extension HistoryClockTests {
     #expect(
       harness.reply("HISTORY").hasPrefix(
         "history 1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 a\n"))
-    #expect(harness.reply("HISTORY").contains("history 2 2026-12-03T20:21:07.123Z bus 7 8 panel opened 2 1 b\n"))
+    #expect(
+      harness.reply("HISTORY").contains("history 2 2026-12-03T20:21:07.123Z bus 7 8 panel opened 2 1 b\n"))
   }
 
   /// What the journal's groups replay to has the history the daemon served: the events of

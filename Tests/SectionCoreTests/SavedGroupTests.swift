@@ -69,7 +69,8 @@ import Testing
     let ids = group.sectionIDs(after: harness.service.model)
     #expect(ids.count == group.changes.count)
     for (position, id) in ids.enumerated() {
-      let words = String(decoding: (group.event(position) ?? []).dropLast(), as: UTF8.self).split(separator: " ")
+      let words = String(decoding: (group.event(position) ?? []).dropLast(), as: UTF8.self).split(
+        separator: " ")
       let expected: String? =
         switch words.first ?? "" {
         case "!mode", "!reload": nil

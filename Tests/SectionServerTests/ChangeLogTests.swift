@@ -75,7 +75,8 @@ import Testing
     harness.server.changeLog = ChangeLog { entries.append($0) }
     let editor = try harness.connect()
     let anonymous = try harness.connect()
-    try editor.send("CLIENT NAME ed\nINSERT 0 n News\nTOGGLE 1\nMOVE n 2\nITEM INSERT b 0 x\nMODE exclusive\n")
+    try editor.send(
+      "CLIENT NAME ed\nINSERT 0 n News\nTOGGLE 1\nMOVE n 2\nITEM INSERT b 0 x\nMODE exclusive\n")
     #expect(try harness.run(until: { editor.hasReplies(6) }))
     #expect(editor.statuses.allSatisfy { $0.hasPrefix("OK") })
     try anonymous.send("TOGGLE 3\n")

@@ -109,7 +109,8 @@ public struct SavedGroup {
       switch change {
       case .inserted(_, let index, _): ids?.remove(at: index)
       case .deleted(_, let index, let section, _): ids?.insert(section.id, at: index)
-      case .moved(_, let from, let to, _): if var known = ids { known.insert(known.remove(at: to), at: from); ids = known }
+      case .moved(_, let from, let to, _):
+        if var known = ids { known.insert(known.remove(at: to), at: from); ids = known }
       case .reloaded: ids = nil
       default: break
       }
