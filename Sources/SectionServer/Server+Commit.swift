@@ -28,9 +28,8 @@ extension Server {
   /// status. Each takes what it needs from the one value (`SavedGroup`); none reads another's
   /// text. A save that fails refuses the whole group: undone, and its requests answered so.
   func save() {
-    let group = service.unsavedGroup
     do {
-      try store?.save(group, encodeState: service.encodeState(into:))
+      try store?.save(service.unsavedGroup) { service.encodeState(into: &$0) }
     } catch {
       Log.error("state not saved, changes refused: \(error)")
       service.rollback()
@@ -40,10 +39,11 @@ extension Server {
       releaseWaiting()
       return
     }
-    service.commit()
-    broadcast(group.events)
-    changeLog?.record(group, after: service.model, processName: service.processName)
-    bus?.saved(group, after: service.model)
+    service.commit { group in
+      broadcast(group.events)
+      changeLog?.record(group, after: service.model, processName: service.processName)
+      bus?.saved(group, after: service.model)
+    }
     releaseWaiting()
     status?.figuresChanged()
   }

@@ -363,15 +363,27 @@ public final class SectionService {
       needsSnapshot: needsSnapshot, revision: model.revision)
   }
 
-  /// The unsaved changes are now in the state file: the history keeps them, and the next
-  /// change starts a new group. Returns the group saved, as `unsavedGroup` gave it.
+  /// The unsaved changes are now in the state file: the history keeps them, `fanOut` hands
+  /// them on (to the subscribers, the journald entries, the D-Bus signals), and the next change
+  /// starts a new group. The group shares the service's buffers, which are emptied for the next
+  /// group once `fanOut` has returned and the group is gone: a group kept past that (the
+  /// `commit()` that returns it) would cost a new buffer of each kind every turn.
+  public func commit(_ fanOut: (SavedGroup) -> Void) {
+    do {
+      let group = unsavedGroup
+      saved = nil
+      history.append(group.records, events: group.events)
+      fanOut(group)
+    }
+    forgetUnsaved()
+  }
+
+  /// `commit(_:)`, returning the group saved: for a start's save and for tests, which keep it.
   @discardableResult
   public func commit() -> SavedGroup {
-    let group = unsavedGroup
-    saved = nil
-    history.append(group.records, events: group.events)
-    forgetUnsaved()
-    return group
+    var saved: SavedGroup?
+    commit { saved = $0 }
+    return saved!
   }
 
   /// Empties the buffers of the unsaved changes. Their storage is kept for the next turn
