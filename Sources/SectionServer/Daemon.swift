@@ -77,7 +77,7 @@ public enum Daemon {
       SavedState(service.model).list != list,
       service.announceReload() == .changed
     {
-      if store == nil { _ = service.commit() }
+      if store == nil { service.commit() }
     }
     var unchanged = SavedState(service.model)
     unchanged.history = saved?.history ?? []
@@ -85,8 +85,8 @@ public enum Daemon {
       // What this start decided (the config's sections, those it opened) is saved before anyone
       // sees it, so that the next start knows it as a reload would, whatever the config says then.
       do {
-        try store.saveAtStart(service)
-        if service.hasUnsavedChanges { _ = service.commit() }
+        try store.saveAtStart(service.unsavedGroup, encodeState: service.encodeState(into:))
+        if service.hasUnsavedChanges { service.commit() }
       } catch {
         Log.warning(
           "cannot save the state file \(store.path) at start-up (\(error)); changes are refused until it can be written"

@@ -23,9 +23,13 @@ extension Server {
     bus?.publish()
   }
 
+  /// Saves the turn's group of changes and hands it on, in one place and in this order: the
+  /// state file, the history, the subscribers' events, `--log-changes`, the D-Bus signals, the
+  /// status. Each takes what it needs from the one value (`SavedGroup`); none reads another's
+  /// text. A save that fails refuses the whole group: undone, and its requests answered so.
   func save() {
     do {
-      try store?.save(service)
+      try store?.save(service.unsavedGroup) { service.encodeState(into: &$0) }
     } catch {
       Log.error("state not saved, changes refused: \(error)")
       service.rollback()
@@ -35,9 +39,11 @@ extension Server {
       releaseWaiting()
       return
     }
-    changeLog?.record { service.unsavedHistoryLines() }
-    bus?.saved(events: service.pendingEvents)
-    broadcast(service.commit())
+    service.commit { group in
+      broadcast(group.events)
+      changeLog?.record(group, after: service.model, processName: service.processName)
+      bus?.saved(group, after: service.model)
+    }
     releaseWaiting()
     status?.figuresChanged()
   }

@@ -78,7 +78,10 @@ final class StateStore {
     syncer = try StateSyncer(directory: FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY))
   }
 
-  func save(_ service: SectionService) throws {
+  /// Saves `group`: appended to the journal, or, when the journal cannot hold it or has grown
+  /// past the state, the whole state as `encodeState` renders it (the model with the group
+  /// applied, and its history): a store needs the whole state only then, and never the service.
+  func save(_ group: SavedGroup, encodeState: (inout [UInt8]) -> Void) throws {
     if let syncer {
       let failures = syncer.takeFailures()
       if !failures.isEmpty {
@@ -94,19 +97,19 @@ final class StateStore {
     // before the state holding its groups is on disk.
     if journal == nil && !wholeStateNeeded && !durableSaveNeeded { try openJournal() }
     let tooLong = journalSize > max(2 * stateSize, 1 << 20)
-    if wholeStateNeeded || durableSaveNeeded || service.needsSnapshot || journalReplaced()
+    if wholeStateNeeded || durableSaveNeeded || group.needsSnapshot || journalReplaced()
       || (tooLong && syncer == nil)
     {
-      try saveWholeState(service)
+      try saveWholeState(encodeState)
       return
     }
-    try append(service)
+    try append(group)
     // The group is in the journal, so the compaction can take its time: until the syncer has
     // put the new state file in place, the old one and the journal hold the same. The save is
     // done, whatever happens to the compaction: failing, it waits for another megabyte.
     guard let syncer, tooLong, !compacting, journalSize > compactionDeferredUntil else { return }
     do {
-      try startCompaction(syncer, service)
+      try startCompaction(syncer, encodeState)
       compactionDeferredUntil = 0
     } catch {
       compactionDeferredUntil = journalSize + (1 << 20)
@@ -137,12 +140,12 @@ final class StateStore {
     syncer?.switchJournal(to: fd)
   }
 
-  /// Appends the group of unsaved changes to the journal, with its checksum.
-  private func append(_ service: SectionService) throws {
+  /// Appends `group`'s journal lines to the journal, with its checksum.
+  private func append(_ group: SavedGroup) throws {
     guard let journal else { preconditionFailure("a save opens the journal first") }
     bytes.removeAll(keepingCapacity: true)
-    bytes.append(contentsOf: service.journal)
-    Journal.appendCommit(revision: service.model.revision, to: &bytes, groupStart: 0)
+    bytes.append(contentsOf: group.journal)
+    Journal.appendCommit(revision: group.revision, to: &bytes, groupStart: 0)
     do {
       try journal.writeAll(bytes, subject: journalPath)
       if policy == .always { try journal.sync(subject: journalPath) }
@@ -175,12 +178,12 @@ final class StateStore {
   /// Writes the whole state file at once, durably unless the policy is `never`, and starts the
   /// journal afresh. For what the journal cannot hold (a reload), a journal that failed, or a
   /// start or a background failure that needs the files to add up again.
-  private func saveWholeState(_ service: SectionService) throws {
+  private func saveWholeState(_ encodeState: (inout [UInt8]) -> Void) throws {
     if let syncer, compacting {
       // Rare: a reload or a replaced journal while a compaction is under way. Only one at a time.
       syncer.waitUntilFinished(compactionsStarted)
     }
-    service.encodeState(into: &bytes)
+    encodeState(&bytes)
     try withReserve { try FileSystem.replaceAtomically(path, with: bytes, sync: policy != .never) }
     stateSize = bytes.count
     // Every journal now holds only groups the state file has: the journal starts empty.
@@ -209,8 +212,8 @@ final class StateStore {
   }
 
   /// Writes the spare and starts the next journal; the syncer does the rest.
-  private func startCompaction(_ syncer: StateSyncer, _ service: SectionService) throws {
-    service.encodeState(into: &bytes)
+  private func startCompaction(_ syncer: StateSyncer, _ encodeState: (inout [UInt8]) -> Void) throws {
+    encodeState(&bytes)
     guard let ended = journal else { preconditionFailure("a compaction follows an append") }
     let spare = try withReserve { try FileSystem.writeSpare(for: path, bytes) }
     let next: FileDescriptor
@@ -236,9 +239,9 @@ final class StateStore {
 
   /// The first save of a start that must save before it serves: durable, whatever the policy
   /// (what a start decided, or recovered, is in no journal).
-  func saveAtStart(_ service: SectionService) throws {
+  func saveAtStart(_ group: SavedGroup, encodeState: (inout [UInt8]) -> Void) throws {
     durableSaveNeeded = true
-    try save(service)
+    try save(group, encodeState: encodeState)
   }
 
   /// Ends the syncer's thread once what it has is on disk; at shutdown.

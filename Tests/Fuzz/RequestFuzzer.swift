@@ -182,7 +182,7 @@ struct Client {
       journal += service.journal
       Journal.appendCommit(revision: service.model.revision, to: &journal, groupStart: start)
     }
-    let events = service.commit()
+    let events = service.commit().events
     if journal.isEmpty { snapshot = SavedState(service.model) }
     check(!events.isEmpty, "a change without events")
     check(!service.hasUnsavedChanges && service.pendingEvents.isEmpty, "commit kept changes")

@@ -385,31 +385,38 @@ extension HistoryClockTests {
         == harness.reply("HISTORY").split(separator: "\n").dropLast())
   }
 
-  /// `--log-changes` logs a saved group's lines: each change with its own author, however the
-  /// authors take turns in the group, and a `by` line in the journal for each turn.
-  @Test func aGroupsLinesNameEachChangesAuthor() {
+  /// A saved group names each change's author (what `--log-changes` logs), however the
+  /// authors take turns in the group, and the journal has a `by` line for each turn.
+  @Test func aGroupNamesEachChangesAuthor() {
     let harness = historyHarness(name: "w")
+    let first = harness.service.author
     _ = harness.send("TOGGLE a")
-    harness.service.author = Author(via: .bus, uid: 7, pid: 8, name: "panel")
+    let panel = Author(via: .bus, uid: 7, pid: 8, name: "panel")
+    harness.service.author = panel
     _ = harness.send("TOGGLE b")
     harness.service.author = Author(via: .socket, uid: 1000, pid: 4242, name: "w")
+    let third = harness.service.author
     _ = harness.send("TOGGLE a")
+    let group = harness.service.unsavedGroup
+    #expect(group.time == 1_796_329_267_123)
+    let authors = group.runs.map(\.author)
+    #expect(authors.count == 3 && zip(authors, [first, panel, third]).allSatisfy { $0 === $1 })
+    #expect(group.runs.map(\.changes) == [0..<1, 1..<2, 2..<3])
     #expect(
-      String(decoding: harness.service.unsavedHistoryLines(), as: UTF8.self) == """
-        1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 a
-        2 2026-12-03T20:21:07.123Z bus 7 8 panel opened 2 1 b
-        3 2026-12-03T20:21:07.123Z socket 1000 4242 w closed 3 0 a
-
-        """)
+      (0..<3).map { group.event($0).map { String(decoding: $0, as: UTF8.self) } } == [
+        "!opened 1 0 a\n", "!opened 2 1 b\n", "!closed 3 0 a\n",
+      ])
     #expect(
       String(decoding: harness.service.journal, as: UTF8.self).split(separator: "\n").filter {
         $0.hasPrefix("by ")
       }.count == 3)
     _ = harness.commit()
-    #expect(harness.service.unsavedHistoryLines().isEmpty)
+    #expect(harness.service.unsavedGroup.isEmpty && harness.service.unsavedGroup.runs.isEmpty)
     #expect(
       harness.reply("HISTORY").hasPrefix(
         "history 1 2026-12-03T20:21:07.123Z socket 1000 4242 w opened 1 0 a\n"))
+    #expect(
+      harness.reply("HISTORY").contains("history 2 2026-12-03T20:21:07.123Z bus 7 8 panel opened 2 1 b\n"))
   }
 
   /// What the journal's groups replay to has the history the daemon served: the events of

@@ -38,7 +38,7 @@ final class Harness {
 
   var events: String { String(decoding: service.pendingEvents, as: UTF8.self) }
 
-  func commit() -> String { String(decoding: service.commit(), as: UTF8.self) }
+  func commit() -> String { String(decoding: service.commit().events, as: UTF8.self) }
 
   /// The first line of what the server would save now as a whole state file (revision, mode
   /// and open sections), closed as a JSON object.
@@ -286,7 +286,7 @@ final class Harness {
     #expect(
       String(decoding: reply.unsentBytes, as: UTF8.self)
         == "section 1 b open 1 B\nOK 1\nERR READONLY TOGGLE changes state; use the control socket\n")
-    #expect(String(decoding: service.commit(), as: UTF8.self) == "!opened 1 1 b\n")
+    #expect(String(decoding: service.commit().events, as: UTF8.self) == "!opened 1 1 b\n")
   }
 
   @Test func revisionsContinueFromTheSavedState() {

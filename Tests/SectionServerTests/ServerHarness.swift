@@ -33,8 +33,8 @@ final class ServerHarness {
     service = SectionService(model: SectionModel(config: config, saved: nil), history: History(capacity: 100))
     service.clock = wallClockMilliseconds
     // As the daemon starts: the whole state first, so that each group commit appends to the journal.
-    try store.saveAtStart(service)
-    if service.hasUnsavedChanges { _ = service.commit() }
+    try store.saveAtStart(service.unsavedGroup, encodeState: service.encodeState(into:))
+    if service.hasUnsavedChanges { service.commit() }
     loop = try EventLoop()
     server = try Server(
       loop: loop, service: service, store: store, limits: ClientLimits(total: 64, readOnly: 64),

@@ -23,6 +23,8 @@ public final class Author {
   public let name: [UInt8]?
   /// `<via> <uid> <pid> <name>`, rendered once: every change of this author repeats it.
   private var rendered: [UInt8] = []
+  /// The name shown for it (`shownName`), once looked up; empty: none.
+  private var shown: [UInt8]?
   /// Its index in the author table of the `History` that keeps its changes; -1: none.
   var slot = -1
 
@@ -47,12 +49,16 @@ public final class Author {
 
   /// An author as a saved history line shows it (`who`: `<via> <uid> <pid> <name>`): its name
   /// is what the line says, never looked up again (the process may be gone, its pid reused).
-  init(rendered who: [UInt8], via: ArraySlice<UInt8>, uid: ArraySlice<UInt8>, pid: ArraySlice<UInt8>) {
+  init(
+    rendered who: [UInt8], via: ArraySlice<UInt8>, uid: ArraySlice<UInt8>, pid: ArraySlice<UInt8>,
+    name: ArraySlice<UInt8>
+  ) {
     self.via = Via(rawValue: String(decoding: via, as: UTF8.self)) ?? .socket
     self.uid = RequestParser.number(uid).flatMap { UInt32(exactly: $0) }
     self.pid = RequestParser.number(pid).flatMap { Int32(exactly: $0) }
-    name = nil
+    self.name = nil
     rendered = who
+    shown = name.elementsEqual("-".utf8) ? [] : Array(name)
   }
 
   /// The same client asking for a config reload: its changes came `via` reload.
@@ -70,10 +76,20 @@ public final class Author {
       rendered.append(" ")
       if let pid, pid >= 0 { rendered.appendDecimal(UInt64(pid)) } else { rendered.append("-") }
       rendered.append(" ")
-      let fallback = pid.flatMap(processName).map { ClientName.asName(Array($0.utf8)) }
-      let shown = name ?? fallback ?? []
+      let shown = shownName(processName)
       if shown.isEmpty { rendered.append("-") } else { rendered.append(contentsOf: shown) }
     }
     return rendered
+  }
+
+  /// The name the history shows for it: the one given (`CLIENT NAME`), else its process's
+  /// (`processName`, its `comm`) made one word of the characters a name may hold; empty when
+  /// there is none. Looked up once and kept, as the history line shows it: the process may go,
+  /// its pid be reused.
+  public func shownName(_ processName: (Int32) -> String?) -> [UInt8] {
+    if let shown { return shown }
+    let found = name ?? pid.flatMap(processName).map { ClientName.asName(Array($0.utf8)) } ?? []
+    shown = found
+    return found
   }
 }

@@ -73,7 +73,7 @@ public struct History {
         continue
       }
       let who = line[via.startIndex..<name.endIndex]
-      let author = known[who] ?? Author(rendered: Array(who), via: via, uid: uid, pid: pid)
+      let author = known[who] ?? Author(rendered: Array(who), via: via, uid: uid, pid: pid, name: name)
       known[who] = author
       append(revision: lineRevision, time: time, author: author, event: [UInt8(ascii: "!")] + event + [0x0A])
     }

@@ -4,6 +4,16 @@ public struct HistoryClock {
   /// `2026-12-03T20:41:07.` for `second`: the same for every change of a second.
   private var prefix: [UInt8] = []
 
+  public init() {}
+
+  /// `milliseconds` as `append` writes it, as a String: for `--log-changes`, whose entries
+  /// name a group's time as its history lines do.
+  public mutating func string(milliseconds: UInt64) -> String {
+    var bytes: [UInt8] = []
+    bytes.appendText { append(milliseconds: milliseconds, to: &$0) }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
   mutating func append(milliseconds: UInt64, to buffer: inout TextWriter) {
     let seconds = milliseconds / 1000
     if seconds != second {

@@ -32,6 +32,17 @@ public enum Change: Equatable, Sendable {
       revision
     }
   }
+
+  /// The id of the section the change names, where the change holds it: nil for a mode switch,
+  /// a reload, and an open or close, which hold the section's index only (a TOGGLE costs no
+  /// copy of the id: `SavedGroup.sectionIDs` finds it when a consumer asks).
+  public var sectionID: String? {
+    switch self {
+    case .opened, .closed, .mode, .reloaded: nil
+    case .inserted(_, _, let section), .deleted(_, _, let section, _): section.id
+    case .moved(_, _, _, let id), .renamed(_, _, let id, _, _), .items(_, _, let id, _, _, _): id
+    }
+  }
 }
 
 /// One change to a section's items, positions counted before it.

@@ -118,16 +118,6 @@ extension SectionService {
     }
   }
 
-  /// The history lines of the unsaved changes (`<rev> <time> <via> <uid> <pid> <name> <event>`,
-  /// each with its LF): for the journal entries of a save (`--log-changes`).
-  public func unsavedHistoryLines() -> [UInt8] {
-    var unsaved = History(capacity: pendingHistory.count)
-    keepUnsaved(in: &unsaved)
-    var lines: [UInt8] = []
-    appendLines(of: unsaved, from: 0, blankingWho: false, to: &lines)
-    return lines
-  }
-
   /// The start moved the revision on from the saved one (`savedRevision`), opening what the
   /// config opens: that is a reload by the daemon in the history, so that it stays unbroken.
   public func recordStart(after savedRevision: UInt64) {

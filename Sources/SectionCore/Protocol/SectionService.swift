@@ -355,13 +355,35 @@ public final class SectionService {
     forgetRendered()
   }
 
-  /// The unsaved changes are now in the state file: hand their events over for broadcast.
-  public func commit() -> [UInt8] {
-    saved = nil
-    history.append(pendingHistory, events: pendingEvents)
-    let events = pendingEvents
+  /// The unsaved changes as the one value a save takes (see `SavedGroup`): sharing the
+  /// service's buffers until `commit()` or `rollback()` starts the next group.
+  public var unsavedGroup: SavedGroup {
+    SavedGroup(
+      changes: unsaved, records: pendingHistory, events: pendingEvents, journal: journal,
+      needsSnapshot: needsSnapshot, revision: model.revision)
+  }
+
+  /// The unsaved changes are now in the state file: the history keeps them, `fanOut` hands
+  /// them on (to the subscribers, the journald entries, the D-Bus signals), and the next change
+  /// starts a new group. The group shares the service's buffers, which are emptied for the next
+  /// group once `fanOut` has returned and the group is gone: a group kept past that (the
+  /// `commit()` that returns it) would cost a new buffer of each kind every turn.
+  public func commit(_ fanOut: (SavedGroup) -> Void) {
+    do {
+      let group = unsavedGroup
+      saved = nil
+      history.append(group.records, events: group.events)
+      fanOut(group)
+    }
     forgetUnsaved()
-    return events
+  }
+
+  /// `commit(_:)`, returning the group saved: for a start's save and for tests, which keep it.
+  @discardableResult
+  public func commit() -> SavedGroup {
+    var saved: SavedGroup?
+    commit { saved = $0 }
+    return saved!
   }
 
   /// Empties the buffers of the unsaved changes. Their storage is kept for the next turn

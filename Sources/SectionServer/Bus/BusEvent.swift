@@ -1,20 +1,15 @@
+import SectionCore
 import Systemd
 
-/// The protocol events of a saved group (`!opened 7 2 net` ...) sent as their signals: the
-/// signals are the events themselves, as rendered at the step of their change (an index in
-/// a batch is the index at that step), with the same revisions. Read from the bytes where
-/// they are, without an array or a String per event or word: this runs for every change
-/// while the bus is attached, whether or not anyone listens.
+/// The saved changes sent as their signals: each signal is its change's protocol event
+/// (`!opened 7 2 net` is `Opened(7, 2, "net")`), with the same revisions, and an index in a
+/// group is the index at the step of its change, as in the event. Made from the changes
+/// themselves (`SavedGroup`), not from the events' text.
+///
+/// The bus daemon, not sd-bus, knows who matches a signal: a sender cannot tell whether
+/// anyone listens, so the signals of every saved change are sent while the bus is attached.
+/// What they cost sectiond is the message sd-bus builds; reading the change adds nothing.
 enum BusEvent {
-  /// An event's name, its signal's member and its argument types (one letter a word of
-  /// the event), and the properties a change of that kind changes.
-  private struct Signal {
-    let event: StaticString
-    let member: StaticString
-    let types: StaticString
-    let changes: Changes
-  }
-
   /// The properties a group changed besides Revision.
   private struct Changes: OptionSet {
     let rawValue: UInt8
@@ -23,91 +18,70 @@ enum BusEvent {
     static let sections = Changes(rawValue: 4)
   }
 
-  private static let signals: [Signal] = [
-    Signal(event: "opened", member: "Opened", types: "tus", changes: [.openSections, .sections]),
-    Signal(event: "closed", member: "Closed", types: "tus", changes: [.openSections, .sections]),
-    Signal(event: "mode", member: "ModeChanged", types: "ts", changes: .mode),
-    Signal(event: "reload", member: "Reloaded", types: "t", changes: [.openSections, .sections]),
-    Signal(event: "inserted", member: "Inserted", types: "tus", changes: [.openSections, .sections]),
-    Signal(event: "deleted", member: "Deleted", types: "tus", changes: [.openSections, .sections]),
-    Signal(event: "moved", member: "Moved", types: "tuus", changes: [.openSections, .sections]),
-    Signal(event: "renamed", member: "Renamed", types: "tus", changes: .sections),
-    Signal(event: "items", member: "ItemsChanged", types: "tusu", changes: .sections),
-  ]
-
-  private static func signal(named name: UnsafeBufferPointer<UInt8>) -> Signal? {
-    signals.first { signal in
-      signal.event.utf8CodeUnitCount == name.count
-        && UnsafeBufferPointer(start: signal.event.utf8Start, count: name.count).elementsEqual(name)
-    }
-  }
-
-  /// Emits the signal of every event in `events` on `bus`; returns the properties the
-  /// group changed: Revision always, the others when an event of theirs is in the group.
-  static func publish(_ events: [UInt8], on bus: Bus) throws -> [StaticString] {
-    var changes: Changes = []
-    try events.withUnsafeBufferPointer { bytes in
-      var start = 0
-      while start < bytes.count {
-        let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
-        defer { start = end + 1 }
-        guard bytes[start] == UInt8(ascii: "!") else { continue }
-        var words = Words(UnsafeBufferPointer(rebasing: bytes[(start + 1)..<end]))
-        guard let name = words.next(), let signal = signal(named: name),
-          words.count == signal.types.utf8CodeUnitCount
-        else { continue }
-        changes.formUnion(signal.changes)
-        try bus.emit(signal.member) { writer in
-          for type in UnsafeBufferPointer(
-            start: signal.types.utf8Start, count: signal.types.utf8CodeUnitCount)
-          {
-            let word = words.next()!
-            switch type {
-            case UInt8(ascii: "t"): try writer.append(decimal(word))
-            case UInt8(ascii: "u"): try writer.append(UInt32(clamping: decimal(word)))
-            default: try writer.append(utf8: word)
-            }
-          }
+  /// Emits the signal of every change in `changes` on `bus`, `ids` the ids of the sections
+  /// they name (`SavedGroup.sectionIDs`); returns the properties the changes changed:
+  /// Revision always, the others when a change of theirs is there.
+  static func publish(_ changes: [Change], ids: [String?], on bus: Bus) throws -> [StaticString] {
+    var changed: Changes = []
+    for (change, id) in zip(changes, ids) {
+      switch change {
+      case .opened(let revision, let index), .closed(let revision, let index, _):
+        guard let id else { continue }
+        changed.formUnion([.openSections, .sections])
+        try bus.emit(change.isOpened ? "Opened" : "Closed") { try $0.append(revision, index, id) }
+      case .mode(let revision, let mode):
+        changed.formUnion(.mode)
+        try bus.emit("ModeChanged") { writer in
+          try writer.append(revision)
+          try writer.append(mode.rawValue)
+        }
+      case .reloaded(let revision):
+        changed.formUnion([.openSections, .sections])
+        try bus.emit("Reloaded") { try $0.append(revision) }
+      case .inserted(let revision, let index, let section):
+        changed.formUnion([.openSections, .sections])
+        try bus.emit("Inserted") { try $0.append(revision, index, section.id) }
+      case .deleted(let revision, let index, let section, _):
+        changed.formUnion([.openSections, .sections])
+        try bus.emit("Deleted") { try $0.append(revision, index, section.id) }
+      case .moved(let revision, let from, let to, let id):
+        changed.formUnion([.openSections, .sections])
+        try bus.emit("Moved") { writer in
+          try writer.append(revision)
+          try writer.append(UInt32(clamping: from))
+          try writer.append(UInt32(clamping: to))
+          try writer.append(id)
+        }
+      case .renamed(let revision, let index, let id, _, _):
+        changed.formUnion(.sections)
+        try bus.emit("Renamed") { try $0.append(revision, index, id) }
+      case .items(let revision, let index, let id, _, let count, _):
+        changed.formUnion(.sections)
+        try bus.emit("ItemsChanged") { writer in
+          try writer.append(revision, index, id)
+          try writer.append(UInt32(clamping: count))
         }
       }
     }
     var names: [StaticString] = ["Revision"]
-    if changes.contains(.mode) { names.append("Mode") }
-    if changes.contains(.openSections) { names.append("OpenSections") }
-    if changes.contains(.sections) { names.append("Sections") }
+    if changed.contains(.mode) { names.append("Mode") }
+    if changed.contains(.openSections) { names.append("OpenSections") }
+    if changed.contains(.sections) { names.append("Sections") }
     return names
   }
+}
 
-  /// The space-separated words of an event line, in place.
-  private struct Words {
-    var rest: UnsafeBufferPointer<UInt8>
-
-    init(_ line: UnsafeBufferPointer<UInt8>) { rest = line }
-
-    /// How many words are left.
-    var count: Int {
-      var count = 0
-      var inWord = false
-      for byte in rest {
-        if byte == 0x20 {
-          inWord = false
-        } else if !inWord {
-          inWord = true
-          count += 1
-        }
-      }
-      return count
-    }
-
-    mutating func next() -> UnsafeBufferPointer<UInt8>? {
-      guard let first = rest.firstIndex(where: { $0 != 0x20 }) else { return nil }
-      let end = rest[first...].firstIndex(of: 0x20) ?? rest.endIndex
-      defer { rest = UnsafeBufferPointer(rebasing: rest[end...]) }
-      return UnsafeBufferPointer(rebasing: rest[first..<end])
-    }
+extension Change {
+  fileprivate var isOpened: Bool {
+    if case .opened = self { true } else { false }
   }
+}
 
-  private static func decimal(_ word: UnsafeBufferPointer<UInt8>) -> UInt64 {
-    word.reduce(0) { $0 &* 10 &+ UInt64($1 &- 0x30) }
+extension BusWriter {
+  /// `t u s`: a revision, a section's index, its id; the arguments most signals begin with.
+  fileprivate mutating func append(_ revision: UInt64, _ index: Int, _ id: String) throws {
+    try append(revision)
+    try append(UInt32(clamping: index))
+    try append(id)
   }
 }

@@ -24,8 +24,9 @@ final class BusFace {
   var waitingForSave: [HeldCall] = []
   /// Saved, to be answered by `publish()` with the signals of `unpublished`.
   private var answering: [HeldCall] = []
-  /// The protocol events of the saved changes whose signals are not sent yet.
-  private var unpublished: [UInt8] = []
+  /// The saved changes whose signals are not sent yet, and the ids of the sections they name.
+  private var unpublished: [Change] = []
+  private var unpublishedIDs: [String?] = []
   /// Calls whose answer would show other changes not saved yet: handled again right after
   /// the save (`handleReleased()`).
   var waitingForOthers: [BusCall] = []
@@ -216,12 +217,13 @@ final class BusFace {
 
   // MARK: After the save
 
-  /// The group commit saved the changes whose protocol events are `events`: their signals
-  /// and the returns of the calls that made them go out with `publish()`, once the socket
-  /// clients' replies are written (a signal costs a write to the bus daemon, and the
+  /// The group commit saved `group`, `model` being the state after it: the signals of its
+  /// changes and the returns of the calls that made them go out with `publish()`, once the
+  /// socket clients' replies are written (a signal costs a write to the bus daemon, and the
   /// socket's replies need not wait for it).
-  func saved(events: [UInt8]) {
-    unpublished.append(contentsOf: events)
+  func saved(_ group: SavedGroup, after model: SectionModel) {
+    unpublished.append(contentsOf: group.changes)
+    unpublishedIDs.append(contentsOf: group.sectionIDs(after: model))
     answering.append(contentsOf: waitingForSave)
     waitingForSave.removeAll(keepingCapacity: true)
   }
@@ -232,11 +234,12 @@ final class BusFace {
   func publish() {
     guard !unpublished.isEmpty || !answering.isEmpty else { return }
     do {
-      try bus.propertiesChanged(BusEvent.publish(unpublished, on: bus))
+      try bus.propertiesChanged(BusEvent.publish(unpublished, ids: unpublishedIDs, on: bus))
     } catch {
       Log.warning("D-Bus: signals of revision \(server.service.model.revision) not sent: \(error)")
     }
     unpublished.removeAll(keepingCapacity: true)
+    unpublishedIDs.removeAll(keepingCapacity: true)
     for held in answering {
       send(held.call) { writer in
         try self.write(held.answer, revision: held.revision, open: held.open, to: &writer)
