@@ -1,0 +1,251 @@
+import CCurl
+import SectionCore
+import Systemd
+
+/// A client of etcd's v3 JSON gateway (etcd 3.4 and later, path `/v3/`), on libcurl driven by
+/// an sd-event loop: every call returns at once and completes on the loop's thread.
+///
+/// It knows the cluster's client URLs and talks to one member at a time. A call moves on to
+/// the next member when the one it tried did not get the request (connection refused, no
+/// leader: every request carries `Grpc-Metadata-hasleader: true`, so a member without a leader
+/// refuses it at once instead of holding it for etcd's 7 s), and, for reads, when the member
+/// did not answer in time. A change that timed out or lost its connection after it was sent is
+/// not re-sent: its error says `outcomeUnknown`, for the caller to look before re-running it.
+public final class EtcdClient {
+  public struct Configuration: Sendable {
+    /// The members' client URLs (`http://127.0.0.1:2379`), tried in order.
+    public var members: [String]
+    /// The time one attempt on one member may take, in milliseconds. etcd itself gives up on a
+    /// proposal after 5 s plus two election timeouts (7 s with the defaults).
+    public var requestTimeout: Int
+    /// The time a connection may take to open, in milliseconds: on loopback or a LAN an open
+    /// takes well under a millisecond, so a member that takes longer is treated as down.
+    public var connectTimeout: Int
+    /// The most of an answer (or of one watch update) kept in memory. etcd refuses requests
+    /// over 1.5 MiB, but a range over a prefix answers with every key under it.
+    public var maximumAnswerBytes: Int
+
+    public init(
+      members: [String], requestTimeout: Int = 5000, connectTimeout: Int = 1000,
+      maximumAnswerBytes: Int = 64 << 20
+    ) {
+      self.members = members.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+      self.requestTimeout = requestTimeout
+      self.connectTimeout = connectTimeout
+      self.maximumAnswerBytes = maximumAnswerBytes
+    }
+  }
+
+  public let configuration: Configuration
+  private let multi: CurlMulti
+  private var current = 0
+  private static let headers = [
+    "Content-Type: application/json", "Grpc-Metadata-hasleader: true",
+    // curl waits up to a second for a 100 Continue before a body over 1 MiB; etcd sends none.
+    "Expect:",
+  ]
+
+  /// The member the next call goes to first.
+  public var member: String { configuration.members[current] }
+
+  /// Loads libcurl (once a process: the first client pays for it). Throws `.library` when it
+  /// cannot be loaded, saying which package to install.
+  public init(loop: EventLoop, configuration: Configuration) throws(EtcdError) {
+    precondition(!configuration.members.isEmpty, "an etcd client needs at least one member")
+    self.configuration = configuration
+    multi = try CurlMulti(loop: loop)
+  }
+
+  /// The version of libcurl in use (`curl_version()`).
+  public var libraryVersion: String { String(cString: ccurl_version()) }
+
+  public func put(key: [UInt8], value: [UInt8], completion: @escaping (Result<PutResponse, EtcdError>) -> Void) {
+    call("put", "/v3/kv/put", .object([("key", .bytes(key)), ("value", .bytes(value))]), mutating: true) {
+      (json) throws(MalformedAnswer) in PutResponse(header: try ResponseHeader(json))
+    } completion: { completion($0) }
+  }
+
+  public func range(_ request: RangeRequest, completion: @escaping (Result<RangeResponse, EtcdError>) -> Void) {
+    call("range", "/v3/kv/range", request.json, mutating: false) { (json) throws(MalformedAnswer) in
+      try RangeResponse(json)
+    } completion: { completion($0) }
+  }
+
+  public func txn(_ txn: Txn, completion: @escaping (Result<TxnResponse, EtcdError>) -> Void) {
+    call("txn", "/v3/kv/txn", txn.json, mutating: true) { (json) throws(MalformedAnswer) in
+      try TxnResponse(json)
+    } completion: { completion($0) }
+  }
+
+  /// Drops the history before `revision` (physically: the answer comes once it is gone).
+  public func compact(revision: Int64, completion: @escaping (Result<ResponseHeader, EtcdError>) -> Void) {
+    let body = JSON.object([("revision", .int64(revision)), ("physical", .bool(true))])
+    call("compact", "/v3/kv/compaction", body, mutating: true) { (json) throws(MalformedAnswer) in
+      try ResponseHeader(json)
+    } completion: { completion($0) }
+  }
+
+  /// The current member's status (version, leader, raft index, alarms).
+  public func status(completion: @escaping (Result<MemberStatus, EtcdError>) -> Void) {
+    call("status", "/v3/maintenance/status", .object([]), mutating: false) { (json) throws(MalformedAnswer) in
+      try MemberStatus(json)
+    } completion: { completion($0) }
+  }
+
+  /// Opens a watch; `handler` gets its updates in order, on the loop's thread, until one that
+  /// ends it (`.compacted`, `.canceled`, `.failed`) or `Watch.cancel()`. A member that cannot
+  /// be reached before the watch is in place is skipped for the next, as for a call.
+  public func watch(_ request: WatchRequest, handler: @escaping (WatchUpdate) -> Void) -> Watch {
+    let watch = Watch(handler: handler)
+    open(watch, body: Array(request.json.serialized().utf8), tried: 0, failures: [])
+    return watch
+  }
+
+  private func open(_ watch: Watch, body: [UInt8], tried: Int, failures: [String]) {
+    let member = self.member
+    var over = false
+    // Each line is one `{"result":…}` (or `{"error":…}` when the stream fails).
+    let onLine = { (line: ArraySlice<UInt8>) -> Bool in
+      let update = Self.watchUpdate(line, member: member)
+      watch.started = true
+      switch update {
+      case .compacted, .canceled, .failed: over = true
+      case .created, .events, .progress: break
+      }
+      watch.deliver(update)
+      return !over
+    }
+    do {
+      watch.transfer = try Transfer(
+        multi: multi, url: member + "/v3/watch", request: body, headers: Self.headers, timeout: 0,
+        connectTimeout: configuration.connectTimeout, limit: configuration.maximumAnswerBytes, onLine: onLine
+      ) { [weak self] outcome in
+        guard let self else { return }
+        if !watch.started, outcome.isConnectionRefused, tried + 1 < self.configuration.members.count {
+          self.moveOn(from: member)
+          return self.open(watch, body: body, tried: tried + 1, failures: failures + ["\(member): \(outcome.detail)"])
+        }
+        let error = self.error(of: outcome, call: "watch", member: member, mutating: false, failures: failures)
+        watch.deliver(.failed(error ?? EtcdError(.unavailable, call: "watch", member: member, detail: "the stream ended")))
+      }
+      multi.start(watch.transfer!)
+    } catch {
+      watch.deliver(.failed(error))
+    }
+  }
+
+  /// The update in one line of a watch stream.
+  private static func watchUpdate(_ line: ArraySlice<UInt8>, member: String) -> WatchUpdate {
+    do {
+      let json = try JSON.parse(line)
+      if let result = json["result"] { return try WatchUpdate(result: result) }
+      let error = try json.object("error")
+      return .failed(
+        EtcdError.fromGateway(
+          code: Int(try error.int64("grpc_code")), message: try error.string("message"),
+          httpStatus: Int(try error.int64("http_code")), call: "watch", member: member, mutating: false))
+    } catch {
+      return .failed(EtcdError(.malformed, call: "watch", member: member, detail: "\(error)"))
+    }
+  }
+
+  /// One unary call, tried on one member after another as the class comment says.
+  private func call<Answer>(
+    _ name: String, _ path: String, _ body: JSON, mutating: Bool,
+    decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
+    completion: @escaping (Result<Answer, EtcdError>) -> Void
+  ) {
+    attempt(name, path, Array(body.serialized().utf8), mutating, decode, completion, tried: 0, failures: [])
+  }
+
+  private func attempt<Answer>(
+    _ name: String, _ path: String, _ body: [UInt8], _ mutating: Bool,
+    _ decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
+    _ completion: @escaping (Result<Answer, EtcdError>) -> Void, tried: Int, failures: [String]
+  ) {
+    let member = self.member
+    let transfer: Transfer
+    do {
+      transfer = try Transfer(
+        multi: multi, url: member + path, request: body, headers: Self.headers, timeout: configuration.requestTimeout,
+        connectTimeout: configuration.connectTimeout, limit: configuration.maximumAnswerBytes
+      ) { [weak self] outcome in
+        guard let self else { return }
+        guard let error = self.error(of: outcome, call: name, member: member, mutating: mutating, failures: failures)
+        else {
+          do {
+            return completion(.success(try decode(try JSON.parse(outcome.body))))
+          } catch {
+            return completion(.failure(EtcdError(.malformed, call: name, member: member, detail: "\(error)")))
+          }
+        }
+        let retry = [.noLeader, .unavailable, .timedOut].contains(error.kind) && !error.outcomeUnknown
+        guard retry, tried + 1 < self.configuration.members.count else {
+          return completion(.failure(error))
+        }
+        self.moveOn(from: member)
+        self.attempt(
+          name, path, body, mutating, decode, completion, tried: tried + 1,
+          failures: failures + ["\(member): \(error.detail)"])
+      }
+    } catch {
+      return completion(.failure(error))
+    }
+    multi.start(transfer)
+  }
+
+  /// The next member becomes the current one, unless another call moved on already.
+  private func moveOn(from member: String) {
+    guard self.member == member else { return }
+    current = (current + 1) % configuration.members.count
+  }
+
+  /// The error a finished transfer stands for, or nil when it brought a 200 answer.
+  private func error(
+    of outcome: Transfer.Outcome, call: String, member: String, mutating: Bool, failures: [String]
+  ) -> EtcdError? {
+    let earlier = failures.isEmpty ? "" : "; before: " + failures.joined(separator: "; ")
+    guard outcome.code == CURLE_OK else {
+      let kind: EtcdError.Kind = outcome.code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .unavailable
+      return EtcdError(
+        kind, call: call, member: member, detail: outcome.detail + earlier,
+        outcomeUnknown: mutating && !outcome.isConnectionRefused)
+    }
+    guard outcome.httpStatus != 200 else { return nil }
+    guard let json = try? JSON.parse(outcome.body), case .object = json else {
+      return EtcdError(
+        .rejected(code: 0, httpStatus: outcome.httpStatus), call: call, member: member,
+        detail: String(decoding: outcome.body.prefix(200), as: UTF8.self) + earlier)
+    }
+    return EtcdError.fromGateway(
+      code: Int((try? json.int64("code")) ?? 0), message: ((try? json.string("message")) ?? "") + earlier,
+      httpStatus: outcome.httpStatus, call: call, member: member, mutating: mutating)
+  }
+}
+
+/// An open watch. Dropping it does not end it: `cancel()` does (or an update that ends it).
+public final class Watch {
+  fileprivate var transfer: Transfer?
+  fileprivate var started = false
+  private var handler: ((WatchUpdate) -> Void)?
+
+  fileprivate init(handler: @escaping (WatchUpdate) -> Void) { self.handler = handler }
+
+  /// Closes the stream; no update comes after. Safe from inside the handler, and twice.
+  public func cancel() {
+    handler = nil
+    transfer?.stop()
+    transfer = nil
+  }
+
+  fileprivate func deliver(_ update: WatchUpdate) {
+    guard let handler else { return }
+    switch update {
+    case .compacted, .canceled, .failed:
+      self.handler = nil
+      transfer = nil
+    case .created, .events, .progress: break
+    }
+    handler(update)
+  }
+}
