@@ -96,6 +96,12 @@ final class Transfer {
 
   /// Called by the multi handle once curl is done (or could not start): runs the completion.
   func finish(_ code: CURLcode, detail: String?) {
+    // A stream's last line may come without its newline (the gateway's `{"error":…}`).
+    if let onLine, !body.isEmpty, !overLimit, !stopped {
+      let line = body[...]
+      body = []
+      if !onLine(line) { stop() }
+    }
     guard let completion else { return }
     self.completion = nil
     var status = 0

@@ -126,9 +126,16 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     #expect(try runner.wait { client.put(key: bytes("k"), value: bytes("1"), completion: $0) }.value != nil)
     #expect(client.member == lab.urls[0])
     try lab.signal(0)
-    let moved = try runner.wait { client.put(key: bytes("k"), value: bytes("2"), completion: $0) }
+    // Member 0 may have been the leader: until the others elect one (1.4-2.1 s measured), a
+    // change is refused at once with no leader, never held and never sent to member 0 again.
+    var moved: Result<PutResponse, EtcdError>
+    let killed = monotonicSeconds()
+    repeat {
+      moved = try runner.wait { client.put(key: bytes("k"), value: bytes("2"), completion: $0) }
+      #expect(moved.error == nil || moved.error?.kind == .noLeader, "\(moved)")
+    } while moved.error?.kind == .noLeader && monotonicSeconds() - killed < 10
     #expect(moved.value != nil, "\(moved)")
-    #expect(client.member == lab.urls[1])
+    #expect(client.member != lab.urls[0])
     let read = try #require(try runner.wait { client.range(RangeRequest(key: bytes("k")), completion: $0) }.value)
     #expect(read.kvs.first?.value == bytes("2"))
 
@@ -148,11 +155,13 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     #expect(refusal?.description.contains(lab.urls[1]) == true)
     #expect(refusal?.description.contains("etcd put") == true)
     #expect(try runner.run(until: { updates.count > 1 }, timeout: 15))
-    guard case .canceled(let reason) = updates.last else {
+    // The gateway ends the stream with an error line (without its newline), not a cancel.
+    guard case .failed(let ended) = updates.last else {
       Issue.record("the watch on a member without a leader saw \(updates)")
       return
     }
-    #expect(reason.contains("no leader"))
+    #expect(ended.kind == .noLeader, "\(ended)")
+    #expect(updates.count == 2)
   }
 
   /// No member listening: the call fails at once as unavailable, naming the call and every
