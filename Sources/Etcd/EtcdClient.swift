@@ -59,22 +59,32 @@ public final class EtcdClient {
   /// The version of libcurl in use (`curl_version()`).
   public var libraryVersion: String { String(cString: ccurl_version()) }
 
-  public func put(key: [UInt8], value: [UInt8], completion: @escaping (Result<PutResponse, EtcdError>) -> Void) {
+  public func put(
+    key: [UInt8], value: [UInt8], completion: @escaping (Result<PutResponse, EtcdError>) -> Void
+  ) {
     call("put", "/v3/kv/put", .object([("key", .bytes(key)), ("value", .bytes(value))]), mutating: true) {
-      (json) throws(MalformedAnswer) in PutResponse(header: try ResponseHeader(json))
-    } completion: { completion($0) }
+      (json) throws(MalformedAnswer) in
+      PutResponse(header: try ResponseHeader(json))
+    } completion: {
+      completion($0)
+    }
   }
 
-  public func range(_ request: RangeRequest, completion: @escaping (Result<RangeResponse, EtcdError>) -> Void) {
+  public func range(_ request: RangeRequest, completion: @escaping (Result<RangeResponse, EtcdError>) -> Void)
+  {
     call("range", "/v3/kv/range", request.json, mutating: false) { (json) throws(MalformedAnswer) in
       try RangeResponse(json)
-    } completion: { completion($0) }
+    } completion: {
+      completion($0)
+    }
   }
 
   public func txn(_ txn: Txn, completion: @escaping (Result<TxnResponse, EtcdError>) -> Void) {
     call("txn", "/v3/kv/txn", txn.json, mutating: true) { (json) throws(MalformedAnswer) in
       try TxnResponse(json)
-    } completion: { completion($0) }
+    } completion: {
+      completion($0)
+    }
   }
 
   /// Drops the history before `revision` (physically: the answer comes once it is gone).
@@ -82,14 +92,18 @@ public final class EtcdClient {
     let body = JSON.object([("revision", .int64(revision)), ("physical", .bool(true))])
     call("compact", "/v3/kv/compaction", body, mutating: true) { (json) throws(MalformedAnswer) in
       try ResponseHeader(json)
-    } completion: { completion($0) }
+    } completion: {
+      completion($0)
+    }
   }
 
   /// The current member's status (version, leader, raft index, alarms).
   public func status(completion: @escaping (Result<MemberStatus, EtcdError>) -> Void) {
     call("status", "/v3/maintenance/status", .object([]), mutating: false) { (json) throws(MalformedAnswer) in
       try MemberStatus(json)
-    } completion: { completion($0) }
+    } completion: {
+      completion($0)
+    }
   }
 
   /// Opens a watch; `handler` gets its updates in order, on the loop's thread, until one that
@@ -123,10 +137,14 @@ public final class EtcdClient {
         guard let self else { return }
         if !watch.started, outcome.isConnectionRefused, tried + 1 < self.configuration.members.count {
           self.moveOn(from: member)
-          return self.open(watch, body: body, tried: tried + 1, failures: failures + ["\(member): \(outcome.detail)"])
+          return self.open(
+            watch, body: body, tried: tried + 1, failures: failures + ["\(member): \(outcome.detail)"])
         }
-        let error = self.error(of: outcome, call: "watch", member: member, mutating: false, failures: failures)
-        watch.deliver(.failed(error ?? EtcdError(.unavailable, call: "watch", member: member, detail: "the stream ended")))
+        let error = self.error(
+          of: outcome, call: "watch", member: member, mutating: false, failures: failures)
+        watch.deliver(
+          .failed(error ?? EtcdError(.unavailable, call: "watch", member: member, detail: "the stream ended"))
+        )
       }
       multi.start(watch.transfer!)
     } catch {
@@ -142,8 +160,8 @@ public final class EtcdClient {
       let error = try json.object("error")
       return .failed(
         EtcdError.fromGateway(
-          code: Int(try error.int64("grpc_code")), message: try error.string("message"),
-          httpStatus: Int(try error.int64("http_code")), call: "watch", member: member, mutating: false))
+          code: try error.integer("grpc_code"), message: try error.string("message"),
+          httpStatus: try error.integer("http_code"), call: "watch", member: member, mutating: false))
     } catch {
       return .failed(EtcdError(.malformed, call: "watch", member: member, detail: "\(error)"))
     }
@@ -167,11 +185,14 @@ public final class EtcdClient {
     let transfer: Transfer
     do {
       transfer = try Transfer(
-        multi: multi, url: member + path, request: body, headers: Self.headers, timeout: configuration.requestTimeout,
+        multi: multi, url: member + path, request: body, headers: Self.headers,
+        timeout: configuration.requestTimeout,
         connectTimeout: configuration.connectTimeout, limit: configuration.maximumAnswerBytes
       ) { [weak self] outcome in
         guard let self else { return }
-        guard let error = self.error(of: outcome, call: name, member: member, mutating: mutating, failures: failures)
+        guard
+          let error = self.error(
+            of: outcome, call: name, member: member, mutating: mutating, failures: failures)
         else {
           do {
             return completion(.success(try decode(try JSON.parse(outcome.body))))
@@ -218,7 +239,7 @@ public final class EtcdClient {
         detail: String(decoding: outcome.body.prefix(200), as: UTF8.self) + earlier)
     }
     return EtcdError.fromGateway(
-      code: Int((try? json.int64("code")) ?? 0), message: ((try? json.string("message")) ?? "") + earlier,
+      code: (try? json.integer("code")) ?? 0, message: ((try? json.string("message")) ?? "") + earlier,
       httpStatus: outcome.httpStatus, call: call, member: member, mutating: mutating)
   }
 }

@@ -62,7 +62,8 @@ public struct EtcdError: Error, Equatable, CustomStringConvertible {
     case .timedOut: "timed out"
     case .tooLarge: "request too large"
     case .tooManyOperations: "too many operations in one transaction"
-    case .compacted(let revision): revision.map { "revision compacted (history starts at \($0))" } ?? "revision compacted"
+    case .compacted(let revision):
+      revision.map { "revision compacted (history starts at \($0))" } ?? "revision compacted"
     case .noSpace: "the member is out of space (quota)"
     case .malformed: "unreadable answer"
     case .rejected(let code, let status): "refused (code \(code), HTTP \(status))"

@@ -19,26 +19,17 @@ extension JSON {
     .object(members.compactMap { name, value in value.map { (name, $0) } })
   }
 
-  func int64(_ name: String) throws(MalformedAnswer) -> Int64 {
+  /// The integer member `name` (a string in the gateway's JSON, or a number), as `Integer`.
+  func integer<Integer: FixedWidthInteger>(_ name: String) throws(MalformedAnswer) -> Integer {
+    let found: Integer?
     switch self[name] {
     case nil, .null: return 0
-    case .integer(let value): return value
-    case .string(let text):
-      guard let value = Int64(text) else { throw MalformedAnswer(reason: "\(name) \"\(text)\" is not a number") }
-      return value
+    case .integer(let value): found = Integer(exactly: value)
+    case .string(let text): found = Integer(text)
     case let other?: throw MalformedAnswer(reason: "\(name) is \(other.kind), expected a number")
     }
-  }
-
-  func uint64(_ name: String) throws(MalformedAnswer) -> UInt64 {
-    switch self[name] {
-    case nil, .null: return 0
-    case .integer(let value) where value >= 0: return UInt64(value)
-    case .string(let text):
-      guard let value = UInt64(text) else { throw MalformedAnswer(reason: "\(name) \"\(text)\" is not a number") }
-      return value
-    case let other?: throw MalformedAnswer(reason: "\(name) is \(other.kind), expected a number")
-    }
+    guard let found else { throw MalformedAnswer(reason: "\(name) is not a number of \(Integer.self)") }
+    return found
   }
 
   func bool(_ name: String) throws(MalformedAnswer) -> Bool {
@@ -84,10 +75,10 @@ extension JSON {
 extension ResponseHeader {
   init(_ json: JSON) throws(MalformedAnswer) {
     let header = try json.object("header")
-    clusterID = try header.uint64("cluster_id")
-    memberID = try header.uint64("member_id")
-    revision = try header.int64("revision")
-    raftTerm = try header.uint64("raft_term")
+    clusterID = try header.integer("cluster_id")
+    memberID = try header.integer("member_id")
+    revision = try header.integer("revision")
+    raftTerm = try header.integer("raft_term")
   }
 }
 
@@ -95,10 +86,10 @@ extension KeyValue {
   init(_ json: JSON) throws(MalformedAnswer) {
     key = try json.base64("key")
     value = try json.base64("value")
-    createRevision = try json.int64("create_revision")
-    modRevision = try json.int64("mod_revision")
-    version = try json.int64("version")
-    lease = try json.int64("lease")
+    createRevision = try json.integer("create_revision")
+    modRevision = try json.integer("mod_revision")
+    version = try json.integer("version")
+    lease = try json.integer("lease")
   }
 }
 
@@ -119,7 +110,7 @@ extension RangeResponse {
     for element in try json.array("kvs") { kvs.append(try KeyValue(element)) }
     self.kvs = kvs
     more = try json.bool("more")
-    count = try json.int64("count")
+    count = try json.integer("count")
   }
 }
 
@@ -132,17 +123,25 @@ extension Compare {
       case .modRevision(let revision): ("MOD", "mod_revision", .int64(revision))
       case .value(let bytes): ("VALUE", "value", .bytes(bytes))
       }
-    return .object([("result", .string(relation.rawValue)), ("target", .string(name)), ("key", .bytes(key)), (field, value)])
+    return .object([
+      ("result", .string(relation.rawValue)), ("target", .string(name)), ("key", .bytes(key)), (field, value),
+    ])
   }
 }
 
 extension Operation {
   var json: JSON {
     switch self {
-    case .put(let key, let value): .object([("request_put", .object([("key", .bytes(key)), ("value", .bytes(value))]))])
+    case .put(let key, let value):
+      .object([("request_put", .object([("key", .bytes(key)), ("value", .bytes(value))]))])
     case .range(let request): .object([("request_range", request.json)])
     case .delete(let key, let rangeEnd):
-      .object([("request_delete_range", .message([("key", .bytes(key)), ("range_end", rangeEnd.isEmpty ? nil : .bytes(rangeEnd))]))])
+      .object([
+        (
+          "request_delete_range",
+          .message([("key", .bytes(key)), ("range_end", rangeEnd.isEmpty ? nil : .bytes(rangeEnd))])
+        )
+      ])
     }
   }
 }
@@ -167,7 +166,8 @@ extension TxnResponse {
       } else if element["response_range"] != nil {
         responses.append(.range(try RangeResponse(try element.object("response_range"))))
       } else if element["response_delete_range"] != nil {
-        responses.append(.delete(deleted: try element.object("response_delete_range").int64("deleted")))
+        responses.append(
+          .delete(deleted: try element.object("response_delete_range").integer("deleted") as Int64))
       } else {
         throw MalformedAnswer(reason: "a transaction's response of no known kind")
       }
@@ -180,13 +180,15 @@ extension MemberStatus {
   init(_ json: JSON) throws(MalformedAnswer) {
     header = try ResponseHeader(json)
     version = try json.string("version")
-    dbSize = try json.int64("dbSize")
-    leader = try json.uint64("leader")
-    raftIndex = try json.uint64("raftIndex")
-    raftTerm = try json.uint64("raftTerm")
+    dbSize = try json.integer("dbSize")
+    leader = try json.integer("leader")
+    raftIndex = try json.integer("raftIndex")
+    raftTerm = try json.integer("raftTerm")
     var errors: [String] = []
     for element in try json.array("errors") {
-      guard case .string(let text) = element else { throw MalformedAnswer(reason: "errors holds \(element.kind)") }
+      guard case .string(let text) = element else {
+        throw MalformedAnswer(reason: "errors holds \(element.kind)")
+      }
       errors.append(text)
     }
     self.errors = errors
@@ -213,7 +215,7 @@ extension WatchUpdate {
   init(result: JSON) throws(MalformedAnswer) {
     let revision = try ResponseHeader(result).revision
     if try result.bool("canceled") {
-      let compactRevision = try result.int64("compact_revision")
+      let compactRevision: Int64 = try result.integer("compact_revision")
       self =
         compactRevision > 0
         ? .compacted(compactRevision: compactRevision) : .canceled(reason: try result.string("cancel_reason"))

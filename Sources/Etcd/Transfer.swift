@@ -49,7 +49,8 @@ final class Transfer {
     ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, self.headers)
     ccurl_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, request.count)
     request.withUnsafeBytes { bytes in
-      _ = ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+      _ = ccurl_easy_setopt_pointer(
+        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
     }
     ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
     ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)

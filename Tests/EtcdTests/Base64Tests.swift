@@ -13,7 +13,10 @@ import Testing
   }
 
   @Test func matchesRFC4648() {
-    let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
+    let vectors = [
+      "": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
+      "foobar": "Zm9vYmFy",
+    ]
     for (plain, encoded) in vectors {
       #expect(Base64.encode(Array(plain.utf8)) == encoded)
       #expect(Base64.decode(encoded) == Array(plain.utf8))

@@ -25,11 +25,14 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     let other = try EtcdClient(loop: runner.loop, configuration: .init(members: [lab.urls[1]]))
 
     // put, then range the key and the prefix.
-    let put = try #require(try runner.wait { client.put(key: bytes("/t/a"), value: bytes("1"), completion: $0) }.value)
+    let put = try #require(
+      try runner.wait { client.put(key: bytes("/t/a"), value: bytes("1"), completion: $0) }.value)
     #expect(put.header.revision > 1)
     #expect(put.header.memberID != 0)
-    _ = try #require(try runner.wait { client.put(key: bytes("/t/b"), value: [0, 0xFF, 10], completion: $0) }.value)
-    let one = try #require(try runner.wait { client.range(RangeRequest(key: bytes("/t/a")), completion: $0) }.value)
+    _ = try #require(
+      try runner.wait { client.put(key: bytes("/t/b"), value: [0, 0xFF, 10], completion: $0) }.value)
+    let one = try #require(
+      try runner.wait { client.range(RangeRequest(key: bytes("/t/a")), completion: $0) }.value)
     #expect(one.kvs.map(\.value) == [bytes("1")])
     #expect(one.kvs.first?.modRevision == put.header.revision)
     #expect(one.kvs.first?.createRevision == put.header.revision)
@@ -43,7 +46,8 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     // A compare-and-swap that holds, then the same compare again, which fails.
     let swap = Txn(
       compare: [
-        Compare(key: bytes("/t/a"), .modRevision(put.header.revision)), Compare(key: bytes("/t/a"), .value(bytes("1"))),
+        Compare(key: bytes("/t/a"), .modRevision(put.header.revision)),
+        Compare(key: bytes("/t/a"), .value(bytes("1"))),
         Compare(key: bytes("/t/a"), .createRevision(put.header.revision)),
       ],
       success: [.put(key: bytes("/t/a"), value: bytes("2")), .put(key: bytes("/t/c"), value: bytes("3"))],
@@ -74,7 +78,8 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
       Issue.record("the watch began with \(updates)")
       return
     }
-    let put2 = try #require(try runner.wait { other.put(key: bytes("/t/a"), value: bytes("4"), completion: $0) }.value)
+    let put2 = try #require(
+      try runner.wait { other.put(key: bytes("/t/a"), value: bytes("4"), completion: $0) }.value)
     #expect(try runner.run(until: { updates.count >= 2 }))
     guard case .events(let events, _) = updates.last else {
       Issue.record("the watch saw \(updates)")
@@ -91,13 +96,16 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     // Compaction: a watch from before it is cancelled with compact_revision; a range at a
     // compacted revision is refused as compacted.
-    let last = try #require(try runner.wait { client.put(key: bytes("/t/d"), value: [], completion: $0) }.value)
+    let last = try #require(
+      try runner.wait { client.put(key: bytes("/t/d"), value: [], completion: $0) }.value)
     _ = try #require(try runner.wait { client.compact(revision: last.header.revision, completion: $0) }.value)
     var late: [WatchUpdate] = []
     _ = client.watch(.prefix(bytes("/t/"), startRevision: put.header.revision)) { late.append($0) }
     #expect(try runner.run(until: { late.contains { if case .compacted = $0 { true } else { false } } }))
     #expect(late.last == .compacted(compactRevision: last.header.revision))
-    let old = try runner.wait { client.range(RangeRequest(key: bytes("/t/a"), revision: put.header.revision), completion: $0) }
+    let old = try runner.wait {
+      client.range(RangeRequest(key: bytes("/t/a"), revision: put.header.revision), completion: $0)
+    }
     #expect(old.error?.kind == .compacted(revision: nil))
 
     // etcd's limits: 1.5 MiB a request, 128 operations a transaction.
@@ -122,7 +130,8 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
   @Test func movesOnWhenMembersFail() throws {
     guard let lab = try EtcdLab() else { return }
     let runner = try LoopRunner()
-    let client = try EtcdClient(loop: runner.loop, configuration: .init(members: lab.urls, requestTimeout: 3000))
+    let client = try EtcdClient(
+      loop: runner.loop, configuration: .init(members: lab.urls, requestTimeout: 3000))
     #expect(try runner.wait { client.put(key: bytes("k"), value: bytes("1"), completion: $0) }.value != nil)
     #expect(client.member == lab.urls[0])
     try lab.signal(0)
@@ -140,10 +149,12 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     } while moved.error != nil && monotonicSeconds() - killed < 15
     #expect(moved.value != nil, "\(moved)")
     #expect(client.member != lab.urls[0])
-    let read = try #require(try runner.wait { client.range(RangeRequest(key: bytes("k")), completion: $0) }.value)
+    let read = try #require(
+      try runner.wait { client.range(RangeRequest(key: bytes("k")), completion: $0) }.value)
     #expect(read.kvs.first?.value == bytes("2"))
 
-    let survivor = try EtcdClient(loop: runner.loop, configuration: .init(members: [lab.urls[1]], requestTimeout: 3000))
+    let survivor = try EtcdClient(
+      loop: runner.loop, configuration: .init(members: [lab.urls[1]], requestTimeout: 3000))
     var updates: [WatchUpdate] = []
     _ = survivor.watch(WatchRequest(key: bytes("k"))) { updates.append($0) }
     #expect(try runner.run(until: { !updates.isEmpty }))

@@ -10,9 +10,11 @@ import Testing
     // Read to the end: Foundation's String(contentsOfFile:) stops at the first page of a /proc file.
     let handle = try #require(FileHandle(forReadingAtPath: "/proc/\(pid)/maps"))
     let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-    return Set(maps.split(separator: "\n").compactMap { line in
-      line.split(separator: " ", omittingEmptySubsequences: true).last.map(String.init)
-    }).filter { $0.contains(name) }.sorted()
+    return Set(
+      maps.split(separator: "\n").compactMap { line in
+        line.split(separator: " ", omittingEmptySubsequences: true).last.map(String.init)
+      }
+    ).filter { $0.contains(name) }.sorted()
   }
 
   @Test func daemonWithoutEtcdMapsNoLibcurl() throws {
