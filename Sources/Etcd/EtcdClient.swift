@@ -11,6 +11,7 @@ import Systemd
 /// refuses it at once instead of holding it for etcd's 7 s), and, for reads, when the member
 /// did not answer in time. A change that timed out or lost its connection after it was sent is
 /// not re-sent: its error says `outcomeUnknown`, for the caller to look before re-running it.
+/// Calls still under way when the client goes away end without their completion running.
 public final class EtcdClient {
   public struct Configuration: Sendable {
     /// The members' client URLs (`http://127.0.0.1:2379`), tried in order.

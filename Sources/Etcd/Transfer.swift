@@ -28,7 +28,8 @@ final class Transfer {
   private(set) var stopped = false
   private var delivering = false
   private var overLimit = false
-  private unowned let multi: CurlMulti
+  /// Weak: a watch may be cancelled after its client (and the multi handle) went away.
+  private weak var multi: CurlMulti?
 
   /// A POST of `request` to `url`. `timeout` bounds the whole transfer in milliseconds (0: no
   /// bound, for a watch); `limit` bounds what is kept of the response (or of one line).
@@ -70,7 +71,7 @@ final class Transfer {
     guard !stopped else { return }
     stopped = true
     completion = nil
-    if !delivering { multi.cancel(self) }
+    if !delivering { multi?.cancel(self) }
   }
 
   /// What curl wrote: kept, or cut into lines for the stream's handler. False stops curl.

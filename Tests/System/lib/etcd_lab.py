@@ -174,6 +174,8 @@ def serve():
         return 77
     try:
         print("ready " + ",".join(lab.urls), flush=True)
+        if sys.stdin.isatty():
+            print(f"try: etcdctl --endpoints={','.join(lab.urls)} endpoint status; Ctrl-C stops the members and removes their data", file=sys.stderr)
         for line in sys.stdin:
             words = line.split()
             if words[:1] == ["kill"] and len(words) in (2, 3) and words[1].isdigit() and int(words[1]) < lab.members and (len(words) == 2 or words[2] in ("SIGKILL", "SIGSTOP", "SIGCONT", "SIGTERM")):
