@@ -109,7 +109,8 @@ public final class EtcdClient {
 
   /// Opens a watch; `handler` gets its updates in order, on the loop's thread, until one that
   /// ends it (`.compacted`, `.canceled`, `.failed`) or `Watch.cancel()`. A member that cannot
-  /// be reached before the watch is in place is skipped for the next, as for a call.
+  /// be reached before the watch is in place is skipped for the next, as for a call; after a
+  /// watch failed for want of a leader or of an answer, the next watch goes to the next member.
   public func watch(_ request: WatchRequest, handler: @escaping (WatchUpdate) -> Void) -> Watch {
     let watch = Watch(handler: handler)
     open(watch, body: Array(request.json.serialized().utf8), tried: 0, failures: [])
@@ -120,11 +121,14 @@ public final class EtcdClient {
     let member = self.member
     var over = false
     // Each line is one `{"result":…}` (or `{"error":…}` when the stream fails).
-    let onLine = { (line: ArraySlice<UInt8>) -> Bool in
+    let onLine = { [weak self] (line: ArraySlice<UInt8>) -> Bool in
       let update = Self.watchUpdate(line, member: member)
       watch.started = true
       switch update {
-      case .compacted, .canceled, .failed: over = true
+      case .failed(let error):
+        over = true
+        self?.moveOn(after: error, from: member)
+      case .compacted, .canceled: over = true
       case .created, .events, .progress: break
       }
       watch.deliver(update)
@@ -141,11 +145,11 @@ public final class EtcdClient {
           return self.open(
             watch, body: body, tried: tried + 1, failures: failures + ["\(member): \(outcome.detail)"])
         }
-        let error = self.error(
-          of: outcome, call: "watch", member: member, mutating: false, failures: failures)
-        watch.deliver(
-          .failed(error ?? EtcdError(.unavailable, call: "watch", member: member, detail: "the stream ended"))
-        )
+        let error =
+          self.error(of: outcome, call: "watch", member: member, mutating: false, failures: failures)
+          ?? EtcdError(.unavailable, call: "watch", member: member, detail: "the stream ended")
+        self.moveOn(after: error, from: member)
+        watch.deliver(.failed(error))
       }
       multi.start(watch.transfer!)
     } catch {
@@ -214,6 +218,12 @@ public final class EtcdClient {
       return completion(.failure(error))
     }
     multi.start(transfer)
+  }
+
+  /// After a watch failed on `member` for want of a leader or of an answer, the owner's next
+  /// watch goes to the next member.
+  private func moveOn(after error: EtcdError, from member: String) {
+    if [.noLeader, .unavailable, .timedOut].contains(error.kind) { moveOn(from: member) }
   }
 
   /// The next member becomes the current one, unless another call moved on already.

@@ -37,11 +37,17 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     #expect(one.kvs.first?.modRevision == put.header.revision)
     #expect(one.kvs.first?.createRevision == put.header.revision)
     #expect(one.kvs.first?.version == 1)
-    let prefix = try #require(
-      try runner.wait { other.range(.prefix(bytes("/t/"), serializable: true), completion: $0) }.value)
+    // Linearizable on another member: it sees the puts. (A serializable read there may not
+    // yet: it answers from what that member applied.)
+    let prefix = try #require(try runner.wait { other.range(.prefix(bytes("/t/")), completion: $0) }.value)
     #expect(prefix.kvs.map(\.key) == [bytes("/t/a"), bytes("/t/b")])
     #expect(prefix.kvs.last?.value == [0, 0xFF, 10])
     #expect(prefix.count == 2)
+    // Serializable on the member that took the put, which answered once it had applied it.
+    let local = try #require(
+      try runner.wait { client.range(RangeRequest(key: bytes("/t/b"), serializable: true), completion: $0) }
+        .value)
+    #expect(local.kvs.map(\.value) == [[0, 0xFF, 10]])
 
     // A compare-and-swap that holds, then the same compare again, which fails.
     let swap = Txn(
@@ -158,6 +164,11 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     var updates: [WatchUpdate] = []
     _ = survivor.watch(WatchRequest(key: bytes("k"))) { updates.append($0) }
     #expect(try runner.run(until: { !updates.isEmpty }))
+    // A client of members 1 and 2, its watch on member 1.
+    let pair = try EtcdClient(loop: runner.loop, configuration: .init(members: [lab.urls[1], lab.urls[2]]))
+    var pairUpdates: [WatchUpdate] = []
+    _ = pair.watch(WatchRequest(key: bytes("k"))) { pairUpdates.append($0) }
+    #expect(try runner.run(until: { !pairUpdates.isEmpty }))
     try lab.signal(2)
     // Within a few seconds the survivor knows it has no leader (an election timeout, then pre-vote).
     var refusal: EtcdError?
@@ -177,6 +188,12 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     }
     #expect(ended.kind == .noLeader, "\(ended)")
     #expect(updates.count == 2)
+    // The pair's watch ended the same way, and its next call goes to the other member.
+    #expect(try runner.run(until: { pairUpdates.count > 1 }, timeout: 15))
+    #expect(
+      pairUpdates.last.map { if case .failed(let error) = $0 { error.kind == .noLeader } else { false } }
+        == true)
+    #expect(pair.member == lab.urls[2])
   }
 
   /// No member listening: the call fails at once as unavailable, naming the call and every
