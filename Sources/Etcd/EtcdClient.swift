@@ -25,15 +25,31 @@ public final class EtcdClient {
     /// The most of an answer (or of one watch update) kept in memory. etcd refuses requests
     /// over 1.5 MiB, but a range over a prefix answers with every key under it.
     public var maximumAnswerBytes: Int
+    /// For `https://` members: the CA to check them with, and this client's certificate and
+    /// key when the members ask for one (`--client-cert-auth`). Files in PEM.
+    public var tls: TLSFiles?
 
     public init(
       members: [String], requestTimeout: Int = 5000, connectTimeout: Int = 1000,
-      maximumAnswerBytes: Int = 64 << 20
+      maximumAnswerBytes: Int = 64 << 20, tls: TLSFiles? = nil
     ) {
+      self.tls = tls
       self.members = members.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
       self.requestTimeout = requestTimeout
       self.connectTimeout = connectTimeout
       self.maximumAnswerBytes = maximumAnswerBytes
+    }
+  }
+
+  public struct TLSFiles: Sendable {
+    public var certificateAuthority: String
+    public var certificate: String?
+    public var key: String?
+
+    public init(certificateAuthority: String, certificate: String? = nil, key: String? = nil) {
+      self.certificateAuthority = certificateAuthority
+      self.certificate = certificate
+      self.key = key
     }
   }
 
@@ -137,7 +153,7 @@ public final class EtcdClient {
     do {
       watch.transfer = try Transfer(
         multi: multi, url: member + "/v3/watch", request: body, headers: Self.headers, timeout: 0,
-        connectTimeout: configuration.connectTimeout, limit: configuration.maximumAnswerBytes, onLine: onLine
+        configuration: configuration, onLine: onLine
       ) { [weak self] outcome in
         guard let self else { return }
         if !watch.started, outcome.isConnectionRefused, tried + 1 < self.configuration.members.count {
@@ -162,11 +178,14 @@ public final class EtcdClient {
     do {
       let json = try JSON.parse(line)
       if let result = json["result"] { return try WatchUpdate(result: result) }
-      let error = try json.object("error")
+      // A stream's error is an object; a watch refused before its stream began has the
+      // unary calls' error body (`"error"` a string, `code` and `message` beside it).
+      let error = json["error"].map { if case .object = $0 { $0 } else { json } } ?? json
+      let code: Int = try error.integer(error == json ? "code" : "grpc_code")
       return .failed(
         EtcdError.fromGateway(
-          code: try error.integer("grpc_code"), message: try error.string("message"),
-          httpStatus: try error.integer("http_code"), call: "watch", member: member, mutating: false))
+          code: code, message: try error.string("message"), httpStatus: try error.integer("http_code"),
+          call: "watch", member: member, mutating: false))
     } catch {
       return .failed(EtcdError(.malformed, call: "watch", member: member, detail: "\(error)"))
     }
@@ -192,7 +211,7 @@ public final class EtcdClient {
       transfer = try Transfer(
         multi: multi, url: member + path, request: body, headers: Self.headers,
         timeout: configuration.requestTimeout,
-        connectTimeout: configuration.connectTimeout, limit: configuration.maximumAnswerBytes
+        configuration: configuration
       ) { [weak self] outcome in
         guard let self else { return }
         guard

@@ -12,8 +12,13 @@ final class Transfer {
     let body: [UInt8]
     /// libcurl's words for `code`, or what went wrong before curl had the transfer.
     let detail: String
+    /// The request never left: no connection, or no TLS session (a certificate refused).
     var isConnectionRefused: Bool {
-      code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST
+      [
+        CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_SSL_CONNECT_ERROR,
+        CURLE_PEER_FAILED_VERIFICATION,
+      ]
+      .contains(code)
     }
   }
 
@@ -32,17 +37,19 @@ final class Transfer {
   private weak var multi: CurlMulti?
 
   /// A POST of `request` to `url`. `timeout` bounds the whole transfer in milliseconds (0: no
-  /// bound, for a watch); `limit` bounds what is kept of the response (or of one line).
+  /// bound, for a watch); the client's configuration gives the time to connect, the most kept
+  /// of the response (or of one line) and the TLS files.
   init(
-    multi: CurlMulti, url: String, request: [UInt8], headers: [String], timeout: Int, connectTimeout: Int,
-    limit: Int, onLine: ((ArraySlice<UInt8>) -> Bool)? = nil, completion: @escaping (Outcome) -> Void
+    multi: CurlMulti, url: String, request: [UInt8], headers: [String], timeout: Int,
+    configuration: EtcdClient.Configuration, onLine: ((ArraySlice<UInt8>) -> Bool)? = nil,
+    completion: @escaping (Outcome) -> Void
   ) throws(EtcdError) {
     guard let easy = ccurl_easy_init() else {
       throw EtcdError(.library, call: "curl_easy_init", member: url, detail: "out of memory")
     }
     self.easy = easy
     self.multi = multi
-    self.limit = limit
+    self.limit = configuration.maximumAnswerBytes
     self.onLine = onLine
     self.completion = completion
     for header in headers { self.headers = ccurl_slist_append(self.headers, header) }
@@ -55,7 +62,12 @@ final class Transfer {
     }
     ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
     ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)
-    ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
+    ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout)
+    if let tls = configuration.tls {
+      ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, tls.certificateAuthority)
+      if let certificate = tls.certificate { ccurl_easy_setopt_string(easy, CURLOPT_SSLCERT, certificate) }
+      if let key = tls.key { ccurl_easy_setopt_string(easy, CURLOPT_SSLKEY, key) }
+    }
     ccurl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, writeThunk)
     ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
   }

@@ -196,6 +196,30 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     #expect(pair.member == lab.urls[2])
   }
 
+  /// Members on https with a CA made for the test, asking for client certificates: the client
+  /// with the CA and its certificate works; without the CA it is refused before anything is
+  /// sent (the members' certificate cannot be checked), with its outcome known.
+  @Test func tlsWithACAMadeInTheTest() throws {
+    guard let lab = try EtcdLab(tls: true) else { return }
+    let runner = try LoopRunner()
+    let client = try EtcdClient(loop: runner.loop, configuration: .init(members: lab.urls, tls: lab.tls))
+    let put = try runner.wait { client.put(key: bytes("tls"), value: bytes("yes"), completion: $0) }
+    #expect(put.value != nil, "\(put)")
+    let read = try runner.wait { client.range(RangeRequest(key: bytes("tls")), completion: $0) }
+    #expect(read.value?.kvs.first?.value == bytes("yes"), "\(read)")
+    var updates: [WatchUpdate] = []
+    let watch = client.watch(WatchRequest(key: bytes("tls"))) { updates.append($0) }
+    #expect(try runner.run(until: { !updates.isEmpty }))
+    #expect(updates.first.map { if case .created = $0 { true } else { false } } == true, "\(updates)")
+    watch.cancel()
+
+    let untrusting = try EtcdClient(loop: runner.loop, configuration: .init(members: [lab.urls[0]]))
+    let refused = try #require(
+      try runner.wait { untrusting.put(key: bytes("tls"), value: bytes("no"), completion: $0) }.error)
+    #expect(refused.kind == .unavailable)
+    #expect(!refused.outcomeUnknown, "\(refused)")
+  }
+
   /// No member listening: the call fails at once as unavailable, naming the call and every
   /// member, with its outcome known (nothing was sent). No etcd needed.
   @Test func noMemberReachable() throws {

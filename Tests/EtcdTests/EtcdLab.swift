@@ -12,16 +12,20 @@ import Testing
 /// not installed (scripts/deps.sh --test installs it).
 final class EtcdLab {
   let urls: [String]
+  /// With `tls`: the lab's CA, and a client certificate and key it signed.
+  let tls: EtcdClient.TLSFiles?
   private let process: Process
   private let commands: FileHandle
   private let replies: FileHandle
 
-  init?() throws {
+  /// With `tls`, the members serve https with a CA made for the lab and ask for client certificates.
+  init?(tls: Bool = false) throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", root.path + "/Tests/System/lib/etcd_lab.py", "serve"]
+    process.arguments =
+      ["python3", root.path + "/Tests/System/lib/etcd_lab.py", "serve"] + (tls ? ["--tls"] : [])
     let input = Pipe()
     let output = Pipe()
     process.standardInput = input
@@ -37,6 +41,13 @@ final class EtcdLab {
     }
     guard first.hasPrefix("ready ") else { throw EtcdLabFailure("etcd_lab.py said: \(first)") }
     urls = first.dropFirst(6).split(separator: ",").map(String.init)
+    if tls {
+      let files = EtcdLab.readLine(replies).split(separator: " ").dropFirst().map(String.init)
+      guard files.count == 3 else { throw EtcdLabFailure("etcd_lab.py gave no TLS files") }
+      self.tls = EtcdClient.TLSFiles(certificateAuthority: files[0], certificate: files[1], key: files[2])
+    } else {
+      self.tls = nil
+    }
   }
 
   /// Sends `signal` (SIGKILL waits for the member to be gone) to member `index`.
