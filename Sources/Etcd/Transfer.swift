@@ -12,11 +12,12 @@ final class Transfer {
     let body: [UInt8]
     /// libcurl's words for `code`, or what went wrong before curl had the transfer.
     let detail: String
-    /// The request never left: no connection, or no TLS session (a certificate refused).
+    /// The request never left: no connection, no TLS session (a certificate refused), or a
+    /// URL that is not http or https.
     var isConnectionRefused: Bool {
       [
         CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_SSL_CONNECT_ERROR,
-        CURLE_PEER_FAILED_VERIFICATION,
+        CURLE_PEER_FAILED_VERIFICATION, CURLE_UNSUPPORTED_PROTOCOL,
       ]
       .contains(code)
     }
@@ -60,6 +61,8 @@ final class Transfer {
       _ = ccurl_easy_setopt_pointer(
         easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
     }
+    // A member is http or https: never a file:// or any other of curl's schemes.
+    ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
     ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
     ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)
     ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout)

@@ -240,6 +240,12 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
       return
     }
     #expect(failure.kind == .unavailable)
+
+    // A member URL of another scheme is not followed: curl would read a file:// URL.
+    let file = try EtcdClient(loop: runner.loop, configuration: .init(members: ["file:///etc/hostname"]))
+    let read = try #require(try runner.wait { file.put(key: bytes("k"), value: [], completion: $0) }.error)
+    #expect(read.kind == .unavailable, "\(read)")
+    #expect(!read.outcomeUnknown)
   }
 }
 
