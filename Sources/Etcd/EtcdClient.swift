@@ -114,7 +114,8 @@ public final class EtcdClient {
     }
   }
 
-  /// The current member's status (version, leader, raft index, alarms).
+  /// A member's status (version, leader, raft index, alarms): the current member's, or, when
+  /// it does not answer, the next's (the answer's `header.memberID` says whose).
   public func status(completion: @escaping (Result<MemberStatus, EtcdError>) -> Void) {
     call("status", "/v3/maintenance/status", .object([]), mutating: false) { (json) throws(MalformedAnswer) in
       try MemberStatus(json)
