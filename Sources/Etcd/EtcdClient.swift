@@ -54,9 +54,9 @@ public final class EtcdClient {
   }
 
   public let configuration: Configuration
-  private let multi: CurlMulti
+  let multi: CurlMulti
   private var current = 0
-  private static let headers = [
+  static let headers = [
     "Content-Type: application/json", "Grpc-Metadata-hasleader: true",
     // curl waits up to a second for a 100 Continue before a body over 1 MiB; etcd sends none.
     "Expect:",
@@ -124,74 +124,6 @@ public final class EtcdClient {
     }
   }
 
-  /// Opens a watch; `handler` gets its updates in order, on the loop's thread, until one that
-  /// ends it (`.compacted`, `.canceled`, `.failed`) or `Watch.cancel()`. A member that cannot
-  /// be reached before the watch is in place is skipped for the next, as for a call; after a
-  /// watch failed for want of a leader or of an answer, the next watch goes to the next member.
-  public func watch(_ request: WatchRequest, handler: @escaping (WatchUpdate) -> Void) -> Watch {
-    let watch = Watch(handler: handler)
-    open(watch, body: Array(request.json.serialized().utf8), tried: 0, failures: [])
-    return watch
-  }
-
-  private func open(_ watch: Watch, body: [UInt8], tried: Int, failures: [String]) {
-    let member = self.member
-    var over = false
-    // Each line is one `{"result":…}` (or `{"error":…}` when the stream fails).
-    let onLine = { [weak self] (line: ArraySlice<UInt8>) -> Bool in
-      let update = Self.watchUpdate(line, member: member)
-      watch.started = true
-      switch update {
-      case .failed(let error):
-        over = true
-        self?.moveOn(after: error, from: member)
-      case .compacted, .canceled: over = true
-      case .created, .events, .progress: break
-      }
-      watch.deliver(update)
-      return !over
-    }
-    do {
-      watch.transfer = try Transfer(
-        multi: multi, url: member + "/v3/watch", request: body, headers: Self.headers, timeout: 0,
-        configuration: configuration, onLine: onLine
-      ) { [weak self] outcome in
-        guard let self else { return }
-        if !watch.started, outcome.isConnectionRefused, tried + 1 < self.configuration.members.count {
-          self.moveOn(from: member)
-          return self.open(
-            watch, body: body, tried: tried + 1, failures: failures + ["\(member): \(outcome.detail)"])
-        }
-        let error =
-          self.error(of: outcome, call: "watch", member: member, mutating: false, failures: failures)
-          ?? EtcdError(.unavailable, call: "watch", member: member, detail: "the stream ended")
-        self.moveOn(after: error, from: member)
-        watch.deliver(.failed(error))
-      }
-      multi.start(watch.transfer!)
-    } catch {
-      watch.deliver(.failed(error))
-    }
-  }
-
-  /// The update in one line of a watch stream.
-  private static func watchUpdate(_ line: ArraySlice<UInt8>, member: String) -> WatchUpdate {
-    do {
-      let json = try JSON.parse(line)
-      if let result = json["result"] { return try WatchUpdate(result: result) }
-      // A stream's error is an object; a watch refused before its stream began has the
-      // unary calls' error body (`"error"` a string, `code` and `message` beside it).
-      let error = json["error"].map { if case .object = $0 { $0 } else { json } } ?? json
-      let code: Int = try error.integer(error == json ? "code" : "grpc_code")
-      return .failed(
-        EtcdError.fromGateway(
-          code: code, message: try error.string("message"), httpStatus: try error.integer("http_code"),
-          call: "watch", member: member, mutating: false))
-    } catch {
-      return .failed(EtcdError(.malformed, call: "watch", member: member, detail: "\(error)"))
-    }
-  }
-
   /// One unary call, tried on one member after another as the class comment says.
   private func call<Answer>(
     _ name: String, _ path: String, _ body: JSON, mutating: Bool,
@@ -242,18 +174,18 @@ public final class EtcdClient {
 
   /// After a watch failed on `member` for want of a leader or of an answer, the owner's next
   /// watch goes to the next member.
-  private func moveOn(after error: EtcdError, from member: String) {
+  func moveOn(after error: EtcdError, from member: String) {
     if [.noLeader, .unavailable, .timedOut].contains(error.kind) { moveOn(from: member) }
   }
 
   /// The next member becomes the current one, unless another call moved on already.
-  private func moveOn(from member: String) {
+  func moveOn(from member: String) {
     guard self.member == member else { return }
     current = (current + 1) % configuration.members.count
   }
 
   /// The error a finished transfer stands for, or nil when it brought a 200 answer.
-  private func error(
+  func error(
     of outcome: Transfer.Outcome, call: String, member: String, mutating: Bool, failures: [String]
   ) -> EtcdError? {
     let earlier = failures.isEmpty ? "" : "; before: " + failures.joined(separator: "; ")
@@ -272,32 +204,5 @@ public final class EtcdClient {
     return EtcdError.fromGateway(
       code: (try? json.integer("code")) ?? 0, message: ((try? json.string("message")) ?? "") + earlier,
       httpStatus: outcome.httpStatus, call: call, member: member, mutating: mutating)
-  }
-}
-
-/// An open watch. Dropping it does not end it: `cancel()` does (or an update that ends it).
-public final class Watch {
-  fileprivate var transfer: Transfer?
-  fileprivate var started = false
-  private var handler: ((WatchUpdate) -> Void)?
-
-  fileprivate init(handler: @escaping (WatchUpdate) -> Void) { self.handler = handler }
-
-  /// Closes the stream; no update comes after. Safe from inside the handler, and twice.
-  public func cancel() {
-    handler = nil
-    transfer?.stop()
-    transfer = nil
-  }
-
-  fileprivate func deliver(_ update: WatchUpdate) {
-    guard let handler else { return }
-    switch update {
-    case .compacted, .canceled, .failed:
-      self.handler = nil
-      transfer = nil
-    case .created, .events, .progress: break
-    }
-    handler(update)
   }
 }

@@ -106,3 +106,21 @@ final class LoopRunner {
     return result
   }
 }
+
+/// CLOCK_MONOTONIC in seconds.
+func monotonicSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+extension Result {
+  var value: Success? { try? get() }
+  var error: Failure? {
+    guard case .failure(let error) = self else { return nil }
+    return error
+  }
+}
+
+/// The UTF-8 bytes of `text`: keys and values are bytes.
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
