@@ -3,7 +3,7 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help build run web check test asan fuzz package-test bench install uninstall deb format
+.PHONY: help build run web check test asan fuzz package-test bench etcd-lab install uninstall deb format
 
 ## help: this list
 help:
@@ -47,6 +47,10 @@ bench:
 	scripts/deps.sh --test
 	python3 bench/bench.py
 	python3 bench/dbus_bench.py --no-build
+
+## etcd-lab: three etcd members on loopback on free ports, their URLs printed (Ctrl-C stops them and removes their data)
+etcd-lab:
+	python3 Tests/System/lib/etcd_lab.py serve
 
 ## install: binaries, units, man pages, completions under PREFIX (default /usr/local)
 install:

@@ -59,6 +59,11 @@ let package = Package(
     .target(name: "SectionCore", dependencies: ["SectionShared"], swiftSettings: hotPath),
     // The one place that calls libsystemd: sd-event, sd_notify, socket activation, sd-bus.
     .target(name: "Systemd", dependencies: ["CSystemd", "CSystemdBus", "Posix"]),
+    // libcurl, loaded with dlopen on first use (a sectiond without --etcd maps none of it),
+    // with typed wrappers for its variadic setters. The headers come from libcurl4-openssl-dev.
+    .target(name: "CCurl"),
+    // The one place that calls libcurl: a client of etcd's v3 JSON gateway on the sd-event loop.
+    .target(name: "Etcd", dependencies: ["CCurl", "SectionCore", "Systemd", "Posix"]),
     // The daemon's I/O layer: listeners, connections, the state file, the command line.
     .target(
       name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),
@@ -78,6 +83,8 @@ let package = Package(
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl", "SectionClient"]),
     .testTarget(name: "SectionClientTests", dependencies: ["SectionClient"]),
     .testTarget(name: "IntegrationTests", dependencies: ["Posix", "SectionClient"]),
+    // The etcd client against three etcd members started by the test (Tests/System/lib/etcd_lab.py).
+    .testTarget(name: "EtcdTests", dependencies: ["Etcd", "Systemd", "CSystemd", "Posix", "SectionCore"]),
     // The server in this process, its clients on socketpairs, its loop run by the test.
     .testTarget(
       name: "SectionServerTests",

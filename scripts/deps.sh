@@ -5,14 +5,16 @@
 # talks to the daemon with (nc -U -N, socat), which `make run` leads to. --print lists the
 # packages for the options given and installs nothing.
 set -euo pipefail
-packages=(libsystemd-dev libedit-dev pkg-config netcat-openbsd socat)
+# libcurl4-openssl-dev: the headers of the Etcd module's libcurl (loaded at run time, in fleet mode only).
+packages=(libsystemd-dev libedit-dev pkg-config netcat-openbsd socat libcurl4-openssl-dev)
 print=""
 for option in "$@"; do
   case "$option" in
     --print) print=1 ;;
     --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh tmux
       fuse3 cmake g++ libfuse3-dev libtoml11-dev libspdlog-dev # LazyFS (powerloss.py)
-      websocketd chromium chromium-driver python3-selenium curl) ;; # the web page (web.py)
+      websocketd chromium chromium-driver python3-selenium curl # the web page (web.py)
+      etcd-server etcd-client nftables) ;; # the etcd lab (Tests/System/lib/etcd_lab.py) and the fleet's partitions
     --web) packages+=(websocketd iproute2) ;;
     --deb) packages+=(dpkg-dev binutils) ;;
     *) echo "deps.sh: unknown option '$option' (--test, --deb, --web, --print)" >&2; exit 2 ;;

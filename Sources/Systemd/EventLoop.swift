@@ -136,6 +136,13 @@ public final class EventSource {
     _ = sd_event_source_set_priority(source, priority)
   }
 
+  /// Changes what an io source waits for (EPOLLIN, EPOLLOUT): libcurl's multi-socket API asks
+  /// for one socket to be watched for reading, then writing, then both, as a transfer goes.
+  public func setIOEvents(_ events: IOEvents) {
+    guard let source else { return }
+    _ = sd_event_source_set_io_events(source, events.rawValue)
+  }
+
   /// Runs a deferred source once on the next iteration.
   public func trigger() {
     guard let source else { return }

@@ -1,0 +1,129 @@
+import CCurl
+import Posix
+import Systemd
+
+/// libcurl's multi-socket interface driven by an sd-event loop: curl says which sockets to
+/// watch for what (CURLMOPT_SOCKETFUNCTION) and when to wake it (CURLMOPT_TIMERFUNCTION);
+/// the loop's io and time sources tell curl what became ready (curl_multi_socket_action).
+/// No threads: every transfer runs and completes on the loop's thread. The multi handle keeps
+/// the connections between transfers, so a request after the first reuses its member's.
+final class CurlMulti {
+  private let loop: EventLoop
+  private let multi: UnsafeMutableRawPointer
+  private var sockets: [Int32: EventSource] = [:]
+  private var timer: EventSource?
+  /// curl's "as soon as possible": a time source would wait for its 1 ms accuracy window
+  /// (measured: 0.6 ms more per call at the p50), a deferred source runs on the next iteration.
+  private var soon: EventSource?
+  /// The transfers under way, by easy handle: this keeps them alive while curl has them.
+  private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
+
+  /// Loads libcurl (the first time in the process) and makes the multi handle.
+  init(loop: EventLoop) throws(EtcdError) {
+    guard ccurl_load() == 0 else {
+      throw EtcdError(.library, call: "load", member: nil, detail: String(cString: ccurl_load_error()))
+    }
+    guard let multi = ccurl_multi_init() else {
+      throw EtcdError(.library, call: "curl_multi_init", member: nil, detail: "out of memory")
+    }
+    self.loop = loop
+    self.multi = multi
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    ccurl_multi_setopt_socket(multi, CURLMOPT_SOCKETFUNCTION, socketThunk)
+    ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me)
+    ccurl_multi_setopt_timer(multi, CURLMOPT_TIMERFUNCTION, timerThunk)
+    ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
+  }
+
+  deinit {
+    // curl may still call back while it closes connections: not into an object going away.
+    ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, nil)
+    ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, nil)
+    for easy in transfers.keys { ccurl_multi_remove_handle(multi, easy) }
+    transfers.removeAll()
+    ccurl_multi_cleanup(multi)
+  }
+
+  /// Starts `transfer`; its completion runs from the loop once curl is done with it.
+  func start(_ transfer: Transfer) {
+    transfers[transfer.easy] = transfer
+    let code = ccurl_multi_add_handle(multi, transfer.easy)
+    guard code == CURLM_OK else {
+      transfers[transfer.easy] = nil
+      transfer.finish(CURLE_FAILED_INIT, detail: String(cString: ccurl_multi_strerror(code)))
+      return
+    }
+  }
+
+  /// Stops `transfer` without running its completion. Not from inside one of curl's callbacks.
+  func cancel(_ transfer: Transfer) {
+    guard transfers.removeValue(forKey: transfer.easy) != nil else { return }
+    ccurl_multi_remove_handle(multi, transfer.easy)
+  }
+
+  fileprivate func update(socket fd: Int32, what: Int32) {
+    if what == CURL_POLL_REMOVE {
+      sockets.removeValue(forKey: fd)?.cancel()
+      return
+    }
+    var events: IOEvents = []
+    if what & CURL_POLL_IN != 0 { events.insert(.readable) }
+    if what & CURL_POLL_OUT != 0 { events.insert(.writable) }
+    if let source = sockets[fd] {
+      source.setIOEvents(events)
+      return
+    }
+    // sd_event_add_io fails only without memory; the transfer then ends at its timeout.
+    sockets[fd] = try? loop.watch(FileDescriptor(rawValue: fd), events: events) { [unowned self] ready in
+      var mask: Int32 = 0
+      if ready.contains(.readable) { mask |= CURL_CSELECT_IN }
+      if ready.contains(.writable) { mask |= CURL_CSELECT_OUT }
+      if mask == 0 { mask = CURL_CSELECT_ERR }
+      self.act(on: fd, mask)
+    }
+  }
+
+  /// curl's timer: -1 stops it; 0 asks for a call as soon as possible, but not from inside
+  /// the callback, so the timer fires on the loop's next iteration.
+  fileprivate func update(timeout milliseconds: Int) {
+    timer?.setEnabled(false)
+    soon?.setEnabled(false)
+    guard milliseconds >= 0 else { return }
+    if milliseconds == 0 {
+      if soon == nil { soon = try? loop.deferred { [unowned self] in self.act(on: CURL_SOCKET_TIMEOUT, 0) } }
+      soon?.trigger()
+      return
+    }
+    let microseconds = UInt64(milliseconds) * 1000
+    if let timer {
+      timer.rearm(after: microseconds)
+    } else {
+      timer = try? loop.timer(after: microseconds) { [unowned self] in self.act(on: CURL_SOCKET_TIMEOUT, 0) }
+    }
+  }
+
+  private func act(on socket: Int32, _ mask: Int32) {
+    var running: Int32 = 0
+    _ = ccurl_multi_socket_action(multi, socket, mask, &running)
+    var queued: Int32 = 0
+    while let message = ccurl_multi_info_read(multi, &queued) {
+      guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+      let result = ccurl_message_result(message)
+      guard let transfer = transfers.removeValue(forKey: easy) else { continue }
+      ccurl_multi_remove_handle(multi, easy)
+      transfer.finish(result, detail: nil)
+    }
+  }
+}
+
+private let socketThunk: curl_socket_callback = { _, socket, what, userdata, _ in
+  guard let userdata else { return 0 }
+  Unmanaged<CurlMulti>.fromOpaque(userdata).takeUnretainedValue().update(socket: socket, what: what)
+  return 0
+}
+
+private let timerThunk: curl_multi_timer_callback = { _, milliseconds, userdata in
+  guard let userdata else { return 0 }
+  Unmanaged<CurlMulti>.fromOpaque(userdata).takeUnretainedValue().update(timeout: milliseconds)
+  return 0
+}

@@ -1,0 +1,208 @@
+import CCurl
+import SectionCore
+import Systemd
+
+/// A client of etcd's v3 JSON gateway (etcd 3.4 and later, path `/v3/`), on libcurl driven by
+/// an sd-event loop: every call returns at once and completes on the loop's thread.
+///
+/// It knows the cluster's client URLs and talks to one member at a time. A call moves on to
+/// the next member when the one it tried did not get the request (connection refused, no
+/// leader: every request carries `Grpc-Metadata-hasleader: true`, so a member without a leader
+/// refuses it at once instead of holding it for etcd's 7 s), and, for reads, when the member
+/// did not answer in time. A change that timed out or lost its connection after it was sent is
+/// not re-sent: its error says `outcomeUnknown`, for the caller to look before re-running it.
+/// Calls still under way when the client goes away end without their completion running.
+public final class EtcdClient {
+  public struct Configuration: Sendable {
+    /// The members' client URLs (`http://127.0.0.1:2379`), tried in order.
+    public var members: [String]
+    /// The time one attempt on one member may take, in milliseconds. etcd itself gives up on a
+    /// proposal after 5 s plus two election timeouts (7 s with the defaults).
+    public var requestTimeout: Int
+    /// The time a connection may take to open, in milliseconds: on loopback or a LAN an open
+    /// takes well under a millisecond, so a member that takes longer is treated as down.
+    public var connectTimeout: Int
+    /// The most of an answer (or of one watch update) kept in memory. etcd refuses requests
+    /// over 1.5 MiB, but a range over a prefix answers with every key under it.
+    public var maximumAnswerBytes: Int
+    /// For `https://` members: the CA to check them with, and this client's certificate and
+    /// key when the members ask for one (`--client-cert-auth`). Files in PEM.
+    public var tls: TLSFiles?
+
+    public init(
+      members: [String], requestTimeout: Int = 5000, connectTimeout: Int = 1000,
+      maximumAnswerBytes: Int = 64 << 20, tls: TLSFiles? = nil
+    ) {
+      self.tls = tls
+      self.members = members.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+      self.requestTimeout = requestTimeout
+      self.connectTimeout = connectTimeout
+      self.maximumAnswerBytes = maximumAnswerBytes
+    }
+  }
+
+  public struct TLSFiles: Sendable {
+    public var certificateAuthority: String
+    public var certificate: String?
+    public var key: String?
+
+    public init(certificateAuthority: String, certificate: String? = nil, key: String? = nil) {
+      self.certificateAuthority = certificateAuthority
+      self.certificate = certificate
+      self.key = key
+    }
+  }
+
+  public let configuration: Configuration
+  let multi: CurlMulti
+  private var current = 0
+  static let headers = [
+    "Content-Type: application/json", "Grpc-Metadata-hasleader: true",
+    // curl waits up to a second for a 100 Continue before a body over 1 MiB; etcd sends none.
+    "Expect:",
+  ]
+
+  /// The member the next call goes to first.
+  public var member: String { configuration.members[current] }
+
+  /// Loads libcurl (once a process: the first client pays for it). Throws `.library` when it
+  /// cannot be loaded, saying which package to install.
+  public init(loop: EventLoop, configuration: Configuration) throws(EtcdError) {
+    precondition(!configuration.members.isEmpty, "an etcd client needs at least one member")
+    self.configuration = configuration
+    multi = try CurlMulti(loop: loop)
+  }
+
+  /// The version of libcurl in use (`curl_version()`).
+  public var libraryVersion: String { String(cString: ccurl_version()) }
+
+  public func put(
+    key: [UInt8], value: [UInt8], completion: @escaping (Result<PutResponse, EtcdError>) -> Void
+  ) {
+    call("put", "/v3/kv/put", .object([("key", .bytes(key)), ("value", .bytes(value))]), mutating: true) {
+      (json) throws(MalformedAnswer) in
+      PutResponse(header: try ResponseHeader(json))
+    } completion: {
+      completion($0)
+    }
+  }
+
+  public func range(_ request: RangeRequest, completion: @escaping (Result<RangeResponse, EtcdError>) -> Void)
+  {
+    call("range", "/v3/kv/range", request.json, mutating: false) { (json) throws(MalformedAnswer) in
+      try RangeResponse(json)
+    } completion: {
+      completion($0)
+    }
+  }
+
+  public func txn(_ txn: Txn, completion: @escaping (Result<TxnResponse, EtcdError>) -> Void) {
+    call("txn", "/v3/kv/txn", txn.json, mutating: true) { (json) throws(MalformedAnswer) in
+      try TxnResponse(json)
+    } completion: {
+      completion($0)
+    }
+  }
+
+  /// Drops the history before `revision` (physically: the answer comes once it is gone).
+  public func compact(revision: Int64, completion: @escaping (Result<ResponseHeader, EtcdError>) -> Void) {
+    let body = JSON.object([("revision", .int64(revision)), ("physical", .bool(true))])
+    call("compact", "/v3/kv/compaction", body, mutating: true) { (json) throws(MalformedAnswer) in
+      try ResponseHeader(json)
+    } completion: {
+      completion($0)
+    }
+  }
+
+  /// A member's status (version, leader, raft index, alarms): the current member's, or, when
+  /// it does not answer, the next's (the answer's `header.memberID` says whose).
+  public func status(completion: @escaping (Result<MemberStatus, EtcdError>) -> Void) {
+    call("status", "/v3/maintenance/status", .object([]), mutating: false) { (json) throws(MalformedAnswer) in
+      try MemberStatus(json)
+    } completion: {
+      completion($0)
+    }
+  }
+
+  /// One unary call, tried on one member after another as the class comment says.
+  private func call<Answer>(
+    _ name: String, _ path: String, _ body: JSON, mutating: Bool,
+    decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
+    completion: @escaping (Result<Answer, EtcdError>) -> Void
+  ) {
+    attempt(name, path, Array(body.serialized().utf8), mutating, decode, completion, tried: 0, failures: [])
+  }
+
+  private func attempt<Answer>(
+    _ name: String, _ path: String, _ body: [UInt8], _ mutating: Bool,
+    _ decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
+    _ completion: @escaping (Result<Answer, EtcdError>) -> Void, tried: Int, failures: [String]
+  ) {
+    let member = self.member
+    let transfer: Transfer
+    do {
+      transfer = try Transfer(
+        multi: multi, url: member + path, request: body, headers: Self.headers,
+        timeout: configuration.requestTimeout,
+        configuration: configuration
+      ) { [weak self] outcome in
+        guard let self else { return }
+        guard
+          let error = self.error(
+            of: outcome, call: name, member: member, mutating: mutating, failures: failures)
+        else {
+          do {
+            return completion(.success(try decode(try JSON.parse(outcome.body))))
+          } catch {
+            return completion(.failure(EtcdError(.malformed, call: name, member: member, detail: "\(error)")))
+          }
+        }
+        let retry = [.noLeader, .unavailable, .timedOut].contains(error.kind) && !error.outcomeUnknown
+        guard retry, tried + 1 < self.configuration.members.count else {
+          return completion(.failure(error))
+        }
+        self.moveOn(from: member)
+        self.attempt(
+          name, path, body, mutating, decode, completion, tried: tried + 1,
+          failures: failures + ["\(member): \(error.detail)"])
+      }
+    } catch {
+      return completion(.failure(error))
+    }
+    multi.start(transfer)
+  }
+
+  /// After a watch failed on `member` for want of a leader or of an answer, the owner's next
+  /// watch goes to the next member.
+  func moveOn(after error: EtcdError, from member: String) {
+    if [.noLeader, .unavailable, .timedOut].contains(error.kind) { moveOn(from: member) }
+  }
+
+  /// The next member becomes the current one, unless another call moved on already.
+  func moveOn(from member: String) {
+    guard self.member == member else { return }
+    current = (current + 1) % configuration.members.count
+  }
+
+  /// The error a finished transfer stands for, or nil when it brought a 200 answer.
+  func error(
+    of outcome: Transfer.Outcome, call: String, member: String, mutating: Bool, failures: [String]
+  ) -> EtcdError? {
+    let earlier = failures.isEmpty ? "" : "; before: " + failures.joined(separator: "; ")
+    guard outcome.code == CURLE_OK else {
+      let kind: EtcdError.Kind = outcome.code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .unavailable
+      return EtcdError(
+        kind, call: call, member: member, detail: outcome.detail + earlier,
+        outcomeUnknown: mutating && !outcome.isConnectionRefused)
+    }
+    guard outcome.httpStatus != 200 else { return nil }
+    guard let json = try? JSON.parse(outcome.body), case .object = json else {
+      return EtcdError(
+        .rejected(code: 0, httpStatus: outcome.httpStatus), call: call, member: member,
+        detail: String(decoding: outcome.body.prefix(200), as: UTF8.self) + earlier)
+    }
+    return EtcdError.fromGateway(
+      code: (try? json.integer("code")) ?? 0, message: ((try? json.string("message")) ?? "") + earlier,
+      httpStatus: outcome.httpStatus, call: call, member: member, mutating: mutating)
+  }
+}

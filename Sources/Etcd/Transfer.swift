@@ -1,0 +1,138 @@
+import CCurl
+
+/// One HTTP POST through libcurl's easy handle: the request body, the headers, the time
+/// allowed; the response collected whole (a unary call) or handed over line by line as it
+/// comes (a watch stream, one JSON object a line).
+final class Transfer {
+  /// How a transfer ended: libcurl's result, the HTTP status (0 when none came), the body
+  /// (what was left after the last complete line, for a stream).
+  struct Outcome {
+    let code: CURLcode
+    let httpStatus: Int
+    let body: [UInt8]
+    /// libcurl's words for `code`, or what went wrong before curl had the transfer.
+    let detail: String
+    /// The request never left: no connection, no TLS session (a certificate refused), or a
+    /// URL that is not http or https.
+    var isConnectionRefused: Bool {
+      [
+        CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_SSL_CONNECT_ERROR,
+        CURLE_PEER_FAILED_VERIFICATION, CURLE_UNSUPPORTED_PROTOCOL,
+      ]
+      .contains(code)
+    }
+  }
+
+  let easy: UnsafeMutableRawPointer
+  private var headers: UnsafeMutablePointer<curl_slist>?
+  private var body: [UInt8] = []
+  private let limit: Int
+  /// A stream's line handler: returns false to end the stream.
+  private let onLine: ((ArraySlice<UInt8>) -> Bool)?
+  private var completion: ((Outcome) -> Void)?
+  /// Set when the stream was ended from our side: its completion does not run.
+  private(set) var stopped = false
+  private var delivering = false
+  private var overLimit = false
+  /// Weak: a watch may be cancelled after its client (and the multi handle) went away.
+  private weak var multi: CurlMulti?
+
+  /// A POST of `request` to `url`. `timeout` bounds the whole transfer in milliseconds (0: no
+  /// bound, for a watch); the client's configuration gives the time to connect, the most kept
+  /// of the response (or of one line) and the TLS files.
+  init(
+    multi: CurlMulti, url: String, request: [UInt8], headers: [String], timeout: Int,
+    configuration: EtcdClient.Configuration, onLine: ((ArraySlice<UInt8>) -> Bool)? = nil,
+    completion: @escaping (Outcome) -> Void
+  ) throws(EtcdError) {
+    guard let easy = ccurl_easy_init() else {
+      throw EtcdError(.library, call: "curl_easy_init", member: url, detail: "out of memory")
+    }
+    self.easy = easy
+    self.multi = multi
+    self.limit = configuration.maximumAnswerBytes
+    self.onLine = onLine
+    self.completion = completion
+    for header in headers { self.headers = ccurl_slist_append(self.headers, header) }
+    ccurl_easy_setopt_string(easy, CURLOPT_URL, url)
+    ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, self.headers)
+    ccurl_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, request.count)
+    request.withUnsafeBytes { bytes in
+      _ = ccurl_easy_setopt_pointer(
+        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+    }
+    // A member is http or https: never a file:// or any other of curl's schemes.
+    ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+    ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+    ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)
+    ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout)
+    if let tls = configuration.tls {
+      ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, tls.certificateAuthority)
+      if let certificate = tls.certificate { ccurl_easy_setopt_string(easy, CURLOPT_SSLCERT, certificate) }
+      if let key = tls.key { ccurl_easy_setopt_string(easy, CURLOPT_SSLKEY, key) }
+    }
+    ccurl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, writeThunk)
+    ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  deinit {
+    ccurl_easy_cleanup(easy)
+    ccurl_slist_free_all(headers)
+  }
+
+  /// Ends a stream from our side; its completion does not run. From inside the stream's
+  /// line handler the transfer ends when the handler returns.
+  func stop() {
+    guard !stopped else { return }
+    stopped = true
+    completion = nil
+    if !delivering { multi?.cancel(self) }
+  }
+
+  /// What curl wrote: kept, or cut into lines for the stream's handler. False stops curl.
+  fileprivate func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard !stopped else { return false }
+    body.append(contentsOf: bytes)
+    guard let onLine else {
+      overLimit = body.count > limit
+      return !overLimit
+    }
+    delivering = true
+    defer { delivering = false }
+    var start = body.startIndex
+    while !stopped, let newline = body[start...].firstIndex(of: 0x0A) {
+      let line = body[start..<newline]
+      start = newline + 1
+      if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) && !onLine(line) { stopped = true }
+    }
+    body.removeSubrange(..<start)
+    overLimit = body.count > limit
+    if stopped { completion = nil }
+    return !stopped && !overLimit
+  }
+
+  /// Called by the multi handle once curl is done (or could not start): runs the completion.
+  func finish(_ code: CURLcode, detail: String?) {
+    // A stream's last line may come without its newline (the gateway's `{"error":…}`).
+    if let onLine, !body.isEmpty, !overLimit, !stopped {
+      let line = body[...]
+      body = []
+      if !onLine(line) { stop() }
+    }
+    guard let completion else { return }
+    self.completion = nil
+    var status = 0
+    ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+    let text =
+      overLimit
+      ? "the answer is over the client's limit of \(limit) bytes"
+      : detail ?? String(cString: ccurl_easy_strerror(code))
+    completion(Outcome(code: code, httpStatus: status, body: body, detail: text))
+  }
+}
+
+private let writeThunk: curl_write_callback = { data, size, count, userdata in
+  let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+  let total = size * count
+  return transfer.receive(UnsafeRawBufferPointer(start: data, count: total)) ? total : 0
+}

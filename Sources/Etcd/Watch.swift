@@ -1,0 +1,98 @@
+import SectionCore
+
+extension EtcdClient {
+  /// Opens a watch; `handler` gets its updates in order, on the loop's thread, until one that
+  /// ends it (`.compacted`, `.canceled`, `.failed`) or `Watch.cancel()`. A member that cannot
+  /// be reached before the watch is in place is skipped for the next, as for a call; after a
+  /// watch failed for want of a leader or of an answer, the next watch goes to the next member.
+  public func watch(_ request: WatchRequest, handler: @escaping (WatchUpdate) -> Void) -> Watch {
+    let watch = Watch(handler: handler)
+    open(watch, body: Array(request.json.serialized().utf8), tried: 0, failures: [])
+    return watch
+  }
+
+  private func open(_ watch: Watch, body: [UInt8], tried: Int, failures: [String]) {
+    let member = self.member
+    var over = false
+    // Each line is one `{"result":…}` (or `{"error":…}` when the stream fails).
+    let onLine = { [weak self] (line: ArraySlice<UInt8>) -> Bool in
+      let update = Self.watchUpdate(line, member: member)
+      watch.started = true
+      switch update {
+      case .failed(let error):
+        over = true
+        self?.moveOn(after: error, from: member)
+      case .compacted, .canceled: over = true
+      case .created, .events, .progress: break
+      }
+      watch.deliver(update)
+      return !over
+    }
+    do {
+      watch.transfer = try Transfer(
+        multi: multi, url: member + "/v3/watch", request: body, headers: Self.headers, timeout: 0,
+        configuration: configuration, onLine: onLine
+      ) { [weak self] outcome in
+        guard let self else { return }
+        if !watch.started, outcome.isConnectionRefused, tried + 1 < self.configuration.members.count {
+          self.moveOn(from: member)
+          return self.open(
+            watch, body: body, tried: tried + 1, failures: failures + ["\(member): \(outcome.detail)"])
+        }
+        let error =
+          self.error(of: outcome, call: "watch", member: member, mutating: false, failures: failures)
+          ?? EtcdError(.unavailable, call: "watch", member: member, detail: "the stream ended")
+        self.moveOn(after: error, from: member)
+        watch.deliver(.failed(error))
+      }
+      multi.start(watch.transfer!)
+    } catch {
+      watch.deliver(.failed(error))
+    }
+  }
+
+  /// The update in one line of a watch stream.
+  private static func watchUpdate(_ line: ArraySlice<UInt8>, member: String) -> WatchUpdate {
+    do {
+      let json = try JSON.parse(line)
+      if let result = json["result"] { return try WatchUpdate(result: result) }
+      // A stream's error is an object; a watch refused before its stream began has the
+      // unary calls' error body (`"error"` a string, `code` and `message` beside it).
+      let error = json["error"].map { if case .object = $0 { $0 } else { json } } ?? json
+      let code: Int = try error.integer(error == json ? "code" : "grpc_code")
+      return .failed(
+        EtcdError.fromGateway(
+          code: code, message: try error.string("message"), httpStatus: try error.integer("http_code"),
+          call: "watch", member: member, mutating: false))
+    } catch {
+      return .failed(EtcdError(.malformed, call: "watch", member: member, detail: "\(error)"))
+    }
+  }
+}
+
+/// An open watch. Dropping it does not end it: `cancel()` does (or an update that ends it).
+public final class Watch {
+  var transfer: Transfer?
+  var started = false
+  private var handler: ((WatchUpdate) -> Void)?
+
+  init(handler: @escaping (WatchUpdate) -> Void) { self.handler = handler }
+
+  /// Closes the stream; no update comes after. Safe from inside the handler, and twice.
+  public func cancel() {
+    handler = nil
+    transfer?.stop()
+    transfer = nil
+  }
+
+  func deliver(_ update: WatchUpdate) {
+    guard let handler else { return }
+    switch update {
+    case .compacted, .canceled, .failed:
+      self.handler = nil
+      transfer = nil
+    case .created, .events, .progress: break
+    }
+    handler(update)
+  }
+}
