@@ -99,7 +99,8 @@ extension Connection {
       switch (event, state) {
       case (.changed(let start), .ready):
         next.state = .awaitingSave(replyStart: start, replies: 1)
-      case (.changed, .awaitingSave(let start, let replies)), (.replied, .awaitingSave(let start, let replies)):
+      case (.changed, .awaitingSave(let start, let replies)),
+        (.replied, .awaitingSave(let start, let replies)):
         next.state = .awaitingSave(replyStart: start, replies: replies + 1)
       case (.replied, .ready):
         break

@@ -13,7 +13,8 @@ import Testing
   typealias Event = Life.Event
 
   static let states: [State] = [
-    .ready, .awaitingSave(replyStart: 10, replies: 2), .awaitingOthersSave, .outputBlocked, .quitting, .closed,
+    .ready, .awaitingSave(replyStart: 10, replies: 2), .awaitingOthersSave, .outputBlocked, .quitting,
+    .closed,
   ]
   static let phaseEvents: [Event] = [
     .changed(replyStart: 7), .replied, .outputMoved(by: 4), .waitForOthers, .released, .outputFull,
@@ -111,9 +112,7 @@ import Testing
   /// flood, nothing is left held, waiting, released or queued, and every connection is ready.
   @Test func aTurnLeavesNothingBehind() throws {
     let harness = try ServerHarness()
-    let subscriber = try harness.connect(.readOnly)
-    try subscriber.send("SUBSCRIBE\n")
-    #expect(try harness.run(until: { subscriber.hasReplies(1) }))
+    let subscriber = try harness.subscriber()
     let writer = try harness.connect()
     let reader = try harness.connect(.readOnly)
     try writer.send("TOGGLE a\nTOGGLE b\nLIST\nPING\n")
