@@ -50,10 +50,14 @@ final class Connection {
   /// it traps.
   @inline(__always)
   func handle(_ event: Life.Event) {
-    guard let next = life.next(on: event) else {
-      preconditionFailure("connection \(fd.rawValue): \(event) is illegal in \(life)")
-    }
+    guard let next = life.next(on: event) else { refuse(event) }
     life = next
+  }
+
+  /// The trap, out of line: the request path that inlines `handle` stays as small as it was.
+  @inline(never)
+  private func refuse(_ event: Life.Event) -> Never {
+    preconditionFailure("connection \(fd.rawValue): \(event) is illegal in \(life)")
   }
 
   var state: State { life.state }

@@ -75,13 +75,19 @@ extension Server {
       turn.releasedCalls.append(contentsOf: turn.waitingCalls)
       turn.waitingCalls.removeAll(keepingCapacity: true)
     }
-    for connection in turn.waitingConnections + turn.heldConnections where !connection.isClosed {
-      connection.handle(.released)
-      queueFlush(connection)
-      if !connection.pending.isEmpty { turn.releasedConnections.append(connection) }
-    }
+    // The reads first: a connection waits for others' changes because its next request
+    // reads the state.
+    for connection in turn.waitingConnections { release(connection) }
+    for connection in turn.heldConnections { release(connection) }
     turn.heldConnections.removeAll(keepingCapacity: true)
     turn.waitingConnections.removeAll(keepingCapacity: true)
+  }
+
+  private func release(_ connection: Connection) {
+    guard !connection.isClosed else { return }
+    connection.handle(.released)
+    queueFlush(connection)
+    if !connection.pending.isEmpty { turn.releasedConnections.append(connection) }
   }
 
   /// Answers the requests and calls that waited for the save just done: called right after
