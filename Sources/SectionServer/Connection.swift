@@ -10,9 +10,15 @@ final class Connection {
 
   let fd: FileDescriptor
   let access: SectionService.Access
-  /// Where it is in its life: what it waits for, whether its input ended, its subscription.
-  /// Changed only by `handle(_:)`, which traps an illegal change.
-  private(set) var life = Life()
+  /// Where it is in its life (`Life`): what it waits for, whether its input ended, its
+  /// subscription. Changed only by `handle(_:)`, which traps an illegal change; stored
+  /// apiece, so that the request path reads each as a field (a debug build would otherwise
+  /// call a getter and copy the whole value for every look).
+  private(set) var state = State.ready
+  /// The client sent end of input; answer what it sent, then close.
+  private(set) var inputEnded = false
+  private(set) var subscription = Subscription.none
+  var life: Life { Life(state: state, inputEnded: inputEnded, subscription: subscription) }
   /// Its socket's inode and its name in systemd's file descriptor store, while it is kept there.
   var stored: (inode: UInt64, name: String)?
   /// What the server's epoll set watches this socket for.
@@ -51,7 +57,9 @@ final class Connection {
   @inline(__always)
   func handle(_ event: Life.Event) {
     guard let next = life.next(on: event) else { refuse(event) }
-    life = next
+    state = next.state
+    inputEnded = next.inputEnded
+    subscription = next.subscription
   }
 
   /// The trap, out of line: the request path that inlines `handle` stays as small as it was.
@@ -60,10 +68,6 @@ final class Connection {
     preconditionFailure("connection \(fd.rawValue): \(event) is illegal in \(life)")
   }
 
-  var state: State { life.state }
-  /// The client sent end of input; answer what it sent, then close.
-  var inputEnded: Bool { life.inputEnded }
-  var subscription: Subscription { life.subscription }
   var isClosed: Bool { state == .closed }
   /// `state == .ready` as a pattern: the request loop asks for every run of requests.
   var isReady: Bool {

@@ -50,6 +50,18 @@ extension Server {
     turn.waitingConnections.append(connection)
   }
 
+  /// A bus call's change waits for the save, as a connection's reply does: its return is
+  /// sent after the save's signals, or the refusal if the save fails.
+  func holdForSave(_ held: BusFace.HeldCall) {
+    turn.heldCalls.append(held)
+  }
+
+  /// A bus call whose answer would show changes not saved yet is handled again right after
+  /// the save, before the connections that waited for it.
+  func waitForSave(_ call: BusCall) {
+    turn.waitingCalls.append(call)
+  }
+
   func queueFlush(_ connection: Connection) {
     guard !connection.flushQueued else { return }
     connection.flushQueued = true

@@ -150,11 +150,11 @@ final class BusFace {
     let status = BusStatus.of(reply.tail)
     switch (outcome, status) {
     case (.deferred?, _):
-      server.turn.waitingCalls.append(call)
+      server.waitForSave(call)
     case (_, .failure(let error)):
       answer(call, error)
     case (.changed?, .success(let revision)):
-      server.turn.heldCalls.append(
+      server.holdForSave(
         HeldCall(call: call, answer: request.answer, revision: revision, open: BusStatus.isOpen(reply.tail)))
     case (_, .success(let revision)) where request.answer.showsWho:
       do {
