@@ -8,31 +8,17 @@ final class Connection {
   /// Events waiting beyond this are dropped for one `!state` snapshot once the client catches up.
   static let eventLimit = 64 << 10
 
-  /// Where the connection is in its life. Requests are taken only in `.ready`; every other
-  /// state names the one thing it waits for.
-  enum State: Equatable {
-    /// Taking requests.
-    case ready
-    /// It changed state in this loop turn: its replies from `replyStart` in the output's tail
-    /// (`replies` of them, the group) are held until the turn's changes are saved, and each is
-    /// replaced by the error if the save fails. It goes on taking the changes it has read in
-    /// this turn, each joining the group, up to the first other request (a read, PING, QUIT),
-    /// which is handled after the save; it reads no more from its socket until then.
-    case awaitingSave(replyStart: Int, replies: Int)
-    /// Its next request would show other clients' changes that are not saved yet: it is
-    /// handled once they are.
-    case awaitingOthersSave
-    /// A megabyte of output waits: no requests are taken until the client reads half of it.
-    case outputBlocked
-    /// QUIT was received: write what is queued, then close.
-    case quitting
-    case closed
-  }
-
   let fd: FileDescriptor
   let access: SectionService.Access
-  var state = State.ready
-  var subscription = Subscription.none
+  /// Where it is in its life (`Life`): what it waits for, whether its input ended, its
+  /// subscription. Changed only by `handle(_:)`, which traps an illegal change; stored
+  /// apiece, so that the request path reads each as a field (a debug build would otherwise
+  /// call a getter and copy the whole value for every look).
+  private(set) var state = State.ready
+  /// The client sent end of input; answer what it sent, then close.
+  private(set) var inputEnded = false
+  private(set) var subscription = Subscription.none
+  var life: Life { Life(state: state, inputEnded: inputEnded, subscription: subscription) }
   /// Its socket's inode and its name in systemd's file descriptor store, while it is kept there.
   var stored: (inode: UInt64, name: String)?
   /// What the server's epoll set watches this socket for.
@@ -42,9 +28,8 @@ final class Connection {
   /// Input read but not handled yet: a partial line, or lines left while the connection waited.
   var pending: [UInt8] = []
   var output = OutputQueue()
-  /// The client sent end of input; answer what it sent, then close.
-  var inputEnded = false
-  /// Queued in the server's list of connections to flush this iteration.
+  /// Queued in the turn's list of connections to flush (`Turn.toFlush`): the list's mark, not
+  /// a state of the connection.
   var flushQueued = false
   /// Index in the server's subscriber list, for O(1) removal.
   var subscriberSlot = -1
@@ -66,6 +51,23 @@ final class Connection {
     self.access = access
   }
 
+  /// Applies `event` to the connection's life. An event its life does not allow is a bug in
+  /// the server, which must not go on serving with connections in states no one thought of:
+  /// it traps.
+  @inline(__always)
+  func handle(_ event: Life.Event) {
+    guard let next = life.next(on: event) else { refuse(event) }
+    state = next.state
+    inputEnded = next.inputEnded
+    subscription = next.subscription
+  }
+
+  /// The trap, out of line: the request path that inlines `handle` stays as small as it was.
+  @inline(never)
+  private func refuse(_ event: Life.Event) -> Never {
+    preconditionFailure("connection \(fd.rawValue): \(event) is illegal in \(life)")
+  }
+
   var isClosed: Bool { state == .closed }
   /// `state == .ready` as a pattern: the request loop asks for every run of requests.
   var isReady: Bool {
@@ -74,13 +76,21 @@ final class Connection {
   }
   var isSubscribed: Bool { subscription != .none }
 
+  /// Whether a PING may be answered where it is framed, ahead of the service, as a plain line
+  /// server answers it: only while nothing must come before its `OK`. Not inside a BATCH (the
+  /// PING is one of its lines), not while replies are held for a save (the PING's `OK` would
+  /// overtake them; it waits with the rest), not while a snapshot is owed (the `OK` promises
+  /// every earlier change has been seen). The one statement of this rule: `Server.handle` and
+  /// `Server.answerOnlyPings` both ask it.
+  var answersPingsNow: Bool { isReady && batch == nil && subscription != .owedSnapshot }
+
   /// Whether requests may be taken from this connection now. Once a megabyte of output
   /// waits, or while a long answer is still being sent, it stops taking them
   /// (`.outputBlocked`) until the client has read half of it, or all of the answer.
   func acceptsRequests() -> Bool {
     guard isReady else { return false }
     if output.count >= Connection.outputLimit || stream != nil {
-      state = .outputBlocked
+      handle(.outputFull)
       return false
     }
     return true
@@ -97,21 +107,6 @@ final class Connection {
   var heldReplyStart: Int? {
     if case .awaitingSave(let start, _) = state { return start }
     return nil
-  }
-
-  /// A reply was queued from `start`: a change's reply starts the group held for the save or
-  /// joins it (so does an `ERR TOOLONG` while one is held). True when a group began.
-  func noteReply(from start: Int, changed: Bool) -> Bool {
-    switch state {
-    case .awaitingSave(let first, let replies):
-      state = .awaitingSave(replyStart: first, replies: replies + 1)
-      return false
-    case .ready where changed:
-      state = .awaitingSave(replyStart: start, replies: 1)
-      return true
-    default:
-      return false
-    }
   }
 
   /// The save failed: each reply of the held group becomes `refusal`, in request order.
@@ -141,9 +136,7 @@ final class Connection {
       }
     }
     let moved = output.compact()
-    if case .awaitingSave(let start, let replies) = state {
-      state = .awaitingSave(replyStart: start - moved, replies: replies)
-    }
+    if moved > 0, case .awaitingSave = state { handle(.outputMoved(by: moved)) }
     return alive
   }
 

@@ -99,14 +99,14 @@ extension Server {
         resynchronised += 1
       }
       queueFlush(connection)
-      runnable.append(connection)
+      turn.runnable.append(connection)
     }
     if let handover, handover.fingerprint != HandoverState.fingerprint(of: service.model.sections),
       service.announceReload() == .changed
     {
       save()
     }
-    if !runnable.isEmpty { resume?.trigger() }
+    if !turn.runnable.isEmpty { resume?.trigger() }
     if resumed + resynchronised + closed > 0 {
       Log.notice(
         "took over \(resumed) connections from the previous process"
@@ -120,12 +120,17 @@ extension Server {
     connection.framer = LineFramer(discarding: record.discarding)
     connection.pending = record.pending
     connection.output.append(contentsOf: record.output)
-    connection.inputEnded = record.inputEnded
+    if record.inputEnded { connection.handle(.endOfInput) }
     if let name = record.name { connection.author = connection.author.named(name) }
-    if record.quitting { connection.state = .quitting }
+    if record.quitting { connection.handle(.quit) }
     if record.subscription != .none {
       subscribe(connection)
-      connection.subscription = record.subscription
+      switch record.subscription {
+      case .owedSnapshot: connection.handle(.fellBehind)
+      // Not left by a process that finishes each replay before its record; kept as it came.
+      case .replaying: connection.handle(.replay)
+      case .live, .none: break
+      }
     }
   }
 }

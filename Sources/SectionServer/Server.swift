@@ -15,8 +15,10 @@ import Systemd
 /// (another client's read waits for the save, see `Connection.State`, and is answered first
 /// after it).
 ///
-/// The other concerns live beside this file: accepting (`Server+Accepting`), saving and
-/// writing (`Server+Commit`).
+/// The other concerns live beside this file: accepting (`Server+Accepting`), the turn's
+/// bookkeeping of who waits for the save (`Server+Turn`), the save (`Server+Commit`), writing
+/// (`Server+Writing`), subscribers (`Server+Subscribers`) and long answers (`Server+Streams`).
+/// A connection's own life is one transition function (`Connection.Life`).
 final class Server {
   let loop: EventLoop
   let service: SectionService
@@ -36,17 +38,8 @@ final class Server {
   /// Connections accepted on the read-only socket, counted against their own limit.
   var readOnlyCount = 0
   var subscribers: [Connection] = []
-  /// Connections with output queued during this iteration.
-  var toFlush: [Connection] = []
-  /// Connections whose replies are held for the save (a group, begun by a change).
-  var waitingForSave: [Connection] = []
-  /// Connections whose next request waits for other clients' changes to be saved.
-  var waitingForOthers: [Connection] = []
-  /// Connections with input left over that can be handled now: once output drained, or taken
-  /// over from the previous process.
-  var runnable: [Connection] = []
-  /// Connections whose requests waited for the save just done, the reads first.
-  var released: [Connection] = []
+  /// What this loop turn holds until its save and hands on after it (`Server+Turn`).
+  var turn = Turn()
   /// One read buffer for all connections: input is handled where it lands, never copied
   /// unless a partial line remains. Room for a partial line carried over, plus `readSize`.
   private var readBuffer = [UInt8](repeating: 0, count: LineFramer.maximumLineLength + 2 + Server.readSize)
@@ -149,7 +142,7 @@ final class Server {
     case .success(.wouldBlock):
       return
     case .success(.done(0)):
-      connection.inputEnded = true
+      connection.handle(.endOfInput)
       watch(connection, for: [])
       handlePending(connection)
     case .success(.done(let count)):
@@ -169,13 +162,11 @@ final class Server {
   /// replies neither pass through the output queue nor change what the socket is watched for.
   /// PING is the barrier and keep-alive every client sends; at 1 in flight this path took its
   /// cost from 981 to 529 user-space instructions (callgrind, docs/PERFORMANCE.md). The
-  /// conditions are those under which `handle` answers PINGs where they are framed, plus an
-  /// empty output queue, so the order of replies and events is the same. False when the read
-  /// holds anything else: then `handle` takes all of it.
+  /// conditions are `Connection.answersPingsNow`, as for `handle`, plus an empty output
+  /// queue, so the order of replies and events is the same. False when the read holds
+  /// anything else: then `handle` takes all of it.
   private func answerOnlyPings(_ count: Int, on connection: Connection) -> Bool {
-    guard connection.output.isEmpty, connection.isReady, connection.batch == nil,
-      connection.subscription != .owedSnapshot
-    else { return false }
+    guard connection.output.isEmpty, connection.answersPingsNow else { return false }
     var position = 0
     let pings = readBuffer.withUnsafeBufferPointer {
       connection.framer.skipPings(
@@ -219,8 +210,8 @@ final class Server {
     input.withUnsafeBufferPointer { bytes in
       requests: while replies > 0, connection.takesNextRequest() {
         // PINGs are answered where they are framed, like a plain line server would answer
-        // them, while nothing else must come first (see `LineFramer.answerPings`).
-        if connection.isReady, connection.batch == nil, connection.subscription != .owedSnapshot {
+        // them, while nothing else must come first (`Connection.answersPingsNow`).
+        if connection.answersPingsNow {
           // No more of them than the output limit has room for, three bytes each.
           let limit = min(replies, (Connection.outputLimit - connection.output.count + 2) / 3)
           let answered = connection.framer.answerPings(
@@ -244,7 +235,7 @@ final class Server {
           if connection.subscription == .owedSnapshot { _ = sendOwedSnapshot(connection) }
           connection.output.append(contentsOf: ProtocolError.tooLong.line)
           clientErrors?.note("answered a client ERR TOOLONG")
-          _ = connection.noteReply(from: start, changed: false)
+          connection.handle(.replied)
           replies -= 1
           continue
         }
@@ -282,12 +273,11 @@ final class Server {
   }
 
   private func apply(_ outcome: SectionService.Outcome, on connection: Connection, replyStart: Int) {
-    if connection.noteReply(from: replyStart, changed: outcome == .changed) {
-      waitingForSave.append(connection)
-    }
     switch outcome {
-    case .replied, .deferred, .changed:
+    case .replied, .deferred:
       break
+    case .changed:
+      holdForSave(connection, replyStart: replyStart)
     case .subscribe:
       subscribe(connection)
     case .streaming:
@@ -295,26 +285,17 @@ final class Server {
       connection.stream = stream
       if stream.isReplay {
         subscribe(connection)
-        connection.subscription = .replaying
+        connection.handle(.replay)
       }
     case .unsubscribe:
       unsubscribe(connection)
     case .quit:
-      connection.state = .quitting
+      connection.handle(.quit)
     case .reload:
       // The client's author as the service has it: named by a CLIENT NAME earlier in the run.
       let outcome = reload(reply: &connection.output, by: service.author)
       if outcome == .changed { apply(outcome, on: connection, replyStart: replyStart) }
     }
-  }
-
-  /// The request at the front of the unhandled input waits until the changes of this turn
-  /// are saved (or refused); it is kept with the rest of the input, from the start of its
-  /// line. A connection whose own replies are held is already waiting for the save.
-  private func waitForSave(_ connection: Connection) {
-    guard connection.heldReplyStart == nil else { return }
-    connection.state = .awaitingOthersSave
-    waitingForOthers.append(connection)
   }
 
   /// Re-reads the config; on success the sections are replaced, keeping state by id.
@@ -385,35 +366,8 @@ final class Server {
     _ = reload(reply: &discarded, by: Author(via: .reload, uid: nil, pid: nil, name: "SIGHUP"))
   }
 
-  private func handleRunnable() {
-    let ready = runnable
-    runnable.removeAll(keepingCapacity: true)
-    handleWaiting(ready)
-  }
-
-  /// Answers the requests that waited for the save just done: called right after it, before a
-  /// client can make another change.
-  func handleReleased() {
-    let ready = released
-    released.removeAll(keepingCapacity: true)
-    handleWaiting(ready)
-  }
-
-  /// Handles the input of connections that waited (for a save, or for output to drain) in two
-  /// passes: the request each one waited with first, then the rest. A request waits for a save
-  /// because it reads the state (or depends on it); answered before any of them makes a new
-  /// change, it waits for one save only, however many clients flood changes.
-  private func handleWaiting(_ ready: [Connection]) {
-    for connection in ready where connection.acceptsRequests() {
-      handlePending(connection, replies: 1)
-    }
-    for connection in ready where !connection.pending.isEmpty && connection.takesNextRequest() {
-      handlePending(connection)
-    }
-  }
-
   /// Handles input kept from an earlier read (lines that waited for a save, or for output to drain).
-  private func handlePending(_ connection: Connection, replies: Int = .max) {
+  func handlePending(_ connection: Connection, replies: Int = .max) {
     let input = connection.pending
     connection.pending = []
     handle(input[...], on: connection, replies: replies)
@@ -425,7 +379,7 @@ final class Server {
     guard !connection.isClosed else { return }
     unsubscribe(connection)
     connectionStore?.forget(connection)
-    connection.state = .closed
+    connection.handle(.close)
     connections[fd: connection.fd.rawValue] = nil
     if connection.access == .readOnly { readOnlyCount -= 1 }
     connection.fd.close()

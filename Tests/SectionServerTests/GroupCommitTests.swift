@@ -40,9 +40,7 @@ import Testing
   /// is sent shows a change the state file does not have.
   @Test func aReaderSeesAChangeOnlyOnceSaved() throws {
     let harness = try ServerHarness()
-    let subscriber = try harness.connect(.readOnly)
-    try subscriber.send("SUBSCRIBE\n")
-    #expect(try harness.run(until: { subscriber.hasReplies(1) }))
+    let subscriber = try harness.subscriber()
     let writer = try harness.connect()
     let reader = try harness.connect(.readOnly)
     // The writer's request first: epoll hands the server ready sockets in the order they
@@ -87,9 +85,7 @@ import Testing
   /// the disk is back, has none of them.
   @Test func aFailedSaveRefusesTheWholeGroup() throws {
     let harness = try ServerHarness()
-    let subscriber = try harness.connect(.readOnly)
-    try subscriber.send("SUBSCRIBE\n")
-    #expect(try harness.run(until: { subscriber.hasReplies(1) }))
+    let subscriber = try harness.subscriber()
     #expect(subscriber.lines == ["state 0 multi -", "OK 0"])
 
     harness.breakSaves()

@@ -64,6 +64,14 @@ final class ServerHarness {
     return client
   }
 
+  /// A client on the read-only side that has subscribed, its `OK` received.
+  func subscriber() throws -> TestClient {
+    let subscriber = try connect(.readOnly)
+    try subscriber.send("SUBSCRIBE\n")
+    #expect(try run(until: { subscriber.hasReplies(1) }))
+    return subscriber
+  }
+
   /// Runs loop iterations until `condition` holds, calling `between` after each: false when
   /// `timeout` seconds passed first (generous: a loaded machine may stall the test for a while,
   /// and a condition that holds ends the wait at once).

@@ -49,7 +49,7 @@ extension BusFace {
         call.rewind()
         return false
       }
-      waitingForOthers.append(call)
+      server.waitForSave(call)
       return true
     }
     guard call.isMethodCall(interface: properties, member: "Set"),

@@ -20,16 +20,13 @@ final class BusFace {
   unowned let server: Server
   var bus: Bus!
   var access: BusAccess
-  /// Calls whose change waits for the save; each is answered after it (or refused with NotSaved).
-  var waitingForSave: [HeldCall] = []
-  /// Saved, to be answered by `publish()` with the signals of `unpublished`.
+  /// Saved, to be answered by `publish()` with the signals of `unpublished`. The calls that
+  /// wait for the save, or for other changes' save, are the turn's (`Server.turn`), beside
+  /// the socket connections that wait for it.
   private var answering: [HeldCall] = []
   /// The saved changes whose signals are not sent yet, and the ids of the sections they name.
   private var unpublished: [Change] = []
   private var unpublishedIDs: [String?] = []
-  /// Calls whose answer would show other changes not saved yet: handled again right after
-  /// the save (`handleReleased()`).
-  var waitingForOthers: [BusCall] = []
   /// Calls of callers whose uid and groups the bus daemon has been asked for, in the order
   /// they came, by sender.
   private var awaitingCredentials: [String: [(BusCall, BusRequest)]] = [:]
@@ -154,11 +151,11 @@ final class BusFace {
     let status = BusStatus.of(reply.tail)
     switch (outcome, status) {
     case (.deferred?, _):
-      waitingForOthers.append(call)
+      server.waitForSave(call)
     case (_, .failure(let error)):
       answer(call, error)
     case (.changed?, .success(let revision)):
-      waitingForSave.append(
+      server.holdForSave(
         HeldCall(call: call, answer: request.answer, revision: revision, open: BusStatus.isOpen(reply.tail)))
     case (_, .success(let revision)) where request.answer.showsWho:
       do {
@@ -224,8 +221,12 @@ final class BusFace {
   func saved(_ group: SavedGroup, after model: SectionModel) {
     unpublished.append(contentsOf: group.changes)
     unpublishedIDs.append(contentsOf: group.sectionIDs(after: model))
-    answering.append(contentsOf: waitingForSave)
-    waitingForSave.removeAll(keepingCapacity: true)
+  }
+
+  /// The calls whose changes were just saved (`Server.releaseWaiting`): answered by
+  /// `publish()`, after the signals of those changes.
+  func answerAfterSignals(_ calls: [HeldCall]) {
+    answering.append(contentsOf: calls)
   }
 
   /// The end of the loop turn: the saved groups' signals, one PropertiesChanged, then the
@@ -248,23 +249,14 @@ final class BusFace {
     answering.removeAll(keepingCapacity: true)
   }
 
-  /// The save failed and the changes were undone: their calls get the protocol's refusal.
-  func saveFailed(_ refusal: ProtocolError) {
-    for held in waitingForSave { answer(held.call, refusal) }
-    waitingForSave.removeAll(keepingCapacity: true)
-  }
-
   /// Right after the save (or its refusal), where the socket's waiting requests are handled
-  /// (`Server.finishIteration`), and before them: the calls that waited for it, in order.
+  /// (`Server.handleReleased`), and before them: the calls that waited for it, in order.
   /// Handled then, before any client makes another change, a read waits for one save only,
   /// however many clients flood changes; on a later turn, new changes would defer it again.
   /// The saved group's signals and returns go out first, so that no answer shows a revision
   /// whose signal has not been sent.
-  func handleReleased() {
-    guard !waitingForOthers.isEmpty else { return }
+  func handleReleased(_ calls: [BusCall]) {
     publish()
-    let calls = waitingForOthers
-    waitingForOthers.removeAll(keepingCapacity: true)
     for call in calls {
       call.rewind()
       if call.isMethodCall(interface: BusFace.propertiesInterface, member: "Get")

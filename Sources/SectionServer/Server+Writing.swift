@@ -1,0 +1,61 @@
+import Posix
+import SectionCore
+
+/// Writing to the clients: what a connection's socket takes, and what the socket is watched for.
+extension Server {
+  func write(_ connection: Connection) {
+    guard !connection.isClosed else { return }
+    guard connection.flush() else {
+      clientErrors?.note("a client left before reading \(connection.output.count) bytes of replies")
+      close(connection)
+      return
+    }
+    if connection.stream != nil {
+      continueStream(connection)
+      if connection.isClosed { return }
+    }
+    if connection.subscription == .owedSnapshot && connection.output.isEmpty {
+      // A snapshot now would show changes whose events are still to be broadcast after the
+      // save (or that a failed save undoes): then it goes at the end of the iteration.
+      guard sendOwedSnapshot(connection) else {
+        queueFlush(connection)
+        return
+      }
+      guard connection.flush() else {
+        close(connection)
+        return
+      }
+    }
+    if connection.isFinished {
+      close(connection)
+      return
+    }
+    if connection.state == .outputBlocked && connection.output.count < Connection.outputLimit / 2
+      && connection.stream == nil
+    {
+      connection.handle(.outputDrained)
+      if !connection.pending.isEmpty {
+        turn.runnable.append(connection)
+        resume?.trigger()
+      }
+    }
+    var events: IOEvents = []
+    // A long answer still to be made waits for the socket to take more, as output does.
+    if (!connection.output.isEmpty || connection.stream != nil) && connection.heldReplyStart == nil {
+      events.insert(.writable)
+    }
+    if connection.state == .ready && !connection.inputEnded { events.insert(.readable) }
+    watch(connection, for: events)
+  }
+
+  func watch(_ connection: Connection, for events: IOEvents) {
+    guard events != connection.watchedEvents else { return }
+    connection.watchedEvents = events
+    do {
+      try clients.modify(connection.fd, events: events)
+    } catch {
+      Log.warning("\(error)")
+      close(connection)
+    }
+  }
+}
