@@ -68,11 +68,21 @@ public final class Subscriber: Sendable {
     news: (News) -> Void = { _ in },
     handle: (Update, Client) throws(ClientError) -> Bool
   ) throws(ClientError) {
+    try run(news: news, current: {}, handle: handle)
+  }
+
+  /// `run`, telling `current` each time a subscription has begun (resumed, or its snapshot
+  /// handled): from then on what `handle` was given is where the daemon is.
+  func run(
+    news: (News) -> Void, current isCurrent: () -> Void,
+    handle: (Update, Client) throws(ClientError) -> Bool
+  ) throws(ClientError) {
     defer { current.withLock { $0 = nil } }
     var client = try connect()
     while true {
       do throws(ClientError) {
         if try subscribe(client, handle: handle) { return }
+        isCurrent()
         if try follow(client, handle: handle) { return }
       } catch .connectionLost {
         // Gone in the middle of a reply: the same as a clean close, reconnect below.
