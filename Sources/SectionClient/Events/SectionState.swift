@@ -3,7 +3,7 @@ import SectionShared
 /// What a view of the daemon needs, in one value: the sections in order, which are open, the
 /// mode, the revision they show, and (for a state made from a VIEW) the items of the open
 /// sections. `AsyncClient.states()` keeps it current, as a diffable data source is kept current
-/// by snapshots: bind a view to it and redraw on each new value; `StateFollower` does the same
+/// by snapshots: bind a view to it and redraw on each new value; `Follower` does the same
 /// for a program with a poll(2) loop of its own.
 ///
 /// It is made from a SUBSCRIBE snapshot and a LIST (or a VIEW), and brought forward by events:

@@ -2,7 +2,7 @@
 /// subscription's own connection for what the state needs: the list again after a change to
 /// it, the items of a section opened since the last VIEW. Events that come meanwhile wait in
 /// the `Client`, and those the reply already shows change nothing (`SectionState.apply`).
-/// What `AsyncClient.states()` and `StateFollower` both run.
+/// What `AsyncClient.states()` and `Follower` both run.
 struct StateKeeper {
   private(set) var state: SectionState?
   /// Whether the state follows the open sections' items (VIEW and ITEMS rather than LIST).

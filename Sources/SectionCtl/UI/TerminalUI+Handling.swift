@@ -84,7 +84,7 @@ extension TerminalUI {
     sent[daemon.perform(request)] = Sent(line: line, done: done)
   }
 
-  func handle(_ update: StateFollower.Update) {
+  func handle(_ update: Follower.Update) {
     defer { changed() }
     switch update {
     case .state(let state):
@@ -104,6 +104,9 @@ extension TerminalUI {
       status.link = .disconnected
     case .ended(nil):
       status.link = .disconnected
+    case .subscribed, .event:
+      // Only for a follower of events; the ui follows the state.
+      break
     case .answered(let ticket, let error):
       guard let sent = sent.removeValue(forKey: ticket) else { return }
       if let error {

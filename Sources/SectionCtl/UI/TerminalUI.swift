@@ -4,7 +4,7 @@ import SectionClient
 /// `sectionctl ui`: the accordion, live and shared, in a terminal. One poll loop over the
 /// terminal, the daemon's socket and a signalfd: keys are handled as they come, events are
 /// applied as they come, and the screen is redrawn from the result at most 60 times a second,
-/// only the rows that changed. The daemon is the library's `StateFollower`: it keeps the state
+/// only the rows that changed. The daemon is the library's `Follower`: it keeps the state
 /// on a thread of its own and answers through a descriptor this loop polls, so no key waits
 /// for the daemon. When the daemon goes away the screen stays and the follower reconnects by
 /// itself, as `watch` does.
@@ -24,7 +24,7 @@ final class TerminalUI {
   var showsHelp = false
   /// The question or text field at the bottom, while one is open (a, i, e, d).
   var prompt: Prompt?
-  let daemon: StateFollower
+  let daemon: Follower
   /// The changes sent and not yet answered, by ticket: what to say when the answer comes.
   var sent: [Int: Sent] = [:]
   var running = true
@@ -52,7 +52,7 @@ final class TerminalUI {
     self.name = name
     self.style = style
     status = StatusBar(socket: path, readonly: readonly)
-    daemon = try StateFollower(path: path, name: name)
+    daemon = try Follower(path: path, name: name)
     do {
       signals = try SignalDescriptor([.interrupt, .terminate, .hangUp, .windowChange])
     } catch {
