@@ -87,7 +87,10 @@ import Testing
     #expect(state.apply(.opened(revision: 6, index: 0, id: "a")) == .changed)
     #expect(state.missingItems == ["a"])
     state.received(
-      [ListedItem(sectionIndex: 0, position: 1, text: "a1"), ListedItem(sectionIndex: 0, position: 0, text: "a0")],
+      [
+        ListedItem(sectionIndex: 0, position: 1, text: "a1"),
+        ListedItem(sectionIndex: 0, position: 0, text: "a0"),
+      ],
       of: "a")
     #expect(state.missingItems == [])
     #expect(state.items["a"] == ["a0", "a1"])

@@ -56,7 +56,8 @@ import Testing
     model.moveCursor(to: 2, in: model.layout(state), state: state)
     #expect(model.anchor?.id == "c")
     _ = state.apply(.opened(revision: 2, index: 0, id: "a"))
-    state.received(["x", "y", "z"].enumerated().map { ListedItem(sectionIndex: 0, position: $0, text: $1) }, of: "a")
+    state.received(
+      ["x", "y", "z"].enumerated().map { ListedItem(sectionIndex: 0, position: $0, text: $1) }, of: "a")
     let layout = model.layout(state)
     #expect(layout.rows[layout.cursor!] == .header(2))
     #expect(layout.cursor == 5)

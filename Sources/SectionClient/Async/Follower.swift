@@ -160,9 +160,8 @@ extension Follower {
           waiting[waiting.count - 1] = update
           return false
         }
-        if case .answered = update {} else {
-          while !cancelled && waiting.count >= Mailbox.capacity { condition.wait() }
-        }
+        let waits = if case .answered = update { false } else { true }
+        while waits && !cancelled && waiting.count >= Mailbox.capacity { condition.wait() }
         waiting.append(update)
         return waiting.count == 1
       }

@@ -19,7 +19,8 @@ public struct SectionEvents: AsyncSequence, Sendable {
 
   public func makeAsyncIterator() -> Iterator {
     Iterator(
-      feed: Feed(subscriber: Subscriber(path: path, name: name, after: after), sink: Channel(capacity: 1024)) {
+      feed: Feed(subscriber: Subscriber(path: path, name: name, after: after), sink: Channel(capacity: 1024))
+      {
         subscriber, channel throws(ClientError) in
         try subscriber.run { update, _ throws(ClientError) in
           switch update {

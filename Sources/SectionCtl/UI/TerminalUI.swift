@@ -71,7 +71,8 @@ final class TerminalUI {
       let now = monotonicMicroseconds()
       if dirty && now >= lastFrame + TerminalUI.frameMicroseconds { draw(now) }
       let watched: [(FileDescriptor, IOEvents)] = [
-        (terminal.input, .readable), (signals.fd, .readable), (FileDescriptor(rawValue: daemon.descriptor), .readable),
+        (terminal.input, .readable), (signals.fd, .readable),
+        (FileDescriptor(rawValue: daemon.descriptor), .readable),
       ]
       let ready: [IOEvents]
       do {
