@@ -104,6 +104,18 @@ import Testing
     #expect(state.items["gone"] == nil)
   }
 
+  @Test func aSectionClosedBeforeItsItemsCameNeedsThemNoLonger() {
+    var state = viewed()
+    _ = state.apply(.opened(revision: 6, index: 0, id: "a"))
+    _ = state.apply(.opened(revision: 7, index: 0, id: "a"))
+    #expect(state.missingItems == ["a"])
+    _ = state.apply(.closed(revision: 8, index: 0, id: "a"))
+    #expect(state.missingItems == [])
+    _ = state.apply(.opened(revision: 9, index: 0, id: "a"))
+    state.relisted(Self.view)
+    #expect(state.missingItems == [], "a VIEW brings the items of every open section")
+  }
+
   @Test func receivedItemsGiveTheSectionItsCount() {
     var state = viewed()
     _ = state.apply(.opened(revision: 6, index: 0, id: "a"))

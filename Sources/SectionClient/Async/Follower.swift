@@ -69,6 +69,10 @@ public final class Follower: Sendable {
     feed = Feed(subscriber: Subscriber(connected: client, name: name, after: after), sink: mailbox) {
       subscriber, mailbox throws(ClientError) in
       var keeper = StateKeeper(followsItems: true)
+      // A state kept and not yet posted: one is posted once no more events have been read, not
+      // after each (under load a read brings many), so that the state is changed in place
+      // rather than copied for every event the poll loop takes.
+      var unposted = false
       try subscriber.run(news: { mailbox.post(.news($0)) }, current: { mailbox.post(.current) }) {
         update, client throws(ClientError) in
         guard case .state = subject else {
@@ -80,7 +84,13 @@ public final class Follower: Sendable {
         }
         if case .event(.bye(let reason)) = update { mailbox.post(.bye(reason)) }
         do throws(ClientError) {
-          if let state = try keeper.take(update, on: client) { mailbox.post(.state(state)) }
+          if try keeper.take(update, on: client) != nil { unposted = true }
+          let more = client.hasPendingEvents || client.connection.hasReadAhead
+          if case .event = update, more { return false }
+          if unposted, let state = keeper.state {
+            mailbox.post(.state(state))
+            unposted = false
+          }
         } catch .connectionLost(let path) {
           throw .connectionLost(path: path)
         } catch {

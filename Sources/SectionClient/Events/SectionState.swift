@@ -66,10 +66,9 @@ public struct SectionState: Equatable, Sendable {
   public var listRequest: Request<Listing> { followsItems ? .view : .list }
 
   /// The open sections whose items a state that follows items lacks (opened since the last
-  /// VIEW): ask for each (`Request.items`) and pass the reply to `received`.
-  public var missingItems: [String] {
-    followsItems ? sections.filter { $0.isOpen && items[$0.id] == nil }.map(\.id) : []
-  }
+  /// VIEW): ask for each (`Request.items`) and pass the reply to `received`. Kept as events
+  /// come, not searched for: a program asks after every event.
+  public private(set) var missingItems: [String] = []
 
   /// Brings the state forward by one event.
   public mutating func apply(_ event: Event) -> Outcome {
@@ -83,6 +82,11 @@ public struct SectionState: Equatable, Sendable {
       let isOpen = if case .opened = event { true } else { false }
       sections[found] = ListedSection(
         index: old.index, id: old.id, isOpen: isOpen, itemCount: old.itemCount, title: old.title)
+      if !isOpen {
+        missingItems.removeAll { $0 == id }
+      } else if followsItems && items[id] == nil && !missingItems.contains(id) {
+        missingItems.append(id)
+      }
       return .changed
     case .mode(let revision, let mode):
       guard revision > modeRevision else { return .unchanged }
@@ -113,6 +117,7 @@ public struct SectionState: Equatable, Sendable {
     indexByID = Dictionary(sections.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
     revision = max(revision, listing.revision)
     guard followsItems else { return }
+    missingItems = []
     let grouped = Dictionary(grouping: listing.items, by: \.sectionIndex)
     items = [:]
     for (index, section) in sections.enumerated() where section.isOpen {
@@ -126,6 +131,7 @@ public struct SectionState: Equatable, Sendable {
     guard followsItems, let index = indexByID[id] else { return }
     let texts = listed.sorted { $0.position < $1.position }.map(\.text)
     items[id] = texts
+    missingItems.removeAll { $0 == id }
     let old = sections[index]
     sections[index] = ListedSection(
       index: old.index, id: old.id, isOpen: old.isOpen, itemCount: texts.count, title: old.title)

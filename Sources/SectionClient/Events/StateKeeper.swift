@@ -23,11 +23,22 @@ struct StateKeeper {
         : SectionState(snapshot: snapshot, listing: try client.perform(.list))
     case .event(let event):
       guard let current = state else { return nil }
+      // Taken out, so that the change is made in place rather than to a copy (a copy of every
+      // section, on every event).
+      state = nil
       next = current
       switch next.apply(event) {
-      case .unchanged: return nil
+      case .unchanged:
+        state = next
+        return nil
       case .changed: break
-      case .needsList: next.relisted(try client.perform(next.listRequest))
+      case .needsList:
+        do throws(ClientError) {
+          next.relisted(try client.perform(next.listRequest))
+        } catch {
+          state = next
+          throw error
+        }
       }
     }
     for id in next.missingItems {

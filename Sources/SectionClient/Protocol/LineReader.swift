@@ -22,6 +22,9 @@ package struct LineReader {
 
   package init(path: String) { self.path = path }
 
+  /// Whether bytes were read and not yet taken as lines.
+  package var isEmpty: Bool { start == buffer.count }
+
   /// Adds what was read.
   package mutating func append(_ bytes: ArraySlice<UInt8>) {
     if start > 0 && start == buffer.count {
