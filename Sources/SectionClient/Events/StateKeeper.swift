@@ -22,11 +22,11 @@ struct StateKeeper {
         ? SectionState(snapshot: snapshot, view: try client.perform(.view))
         : SectionState(snapshot: snapshot, listing: try client.perform(.list))
     case .event(let event):
-      guard let current = state else { return nil }
-      // Taken out, so that the change is made in place rather than to a copy (a copy of every
-      // section, on every event).
+      guard state != nil else { return nil }
+      // Taken out, so that `next` alone holds it and the change is made in place rather than
+      // to a copy (of every section, on every event).
+      next = state!
       state = nil
-      next = current
       switch next.apply(event) {
       case .unchanged:
         state = next
