@@ -17,7 +17,7 @@ import Testing
   @Test func ctrlUDeletesWhatIsBeforeTheCursor() throws {
     let prompt = typed("Release notes", [.control("U")] + characters("Notes"))
     #expect(prompt.text == "Notes")
-    #expect(try prompt.request().get() == "RENAME notes Notes")
+    #expect(try prompt.request().get().lines == ["RENAME notes Notes"])
   }
 
   @Test func ctrlWDeletesTheWordBeforeTheCursorAndItsSpaces() {

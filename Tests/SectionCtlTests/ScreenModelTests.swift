@@ -7,9 +7,7 @@ import Testing
   init() { Fixtures.useUTF8Locale() }
 
   /// A state synced from a VIEW of `sections` (id, open, item count); open sections' items are "id-n".
-  static func state(_ sections: [(String, Bool, Int)], mode: Mode = .multi) -> LiveState {
-    var state = LiveState()
-    state.subscribed(StateSnapshot(revision: 1, mode: mode, openIDs: []))
+  static func state(_ sections: [(String, Bool, Int)], mode: Mode = .multi) -> SectionState {
     let listed = sections.enumerated().map { index, section in
       ListedSection(
         index: index, id: section.0, isOpen: section.1, itemCount: section.2, title: section.0.uppercased())
@@ -19,13 +17,14 @@ import Testing
         ? (0..<section.2).map { ListedItem(sectionIndex: index, position: $0, text: "\(section.0)-\($0)") }
         : []
     }
-    _ = state.synced(listed, items: items, revision: 1)
-    return state
+    return SectionState(
+      snapshot: StateSnapshot(revision: 1, mode: mode, openIDs: []),
+      view: Listing(sections: listed, items: items, revision: 1))
   }
 
   private let unicode = Style(color: false, unicode: true)
 
-  private func text(_ model: ScreenModel, _ state: LiveState, layout: ScreenModel.Layout) -> [String] {
+  private func text(_ model: ScreenModel, _ state: SectionState, layout: ScreenModel.Layout) -> [String] {
     let status = StatusBar(socket: "/s", link: .connected, readonly: false)
     return model.lines(state, layout: layout, status: status, style: unicode, showsHelp: false).map(\.text)
   }
@@ -56,7 +55,8 @@ import Testing
     model.moveCursor(to: 2, in: model.layout(state), state: state)
     #expect(model.anchor?.id == "c")
     _ = state.apply(.opened(revision: 2, index: 0, id: "a"))
-    state.received(items: ["x", "y", "z"], of: "a")
+    state.received(
+      ["x", "y", "z"].enumerated().map { ListedItem(sectionIndex: 0, position: $0, text: $1) }, of: "a")
     let layout = model.layout(state)
     #expect(layout.rows[layout.cursor!] == .header(2))
     #expect(layout.cursor == 5)
@@ -145,10 +145,11 @@ import Testing
   }
 
   @Test func titlesAreCutToTheWidth() {
-    var state = LiveState()
-    _ = state.synced(
-      [ListedSection(index: 0, id: "w", isOpen: false, itemCount: 1, title: "日本語のとても長いタイトル")],
-      items: [], revision: 0)
+    let state = SectionState(
+      snapshot: StateSnapshot(revision: 0, mode: .multi, openIDs: []),
+      view: Listing(
+        sections: [ListedSection(index: 0, id: "w", isOpen: false, itemCount: 1, title: "日本語のとても長いタイトル")],
+        items: [], revision: 0))
     var model = ScreenModel(rows: 3, columns: 16)
     let lines = text(model, state, layout: model.layout(state))
     #expect(lines[0] == "› ▸ 日本語のと…")
@@ -174,11 +175,12 @@ import Testing
   @Test func longTitlesKeepTheirSuffixAndHiddenRowsAreSaid() {
     var listed = Self.state([("a", true, 5), ("b", false, 0)])
     let long = String(repeating: "word ", count: 30)
-    _ = listed.synced(
-      [
-        ListedSection(index: 0, id: "a", isOpen: true, itemCount: 5, title: long),
-        ListedSection(index: 1, id: "b", isOpen: false, itemCount: 1, title: "B"),
-      ], items: (0..<5).map { ListedItem(sectionIndex: 0, position: $0, text: "a-\($0)") }, revision: 2)
+    listed.relisted(
+      Listing(
+        sections: [
+          ListedSection(index: 0, id: "a", isOpen: true, itemCount: 5, title: long),
+          ListedSection(index: 1, id: "b", isOpen: false, itemCount: 1, title: "B"),
+        ], items: (0..<5).map { ListedItem(sectionIndex: 0, position: $0, text: "a-\($0)") }, revision: 2))
     var model = ScreenModel(rows: 4, columns: 80)
     let layout = model.layout(listed)
     let lines = text(model, listed, layout: layout)

@@ -87,48 +87,59 @@ final class Channel<Element: Sendable>: @unchecked Sendable {
   }
 }
 
-/// A thread running a `Subscriber` into a `Channel`, ended when its consumer goes away.
-final class Feed<Element: Sendable>: Sendable {
-  let channel: Channel<Element>
+/// Where a `Feed`'s thread puts what it makes: told when the thread is done (and why), and
+/// told when its consumer has gone, which stops the producer.
+protocol FeedSink: Sendable {
+  func finish(_ error: ClientError?)
+  func cancel()
+}
+
+extension Channel: FeedSink {}
+
+/// A thread running a `Subscriber` into a sink (a `Channel` for a task, an `Inbox` for a
+/// poll(2) loop), ended when its consumer goes away.
+final class Feed<Sink: FeedSink>: Sendable {
+  let sink: Sink
   private let subscriber: Subscriber
 
-  /// `body` runs the subscriber on the thread, pushing what it makes into the channel.
+  /// `body` runs the subscriber on the thread, putting what it makes into the sink.
   init(
-    subscriber: Subscriber, capacity: Int = 1024,
-    body: @escaping @Sendable (Subscriber, Channel<Element>) throws(ClientError) -> Void
+    subscriber: Subscriber, sink: Sink,
+    body: @escaping @Sendable (Subscriber, Sink) throws(ClientError) -> Void
   ) {
-    let channel = Channel<Element>(capacity: capacity)
-    self.channel = channel
+    self.sink = sink
     self.subscriber = subscriber
     do {
       try Thread.start {
         do throws(ClientError) {
-          try body(subscriber, channel)
-          channel.finish()
+          try body(subscriber, sink)
+          sink.finish(nil)
         } catch {
-          channel.finish(error)
+          sink.finish(error)
         }
       }.detach()
     } catch {
-      channel.finish(.connectionLost(path: subscriber.path))
+      sink.finish(.connectionLost(path: subscriber.path))
     }
   }
 
+  deinit { Feed.stop(subscriber, sink) }
+
+  fileprivate static func stop(_ subscriber: Subscriber, _ sink: Sink) {
+    sink.cancel()
+    subscriber.stop()
+  }
+}
+
+extension Feed {
   /// The next element, or nil once the consumer's task is cancelled.
-  func next() async throws(ClientError) -> Element? {
-    let channel = channel
+  func next<Element>() async throws(ClientError) -> Element? where Sink == Channel<Element> {
+    let channel = sink
     let subscriber = subscriber
     return try await withTaskCancellationHandler {
       await channel.next()
     } onCancel: {
       Feed.stop(subscriber, channel)
     }.get()
-  }
-
-  deinit { Feed.stop(subscriber, channel) }
-
-  private static func stop(_ subscriber: Subscriber, _ channel: Channel<Element>) {
-    channel.cancel()
-    subscriber.stop()
   }
 }

@@ -19,7 +19,8 @@ public struct SectionEvents: AsyncSequence, Sendable {
 
   public func makeAsyncIterator() -> Iterator {
     Iterator(
-      feed: Feed(subscriber: Subscriber(path: path, name: name, after: after)) {
+      feed: Feed(subscriber: Subscriber(path: path, name: name, after: after), sink: Channel(capacity: 1024))
+      {
         subscriber, channel throws(ClientError) in
         try subscriber.run { update, _ throws(ClientError) in
           switch update {
@@ -33,7 +34,7 @@ public struct SectionEvents: AsyncSequence, Sendable {
   /// Follows on a connection and a thread of its own, both ended when the iterator goes away
   /// or its task is cancelled.
   public struct Iterator: AsyncIteratorProtocol {
-    let feed: Feed<Event>
+    let feed: Feed<Channel<Event>>
 
     public mutating func next() async throws(ClientError) -> Event? { try await feed.next() }
 
@@ -54,22 +55,12 @@ public struct SectionStates: AsyncSequence, Sendable {
 
   public func makeAsyncIterator() -> Iterator {
     Iterator(
-      feed: Feed(subscriber: Subscriber(path: path, name: name)) { subscriber, channel throws(ClientError) in
-        var state: SectionState?
+      feed: Feed(subscriber: Subscriber(path: path, name: name), sink: Channel(capacity: 1024)) {
+        subscriber, channel throws(ClientError) in
+        var keeper = StateKeeper(followsItems: false)
         try subscriber.run { update, client throws(ClientError) in
-          switch update {
-          case .subscribed(let snapshot):
-            state = SectionState(snapshot: snapshot, listing: try client.perform(.list))
-          case .event(let event):
-            guard var current = state else { return false }
-            switch current.apply(event) {
-            case .unchanged: return false
-            case .changed: break
-            case .needsList: current.relisted(try client.perform(.list))
-            }
-            state = current
-          }
-          return !channel.push(state!)
+          guard let state = try keeper.take(update, on: client) else { return false }
+          return !channel.push(state)
         }
       })
   }
@@ -77,7 +68,7 @@ public struct SectionStates: AsyncSequence, Sendable {
   /// Follows on a connection and a thread of its own, both ended when the iterator goes away
   /// or its task is cancelled.
   public struct Iterator: AsyncIteratorProtocol {
-    let feed: Feed<SectionState>
+    let feed: Feed<Channel<SectionState>>
 
     public mutating func next() async throws(ClientError) -> SectionState? { try await feed.next() }
 

@@ -58,6 +58,13 @@ public final class Subscriber: Sendable {
     lastRevision.withLock { $0 = revision }
   }
 
+  /// A subscriber whose first connection is `client`, made by the caller so that it fails
+  /// where the caller can say so (`Follower`).
+  convenience init(connected client: Client, name: String?, after revision: UInt64?) {
+    self.init(path: client.path, name: name, after: revision)
+    current.withLock { $0 = Held(client) }
+  }
+
   /// The last revision heard of.
   public var revision: UInt64? { lastRevision.withLock { $0 } }
 
@@ -68,11 +75,23 @@ public final class Subscriber: Sendable {
     news: (News) -> Void = { _ in },
     handle: (Update, Client) throws(ClientError) -> Bool
   ) throws(ClientError) {
+    try run(news: news, current: {}, handle: handle)
+  }
+
+  /// `run`, telling `current` each time a subscription has begun (resumed, or its snapshot
+  /// handled): from then on what `handle` was given is where the daemon is.
+  func run(
+    news: (News) -> Void, current isCurrent: () -> Void,
+    handle: (Update, Client) throws(ClientError) -> Bool
+  ) throws(ClientError) {
     defer { current.withLock { $0 = nil } }
-    var client = try connect()
+    // The connection made with the subscriber (`init(connected:)`), else a new one.
+    var client: Client
+    if let made = current.withLock({ $0?.client }) { client = made } else { client = try connect() }
     while true {
       do throws(ClientError) {
         if try subscribe(client, handle: handle) { return }
+        isCurrent()
         if try follow(client, handle: handle) { return }
       } catch .connectionLost {
         // Gone in the middle of a reply: the same as a clean close, reconnect below.

@@ -104,6 +104,9 @@ package final class Connection {
     }
   }
 
+  /// Whether bytes were read and not yet taken as lines: under load, the next event is already here.
+  package var hasReadAhead: Bool { !lines.isEmpty }
+
   /// The next line without its LF (and CR); nil once the daemon has closed the connection.
   package func readLine() throws(ClientError) -> String? {
     while true {

@@ -1,7 +1,7 @@
 import Glibc
 
 /// The daemon's lines cut out of what its socket delivers, for the blocking `Connection` and
-/// the ui's `LiveConnection` alike. Linear: each byte is searched for LF once (by memchr),
+/// the async `Link` alike. Linear: each byte is searched for LF once (by memchr),
 /// however many reads a long line takes, and moved at most once. Bounded: a line may not pass
 /// `maximumLineLength`, so a server that never sends LF cannot make sectionctl take all memory.
 package struct LineReader {
@@ -21,6 +21,9 @@ package struct LineReader {
   private var searched = 0
 
   package init(path: String) { self.path = path }
+
+  /// Whether bytes were read and not yet taken as lines.
+  package var isEmpty: Bool { start == buffer.count }
 
   /// Adds what was read.
   package mutating func append(_ bytes: ArraySlice<UInt8>) {

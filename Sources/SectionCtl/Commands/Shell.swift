@@ -13,7 +13,8 @@ import SectionClient
 final class Shell {
   private let runner: Runner
   private let path: String
-  private var events: LiveConnection?
+  /// The subscription, which reconnects by itself when the daemon comes back.
+  private var events: Follower?
   /// The newest revision the events have told of: a new subscription resumes after it
   /// (`SUBSCRIBE FROM`), so the changes made while the shell was not connected still show.
   private var seenRevision: UInt64?
@@ -88,7 +89,7 @@ final class Shell {
     while Shell.typed == nil {
       var watched: [(FileDescriptor, IOEvents)] = [(input, .readable)]
       if let interrupts { watched.append((interrupts.fd, .readable)) }
-      if let events { watched.append((events.fd, .readable)) }
+      if let events { watched.append((FileDescriptor(rawValue: events.descriptor), .readable)) }
       guard let ready = try? Poll.wait(watched, milliseconds: -1) else { return nil }
       if interrupts != nil, !ready[1].isEmpty { cancelLine() }
       if events != nil, !ready[ready.count - 1].isEmpty { showEvents() }
@@ -233,47 +234,30 @@ final class Shell {
   /// Subscribes on a connection of its own, resuming after the last revision seen; without a
   /// daemon the shell still runs, and tries again after the next line.
   private func connectEvents() {
-    guard let connection = try? LiveConnection(path: path) else { return }
-    connection.send(Subscribing.request(after: seenRevision), as: .subscribe)
-    guard (try? connection.flush()) != nil else { return }
-    events = connection
+    events = try? Follower(path: path, following: .events(after: seenRevision))
   }
 
   /// Prints the events that have arrived, above the line being typed, and redraws it.
   private func showEvents() {
-    guard let connection = events else { return }
-    let incoming: [LiveConnection.Incoming]?
-    do {
-      incoming = try connection.receive()
-    } catch {
-      incoming = nil
-    }
+    guard let follower = events else { return }
     var text = ""
-    if let incoming {
-      for received in incoming {
-        switch received {
-        case .event(let event):
-          text += TextRenderer.event(event)
-          seenRevision = max(seenRevision ?? 0, event.revision ?? 0)
-        case .reply(.subscribe, let reply):
-          switch Subscribing.start(of: reply) {
-          case .resumed: break
-          case .snapshot(let state):
-            // A snapshot after a gap: the daemon no longer keeps what was missed, so say where
-            // things stand now.
-            if seenRevision != nil { text += TextRenderer.event(.state(state)) }
-            seenRevision = state.revision
-          case .refused:
-            seenRevision = nil
-            connection.send(Subscribing.request(after: nil), as: .subscribe)
-            _ = try? connection.flush()
-          }
-        case .reply: break
-        }
+    for update in follower.take() {
+      switch update {
+      case .event(let event):
+        text += TextRenderer.event(event)
+        seenRevision = max(seenRevision ?? 0, event.revision ?? 0)
+      case .subscribed(let state):
+        // A snapshot after a gap: the daemon no longer keeps what was missed, so say where
+        // things stand now.
+        if seenRevision != nil { text += TextRenderer.event(.state(state)) }
+        seenRevision = state.revision
+      case .news(.lost):
+        text += "sectiond closed the connection; the shell reconnects when it is back\n"
+      case .ended:
+        events = nil
+        text += "sectiond closed the connection; the shell reconnects after the next line\n"
+      case .state, .news, .current, .bye, .problem, .answered: break
       }
-    } else {
-      events = nil
-      text = "sectiond closed the connection; the shell reconnects after the next line\n"
     }
     guard !text.isEmpty else { return }
     let style = Style(environment: runner.environment)

@@ -1,3 +1,5 @@
+import SectionClient
+
 /// The line at the bottom of `sectionctl ui` that asks for a runtime edit's text, or for a
 /// yes before a delete: what it asks, what has been typed, and the request it becomes.
 struct Prompt: Equatable, Sendable {
@@ -8,8 +10,10 @@ struct Prompt: Equatable, Sendable {
     /// ITEM INSERT into the section at the position (`end` when nil).
     case addItem(id: String, at: Int?)
     case editItem(id: String, position: Int)
-    /// Asks y or n; the request is sent on y.
-    case confirm(String)
+    /// DELETE the section, after a y.
+    case deleteSection(id: String)
+    /// ITEM DELETE the item, after a y.
+    case deleteItem(id: String, position: Int)
   }
 
   var question: String
@@ -67,24 +71,32 @@ struct Prompt: Equatable, Sendable {
     return true
   }
 
-  /// The request line for what was typed, or a reason to keep asking.
-  func request() -> Result<String, Refusal> {
-    let text = text.drop { $0 == " " }
+  /// Whether it asks y or n rather than for a text.
+  var isConfirmation: Bool {
     switch purpose {
-    case .confirm(let line): return .success(line)
+    case .deleteSection, .deleteItem: true
+    default: false
+    }
+  }
+
+  /// The request for what was typed, or a reason to keep asking.
+  func request() -> Result<Request<UInt64>, Refusal> {
+    let text = String(text.drop { $0 == " " })
+    switch purpose {
+    case .deleteSection(let id): return .success(.delete(id))
+    case .deleteItem(let id, let position): return .success(.deleteItem(at: position, in: id))
     case .addSection(let index):
       let words = text.split(separator: " ", maxSplits: 1)
       guard words.count == 2 else { return .failure(Refusal("type an id, a space and a title")) }
-      return .success("INSERT \(index) \(words[0]) \(words[1])")
+      return .success(.insert(id: String(words[0]), title: String(words[1]), at: index))
     case .rename(let id), .addItem(let id, _), .editItem(let id, _):
       guard !text.isEmpty else { return .failure(Refusal("type some text, or Esc to cancel")) }
       switch purpose {
-      case .rename: return .success("RENAME \(id) \(text)")
-      case .addItem(_, let position):
-        return .success("ITEM INSERT \(id) \(position.map(String.init) ?? "end") \(text)")
+      case .rename: return .success(.rename(id, to: text))
+      case .addItem(_, let position): return .success(.insertItem(text, in: id, at: position))
       default:
         guard case .editItem(_, let position) = purpose else { return .failure(Refusal("")) }
-        return .success("ITEM SET \(id) \(position) \(text)")
+        return .success(.setItem(at: position, to: text, in: id))
       }
     }
   }
@@ -97,7 +109,7 @@ struct Prompt: Equatable, Sendable {
   /// The question and the text with the cursor in it; when they do not fit, what comes
   /// after the cursor goes first, then what is furthest before it: the cursor stays in view.
   func line(columns: Int, unicode: Bool) -> String {
-    let hint = purposeIsConfirm ? "  (y/n)" : note.map { " [\($0)]" } ?? ""
+    let hint = isConfirmation ? "  (y/n)" : note.map { " [\($0)]" } ?? ""
     let characters = Array(text)
     let head = " \(question)\(hint): " + String(characters[..<cursor]) + (unicode ? "▏" : "_")
     var after = String(characters[cursor...])
@@ -105,9 +117,5 @@ struct Prompt: Equatable, Sendable {
     var tail = Substring(head)
     while DisplayWidth.of(String(tail)) > columns - 1 && !tail.isEmpty { tail = tail.dropFirst() }
     return (tail.count == head.count ? head : (unicode ? "…" : "~") + tail) + after
-  }
-
-  private var purposeIsConfirm: Bool {
-    if case .confirm = purpose { true } else { false }
   }
 }

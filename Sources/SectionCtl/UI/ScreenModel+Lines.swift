@@ -3,16 +3,19 @@ import SectionClient
 /// What each line of the screen says: the accordion as `sectionctl view` draws it, with the
 /// cursor's row highlighted and marked, then the status line.
 extension ScreenModel {
-  /// Every line of the screen, top to bottom, escaped and cut to its width; on a one-line terminal, only the status line.
+  /// Every line of the screen, top to bottom, escaped and cut to its width; on a one-line
+  /// terminal, only the status line. `state` is nil until the daemon has said anything.
   func lines(
-    _ state: LiveState, layout: Layout, status: StatusBar, style: Style, showsHelp: Bool
+    _ state: SectionState?, layout: Layout, status: StatusBar, style: Style, showsHelp: Bool
   ) -> [ScreenLine] {
     var lines: [ScreenLine] =
       showsHelp
       ? ScreenModel.help(unicode: style.unicode).dropFirst(helpScroll).map { ScreenLine([.init(text: $0)]) }
-      : (top..<min(top + listHeight, layout.rows.count)).map {
-        line(layout.rows[$0], state: state, style: style, isCursor: $0 == layout.cursor)
-      }
+      : state.map { state in
+        (top..<min(top + listHeight, layout.rows.count)).map {
+          line(layout.rows[$0], state: state, style: style, isCursor: $0 == layout.cursor)
+        }
+      } ?? []
     if lines.isEmpty && !showsHelp && status.link != .syncing {
       lines.append(ScreenLine([.init(text: "  (no sections)", look: .dim)]))
     }
@@ -45,7 +48,7 @@ extension ScreenModel {
 
   /// A header (marker, title, index, id, item count) or an indented item, after a two-cell
   /// gutter that points at the cursor's row.
-  func line(_ row: Row, state: LiveState, style: Style, isCursor: Bool) -> ScreenLine {
+  func line(_ row: Row, state: SectionState, style: Style, isCursor: Bool) -> ScreenLine {
     let gutter = ScreenLine.Span(text: isCursor ? (style.unicode ? "› " : "> ") : "  ")
     let section = state.sections[row.section]
     switch row {
@@ -72,7 +75,7 @@ extension ScreenModel {
 
   /// Mode, revision and link; the last message, or key hints; the socket last, as the least
   /// likely to be missed when a narrow terminal cuts the line.
-  func statusLine(_ state: LiveState, status: StatusBar) -> ScreenLine {
+  func statusLine(_ state: SectionState?, status: StatusBar) -> ScreenLine {
     if let prompt = status.prompt { return ScreenLine([.init(text: prompt)], highlighted: true) }
     let link =
       switch status.link {
@@ -80,14 +83,14 @@ extension ScreenModel {
       case .syncing: "connecting"
       case .disconnected: "disconnected, retrying"
       }
-    let mode = state.mode?.rawValue ?? "-"
+    let mode = state?.mode.rawValue ?? "-"
     let hints = "? keys  q quit"
     let more = status.below > 0 ? "  |  \(status.below) more below" : ""
     return ScreenLine(
       [
         .init(
           text:
-            " \(mode)  rev \(state.revision)  \(link)  |  \(status.message ?? hints)\(more)  |  \(status.socket)"
+            " \(mode)  rev \(state?.revision ?? 0)  \(link)  |  \(status.message ?? hints)\(more)  |  \(status.socket)"
         )
       ],
       highlighted: true)

@@ -1,3 +1,5 @@
+import SectionClient
+
 /// Where everything goes on the screen, with no terminal involved: which row shows which
 /// header or item, where the cursor is, how far the list is scrolled. Unit-tested as is.
 ///
@@ -56,7 +58,7 @@ struct ScreenModel {
   var listHeight: Int { max(1, size.rows - 1) }
 
   /// Lays the state out and places the cursor (on the first header at the start) and the scroll.
-  mutating func layout(_ state: LiveState) -> Layout {
+  mutating func layout(_ state: SectionState) -> Layout {
     let rows = ScreenModel.rows(state)
     guard !state.sections.isEmpty else {
       top = 0
@@ -83,7 +85,7 @@ struct ScreenModel {
   }
 
   /// Moves the cursor to `row`, scrolling only as far as needed to show it.
-  mutating func moveCursor(to row: Int, in layout: Layout, state: LiveState) {
+  mutating func moveCursor(to row: Int, in layout: Layout, state: SectionState) {
     guard !layout.rows.isEmpty else { return }
     let row = min(max(row, 0), layout.rows.count - 1)
     place(row, in: layout.rows, state: state)
@@ -93,7 +95,7 @@ struct ScreenModel {
   }
 
   /// Scrolls by `lines` (the mouse wheel); the cursor is pulled along when it would leave the screen.
-  mutating func scroll(by lines: Int, in layout: Layout, state: LiveState) {
+  mutating func scroll(by lines: Int, in layout: Layout, state: SectionState) {
     top = ScreenModel.clamp(top + lines, count: layout.rows.count, height: listHeight)
     let cursor = layout.cursor ?? 0
     let visible = min(max(cursor, top), top + listHeight - 1)
@@ -108,7 +110,7 @@ struct ScreenModel {
   }
 
   /// Every row of the list: each header, and under each open section its known items.
-  static func rows(_ state: LiveState) -> [Row] {
+  static func rows(_ state: SectionState) -> [Row] {
     var rows: [Row] = []
     rows.reserveCapacity(state.sections.count)
     for (index, section) in state.sections.enumerated() {
@@ -119,7 +121,7 @@ struct ScreenModel {
     return rows
   }
 
-  private mutating func place(_ row: Int, in rows: [Row], state: LiveState) {
+  private mutating func place(_ row: Int, in rows: [Row], state: SectionState) {
     guard rows.indices.contains(row) else { return }
     let target = rows[row]
     let position: Int? = if case .item(_, let position) = target { position } else { nil }

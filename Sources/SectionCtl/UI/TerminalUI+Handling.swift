@@ -1,7 +1,13 @@
 import SectionClient
 
-/// What the ui does with each key, each reply and each event.
+/// What the ui does with each key and each word from the daemon.
 extension TerminalUI {
+  /// A change sent and not yet answered: how to name it, and what to say once it is done.
+  struct Sent {
+    var line: String
+    var done: String?
+  }
+
   func handle(_ key: Key) {
     if prompt != nil { return handlePrompt(key) }
     if showsHelp, let scroll = helpScroll(key) {
@@ -29,6 +35,7 @@ extension TerminalUI {
   private func perform(_ action: UIAction) {
     let layout = layout()
     let cursor = layout.cursor ?? 0
+    let state = shown
     switch action {
     case .move(let rows): screen.moveCursor(to: cursor + rows, in: layout, state: state)
     case .page(let pages): screen.moveCursor(to: cursor + pages * screen.listHeight, in: layout, state: state)
@@ -45,73 +52,77 @@ extension TerminalUI {
       if let header = layout.rows.firstIndex(of: .header(section)) {
         screen.moveCursor(to: header, in: layout, state: state)
       }
-      let verb = action == .open ? "OPEN" : action == .close ? "CLOSE" : "TOGGLE"
-      request("\(verb) \(anchor.id)")
-    case .openAll: request("OPEN ALL")
-    case .closeAll: request("CLOSE ALL")
+      switch action {
+      case .open: request(.open(anchor.id))
+      case .close: request(.close(anchor.id))
+      default: request(.toggle(anchor.id))
+      }
+    case .openAll: request(.openAll)
+    case .closeAll: request(.closeAll)
     case .switchMode:
-      guard let mode = state.mode else { return }
-      request("MODE \(mode == .multi ? Mode.exclusive.rawValue : Mode.multi.rawValue)")
-    case .reload: request("RELOAD")
+      guard let mode = self.state?.mode else { return }
+      request(.setMode(mode == .multi ? .exclusive : .multi))
+    case .reload: request(.reload(), done: "sectiond reloaded its config")
     case .addSection, .addItem, .edit, .delete: ask(action, at: layout.cursor.map { layout.rows[$0] })
     case .help: showsHelp = true
     case .quit: running = false
     }
   }
 
-  /// Sends a change to the daemon; the change itself shows when its event comes back, a refusal in the status line.
-  func request(_ line: String) {
+  /// Sends a change to the daemon; the change itself shows when its event comes back, a
+  /// refusal in the status line, and `done` once it is made.
+  func request<Value>(_ request: Request<Value>, done: String? = nil) {
+    let line = request.lines.joined(separator: " ")
     guard !status.readonly else {
       status.message = TerminalUI.readOnly(line)
       return
     }
-    guard let connection else {
+    guard status.link != .disconnected else {
       status.message = "not connected to sectiond; '\(line)' was not sent"
       return
     }
-    connection.send(line, as: .change(line))
+    sent[daemon.perform(request)] = Sent(line: line, done: done)
   }
 
-  func handle(_ incoming: LiveConnection.Incoming) {
+  func handle(_ update: Follower.Update) {
     defer { changed() }
-    switch incoming {
-    case .event(.bye(let reason)):
-      status.message = "sectiond is closing the connection (\(reason))"
-    case .event(let event):
-      fulfil(state.apply(event))
-    case .reply(.subscribe, let reply):
-      if let snapshot = reply.state { state.subscribed(snapshot) } else { refused(reply, "SUBSCRIBE") }
-    case .reply(.resume, let reply):
-      let start = Subscribing.start(of: reply)
-      if state.resumed(start) {
-        status.link = .connected
-      } else {
-        // A plain subscription on an older daemon; then the whole view.
-        if start == .refused { connection?.send(Subscribing.request(after: nil), as: .subscribe) }
-        connection?.send("VIEW", as: .view)
-      }
-    case .reply(.view, let reply):
-      guard let revision = reply.revision else { return refused(reply, "VIEW") }
+    switch update {
+    case .state(let state):
+      self.state = state
+    case .current:
       status.link = .connected
-      fulfil(state.synced(reply.sections, items: reply.items, revision: revision))
-    case .reply(.items(let id), let reply):
-      if reply.revision != nil {
-        state.received(items: reply.items.sorted { $0.position < $1.position }.map(\.text), of: id)
-      } else {
-        state.itemsFailed(id)
-      }
-    case .reply(.change(let line), let reply):
-      if case .error = reply.status {
-        refused(reply, line)
-      } else if line == "RELOAD" {
-        status.message = "sectiond reloaded its config"
+    case .news(.lost):
+      status.link = .disconnected
+    case .news(.reconnected):
+      // What was said about the old connection (`!bye shutdown`) no longer holds.
+      status.message = nil
+      status.link = .syncing
+    case .bye(let reason):
+      status.message = "sectiond is closing the connection (\(reason))"
+    case .problem(let error), .ended(let error?):
+      status.message = error.diagnostic
+      status.link = .disconnected
+    case .ended(nil):
+      status.link = .disconnected
+    case .subscribed, .event:
+      // Only for a follower of events; the ui follows the state.
+      break
+    case .answered(let ticket, let error):
+      guard let sent = sent.removeValue(forKey: ticket) else { return }
+      if let error {
+        refused(error, sent.line)
+      } else if let done = sent.done {
+        status.message = done
       }
     }
   }
 
   /// A refusal in the status line; ERR READONLY also makes the ui a viewer from then on.
-  private func refused(_ reply: Reply, _ line: String) {
-    guard case .error(let code, let message) = reply.status else { return }
+  private func refused(_ error: ClientError, _ line: String) {
+    guard case .daemon(let code, let message) = error else {
+      status.message = error.diagnostic
+      return
+    }
     if code == "READONLY" {
       status.readonly = true
       status.message = TerminalUI.readOnly(line)
@@ -123,19 +134,5 @@ extension TerminalUI {
   /// The refusal a viewer shows for a change.
   private static func readOnly(_ line: String) -> String {
     "read-only: \(line) needs the control socket"
-  }
-
-  /// Asks the daemon for what the state needs: a section's items, or the whole view again.
-  private func fulfil(_ needs: [LiveState.Need]) {
-    guard let connection else { return }
-    for need in needs {
-      switch need {
-      case .items(let id): connection.send("ITEMS \(id)", as: .items(id))
-      case .resync:
-        guard state.isSynced else { continue }
-        state.awaitView()
-        connection.send("VIEW", as: .view)
-      }
-    }
   }
 }

@@ -1,4 +1,4 @@
-import SectionShared
+import SectionClient
 
 /// The runtime edits of `sectionctl ui`: a, i, e and d open the prompt line, which edits as a
 /// shell's line does (`Prompt.edit`), sends the request on Enter (on y for a delete) and
@@ -10,6 +10,7 @@ extension TerminalUI {
       status.message = "read-only: edits need the control socket (run ui without --readonly)"
       return
     }
+    let state = shown
     let section = row.map { state.sections[$0.section] }
     switch (action, row) {
     case (.addSection, _):
@@ -34,11 +35,11 @@ extension TerminalUI {
     case (.delete, .header?):
       prompt = Prompt(
         question: "delete section \(section!.id) (\(counted(section!.itemCount, "item")))",
-        purpose: .confirm("DELETE \(section!.id)"))
+        purpose: .deleteSection(id: section!.id))
     case (.delete, .item(_, let position)?):
       prompt = Prompt(
         question: "delete item \(position) of \(section!.id)",
-        purpose: .confirm("ITEM DELETE \(section!.id) \(position)"))
+        purpose: .deleteItem(id: section!.id, position: position))
     default:
       status.message = "no section here: 'a' adds one"
     }
@@ -48,10 +49,10 @@ extension TerminalUI {
   func handlePrompt(_ key: Key) {
     defer { changed() }
     guard var current = prompt else { return }
-    if case .confirm = current.purpose {
+    if current.isConfirmation {
       prompt = nil
-      if key == .character("y") || key == .character("Y"), case .success(let line) = current.request() {
-        request(line)
+      if key == .character("y") || key == .character("Y"), case .success(let change) = current.request() {
+        request(change)
       } else {
         status.message = "not deleted"
       }
@@ -62,9 +63,9 @@ extension TerminalUI {
       prompt = nil
     case .enter:
       switch current.request() {
-      case .success(let line):
+      case .success(let change):
         prompt = nil
-        request(line)
+        request(change)
       case .failure(let refusal):
         current.note = refusal.message
         prompt = current

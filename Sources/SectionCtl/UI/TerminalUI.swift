@@ -4,8 +4,10 @@ import SectionClient
 /// `sectionctl ui`: the accordion, live and shared, in a terminal. One poll loop over the
 /// terminal, the daemon's socket and a signalfd: keys are handled as they come, events are
 /// applied as they come, and the screen is redrawn from the result at most 60 times a second,
-/// only the rows that changed. When the daemon goes away the screen stays and the ui
-/// reconnects by itself, as `watch` does.
+/// only the rows that changed. The daemon is the library's `Follower`: it keeps the state
+/// on a thread of its own and answers through a descriptor this loop polls, so no key waits
+/// for the daemon. When the daemon goes away the screen stays and the follower reconnects by
+/// itself, as `watch` does.
 final class TerminalUI {
   /// The shortest time between two frames: redraws are coalesced to at most 60 a second.
   static let frameMicroseconds: UInt64 = 16_667
@@ -15,13 +17,16 @@ final class TerminalUI {
   let name: String
   let style: Style
   var status: StatusBar
-  var state = LiveState()
+  /// What the daemon last said, nil until it has: the status line shows no mode then.
+  var state: SectionState?
   var screen: ScreenModel
   var renderer: ScreenRenderer
   var showsHelp = false
   /// The question or text field at the bottom, while one is open (a, i, e, d).
   var prompt: Prompt?
-  var connection: LiveConnection?
+  let daemon: Follower
+  /// The changes sent and not yet answered, by ticket: what to say when the answer comes.
+  var sent: [Int: Sent] = [:]
   var running = true
   let terminal: TerminalSession
   private let signals: SignalDescriptor
@@ -31,8 +36,6 @@ final class TerminalUI {
   private var dirty = true
   private var lastFrame: UInt64 = 0
   private var cachedLayout: ScreenModel.Layout?
-  private var reconnectAt: UInt64?
-  private var attempts = 0
 
   /// Checks for a terminal, connects (failing with "cannot connect" as other commands do), then takes the terminal over.
   init(path: String, name: String, readonly: Bool, style: Style, environment: Environment) throws(ClientError)
@@ -49,7 +52,7 @@ final class TerminalUI {
     self.name = name
     self.style = style
     status = StatusBar(socket: path, readonly: readonly)
-    let connection = try LiveConnection(path: path, name: name)
+    daemon = try Follower(path: path, name: name)
     do {
       signals = try SignalDescriptor([.interrupt, .terminate, .hangUp, .windowChange])
     } catch {
@@ -59,7 +62,6 @@ final class TerminalUI {
     let size = terminal.size
     screen = ScreenModel(rows: size.rows, columns: size.columns)
     renderer = ScreenRenderer(color: style.color)
-    start(connection)
   }
 
   /// Runs until a quit key, a signal or the terminal going away; the terminal is given back on every way out.
@@ -68,10 +70,10 @@ final class TerminalUI {
     while running {
       let now = monotonicMicroseconds()
       if dirty && now >= lastFrame + TerminalUI.frameMicroseconds { draw(now) }
-      var watched: [(FileDescriptor, IOEvents)] = [(terminal.input, .readable), (signals.fd, .readable)]
-      if let connection {
-        watched.append((connection.fd, connection.wantsToWrite ? [.readable, .writable] : .readable))
-      }
+      let watched: [(FileDescriptor, IOEvents)] = [
+        (terminal.input, .readable), (signals.fd, .readable),
+        (FileDescriptor(rawValue: daemon.descriptor), .readable),
+      ]
       let ready: [IOEvents]
       do {
         ready = try Poll.wait(watched, milliseconds: timeout(now))
@@ -84,8 +86,9 @@ final class TerminalUI {
       } else if decoder.isWaiting && monotonicMicroseconds() >= escapeDeadline {
         for key in decoder.flush() { handle(key) }
       }
-      if ready.count > 2, !ready[2].isEmpty { serviceConnection(ready[2]) }
-      if let reconnectAt, monotonicMicroseconds() >= reconnectAt { reconnect() }
+      if !ready[2].isEmpty {
+        for update in daemon.take() { handle(update) }
+      }
     }
     return .success
   }
@@ -99,17 +102,23 @@ final class TerminalUI {
   /// The rows and cursor for the current state, worked out at most once per change.
   func layout() -> ScreenModel.Layout {
     if let cachedLayout { return cachedLayout }
-    let layout = screen.layout(state)
+    let layout = screen.layout(shown)
     cachedLayout = layout
     return layout
   }
 
-  /// How long poll may sleep: until the next frame is due when one is wanted, the next
-  /// reconnection attempt, or the end of the wait for the rest of an escape sequence.
+  /// The state to lay out: none yet is an empty list.
+  var shown: SectionState { state ?? TerminalUI.nothingYet }
+
+  private static let nothingYet = SectionState(
+    snapshot: StateSnapshot(revision: 0, mode: .multi, openIDs: []),
+    view: Listing(sections: [], items: [], revision: 0))
+
+  /// How long poll may sleep: until the next frame is due when one is wanted, or the end of
+  /// the wait for the rest of an escape sequence.
   private func timeout(_ now: UInt64) -> Int {
     var deadlines: [UInt64] = []
     if dirty { deadlines.append(lastFrame + TerminalUI.frameMicroseconds) }
-    if let reconnectAt { deadlines.append(reconnectAt) }
     if decoder.isWaiting { deadlines.append(escapeDeadline) }
     guard let next = deadlines.min() else { return -1 }
     return next <= now ? 0 : Int((next - now + 999) / 1000)
@@ -153,60 +162,5 @@ final class TerminalUI {
     if decoder.isWaiting {
       escapeDeadline = monotonicMicroseconds() + UInt64(InputDecoder.escapeWaitMilliseconds) * 1000
     }
-  }
-
-  private func serviceConnection(_ events: IOEvents) {
-    guard let connection else { return }
-    do {
-      if events.contains(.writable) { try connection.flush() }
-      guard !events.isDisjoint(with: [.readable, .hangUp]) else { return }
-      guard let incoming = try connection.receive() else { return disconnected() }
-      for item in incoming { handle(item) }
-      try connection.flush()
-    } catch {
-      status.message = error.diagnostic
-      disconnected()
-    }
-  }
-
-  /// A new connection: a reconnection resumes after the revision on screen (`SUBSCRIBE
-  /// FROM`); a first one, or one that cannot resume, subscribes and asks for the whole view.
-  private func start(_ connection: LiveConnection) {
-    self.connection = connection
-    status.link = .syncing
-    if let resumption = state.resumption {
-      connection.send(resumption, as: .resume)
-    } else {
-      state.awaitView(afresh: true)
-      connection.send(Subscribing.request(after: nil), as: .subscribe)
-      connection.send("VIEW", as: .view)
-    }
-    try? connection.flush()
-    changed()
-  }
-
-  /// The daemon went away: the screen stays as it was, and reconnection attempts begin.
-  private func disconnected() {
-    connection = nil
-    status.link = .disconnected
-    attempts = 0
-    scheduleReconnect()
-    changed()
-  }
-
-  private func scheduleReconnect() {
-    let delays = Subscriber.backOffMilliseconds
-    reconnectAt = monotonicMicroseconds() + UInt64(delays[min(attempts, delays.count - 1)]) * 1000
-    attempts += 1
-  }
-
-  private func reconnect() {
-    reconnectAt = nil
-    guard let connection = try? LiveConnection(path: path, name: name) else {
-      return scheduleReconnect()
-    }
-    // What was said about the old connection (`!bye shutdown`) no longer holds.
-    status.message = nil
-    start(connection)
   }
 }
