@@ -62,7 +62,8 @@ final class Connection {
     return Session(
       access: access,
       author: Author(
-        via: .socket, uid: peer.map { UInt32($0.uid) }, pid: peer.flatMap { $0.pid > 0 ? Int32($0.pid) : nil }))
+        via: .socket, uid: peer.map { UInt32($0.uid) }, pid: peer.flatMap { $0.pid > 0 ? Int32($0.pid) : nil }
+      ))
   }()
 
   init(fd: FileDescriptor, access: SectionService.Access) {

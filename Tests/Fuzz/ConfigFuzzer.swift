@@ -48,7 +48,8 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     reply = OutputQueue()
     let line = Array("ITEMS \(section.id)".utf8)[...]
     check(
-      service.handle(line, session: &session, batch: &batch, reply: &reply) == .replied, "ITEMS \(section.id)")
+      service.handle(line, session: &session, batch: &batch, reply: &reply) == .replied, "ITEMS \(section.id)"
+    )
     check(reply.unsentBytes.split(separator: 0x0A).count == section.items.count + 1, "ITEMS lines")
   }
   let demo = SectionService(model: SectionModel(config: .demo))

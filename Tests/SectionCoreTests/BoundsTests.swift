@@ -193,7 +193,9 @@ import Testing
     var reply = OutputQueue()
     let bigger = config(
       .multi, [("a", ["a1", "a2"], false), ("b", ["b1"], false), ("longer", ["0123456789X"], false)])
-    #expect(throws: ProtocolError.self) { try harness.service.reload(bigger, by: harness.author, reply: &reply) }
+    #expect(throws: ProtocolError.self) {
+      try harness.service.reload(bigger, by: harness.author, reply: &reply)
+    }
     #expect(harness.service.model == before)
     #expect(try harness.service.reload(abc(), by: harness.author, reply: &reply) == .replied)
   }

@@ -184,14 +184,16 @@ import Testing
       harness.reply("LIST") == "section 0 a closed 2 A\nsection 1 b open 1 B\nsection 2 c closed 0 C\nOK 5\n")
     // The edits are forgotten: a plain reload now follows the config everywhere.
     var again = OutputQueue()
-    _ = try harness.service.reload(config(.multi, [("a", [], false), ("b", [], false)]), by: harness.author, reply: &again)
+    _ = try harness.service.reload(
+      config(.multi, [("a", [], false), ("b", [], false)]), by: harness.author, reply: &again)
     _ = harness.commit()
     #expect(harness.reply("LIST") == "section 0 a closed 0 A\nsection 1 b open 0 B\nOK 6\n")
     // Without edits, RELOAD FRESH of the same config changes nothing.
     #expect(harness.send("RELOAD FRESH").1 == .reload)
     var same = OutputQueue()
     #expect(
-      try harness.service.reload(config(.multi, [("a", [], false), ("b", [], false)]), by: harness.author, reply: &same)
+      try harness.service.reload(
+        config(.multi, [("a", [], false), ("b", [], false)]), by: harness.author, reply: &same)
         == .replied)
     #expect(harness.send("RELOAD again").0.hasPrefix("ERR SYNTAX"))
   }

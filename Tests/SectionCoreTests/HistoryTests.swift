@@ -316,7 +316,8 @@ extension HistoryClockTests {
     reply = OutputQueue()
     #expect(
       harness.service.handle(
-        Array("SUBSCRIBE FROM 1001".utf8)[...], session: &readOnly, batch: &batch, reply: &reply) == .streaming
+        Array("SUBSCRIBE FROM 1001".utf8)[...], session: &readOnly, batch: &batch, reply: &reply)
+        == .streaming
     )
     stream = harness.service.takeStream()!
     #expect(stream.isReplay)

@@ -509,7 +509,8 @@ final class Harness {
   @Test func refusedReload() {
     let harness = Harness()
     var reply = OutputQueue()
-    reply.append(contentsOf: harness.service.refuseReload(ConfigError("/etc/s.json: \"sections\" is empty")).line)
+    reply.append(
+      contentsOf: harness.service.refuseReload(ConfigError("/etc/s.json: \"sections\" is empty")).line)
     #expect(
       String(decoding: reply.unsentBytes, as: UTF8.self) == "ERR CONFIG /etc/s.json: \"sections\" is empty\n")
     #expect(harness.events == "")

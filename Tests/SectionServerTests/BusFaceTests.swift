@@ -23,7 +23,9 @@ import Testing
   /// answer (the bus's return, the socket's `OK`) names its own revision of that group. The
   /// caller's first call makes the daemon ask the bus who it is; the second, the one in the
   /// shared turn, is decided at once.
-  @Test(.enabled(if: toolsPresent, "needs dbus-daemon and /usr/bin/python3 with python3-gi (scripts/deps.sh --test)"))
+  @Test(
+    .enabled(
+      if: toolsPresent, "needs dbus-daemon and /usr/bin/python3 with python3-gi (scripts/deps.sh --test)"))
   func aBusCallAndASocketRequestInOneTurnShareOneSave() throws {
     let harness = try ServerHarness()
     let bus = try PrivateBus(in: harness.directory)
@@ -135,7 +137,8 @@ final class Caller {
   /// The returns so far, as `<open> <revision>`.
   func answers() throws -> [String] {
     guard access(output, F_OK) == 0 else { return [] }
-    return String(decoding: try FileSystem.readFile(output), as: UTF8.self).split(separator: "\n").map(String.init)
+    return String(decoding: try FileSystem.readFile(output), as: UTF8.self).split(separator: "\n").map(
+      String.init)
   }
 
   /// Makes the second call.

@@ -189,22 +189,30 @@ public final class SectionService {
     // copy of the enum through its value witnesses; callgrind: ~250 instructions a TOGGLE).
     case .open(.section(let ref)):
       let index = try resolve(ref)
-      return try change(showing: index, author: session.author, reply: &reply) { $0.open(index, changes: &$1) }
+      return try change(showing: index, author: session.author, reply: &reply) {
+        $0.open(index, changes: &$1)
+      }
     case .close(.section(let ref)):
       let index = try resolve(ref)
-      return try change(showing: index, author: session.author, reply: &reply) { $0.close(index, changes: &$1) }
+      return try change(showing: index, author: session.author, reply: &reply) {
+        $0.close(index, changes: &$1)
+      }
     case .toggle(let ref):
       let index = try resolve(ref)
-      return try change(showing: index, author: session.author, reply: &reply) { $0.toggle(index, changes: &$1) }
+      return try change(showing: index, author: session.author, reply: &reply) {
+        $0.toggle(index, changes: &$1)
+      }
     case .mode(nil):
       appendModeReply(to: &reply.tail)
     case .mode(.some):
-      return try change(author: session.author, reply: &reply, showingMode: true) { [limits] (model, changes) throws(ProtocolError) in
+      return try change(author: session.author, reply: &reply, showingMode: true) {
+        [limits] (model, changes) throws(ProtocolError) in
         try model.perform(request, limits: limits, changes: &changes)
       }
     case .open(.all), .close(.all), .insert, .delete, .move, .rename, .itemInsert, .itemDelete, .itemMove,
       .itemSet:
-      return try change(author: session.author, reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
+      return try change(author: session.author, reply: &reply) {
+        [limits] (model, changes) throws(ProtocolError) in
         try model.perform(request, limits: limits, changes: &changes)
       }
     case .subscribe:

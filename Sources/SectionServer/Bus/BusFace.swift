@@ -159,7 +159,8 @@ final class BusFace {
       }
     case .success(let done):
       send(call) { writer in
-        try self.write(request.answer, revision: done.revision, open: done.open, section: done.section, to: &writer)
+        try self.write(
+          request.answer, revision: done.revision, open: done.open, section: done.section, to: &writer)
       }
     }
   }

@@ -183,7 +183,8 @@ struct BusRequest {
       if SectionRef.isAll(ref) {
         throw ProtocolError(
           .noSection,
-          "no section \(BusRequest.quoted(String(decoding: ref, as: UTF8.self))): call \(member)All for every section")
+          "no section \(BusRequest.quoted(String(decoding: ref, as: UTF8.self))): call \(member)All for every section"
+        )
       }
       return SectionRef(word: ref)
     }
@@ -194,7 +195,8 @@ struct BusRequest {
       guard let position = Position(word: word) else {
         throw ProtocolError(
           .syntax,
-          "\(member): \(what) \(BusRequest.quoted(String(decoding: word, as: UTF8.self))) is not a number or end")
+          "\(member): \(what) \(BusRequest.quoted(String(decoding: word, as: UTF8.self))) is not a number or end"
+        )
       }
       return position
     }
