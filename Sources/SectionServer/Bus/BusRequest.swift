@@ -102,7 +102,15 @@ struct BusRequest {
     default:
       throw ProtocolError(.unknown, "unknown method \(call.member)")
     }
+    try arguments.finish()
   }
+
+  /// The request each member with arguments stands for, as a line begins (docs/DBUS.md).
+  private static let verbs = [
+    "Items": "ITEMS", "Open": "OPEN", "Close": "CLOSE", "Toggle": "TOGGLE", "InsertSection": "INSERT",
+    "DeleteSection": "DELETE", "MoveSection": "MOVE", "RenameSection": "RENAME", "InsertItem": "ITEM INSERT",
+    "DeleteItem": "ITEM DELETE", "MoveItem": "ITEM MOVE", "SetItem": "ITEM SET", "History": "HISTORY",
+  ]
 
   /// Properties.Set of Mode: `MODE <mode>`, as the protocol reads its word.
   init(mode: String) throws(ProtocolError) {
@@ -145,6 +153,24 @@ struct BusRequest {
   private struct Arguments {
     let call: BusCall
     var member: String { call.member }
+    /// How long the request's line would be: a call says no more than a socket's request can,
+    /// so what a caller makes a socket client can make, name and read back too (TOOLONG).
+    private var lineBytes: Int
+    /// The first argument with a character no request may hold: refused once the length is
+    /// known to fit, as the line would be.
+    private var characterProblem: ProtocolError?
+
+    init(call: BusCall) {
+      self.call = call
+      lineBytes = BusRequest.verbs[call.member]?.utf8.count ?? 0
+    }
+
+    /// Throws what the arguments read make wrong as a request: too long, or a character
+    /// no request may hold.
+    func finish() throws(ProtocolError) {
+      if lineBytes > LineFramer.maximumLineLength { throw ProtocolError.tooLong }
+      if let characterProblem { throw characterProblem }
+    }
 
     /// An argument no longer than a request line may be (a longer one is not copied), with
     /// no control characters, as a request's text has none.
@@ -155,7 +181,8 @@ struct BusRequest {
       }
       guard let value else { throw ProtocolError.tooLong }
       let bytes = Array(value.utf8)
-      if let problem = Request.characterProblem(bytes[...]) { throw problem }
+      lineBytes += 1 + bytes.count
+      if characterProblem == nil { characterProblem = Request.characterProblem(bytes[...]) }
       return bytes
     }
 
@@ -202,9 +229,12 @@ struct BusRequest {
     }
 
     mutating func number(_ what: String) throws(ProtocolError) -> Int {
-      do { return Int(try call.readUInt32()) } catch {
+      let value: UInt32
+      do { value = try call.readUInt32() } catch {
         throw ProtocolError(.syntax, "\(member): \(what) is missing")
       }
+      lineBytes += 1 + String(value).utf8.count
+      return Int(value)
     }
 
     /// A title or a text: what the protocol takes to the end of its line, without the spaces
