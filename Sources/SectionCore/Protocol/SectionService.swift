@@ -67,7 +67,7 @@ public final class SectionService {
   /// journal. Its identity only, not a reference (a retain and a release per run, callgrind):
   /// the group's authors keep it alive, and when they are dropped, so is the run
   /// (`pendingHistory`'s author and `authorJournaled` are reset with them).
-  private var recordingAuthor: ObjectIdentifier?
+  private var recordingAuthor: UInt = 0
   /// The wall-clock time in milliseconds since the epoch, for the history.
   public var clock: () -> UInt64 = { 0 }
   /// The name of process `pid` (its `comm`), for an author that gave none; nil when unknown.
@@ -344,8 +344,8 @@ public final class SectionService {
   private func recordChanges(from start: Int, author: Author) throws(ProtocolError) {
     guard unsaved.count > start else { return }
     // A run of another author's changes: the history notes it once, at its first change.
-    if ObjectIdentifier(author) != recordingAuthor {
-      recordingAuthor = ObjectIdentifier(author)
+    if UInt(bitPattern: ObjectIdentifier(author)) != recordingAuthor {
+      recordingAuthor = UInt(bitPattern: ObjectIdentifier(author))
       pendingHistory.authorChanged()
       authorJournaled = false
     }
