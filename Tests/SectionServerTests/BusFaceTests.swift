@@ -30,7 +30,16 @@ import Testing
     let harness = try ServerHarness()
     let bus = try PrivateBus(in: harness.directory)
     defer { bus.stop() }
+    // sd-bus finds the session bus here; the process's own is back once the test is done.
+    let sessionBus = getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) }
     setenv("DBUS_SESSION_BUS_ADDRESS", bus.address, 1)
+    defer {
+      if let sessionBus {
+        setenv("DBUS_SESSION_BUS_ADDRESS", sessionBus, 1)
+      } else {
+        unsetenv("DBUS_SESSION_BUS_ADDRESS")
+      }
+    }
     let name = "org.sectiond.Sectiond1.t\(getpid())"
     harness.server.bus = try BusFace(.session, name: name, server: harness.server)
     defer {
@@ -68,6 +77,7 @@ import Testing
 /// A dbus-daemon on a socket in `directory`, with a session bus's open policy.
 final class PrivateBus {
   let address: String
+  private let files: [String]
   private var pid: pid_t = 0
 
   init(in directory: String) throws {
@@ -76,6 +86,7 @@ final class PrivateBus {
     let template = String(
       decoding: try FileSystem.readFile(BusFaceTests.root + "/bench/dbus-private.conf.in"), as: UTF8.self)
     let config = directory + "/bus.conf"
+    files = [socket, config]
     try writeFile(config, template.replacing("@SOCKET@", with: socket))
     pid = try spawn(["dbus-daemon", "--config-file=" + config, "--nofork", "--nopidfile"])
     let deadline = monotonicMicroseconds() + 20_000_000
@@ -85,11 +96,14 @@ final class PrivateBus {
     }
   }
 
+  /// Stops the bus and removes its files, so that the harness can remove its directory.
   func stop() {
-    guard pid > 0 else { return }
-    kill(pid, SIGKILL)
-    waitpid(pid, nil, 0)
-    pid = 0
+    if pid > 0 {
+      kill(pid, SIGKILL)
+      waitpid(pid, nil, 0)
+      pid = 0
+    }
+    for file in files { unlink(file) }
   }
 }
 
@@ -97,12 +111,13 @@ final class PrivateBus {
 /// its name), then of `b` once told to go (`go()`). Each return is a line of its output.
 final class Caller {
   private let output: String
+  private let script: String
   private var pid: pid_t = 0
   private var input: Int32 = -1
 
   init(in directory: String, address: String, name: String) throws {
     output = directory + "/caller.out"
-    let script = directory + "/caller.py"
+    script = directory + "/caller.py"
     try writeFile(
       script,
       """
@@ -146,13 +161,17 @@ final class Caller {
     guard write(input, "go\n", 3) == 3 else { throw PosixError("write", "caller") }
   }
 
+  /// Stops the caller and removes its files.
   func stop() {
     if input >= 0 { close(input) }
     input = -1
-    guard pid > 0 else { return }
-    kill(pid, SIGKILL)
-    waitpid(pid, nil, 0)
-    pid = 0
+    if pid > 0 {
+      kill(pid, SIGKILL)
+      waitpid(pid, nil, 0)
+      pid = 0
+    }
+    unlink(script)
+    unlink(output)
   }
 }
 
