@@ -38,12 +38,17 @@ final class Connection {
   /// The rest of a long answer from the history, made part by part as the client reads
   /// (`Server.continueStream`); no request is taken until it is sent.
   var stream: HistoryStream?
-  /// Who this client is, for the history: asked of the socket (SO_PEERCRED) at its first request.
-  lazy var author: Author = {
+  /// What the service is handed with each request: the socket's access, and who this client
+  /// is for the history, asked of the socket (SO_PEERCRED) at its first request; `CLIENT NAME`
+  /// names it.
+  lazy var session: Session = {
     let peer = UnixSocket.peerCredentials(fd)
     // A peer in a PID namespace this one cannot see has pid 0: not known.
-    return Author(
-      via: .socket, uid: peer.map { UInt32($0.uid) }, pid: peer.flatMap { $0.pid > 0 ? Int32($0.pid) : nil })
+    return Session(
+      access: access,
+      author: Author(
+        via: .socket, uid: peer.map { UInt32($0.uid) }, pid: peer.flatMap { $0.pid > 0 ? Int32($0.pid) : nil }
+      ))
   }()
 
   init(fd: FileDescriptor, access: SectionService.Access) {

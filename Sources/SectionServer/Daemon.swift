@@ -67,15 +67,16 @@ public enum Daemon {
         capacity: options.history, lines: saved?.history ?? [], revision: saved?.revision ?? model.revision))
     service.clock = wallClockMilliseconds
     service.processName = ProcessInfo.name(of:)
-    service.author = Author(
+    // The daemon's own changes at start are a reload by sectiond itself.
+    let daemon = Author(
       via: .reload, uid: UInt32(ProcessInfo.userID), pid: Int32(ProcessInfo.processID), name: "sectiond")
-    service.recordStart(after: saved?.revision ?? model.revision)
+    service.recordStart(after: saved?.revision ?? model.revision, by: daemon)
     // Sections that came or went with the config since the last run are a reload, with a
     // revision of its own (unless opening one took it, which the history has as a reload): a
     // client that catches up (SUBSCRIBE FROM) must hear `!reload`, not "nothing changed".
     if let saved, let list = saved.list, model.revision == saved.revision,
       SavedState(service.model).list != list,
-      service.announceReload() == .changed
+      service.announceReload(by: daemon) == .changed
     {
       if store == nil { service.commit() }
     }
@@ -100,10 +101,8 @@ public enum Daemon {
     let connectionStore =
       options.fdStore > 1 && Notifier.isActive ? ConnectionStore(capacity: options.fdStore - 1) : nil
     let server = try Server(
-      loop: loop, service: service, store: store, limits: limits, connectionStore: connectionStore
-    ) {
-      try loadConfig(options)
-    }
+      loop: loop, service: service, store: store, limits: limits, connectionStore: connectionStore,
+      loadConfig: { try loadConfig(options) }, daemon: daemon)
     server.list = options.list
     service.statusFields = statusFields(options, store: store, server: server)
     if options.logChanges {

@@ -33,7 +33,7 @@ extension Server {
           inode: stored.inode, access: connection.access, subscription: connection.subscription,
           discarding: connection.framer.discarding, inputEnded: connection.inputEnded,
           quitting: connection.state == .quitting, pending: connection.pending,
-          output: connection.output.unsentBytes, name: connection.author.name))
+          output: connection.output.unsentBytes, name: connection.session.author.name))
     }
     let handover = HandoverState(
       fingerprint: HandoverState.fingerprint(of: service.model.sections), connections: records)
@@ -102,7 +102,7 @@ extension Server {
       turn.runnable.append(connection)
     }
     if let handover, handover.fingerprint != HandoverState.fingerprint(of: service.model.sections),
-      service.announceReload() == .changed
+      service.announceReload(by: daemon) == .changed
     {
       save()
     }
@@ -121,7 +121,7 @@ extension Server {
     connection.pending = record.pending
     connection.output.append(contentsOf: record.output)
     if record.inputEnded { connection.handle(.endOfInput) }
-    if let name = record.name { connection.author = connection.author.named(name) }
+    if let name = record.name { connection.session.author = connection.session.author.named(name) }
     if record.quitting { connection.handle(.quit) }
     if record.subscription != .none {
       subscribe(connection)

@@ -29,6 +29,8 @@ final class Server {
   let connectionStore: ConnectionStore?
   /// Re-reads and validates the config, for RELOAD and SIGHUP.
   let loadConfig: () throws -> Config
+  /// Who makes the daemon's own changes (a list changed across a restart is a reload by it).
+  let daemon: Author
 
   var listeners: [Listener] = []
   /// Every client socket, watched as one sd-event source (see `Epoll` for why).
@@ -69,8 +71,10 @@ final class Server {
 
   init(
     loop: EventLoop, service: SectionService, store: StateStore?, limits: ClientLimits,
-    connectionStore: ConnectionStore?, loadConfig: @escaping () throws -> Config
+    connectionStore: ConnectionStore?, loadConfig: @escaping () throws -> Config,
+    daemon: Author = Author(via: .reload, uid: nil, pid: nil, name: "sectiond")
   ) throws {
+    self.daemon = daemon
     self.loop = loop
     self.service = service
     self.store = store
@@ -203,10 +207,10 @@ final class Server {
     // Where the unhandled input starts, as an offset into `input`: lines are framed as
     // positions in its buffer, and only a request that goes to the service is sliced.
     var position = 0
-    // The service makes the changes of the run in this client's name, handed to it once (a
-    // getter and a retain per request cost a TOGGLE 1%: perf); CLIENT NAME puts another author
-    // in its place, which the connection takes back after the run.
-    var authorHanded = false
+    // The connection's session, taken once for the run of its requests at its first request
+    // that goes to the service (a getter and a retain per request cost a TOGGLE 1%: perf), and
+    // handed in with each; CLIENT NAME changes it, and the connection keeps it after the run.
+    var session: Session?
     input.withUnsafeBufferPointer { bytes in
       requests: while replies > 0, connection.takesNextRequest() {
         // PINGs are answered where they are framed, like a plain line server would answer
@@ -244,13 +248,10 @@ final class Server {
           waitForSave(connection)
           break
         }
-        if !authorHanded {
-          service.author = connection.author
-          authorHanded = true
-        }
+        if session == nil { session = connection.session }
         guard
           let outcome = service.handle(
-            line, access: connection.access, batch: &connection.batch, reply: &connection.output)
+            line, session: &session!, batch: &connection.batch, reply: &connection.output)
         else {
           continue
         }
@@ -262,17 +263,19 @@ final class Server {
         }
         replies -= 1
         clientErrors?.noteReply(connection.output.tail, from: start)
-        apply(outcome, on: connection, replyStart: start)
+        apply(outcome, on: connection, session: session!, replyStart: start)
       }
     }
-    if authorHanded && service.author !== connection.author { connection.author = service.author }
+    if let session, session.author !== connection.session.author { connection.session = session }
     if position < input.count { connection.pending = Array(input.dropFirst(position)) }
     // Replies that wait for nothing go out now, as a plain line server would send them: the
     // client can read them while the loop turn goes on with the other connections.
     if connection.isReady { write(connection) } else { queueFlush(connection) }
   }
 
-  private func apply(_ outcome: SectionService.Outcome, on connection: Connection, replyStart: Int) {
+  private func apply(
+    _ outcome: SectionService.Outcome, on connection: Connection, session: Session, replyStart: Int
+  ) {
     switch outcome {
     case .replied, .deferred:
       break
@@ -292,33 +295,36 @@ final class Server {
     case .quit:
       connection.handle(.quit)
     case .reload:
-      // The client's author as the service has it: named by a CLIENT NAME earlier in the run.
-      let outcome = reload(reply: &connection.output, by: service.author)
-      if outcome == .changed { apply(outcome, on: connection, replyStart: replyStart) }
+      // By the client as its session has it: named by a CLIENT NAME earlier in the run.
+      do throws(ProtocolError) {
+        if try reload(by: session, reply: &connection.output) == .changed {
+          apply(.changed, on: connection, session: session, replyStart: replyStart)
+        }
+      } catch {
+        connection.output.append(contentsOf: error.line)
+      }
     }
   }
 
-  /// Re-reads the config; on success the sections are replaced, keeping state by id.
-  func reload(reply: inout OutputQueue, by requester: Author) -> SectionService.Outcome {
+  /// Re-reads the config; on success the sections are replaced, keeping state by id, and the
+  /// reply's status goes to `reply`. The reload's changes are the requester's (`session`), come
+  /// by reload. Throws the refusal when the config does not load or the reload cannot be done.
+  func reload(by session: Session, reply: inout OutputQueue) throws(ProtocolError) -> SectionService.Outcome {
     Notifier.reloading()
     reloadRequested = true
-    // The reload's changes are the requester's, come by reload; the author of the requests
-    // around it stays.
-    let requestsAuthor = service.author
-    service.author = requester.reloading()
-    defer { service.author = requestsAuthor }
     let outcome: SectionService.Outcome
     do {
       let config = try loadConfig()
       let before = service.model
-      outcome = try service.reload(config, reply: &reply)
+      outcome = try service.reload(config, by: session.author.reloading(), reply: &reply)
       Log.notice(
         "reloaded the config: " + Server.reloadCount(config, service.model)
           + Server.reloadDifference(before, service.model))
     } catch {
-      let reason = service.refuseReload(error, reply: &reply)
-      Log.error("reload refused, still serving the previous config: \(reason)")
-      outcome = .replied
+      let refusal = service.refuseReload(error)
+      Log.error("reload refused, still serving the previous config: \(refusal.message)")
+      reloadFinished()
+      throw refusal
     }
     // With nothing to save the reload is over now, and systemd hears so before the client's
     // reply goes out; a reload that changed the sections is over once they are saved.
@@ -362,8 +368,10 @@ final class Server {
   /// SIGHUP: reload without a client to answer.
   func reloadFromSignal() {
     var discarded = OutputQueue()
-    // In the history: asked by someone the signal does not name.
-    _ = reload(reply: &discarded, by: Author(via: .reload, uid: nil, pid: nil, name: "SIGHUP"))
+    // In the history: asked by someone the signal does not name. A refusal is logged.
+    _ = try? reload(
+      by: Session(access: .control, author: Author(via: .reload, uid: nil, pid: nil, name: "SIGHUP")),
+      reply: &discarded)
   }
 
   /// Handles input kept from an earlier read (lines that waited for a save, or for output to drain).

@@ -79,6 +79,9 @@ public final class Bus {
   let handlers: Handlers
   private let loop: EventLoop
   private var bus: OpaquePointer?
+  /// The connection's socket while connected: a test waits on it for a call to arrive before
+  /// it lets the loop turn.
+  var descriptor: Int32? { bus.map { sd_bus_get_fd($0) } }
   private var io: OpaquePointer?
   private var timer: OpaquePointer?
   private var vtableSlot: OpaquePointer?

@@ -39,20 +39,22 @@ func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let service = SectionService(model: SectionModel(config: config))
   var reply = OutputQueue()
   var batch: Batch?
+  var session = Session(access: .control, author: Author(via: .socket, uid: nil, pid: nil))
   check(
-    service.handle(Array("LIST".utf8)[...], access: .control, batch: &batch, reply: &reply) == .replied,
+    service.handle(Array("LIST".utf8)[...], session: &session, batch: &batch, reply: &reply) == .replied,
     "LIST")
   check(reply.unsentBytes.split(separator: 0x0A).count == config.sections.count + 1, "LIST lines")
   for section in config.sections {
     reply = OutputQueue()
     let line = Array("ITEMS \(section.id)".utf8)[...]
     check(
-      service.handle(line, access: .control, batch: &batch, reply: &reply) == .replied, "ITEMS \(section.id)")
+      service.handle(line, session: &session, batch: &batch, reply: &reply) == .replied, "ITEMS \(section.id)"
+    )
     check(reply.unsentBytes.split(separator: 0x0A).count == section.items.count + 1, "ITEMS lines")
   }
   let demo = SectionService(model: SectionModel(config: .demo))
   reply = OutputQueue()
-  if (try? demo.reload(config, reply: &reply)) == .changed { _ = demo.commit() }
+  if (try? demo.reload(config, by: session.author, reply: &reply)) == .changed { _ = demo.commit() }
   check(Array(demo.model.sections) == config.sections, "RELOAD did not take the config")
   return 0
 }

@@ -48,6 +48,8 @@ struct Client {
   var reloads = 0
   /// The connection's open BATCH, as the server keeps it.
   var batch: Batch?
+  /// The connection's session, as the server keeps it.
+  var session: Session
   /// The last whole state saved, and the journal written since, as the server's store keeps them.
   var snapshot = SavedState(Client.demo)
   var journal: [UInt8] = []
@@ -55,6 +57,7 @@ struct Client {
   init(access: SectionService.Access, seed: UInt8) {
     self.access = access
     self.seed = seed
+    session = Session(access: access, author: Author(via: .socket, uid: nil, pid: nil))
   }
 
   static func output(access: SectionService.Access, seed: UInt8, reads: [ArraySlice<UInt8>]) -> [UInt8] {
@@ -103,7 +106,7 @@ struct Client {
     let start = output.count
     var reply = OutputQueue()
     let inBatch = batch != nil
-    guard var outcome = service.handle(line, access: access, batch: &batch, reply: &reply) else {
+    guard var outcome = service.handle(line, session: &session, batch: &batch, reply: &reply) else {
       check(reply.isEmpty, "a blank line, BATCH or a line of a batch was answered")
       check(service.model == before, "a line without a reply changed the model")
       let blank = line.allSatisfy { $0 == 0x20 || $0 == 0x09 }
@@ -115,13 +118,14 @@ struct Client {
       reloads += 1
       switch reloads % 3 {
       case 0:
-        service.refuseReload(ConfigError("fuzz.json: not valid JSON"), reply: &reply)
+        reply.append(contentsOf: service.refuseReload(ConfigError("fuzz.json: not valid JSON")).line)
         outcome = .replied
       default:
         do throws(ProtocolError) {
-          outcome = try service.reload(reloads % 3 == 1 ? Client.other : .demo, reply: &reply)
+          outcome = try service.reload(
+            reloads % 3 == 1 ? Client.other : .demo, by: session.author.reloading(), reply: &reply)
         } catch {
-          service.refuseReload(error, reply: &reply)
+          reply.append(contentsOf: service.refuseReload(error).line)
           outcome = .replied
         }
       }

@@ -26,7 +26,8 @@ func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let service = SectionService(model: model)
     var reply = OutputQueue()
     var batch: Batch?
-    if service.handle(Array("TOGGLE first".utf8)[...], access: .control, batch: &batch, reply: &reply)
+    var session = Session(access: .control, author: Author(via: .socket, uid: nil, pid: nil))
+    if service.handle(Array("TOGGLE first".utf8)[...], session: &session, batch: &batch, reply: &reply)
       == .changed
     {
       _ = service.commit()

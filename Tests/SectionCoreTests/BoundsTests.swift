@@ -193,9 +193,11 @@ import Testing
     var reply = OutputQueue()
     let bigger = config(
       .multi, [("a", ["a1", "a2"], false), ("b", ["b1"], false), ("longer", ["0123456789X"], false)])
-    #expect(throws: ProtocolError.self) { try harness.service.reload(bigger, reply: &reply) }
+    #expect(throws: ProtocolError.self) {
+      try harness.service.reload(bigger, by: harness.author, reply: &reply)
+    }
     #expect(harness.service.model == before)
-    #expect(try harness.service.reload(abc(), reply: &reply) == .replied)
+    #expect(try harness.service.reload(abc(), by: harness.author, reply: &reply) == .replied)
   }
 
   /// The worst the state file makes of text: items of `"`, two bytes each. It stays within
@@ -228,8 +230,9 @@ import Testing
     var first = OutputQueue()
     var second = OutputQueue()
     var batch: Batch?
-    _ = harness.service.handle(ArraySlice("SUBSCRIBE".utf8), access: .readOnly, batch: &batch, reply: &first)
-    _ = harness.service.handle(ArraySlice("SUBSCRIBE".utf8), access: .readOnly, batch: &batch, reply: &second)
+    var session = Session(access: .readOnly, author: harness.author)
+    _ = harness.service.handle(ArraySlice("SUBSCRIBE".utf8), session: &session, batch: &batch, reply: &first)
+    _ = harness.service.handle(ArraySlice("SUBSCRIBE".utf8), session: &session, batch: &batch, reply: &second)
     var event = OutputQueue()
     harness.service.appendStateEvent(to: &event)
     #expect(first.blocks.count == 2 && event.blocks.count == 2)
@@ -243,7 +246,7 @@ import Testing
     _ = harness.send("CLOSE 0")
     _ = harness.commit()
     var third = OutputQueue()
-    _ = harness.service.handle(ArraySlice("SUBSCRIBE".utf8), access: .readOnly, batch: &batch, reply: &third)
+    _ = harness.service.handle(ArraySlice("SUBSCRIBE".utf8), session: &session, batch: &batch, reply: &third)
     #expect(!sameStorage(first.blocks.last!, third.blocks.last!))
     #expect(String(decoding: third.unsentBytes.prefix(8), as: UTF8.self) == "state 1 ")
   }

@@ -162,7 +162,7 @@ import Testing
     _ = harness.commit()
     #expect(harness.service.journal.isEmpty)
     var reply = OutputQueue()
-    _ = try harness.service.reload(config(.multi, [("z", [], false)]), reply: &reply)
+    _ = try harness.service.reload(config(.multi, [("z", [], false)]), by: harness.author, reply: &reply)
     #expect(harness.service.needsSnapshot)
   }
 
@@ -178,20 +178,22 @@ import Testing
     _ = harness.commit()
     #expect(harness.send("RELOAD FRESH") == ("", .reload))
     var reply = OutputQueue()
-    #expect(try harness.service.reload(abc(), reply: &reply) == .changed)
+    #expect(try harness.service.reload(abc(), by: harness.author, reply: &reply) == .changed)
     _ = harness.commit()
     #expect(
       harness.reply("LIST") == "section 0 a closed 2 A\nsection 1 b open 1 B\nsection 2 c closed 0 C\nOK 5\n")
     // The edits are forgotten: a plain reload now follows the config everywhere.
     var again = OutputQueue()
-    _ = try harness.service.reload(config(.multi, [("a", [], false), ("b", [], false)]), reply: &again)
+    _ = try harness.service.reload(
+      config(.multi, [("a", [], false), ("b", [], false)]), by: harness.author, reply: &again)
     _ = harness.commit()
     #expect(harness.reply("LIST") == "section 0 a closed 0 A\nsection 1 b open 0 B\nOK 6\n")
     // Without edits, RELOAD FRESH of the same config changes nothing.
     #expect(harness.send("RELOAD FRESH").1 == .reload)
     var same = OutputQueue()
     #expect(
-      try harness.service.reload(config(.multi, [("a", [], false), ("b", [], false)]), reply: &same)
+      try harness.service.reload(
+        config(.multi, [("a", [], false), ("b", [], false)]), by: harness.author, reply: &same)
         == .replied)
     #expect(harness.send("RELOAD again").0.hasPrefix("ERR SYNTAX"))
   }

@@ -6,7 +6,7 @@ import Testing
 private func historyHarness(capacity: Int = 1000, name: String? = nil) -> Harness {
   let harness = Harness(history: History(capacity: capacity))
   harness.service.clock = { 1_796_329_267_123 }
-  harness.service.author = Author(via: .socket, uid: 1000, pid: 4242, name: name)
+  harness.author = Author(via: .socket, uid: 1000, pid: 4242, name: name)
   harness.service.processName = { $0 == 4242 ? "my tool\u{1B}" : nil }
   return harness
 }
@@ -288,8 +288,10 @@ extension HistoryClockTests {
     let whole = harness.reply("HISTORY 1000")
     var reply = OutputQueue()
     var batch: Batch?
+    var session = Session(access: .control, author: harness.author)
+    var readOnly = Session(access: .readOnly, author: harness.author)
     #expect(
-      harness.service.handle(Array("HISTORY 1000".utf8)[...], access: .control, batch: &batch, reply: &reply)
+      harness.service.handle(Array("HISTORY 1000".utf8)[...], session: &session, batch: &batch, reply: &reply)
         == .streaming)
     guard var stream = harness.service.takeStream() else { return }
     var parts = [reply.unsentBytes]
@@ -304,7 +306,7 @@ extension HistoryClockTests {
     // Made to wait: 1,000 changes later the rest is gone.
     reply = OutputQueue()
     #expect(
-      harness.service.handle(Array("HISTORY 1000".utf8)[...], access: .control, batch: &batch, reply: &reply)
+      harness.service.handle(Array("HISTORY 1000".utf8)[...], session: &session, batch: &batch, reply: &reply)
         == .streaming)
     stream = harness.service.takeStream()!
     for _ in 0..<1000 { saved(harness, "TOGGLE \(id)") }
@@ -314,7 +316,8 @@ extension HistoryClockTests {
     reply = OutputQueue()
     #expect(
       harness.service.handle(
-        Array("SUBSCRIBE FROM 1001".utf8)[...], access: .readOnly, batch: &batch, reply: &reply) == .streaming
+        Array("SUBSCRIBE FROM 1001".utf8)[...], session: &readOnly, batch: &batch, reply: &reply)
+        == .streaming
     )
     stream = harness.service.takeStream()!
     #expect(stream.isReplay)
@@ -389,13 +392,13 @@ extension HistoryClockTests {
   /// authors take turns in the group, and the journal has a `by` line for each turn.
   @Test func aGroupNamesEachChangesAuthor() {
     let harness = historyHarness(name: "w")
-    let first = harness.service.author
+    let first = harness.author
     _ = harness.send("TOGGLE a")
     let panel = Author(via: .bus, uid: 7, pid: 8, name: "panel")
-    harness.service.author = panel
+    harness.author = panel
     _ = harness.send("TOGGLE b")
-    harness.service.author = Author(via: .socket, uid: 1000, pid: 4242, name: "w")
-    let third = harness.service.author
+    harness.author = Author(via: .socket, uid: 1000, pid: 4242, name: "w")
+    let third = harness.author
     _ = harness.send("TOGGLE a")
     let group = harness.service.unsavedGroup
     #expect(group.time == 1_796_329_267_123)
@@ -431,7 +434,7 @@ extension HistoryClockTests {
       "CLOSE ALL", "MODE exclusive",
     ]
     for (number, request) in requests.enumerated() {
-      if number == 6 { harness.service.author = Author(via: .bus, uid: 7, pid: 8) }
+      if number == 6 { harness.author = Author(via: .bus, uid: 7, pid: 8) }
       #expect(harness.send(request).1 == .changed, "\(request)")
       let groupStart = groups.count
       groups += harness.service.journal
@@ -456,8 +459,8 @@ extension HistoryClockTests {
       history: History(
         capacity: 10, lines: [Array("4 2026-12-03T20:21:07.123Z socket 1 2 x opened 4 0 a".utf8)], revision: 4
       ))
-    harness.service.author = Author(via: .reload, uid: 0, pid: 1, name: "sectiond")
-    harness.service.recordStart(after: 4)
+    harness.author = Author(via: .reload, uid: 0, pid: 1, name: "sectiond")
+    harness.service.recordStart(after: 4, by: harness.author)
     #expect(harness.service.model.revision == 5)
     #expect(harness.reply("HISTORY").hasSuffix(" reload 0 1 sectiond reload 5\nOK 5\n"))
     #expect(harness.send("SUBSCRIBE FROM 4").0 == "OK 4\n!reload 5\n")

@@ -9,7 +9,7 @@ import Testing
   private func harness(capacity: Int = 100) -> Harness {
     let harness = Harness(history: History(capacity: capacity))
     harness.service.clock = { 1_796_329_267_123 }
-    harness.service.author = Author(via: .socket, uid: 1000, pid: 4242, name: "w")
+    harness.author = Author(via: .socket, uid: 1000, pid: 4242, name: "w")
     return harness
   }
 
@@ -36,7 +36,7 @@ import Testing
     let harness = harness()
     var reply = OutputQueue()
     let abd = config(.multi, [("a", [], false), ("b", [], false), ("d", [], false)])
-    #expect(try harness.service.reload(abd, reply: &reply) == .changed)
+    #expect(try harness.service.reload(abd, by: harness.author, reply: &reply) == .changed)
     let group = harness.service.unsavedGroup
     #expect(group.needsSnapshot && group.changes == [.reloaded(revision: 1)])
     #expect(harness.service.commit().needsSnapshot)

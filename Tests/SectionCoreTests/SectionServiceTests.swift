@@ -7,6 +7,10 @@ final class Harness {
   let service: SectionService
   /// The BATCH this client has open, as the server keeps it per connection.
   var batch: Batch?
+  /// Who makes this client's changes: what its session carries into the service.
+  var author = Harness.daemon()
+  /// The author of changes made by nobody in particular (the daemon's, as at a start).
+  static func daemon() -> Author { Author(via: .reload, uid: nil, pid: nil, name: "sectiond") }
 
   init(
     _ config: Config = abc(), saved: SavedState? = nil, limits: EditLimits = EditLimits(),
@@ -23,7 +27,10 @@ final class Harness {
 
   func send(_ line: [UInt8], access: SectionService.Access = .control) -> (String, SectionService.Outcome?) {
     var reply = OutputQueue()
-    let outcome = service.handle(ArraySlice(line), access: access, batch: &batch, reply: &reply)
+    var session = Session(access: access, author: author)
+    let outcome = service.handle(ArraySlice(line), session: &session, batch: &batch, reply: &reply)
+    // CLIENT NAME names the client for its next requests.
+    author = session.author
     // A long answer whole, as a client that reads gets it.
     if outcome == .streaming, var stream = service.takeStream() {
       _ = service.continueStream(&stream, to: &reply, limit: .max)
@@ -281,8 +288,10 @@ final class Harness {
     let buffer = Array("PING\ntoggle\tb\nLIST\n".utf8)
     var reply = OutputQueue()
     var batch: Batch?
-    #expect(service.handle(buffer[5..<13], access: .control, batch: &batch, reply: &reply) == .changed)
-    #expect(service.handle(buffer[5..<13], access: .readOnly, batch: &batch, reply: &reply) == .replied)
+    var control = Session(access: .control, author: Harness.daemon())
+    var readOnly = Session(access: .readOnly, author: Harness.daemon())
+    #expect(service.handle(buffer[5..<13], session: &control, batch: &batch, reply: &reply) == .changed)
+    #expect(service.handle(buffer[5..<13], session: &readOnly, batch: &batch, reply: &reply) == .replied)
     #expect(
       String(decoding: reply.unsentBytes, as: UTF8.self)
         == "section 1 b open 1 B\nOK 1\nERR READONLY TOGGLE changes state; use the control socket\n")
@@ -313,7 +322,7 @@ final class Harness {
     }
     var reply = OutputQueue()
     #expect(throws: ProtocolError.revisionsExhausted) {
-      try harness.service.reload(abc(open: ["c"]), reply: &reply)
+      try harness.service.reload(abc(open: ["c"]), by: harness.author, reply: &reply)
     }
     #expect(reply.unsentBytes.isEmpty)
     #expect(harness.service.model == before)
@@ -450,7 +459,7 @@ final class Harness {
     _ = harness.commit()
     #expect(harness.send("RELOAD") == ("", .reload))
     var reply = OutputQueue()
-    #expect(try harness.service.reload(next, reply: &reply) == .changed)
+    #expect(try harness.service.reload(next, by: harness.author, reply: &reply) == .changed)
     #expect(String(decoding: reply.unsentBytes, as: UTF8.self) == "OK 3\n")
     #expect(harness.commit() == "!reload 3\n")
     #expect(
@@ -473,7 +482,7 @@ final class Harness {
     let harness = Harness()
     _ = harness.reply("LIST")
     var reply = OutputQueue()
-    #expect(try harness.service.reload(abc(), reply: &reply) == .replied)
+    #expect(try harness.service.reload(abc(), by: harness.author, reply: &reply) == .replied)
     #expect(String(decoding: reply.unsentBytes, as: UTF8.self) == "OK 0\n")
     #expect(harness.events == "")
     #expect(!harness.service.hasUnsavedChanges)
@@ -483,7 +492,7 @@ final class Harness {
     let harness = Harness()
     let list = harness.reply("LIST")
     var reply = OutputQueue()
-    _ = try harness.service.reload(next, reply: &reply)
+    _ = try harness.service.reload(next, by: harness.author, reply: &reply)
     #expect(harness.send("ITEMS 0") == ("", .deferred))
     #expect(
       harness.stateFile() == #"{"format":2,"revision":1,"mode":"multi","sections":{"c":null,"d":1,"a":null}}"#
@@ -500,7 +509,8 @@ final class Harness {
   @Test func refusedReload() {
     let harness = Harness()
     var reply = OutputQueue()
-    harness.service.refuseReload(ConfigError("/etc/s.json: \"sections\" is empty"), reply: &reply)
+    reply.append(
+      contentsOf: harness.service.refuseReload(ConfigError("/etc/s.json: \"sections\" is empty")).line)
     #expect(
       String(decoding: reply.unsentBytes, as: UTF8.self) == "ERR CONFIG /etc/s.json: \"sections\" is empty\n")
     #expect(harness.events == "")

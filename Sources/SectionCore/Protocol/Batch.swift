@@ -21,7 +21,8 @@ public struct Batch: Sendable {
 
   var count: Int { lines.count }
 
-  mutating func add(_ line: ArraySlice<UInt8>, limit: Int) {
+  /// Keeps `line` of the batch, or the problem it makes (past `limit` lines, or `byteLimit`).
+  public mutating func add(_ line: ArraySlice<UInt8>, limit: Int) {
     seen += 1
     guard problem == nil, line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
     guard lines.count < limit else {

@@ -97,4 +97,34 @@ public enum Request: Equatable, Sendable {
     default: isEdit
     }
   }
+
+  /// The command the request is, as the refusals name it.
+  var verb: Verb {
+    switch self {
+    case .ping: .ping
+    case .version: .version
+    case .list: .list
+    case .items: .items
+    case .view: .view
+    case .open: .open
+    case .close: .close
+    case .toggle: .toggle
+    case .mode: .mode
+    case .subscribe, .subscribeFrom: .subscribe
+    case .unsubscribe: .unsubscribe
+    case .help: .help
+    case .quit: .quit
+    case .reload, .reloadFresh: .reload
+    case .insert: .insert
+    case .delete: .delete
+    case .move: .move
+    case .rename: .rename
+    case .itemInsert, .itemDelete, .itemMove, .itemSet: .item
+    case .batch: .batch
+    case .end: .end
+    case .status: .status
+    case .history, .historyFrom: .history
+    case .clientName: .client
+    }
+  }
 }

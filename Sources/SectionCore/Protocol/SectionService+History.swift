@@ -95,7 +95,8 @@ extension SectionService {
   /// are `author`'s, made at the group's time. One line for a client's run of changes, not one a
   /// change: at 16 in flight a line with each change made the journal ten times longer and the
   /// history cost a TOGGLE half its CPU (perf).
-  func journalAuthor() {
+  @inline(__always)
+  func journalAuthor(_ author: Author) {
     journal.appendText { line in
       line.append("by ")
       historyClock.append(milliseconds: pendingHistory.time, to: &line)
@@ -119,8 +120,9 @@ extension SectionService {
   }
 
   /// The start moved the revision on from the saved one (`savedRevision`), opening what the
-  /// config opens: that is a reload by the daemon in the history, so that it stays unbroken.
-  public func recordStart(after savedRevision: UInt64) {
+  /// config opens: that is a reload by `author` (the daemon) in the history, so that it stays
+  /// unbroken.
+  public func recordStart(after savedRevision: UInt64, by author: Author) {
     guard history.capacity > 0, model.revision == savedRevision + 1 else { return }
     var event: [UInt8] = []
     event.appendText { text in

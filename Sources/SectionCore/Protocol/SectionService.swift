@@ -22,7 +22,7 @@ public final class SectionService {
     case unsubscribe
     /// Close once the reply is sent.
     case quit
-    /// Re-read the config, then call `reload(_:reply:)`, or `refuseReload(_:reply:)` when the
+    /// Re-read the config, then call `reload(_:by:reply:)`, or `refuseReload(_:)` when the
     /// config does not load or the reload throws.
     case reload
     /// Nothing was replied: the answer would show changes of other clients that are not saved
@@ -52,7 +52,7 @@ public final class SectionService {
   /// Asked with the socket the request came in on: a read-only client is told less
   /// (SECURITY.md, "What a read-only client learns from STATUS").
   public var statusFields: (Access) -> [(String, String)] = { _ in [] }
-  /// The RELOAD being done is RELOAD FRESH: `reload(_:reply:)` drops clients' edits.
+  /// The RELOAD being done is RELOAD FRESH: `reload(_:by:reply:)` drops clients' edits.
   private var reloadDropsEdits = false
   private var rendered: RenderedSections
   private var listCache: [UInt8] = []
@@ -62,16 +62,12 @@ public final class SectionService {
 
   /// The last saved changes with who made them (`HISTORY`, `SUBSCRIBE FROM`).
   public internal(set) var history: History
-  /// Who makes the changes of the requests being handled: the server sets it before a client's
-  /// run of requests, and takes it back after (`CLIENT NAME` puts another author in its place).
-  /// The history notes a new one once, when its first change is recorded.
-  public var author = Author(via: .reload, uid: nil, pid: nil, name: "sectiond") {
-    didSet {
-      guard author !== oldValue else { return }
-      pendingHistory.authorChanged()
-      authorJournaled = false
-    }
-  }
+  /// The author of the changes being recorded into the unsaved group: a change of another
+  /// session's author begins a new run in the group's history and a new `by` line in its
+  /// journal. Its identity only, not a reference (a retain and a release per run, callgrind):
+  /// the group's authors keep it alive, and when they are dropped, so is the run
+  /// (`pendingHistory`'s author and `authorJournaled` are reset with them).
+  private var recordingAuthor: UInt = 0
   /// The wall-clock time in milliseconds since the epoch, for the history.
   public var clock: () -> UInt64 = { 0 }
   /// The name of process `pid` (its `comm`), for an author that gave none; nil when unknown.
@@ -79,7 +75,7 @@ public final class SectionService {
   /// The unsaved changes for the history: who made each, and where its event is in
   /// `pendingEvents`.
   var pendingHistory = History.Group()
-  /// Whether the journal's last `by` line of the unsaved group names `author`.
+  /// Whether the journal's last `by` line of the unsaved group names `recordingAuthor`.
   var authorJournaled = false
   var historyClock = HistoryClock()
   /// The stream the last request began (`.streaming`), until the server takes it.
@@ -102,10 +98,12 @@ public final class SectionService {
 
   public var hasUnsavedChanges: Bool { saved != nil }
 
-  /// Executes one request line. Returns nil for a blank line, and for the lines of a batch
-  /// before its END, which get no reply. `batch` is the connection's open BATCH, if any.
+  /// Executes one request line of a socket: parsed into its `Request`, which goes where a
+  /// request of every face goes (`execute`); a refusal becomes its `ERR` line. Returns nil for
+  /// a blank line, and for the lines of a batch before its END, which get no reply. `batch` is
+  /// the connection's open BATCH, if any.
   public func handle(
-    _ line: ArraySlice<UInt8>, access: Access, batch: inout Batch?, reply: inout OutputQueue
+    _ line: ArraySlice<UInt8>, session: inout Session, batch: inout Batch?, reply: inout OutputQueue
   ) -> Outcome? {
     if batch != nil, !RequestParser.isEnd(line) {
       batch!.add(line, limit: limits.batchLines)
@@ -123,41 +121,55 @@ public final class SectionService {
       reply.append(contentsOf: error.line)
       return .replied
     case .success(let request)?:
-      if request.changesState && access == .readOnly {
-        var words = Words(line)
-        let name = String(decoding: words.next() ?? [], as: UTF8.self).uppercased()
-        reply.append(
-          contentsOf: ProtocolError(.readOnly, "\(name) changes state; use the control socket").line)
-        return .replied
-      }
-      if hasUnsavedChanges && request.readsState { return .deferred }
       do throws(ProtocolError) {
-        switch request {
-        case .batch:
-          batch = Batch()
-          return nil
-        case .end:
-          guard let lines = batch else { throw ProtocolError(.syntax, "END without BATCH") }
-          let outcome = try apply(lines, reply: &reply)
-          if outcome != .deferred { batch = nil }
-          return outcome
-        default:
-          return try execute(request, access: access, reply: &reply)
-        }
+        return try execute(request, session: &session, batch: &batch, reply: &reply)
       } catch {
-        // NOSECTION and MODE depend on the state as much as a LIST does (a batch that
-        // waits stays open, to be tried again whole).
-        if hasUnsavedChanges { return .deferred }
-        batch = nil
         reply.append(contentsOf: error.line)
         return .replied
       }
     }
   }
 
-  private func execute(_ request: Request, access: Access, reply: inout OutputQueue) throws(ProtocolError)
-    -> Outcome
+  /// Executes one request of any face, as a value: the socket's parsed line, or what a bus
+  /// call stands for (`BATCH`'s lines come as `batch`, ended by `.end`). What it shows is
+  /// rendered into `reply`, ending with its `OK` status; a refusal is thrown, a value. Returns
+  /// nil after `.batch` (the lines follow); `.deferred` when the answer would show changes
+  /// of others not saved yet: hand the same request in again after the save.
+  /// Inlined into `handle`: a socket's request pays no call between them (callgrind).
+  @inline(__always)
+  public func execute(
+    _ request: Request, session: inout Session, batch: inout Batch?, reply: inout OutputQueue
+  ) throws(ProtocolError) -> Outcome? {
+    if request.changesState && session.access == .readOnly {
+      throw ProtocolError(.readOnly, "\(request.verb.name) changes state; use the control socket")
+    }
+    if hasUnsavedChanges && request.readsState { return .deferred }
+    do throws(ProtocolError) {
+      switch request {
+      case .batch:
+        batch = Batch()
+        return nil
+      case .end:
+        guard let lines = batch else { throw ProtocolError(.syntax, "END without BATCH") }
+        let outcome = try apply(lines, author: session.author, reply: &reply)
+        if outcome != .deferred { batch = nil }
+        return outcome
+      default:
+        return try execute(request, session: &session, reply: &reply)
+      }
+    } catch {
+      // NOSECTION and MODE depend on the state as much as a LIST does (a batch that
+      // waits stays open, to be tried again whole).
+      if hasUnsavedChanges { return .deferred }
+      batch = nil
+      throw error
+    }
+  }
+
+  private func execute(_ request: Request, session: inout Session, reply: inout OutputQueue)
+    throws(ProtocolError) -> Outcome
   {
+    let access = session.access
     switch request {
     case .ping:
       reply.append("OK\n")
@@ -177,22 +189,30 @@ public final class SectionService {
     // copy of the enum through its value witnesses; callgrind: ~250 instructions a TOGGLE).
     case .open(.section(let ref)):
       let index = try resolve(ref)
-      return try change(showing: index, reply: &reply) { $0.open(index, changes: &$1) }
+      return try change(showing: index, author: session.author, reply: &reply) {
+        $0.open(index, changes: &$1)
+      }
     case .close(.section(let ref)):
       let index = try resolve(ref)
-      return try change(showing: index, reply: &reply) { $0.close(index, changes: &$1) }
+      return try change(showing: index, author: session.author, reply: &reply) {
+        $0.close(index, changes: &$1)
+      }
     case .toggle(let ref):
       let index = try resolve(ref)
-      return try change(showing: index, reply: &reply) { $0.toggle(index, changes: &$1) }
+      return try change(showing: index, author: session.author, reply: &reply) {
+        $0.toggle(index, changes: &$1)
+      }
     case .mode(nil):
       appendModeReply(to: &reply.tail)
     case .mode(.some):
-      return try change(reply: &reply, showingMode: true) { [limits] (model, changes) throws(ProtocolError) in
+      return try change(author: session.author, reply: &reply, showingMode: true) {
+        [limits] (model, changes) throws(ProtocolError) in
         try model.perform(request, limits: limits, changes: &changes)
       }
     case .open(.all), .close(.all), .insert, .delete, .move, .rename, .itemInsert, .itemDelete, .itemMove,
       .itemSet:
-      return try change(reply: &reply) { [limits] (model, changes) throws(ProtocolError) in
+      return try change(author: session.author, reply: &reply) {
+        [limits] (model, changes) throws(ProtocolError) in
         try model.perform(request, limits: limits, changes: &changes)
       }
     case .subscribe:
@@ -202,7 +222,7 @@ public final class SectionService {
       return .subscribe
     case .subscribeFrom(let revision):
       guard history.position(after: revision, current: model.revision) != nil else {
-        return try execute(.subscribe, access: access, reply: &reply)
+        return try execute(.subscribe, session: &session, reply: &reply)
       }
       reply.append("OK ")
       reply.appendDecimal(revision)
@@ -216,7 +236,7 @@ public final class SectionService {
       }
       return startLines(from: position, access: access, reply: &reply)
     case .clientName(let name):
-      author = author.named(Array(name))
+      session.author = session.author.named(Array(name))
       reply.append("OK\n")
     case .unsubscribe:
       reply.append("OK\n")
@@ -243,7 +263,7 @@ public final class SectionService {
   /// The index `ref` names now. Through an inout access: calling a method of `model`, a struct
   /// stored in this class, copies it first (a retain and a release of each of its arrays and
   /// sets), which cost a TOGGLE a tenth of its CPU.
-  private func resolve(_ ref: SectionRef) throws(ProtocolError) -> Int {
+  func resolve(_ ref: SectionRef) throws(ProtocolError) -> Int {
     func resolve(in model: inout SectionModel) throws(ProtocolError) -> Int { try model.resolve(ref) }
     return try resolve(in: &model)
   }
@@ -263,7 +283,7 @@ public final class SectionService {
   /// `body` appends the request's changes to the list it is given, which holds the turn's
   /// unsaved changes before them.
   func change(
-    showing index: Int? = nil, reply: inout OutputQueue, showingMode: Bool = false,
+    showing index: Int? = nil, author: Author, reply: inout OutputQueue, showingMode: Bool = false,
     _ body: (inout SectionModel, inout [Change]) throws(ProtocolError) -> Void
   ) throws(ProtocolError) -> Outcome {
     let othersUnsaved = saved != nil
@@ -283,7 +303,7 @@ public final class SectionService {
       try body(&model, &unsaved)
       try limits.checkRequest(unsaved.count - start, revision: model.revision)
       renderedStepped = unsaved.count > start
-      try recordChanges(from: start)
+      try recordChanges(from: start, author: author)
     } catch {
       if unsaved.count > start { model.restore(before, undoing: unsaved[start...]) }
       if renderedStepped { rebuildRendered() }
@@ -321,8 +341,14 @@ public final class SectionService {
   /// one change at a time (a batch's events name indices as they were at each step). Past
   /// `renderedLimit`, takes back what it rendered and throws: the caller undoes the changes
   /// and renders the pieces again.
-  private func recordChanges(from start: Int) throws(ProtocolError) {
+  private func recordChanges(from start: Int, author: Author) throws(ProtocolError) {
     guard unsaved.count > start else { return }
+    // A run of another author's changes: the history notes it once, at its first change.
+    if UInt(bitPattern: ObjectIdentifier(author)) != recordingAuthor {
+      recordingAuthor = UInt(bitPattern: ObjectIdentifier(author))
+      pendingHistory.authorChanged()
+      authorJournaled = false
+    }
     let (eventsStart, journalStart) = (pendingEvents.count, journal.count)
     let recordsStart = pendingHistory.count
     let keepsHistory = history.capacity > 0
@@ -334,7 +360,7 @@ public final class SectionService {
       if case .reloaded = change {
         needsSnapshot = true
       } else {
-        if keepsHistory && !authorJournaled { journalAuthor() }
+        if keepsHistory && !authorJournaled { journalAuthor(author) }
         Journal.append(change, to: &journal)
       }
       if keepsHistory {
@@ -422,7 +448,9 @@ public final class SectionService {
   /// no unsaved changes of others (RELOAD reads the state, so it waits for them; SIGHUP comes
   /// between loop turns, after the save). Throws, changing and replying nothing, when the
   /// revision is at its limit: the caller logs the refusal and replies with it.
-  public func reload(_ config: Config, reply: inout OutputQueue) throws(ProtocolError) -> Outcome {
+  public func reload(_ config: Config, by author: Author, reply: inout OutputQueue) throws(ProtocolError)
+    -> Outcome
+  {
     let dropsEdits = reloadDropsEdits
     reloadDropsEdits = false
     guard model.hasRoomForAChange else { throw .revisionsExhausted }
@@ -452,15 +480,15 @@ public final class SectionService {
     saved = .copy(lastSaved)
     rebuildRendered()
     // One change: far below the bound on what a request renders.
-    try recordChanges(from: start)
+    try recordChanges(from: start, author: author)
     return .changed
   }
 
   /// The sections differ from those the previous process served (see `HandoverState`): one
   /// change, so that subscribers carried across the restart get `!reload` as a reload sends.
-  public func announceReload() -> Outcome {
+  public func announceReload(by author: Author) -> Outcome {
     var discarded = OutputQueue()
-    return (try? change(reply: &discarded) { $0.markReloaded(changes: &$1) }) ?? .replied
+    return (try? change(author: author, reply: &discarded) { $0.markReloaded(changes: &$1) }) ?? .replied
   }
 
   /// `!restart`: the daemon restarted after a crash; a request sent before this line that has
@@ -470,14 +498,11 @@ public final class SectionService {
     appendStateEvent(to: &output)
   }
 
-  /// Replies to a RELOAD that was not done: `ERR CONFIG` with why the config did not load, or
-  /// the error `reload(_:reply:)` threw. Returns the reason, for the log.
-  @discardableResult
-  public func refuseReload(_ error: any Error, reply: inout OutputQueue) -> String {
+  /// The refusal of a RELOAD that was not done: `ERR CONFIG` with why the config did not load,
+  /// or the error `reload(_:by:reply:)` threw.
+  public func refuseReload(_ error: any Error) -> ProtocolError {
     reloadDropsEdits = false
-    let refusal = error as? ProtocolError ?? ProtocolError(.config, "\(error)")
-    reply.append(contentsOf: refusal.line)
-    return refusal.message
+    return error as? ProtocolError ?? ProtocolError(.config, "\(error)")
   }
 
   /// Renders the whole state file of the current model into `buffer`, for the server to save.

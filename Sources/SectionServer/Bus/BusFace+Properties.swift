@@ -7,7 +7,7 @@ extension BusFace {
 
   /// Writes the value of `property` (for Get, GetAll and PropertiesChanged, through sd-bus).
   func append(property: String, to writer: inout BusWriter) throws {
-    let model = server.service.model
+    let model = server.model
     switch property {
     case "Mode": try writer.append(model.mode.rawValue)
     case "Revision": try writer.append(model.revision)
@@ -18,7 +18,7 @@ extension BusFace {
 
   /// `a(ssbu)`: id, title, open, item count of every section, in order.
   func appendSections(to writer: inout BusWriter) throws {
-    let model = server.service.model
+    let model = server.model
     try writer.container("a", "(ssbu)") { writer in
       for (section, openSince) in zip(model.sections, model.openedAt) {
         try writer.container("r", "ssbu") { writer in
@@ -45,7 +45,7 @@ extension BusFace {
       }
       let property = try? call.readString(atMost: 255)
       if property != "Mode", property != "Revision", refuseWhileBehind(call) { return true }
-      guard server.service.hasUnsavedChanges else {
+      guard server.hasUnsavedChanges else {
         call.rewind()
         return false
       }
@@ -72,7 +72,7 @@ extension BusFace {
       return true
     }
     do throws(ProtocolError) {
-      run(call, try BusRequest(lines: ["MODE \(mode)"], answer: .nothing))
+      run(call, try BusRequest(mode: mode))
     } catch {
       answer(call, error)
     }

@@ -7,8 +7,9 @@ import Systemd
 /// `org.sectiond.Sectiond1` (a named list: `org.sectiond.Sectiond1.NAME`, the same object and
 /// interface, as MPRIS does it), a peer of the control socket.
 ///
-/// A method call becomes the protocol line it stands for and enters where a socket request
-/// enters, `SectionService.handle`; a change's return waits, as a socket's `OK` does, for the
+/// A method call becomes the `Request` value it stands for, with a `Session` of its caller, and
+/// enters where a socket's parsed request enters (`Server.answer`, `SectionService.execute`),
+/// answered as values; a change's return waits, as a socket's `OK` does, for the
 /// group commit (`Server.save`), which hands the face the saved changes: their signals, one
 /// PropertiesChanged for the group, then the returns. One code path for durability,
 /// revisions and access, whichever face a change came in on.
@@ -71,10 +72,10 @@ final class BusFace {
 
   // MARK: Calls
 
-  /// A method call of the interface: parsed, checked, then handled as its protocol lines.
+  /// A method call of the interface: read into its request, checked, then executed.
   private func handle(_ call: BusCall) {
     do throws(ProtocolError) {
-      let request = try BusRequest(call, batchLines: server.service.limits.batchLines)
+      let request = try BusRequest(call, batchLines: server.batchLines)
       if request.answer.isRead, refuseWhileBehind(call) { return }
       run(call, request)
     } catch {
@@ -128,56 +129,44 @@ final class BusFace {
     for (call, request) in awaitingCredentials.removeValue(forKey: sender) ?? [] { execute(call, request) }
   }
 
-  /// Runs the protocol lines of `request`, then answers, holds the call for the save, or
-  /// keeps it for after the save of other changes its answer would show.
+  /// Executes `request` in a session of the caller (its right to change state, and who it is
+  /// for the history), then answers, holds the call for the save, or keeps it for after the
+  /// save of other changes its answer would show.
   private func execute(_ call: BusCall, _ request: BusRequest) {
     let privileged = access.mayChange(call.sender) == true
     let mayChange = (!request.changesState && !request.answer.showsWho) || privileged
-    var reply = OutputQueue()
-    var batch: Batch?
-    var outcome: SectionService.Outcome?
-    let author = access.author(call.sender)
-    server.service.author = author
-    for line in request.lines {
-      outcome = server.service.handle(
-        line[...], access: mayChange ? .control : .readOnly, batch: &batch, reply: &reply)
-    }
-    if outcome == .reload { outcome = server.reload(reply: &reply, by: author) }
-    // A D-Bus answer is one message: a long History is made whole (the bus's own bounds hold it).
-    if outcome == .streaming, var stream = server.service.takeStream() {
-      _ = server.service.continueStream(&stream, to: &reply, limit: .max)
-      outcome = .replied
-    }
-    let status = BusStatus.of(reply.tail)
-    switch (outcome, status) {
-    case (.deferred?, _):
-      server.waitForSave(call)
-    case (_, .failure(let error)):
+    var session = Session(access: mayChange ? .control : .readOnly, author: access.author(call.sender))
+    var batch = request.batch
+    switch server.answer(request.request, session: &session, batch: &batch) {
+    case .failure(let error):
       answer(call, error)
-    case (.changed?, .success(let revision)):
+    case .success(let done) where done.outcome == .deferred:
+      server.waitForSave(call)
+    case .success(let done) where done.outcome == .changed:
       server.holdForSave(
-        HeldCall(call: call, answer: request.answer, revision: revision, open: BusStatus.isOpen(reply.tail)))
-    case (_, .success(let revision)) where request.answer.showsWho:
+        HeldCall(call: call, answer: request.answer, revision: done.revision, open: done.open))
+    case .success(let done) where request.answer.showsWho:
       do {
         try call.reply { writer in
-          try BusHistory.write(request.answer, reply.tail, revision: revision, to: &writer)
+          try BusHistory.write(request.answer, done.lines.tail, revision: done.revision, to: &writer)
         }
       } catch let error as ProtocolError {
         answer(call, error)
       } catch {
         Log.debug("D-Bus: a reply to \(call.sender) was not sent: \(error)")
       }
-    case (_, .success(let revision)):
+    case .success(let done):
       send(call) { writer in
-        try self.write(request.answer, revision: revision, open: BusStatus.isOpen(reply.tail), to: &writer)
+        try self.write(
+          request.answer, revision: done.revision, open: done.open, section: done.section, to: &writer)
       }
     }
   }
 
-  /// Writes the return values of a call that succeeded.
-  private func write(_ answer: BusRequest.Answer, revision: UInt64, open: Bool, to writer: inout BusWriter)
-    throws
-  {
+  /// Writes the return values of a call that succeeded; `section`: the one Items named.
+  private func write(
+    _ answer: BusRequest.Answer, revision: UInt64, open: Bool, section: Int? = nil, to writer: inout BusWriter
+  ) throws {
     switch answer {
     case .nothing, .history, .changedBy: break
     case .revision: try writer.append(revision)
@@ -187,18 +176,15 @@ final class BusFace {
     case .list:
       try writer.append(revision)
       try appendSections(to: &writer)
-    case .items(let ref):
+    case .items:
       try writer.append(revision)
-      let model = server.service.model
-      // ITEMS succeeded: the ref names a section, by index (all digits) or by id.
-      let index = ref.utf8.allSatisfy { (0x30...0x39).contains($0) } ? Int(ref) : model.index(ofID: ref.utf8)
-      try writer.append(index.map { model.sections[$0].items } ?? [])
+      try writer.append(section.map { server.model.sections[$0].items } ?? [])
     }
   }
 
   func answer(_ call: BusCall, _ error: ProtocolError) {
     do {
-      try call.replyError(BusStatus.errorName(error.code), error.message)
+      try call.replyError(error.code.busName, error.message)
     } catch {
       Log.debug("D-Bus: an error reply to \(call.sender) was not sent: \(error)")
     }
@@ -237,7 +223,7 @@ final class BusFace {
     do {
       try bus.propertiesChanged(BusEvent.publish(unpublished, ids: unpublishedIDs, on: bus))
     } catch {
-      Log.warning("D-Bus: signals of revision \(server.service.model.revision) not sent: \(error)")
+      Log.warning("D-Bus: signals of revision \(server.model.revision) not sent: \(error)")
     }
     unpublished.removeAll(keepingCapacity: true)
     unpublishedIDs.removeAll(keepingCapacity: true)

@@ -1,8 +1,9 @@
 import SectionCore
 import Systemd
 
-/// A method call of the interface as the protocol lines it stands for (docs/DBUS.md maps
-/// each member to its request), and what its return carries.
+/// A method call of the interface as the request it stands for (docs/DBUS.md maps each
+/// member to its request), a `Request` value built from the call's arguments, never a line of
+/// text; and what its return carries.
 struct BusRequest {
   /// What a successful call returns.
   enum Answer {
@@ -14,8 +15,8 @@ struct BusRequest {
     case toggled
     /// List's `(t revision, a(ssbu) sections)`.
     case list
-    /// Items' `(t revision, as items)` of the section `ref` names.
-    case items(ref: String)
+    /// Items' `(t revision, as items)` of the section it names.
+    case items
     /// History's `(t revision, a(tssuuss) changes)`.
     case history
     /// ChangedBy's `(s time, s via, u uid, u pid, s name)` of the change of `revision`.
@@ -40,119 +41,210 @@ struct BusRequest {
     }
   }
 
-  let lines: [[UInt8]]
+  let request: Request
+  /// Batch's requests, which `request` (`.end`) applies.
+  let batch: Batch?
   let answer: Answer
-  let changesState: Bool
+  var changesState: Bool { !answer.isRead }
 
-  init(lines: [[UInt8]], answer: Answer, changesState: Bool) {
-    self.lines = lines
+  init(_ request: Request, batch: Batch? = nil, answer: Answer = .revision) {
+    self.request = request
+    self.batch = batch
     self.answer = answer
-    self.changesState = changesState
   }
 
-  /// The request of a call; throws SYNTAX for an argument that cannot stand in a request, and
-  /// LIMIT for a Batch of more than `batchLines` lines.
+  /// The request of a call; throws SYNTAX for an argument that cannot stand in the request
+  /// (docs/DBUS.md: one word where the request has one), TOOLONG for one longer than a
+  /// request line may be, and LIMIT for a Batch of more than `batchLines` lines.
   init(_ call: BusCall, batchLines: Int) throws(ProtocolError) {
-    let member = call.member
-    /// An argument no longer than a line may be (a longer one is not copied).
-    func string(_ what: String) throws(ProtocolError) -> String {
+    var arguments = Arguments(call: call)
+    switch call.member {
+    case "List": self.init(.list, answer: .list)
+    case "Items": self.init(.items(try arguments.ref()), answer: .items)
+    case "Open": self.init(.open(.section(try arguments.sectionNotAll())))
+    case "Close": self.init(.close(.section(try arguments.sectionNotAll())))
+    case "Toggle": self.init(.toggle(try arguments.ref()), answer: .toggled)
+    case "OpenAll": self.init(.open(.all))
+    case "CloseAll": self.init(.close(.all))
+    case "InsertSection":
+      let index = try arguments.position("index")
+      let id = try arguments.word("id")
+      self.init(.insert(index, id: id, title: try arguments.text("title")))
+    case "DeleteSection": self.init(.delete(try arguments.ref()))
+    case "MoveSection": self.init(.move(try arguments.ref(), to: try arguments.number("index")))
+    case "RenameSection": self.init(.rename(try arguments.ref(), title: try arguments.text("title")))
+    case "InsertItem":
+      let ref = try arguments.ref()
+      let position = try arguments.position("position")
+      self.init(.itemInsert(ref, position, text: try arguments.text("text")))
+    case "DeleteItem": self.init(.itemDelete(try arguments.ref(), try arguments.number("position")))
+    case "MoveItem":
+      let ref = try arguments.ref()
+      let from = try arguments.number("from")
+      self.init(.itemMove(ref, from: from, to: try arguments.number("to")))
+    case "SetItem":
+      let ref = try arguments.ref()
+      let position = try arguments.number("position")
+      self.init(.itemSet(ref, position, text: try arguments.text("text")))
+    case "Reload": self.init(.reload)
+    case "History": self.init(.history(last: try arguments.number("count")), answer: .history)
+    case "ChangedBy":
+      let revision: UInt64
+      do { revision = try call.readUInt64() } catch {
+        throw ProtocolError(.syntax, "ChangedBy: revision is missing")
+      }
+      guard revision > 0 else {
+        throw ProtocolError(.syntax, "ChangedBy: revision 0 is the start, no change")
+      }
+      // The first change after the one before it.
+      self.init(.historyFrom(revision - 1), answer: .changedBy(revision: revision))
+    case "Batch": self.init(.end, batch: try BusRequest.batch(call, batchLines: batchLines))
+    default:
+      throw ProtocolError(.unknown, "unknown method \(call.member)")
+    }
+    try arguments.finish()
+  }
+
+  /// The request each member with arguments stands for, as a line begins (docs/DBUS.md).
+  private static let verbs = [
+    "Items": "ITEMS", "Open": "OPEN", "Close": "CLOSE", "Toggle": "TOGGLE", "InsertSection": "INSERT",
+    "DeleteSection": "DELETE", "MoveSection": "MOVE", "RenameSection": "RENAME", "InsertItem": "ITEM INSERT",
+    "DeleteItem": "ITEM DELETE", "MoveItem": "ITEM MOVE", "SetItem": "ITEM SET", "History": "HISTORY",
+  ]
+
+  /// Properties.Set of Mode: `MODE <mode>`, as the protocol reads its word.
+  init(mode: String) throws(ProtocolError) {
+    let word = Array(mode.utf8)
+    switch Request.mode(word.isEmpty ? nil : word[...]) {
+    case .success(let request): self.init(request, answer: .nothing)
+    case .failure(let error): throw error
+    }
+  }
+
+  /// Batch's requests: request lines by the interface, each parsed as a socket's BATCH parses
+  /// its lines when it ends. Bounded as a socket's BATCH is, before anything past the bound is
+  /// copied.
+  private static func batch(_ call: BusCall, batchLines: Int) throws(ProtocolError) -> Batch {
+    let read: [String]?
+    do { read = try call.readStrings(atMost: batchLines, bytes: Batch.byteLimit) } catch {
+      throw ProtocolError(.syntax, "Batch: requests are missing")
+    }
+    guard let requests = read else {
+      throw ProtocolError(
+        .limit,
+        "Batch: at most \(batchLines) lines (sectiond --max-batch-lines) of \(Batch.byteLimit) bytes in all")
+    }
+    var batch = Batch()
+    for (number, request) in requests.enumerated() {
+      // The call is the whole batch (docs/DBUS.md): a request of it is a change, never its
+      // beginning or its end.
+      let verb = request.split(whereSeparator: { $0 == " " || $0 == "\t" }).first?.uppercased()
+      if verb == "END" || verb == "BATCH" {
+        throw ProtocolError(
+          .syntax, "line \(number + 1): \(verb!) cannot stand inside Batch; it is the whole batch")
+      }
+      if request.utf8.count > LineFramer.maximumLineLength { throw ProtocolError.tooLong }
+      batch.add(Array(request.utf8)[...], limit: batchLines)
+    }
+    return batch
+  }
+
+  /// A call's arguments, read in order as the values of a request.
+  private struct Arguments {
+    let call: BusCall
+    var member: String { call.member }
+    /// How long the request's line would be: a call says no more than a socket's request can,
+    /// so what a caller makes a socket client can make, name and read back too (TOOLONG).
+    private var lineBytes: Int
+    /// The first argument with a character no request may hold: refused once the length is
+    /// known to fit, as the line would be.
+    private var characterProblem: ProtocolError?
+
+    init(call: BusCall) {
+      self.call = call
+      lineBytes = BusRequest.verbs[call.member]?.utf8.count ?? 0
+    }
+
+    /// Throws what the arguments read make wrong as a request: too long, or a character
+    /// no request may hold.
+    func finish() throws(ProtocolError) {
+      if lineBytes > LineFramer.maximumLineLength { throw ProtocolError.tooLong }
+      if let characterProblem { throw characterProblem }
+    }
+
+    /// An argument no longer than a request line may be (a longer one is not copied), with
+    /// no control characters, as a request's text has none.
+    mutating func bytes(_ what: String) throws(ProtocolError) -> [UInt8] {
       let value: String?
       do { value = try call.readString(atMost: LineFramer.maximumLineLength) } catch {
         throw ProtocolError(.syntax, "\(member): \(what) is missing")
       }
       guard let value else { throw ProtocolError.tooLong }
-      return value
+      let bytes = Array(value.utf8)
+      lineBytes += 1 + bytes.count
+      if characterProblem == nil { characterProblem = Request.characterProblem(bytes[...]) }
+      return bytes
     }
-    func number(_ what: String) throws(ProtocolError) -> String {
-      do { return String(try call.readUInt32()) } catch {
-        throw ProtocolError(.syntax, "\(member): \(what) is missing")
-      }
-    }
-    /// A ref, an id, an index or a position: one word, as the protocol splits a line.
-    func word(_ what: String) throws(ProtocolError) -> String {
-      let value = try string(what)
-      if value.isEmpty || value.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
+
+    /// A ref, an id, an index or a position: one word, as ids and numbers are.
+    mutating func word(_ what: String) throws(ProtocolError) -> ArraySlice<UInt8> {
+      let value = try bytes(what)
+      if value.isEmpty || value.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
         throw ProtocolError(
-          .syntax, "\(member): \(what) \(BusRequest.quoted(value)) must be one word, without spaces")
-      }
-      return value
-    }
-    /// The ref of Open and Close, where the protocol's ALL would mean every section: on the
-    /// bus that is OpenAll and CloseAll, and no id is "all".
-    func ref() throws(ProtocolError) -> String {
-      let ref = try word("ref")
-      if ref.lowercased() == "all" {
-        throw ProtocolError(
-          .noSection, "no section \(BusRequest.quoted(ref)): call \(member)All for every section")
-      }
-      return ref
-    }
-    var answer = Answer.revision
-    let line: String
-    switch member {
-    case "List":
-      line = "LIST"
-      answer = .list
-    case "Items":
-      let ref = try word("ref")
-      line = "ITEMS \(ref)"
-      answer = .items(ref: ref)
-    case "Open": line = "OPEN \(try ref())"
-    case "Close": line = "CLOSE \(try ref())"
-    case "Toggle":
-      line = "TOGGLE \(try word("ref"))"
-      answer = .toggled
-    case "OpenAll": line = "OPEN ALL"
-    case "CloseAll": line = "CLOSE ALL"
-    case "InsertSection": line = "INSERT \(try word("index")) \(try word("id")) \(try string("title"))"
-    case "DeleteSection": line = "DELETE \(try word("ref"))"
-    case "MoveSection": line = "MOVE \(try word("ref")) \(try number("index"))"
-    case "RenameSection": line = "RENAME \(try word("ref")) \(try string("title"))"
-    case "InsertItem": line = "ITEM INSERT \(try word("ref")) \(try word("position")) \(try string("text"))"
-    case "DeleteItem": line = "ITEM DELETE \(try word("ref")) \(try number("position"))"
-    case "MoveItem": line = "ITEM MOVE \(try word("ref")) \(try number("from")) \(try number("to"))"
-    case "SetItem": line = "ITEM SET \(try word("ref")) \(try number("position")) \(try string("text"))"
-    case "Reload": line = "RELOAD"
-    case "History":
-      line = "HISTORY \(try number("count"))"
-      answer = .history
-    case "ChangedBy":
-      let revision: UInt64
-      do { revision = try call.readUInt64() } catch {
-        throw ProtocolError(.syntax, "\(member): revision is missing")
-      }
-      guard revision > 0 else {
-        throw ProtocolError(.syntax, "\(member): revision 0 is the start, no change")
-      }
-      line = "HISTORY FROM \(revision - 1)"
-      answer = .changedBy(revision: revision)
-    case "Batch":
-      // Bounded as a socket's BATCH is, before anything past the bound is copied.
-      let read: [String]?
-      do { read = try call.readStrings(atMost: batchLines, bytes: Batch.byteLimit) } catch {
-        throw ProtocolError(.syntax, "Batch: requests are missing")
-      }
-      guard let requests = read else {
-        throw ProtocolError(
-          .limit,
-          "Batch: at most \(batchLines) lines (sectiond --max-batch-lines) of \(Batch.byteLimit) bytes in all"
+          .syntax,
+          "\(member): \(what) \(BusRequest.quoted(String(decoding: value, as: UTF8.self))) must be one word, without spaces"
         )
       }
-      // The call is the whole BATCH ... END: a line of its own that ended or began one would
-      // apply what came before it, or after it, outside the batch.
-      for (number, request) in requests.enumerated() {
-        let verb = request.split(whereSeparator: { $0 == " " || $0 == "\t" }).first?.uppercased()
-        if verb == "END" || verb == "BATCH" {
-          throw ProtocolError(
-            .syntax, "line \(number + 1): \(verb!) cannot stand inside Batch; it is the whole batch")
-        }
-      }
-      try self.init(lines: ["BATCH"] + requests + ["END"], answer: .revision)
-      return
-    default:
-      throw ProtocolError(.unknown, "unknown method \(member)")
+      return value[...]
     }
-    try self.init(lines: [line], answer: answer)
+
+    /// A section: an index (all digits) or an id.
+    mutating func ref() throws(ProtocolError) -> SectionRef {
+      SectionRef(word: try word("ref"))
+    }
+
+    /// The ref of Open and Close, where the protocol's ALL would mean every section: on the
+    /// bus that is OpenAll and CloseAll, and no id is "all".
+    mutating func sectionNotAll() throws(ProtocolError) -> SectionRef {
+      let ref = try word("ref")
+      if SectionRef.isAll(ref) {
+        throw ProtocolError(
+          .noSection,
+          "no section \(BusRequest.quoted(String(decoding: ref, as: UTF8.self))): call \(member)All for every section"
+        )
+      }
+      return SectionRef(word: ref)
+    }
+
+    /// An index or a position, or `end` (after the last).
+    mutating func position(_ what: String) throws(ProtocolError) -> Position {
+      let word = try word(what)
+      guard let position = Position(word: word) else {
+        throw ProtocolError(
+          .syntax,
+          "\(member): \(what) \(BusRequest.quoted(String(decoding: word, as: UTF8.self))) is not a number or end"
+        )
+      }
+      return position
+    }
+
+    mutating func number(_ what: String) throws(ProtocolError) -> Int {
+      let value: UInt32
+      do { value = try call.readUInt32() } catch {
+        throw ProtocolError(.syntax, "\(member): \(what) is missing")
+      }
+      lineBytes += 1 + String(value).utf8.count
+      return Int(value)
+    }
+
+    /// A title or a text: what the protocol takes to the end of its line, without the spaces
+    /// and tabs around it, which a request cannot carry.
+    mutating func text(_ what: String) throws(ProtocolError) -> ArraySlice<UInt8> {
+      guard let text = Request.text(try bytes(what)[...]) else {
+        throw ProtocolError(.syntax, "\(member): \(what) is empty")
+      }
+      return text
+    }
   }
 
   /// How many bytes of a caller's argument an error quotes.
@@ -165,15 +257,5 @@ struct BusRequest {
     let bytes = value.utf8
     guard bytes.count > quotedBytes else { return "\"\(value)\"" }
     return "\"\(String(decoding: bytes.prefix(quotedBytes), as: UTF8.self))...\" (\(bytes.count) bytes)"
-  }
-
-  /// `lines` as requests; each must fit on one protocol line.
-  init(lines: [String], answer: Answer) throws(ProtocolError) {
-    var bytes: [[UInt8]] = []
-    for line in lines {
-      if line.utf8.count > LineFramer.maximumLineLength { throw ProtocolError.tooLong }
-      bytes.append(Array(line.utf8))
-    }
-    self.init(lines: bytes, answer: answer, changesState: !answer.isRead)
   }
 }

@@ -585,6 +585,13 @@ def errors_on(bus, daemon, client, config, good, state_dir, mounted):
     name, message = client.error("Items", "s", ("a " + "b" * (4 << 20),))
     check(name == "org.freedesktop.DBus.Error.InvalidArgs" and len(message) < 160,
           "a 4 MB Items argument: refused in a short message", f"{name}: {message[:300]}")
+    # Each argument fits a line, but not the request they make: what a caller adds, a socket
+    # client could not have added, nor name in a request line.
+    revision = client.get("Revision")
+    name, message = client.error("InsertItem", "sss", ("first", "end", "x" * 4090))
+    check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "longer than 4096" in message
+          and client.get("Revision") == revision, "arguments past a request line in all: TOOLONG, nothing added",
+          f"{name}: {message[:300]}")
     name, message = client.error("InsertItem", "sss", ("first", "end", "two\nlines"))
     check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "control character" in message,
           "a text with a newline: InvalidArgs with SYNTAX's message", f"{name}: {message}")
