@@ -34,7 +34,9 @@ enum BusHistory {
   }
 
   /// `(s time, s via, u uid, u pid, s name)` of `change`, as its `history` line shows them.
-  private static func appendWho(_ change: HistoryRecord, clock: inout HistoryClock, to writer: inout BusWriter)
+  private static func appendWho(
+    _ change: HistoryRecord, clock: inout HistoryClock, to writer: inout BusWriter
+  )
     throws
   {
     try writer.append(clock.string(milliseconds: change.time))
