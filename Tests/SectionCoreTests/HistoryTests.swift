@@ -220,6 +220,38 @@ extension HistoryClockTests {
         == "history 1 2026-12-03T20:21:07.123Z socket - - - opened 1 0 a\nOK 1\n")
   }
 
+  /// The changes `HISTORY` hands a face that answers with values (D-Bus): what its lines say,
+  /// blanked as they are for the read-only access, refused and deferred as they are.
+  @Test func historyAnswersWithTheKeptChangesAsValues() throws {
+    let harness = historyHarness(name: "waybar")
+    saved(harness, "TOGGLE a")
+    saved(harness, "OPEN b")
+    func changes(_ request: Request, _ access: SectionService.Access = .control) -> Result<
+      SectionService.Answer, ProtocolError
+    > {
+      var session = Session(access: access, author: harness.author)
+      var batch: Batch?
+      return harness.service.answer(request, session: &session, batch: &batch)
+    }
+    let answer = try changes(.history(last: 20)).get()
+    #expect(answer.outcome == .replied && answer.revision == 2)
+    #expect(answer.changes.map(\.revision) == [1, 2])
+    let first = try #require(answer.changes.first)
+    var clock = HistoryClock()
+    #expect(clock.string(milliseconds: first.time) == "2026-12-03T20:21:07.123Z")
+    #expect(first.via == .socket && first.uid == 1000 && first.pid == 4242)
+    #expect(first.name == Array("waybar".utf8) && Array(first.event) == Array("opened 1 0 a".utf8))
+    #expect(try changes(.history(last: 1)).get().changes.map(\.revision) == [2])
+    #expect(
+      try changes(.historyFrom(1)).get().changes.map { Array($0.event) } == [Array("opened 2 1 b".utf8)])
+    #expect(try changes(.historyFrom(2)).get().changes.isEmpty)
+    let blanked = try #require(try changes(.history(last: 1), .readOnly).get().changes.first)
+    #expect(blanked.uid == nil && blanked.pid == nil && blanked.name.isEmpty && blanked.via == .socket)
+    #expect(throws: ProtocolError.self) { try changes(.historyFrom(3)).get() }
+    _ = harness.send("TOGGLE a")
+    #expect(try changes(.history(last: 20)).get().outcome == .deferred)
+  }
+
   @Test func historyCountsAndFrom() {
     let harness = historyHarness()
     for _ in 0..<30 { saved(harness, "TOGGLE a") }

@@ -252,6 +252,18 @@ public struct History {
     return words.next().flatMap(RequestParser.number).map(UInt64.init)
   }
 
+  /// The change at `position`, from the oldest (0), as values; with `blankingWho`, without its
+  /// uid, pid and name, as `appendLine` blanks them.
+  func record(_ position: Int, blankingWho: Bool, processName: (Int32) -> String?) -> HistoryRecord {
+    let record = record(position)
+    let author = authors[Int(record.author)]
+    return HistoryRecord(
+      revision: record.revision, time: record.time, via: author.via, uid: blankingWho ? nil : author.uid,
+      pid: blankingWho ? nil : author.pid.flatMap { $0 >= 0 ? $0 : nil },
+      name: blankingWho ? [] : author.shownName(processName),
+      event: text[(record.start - dropped + 1)..<(record.end - dropped - 1)])
+  }
+
   /// Appends the line of the change at `position`, `<rev> <time> <via> <uid> <pid> <name>
   /// <event>` and LF; with `blankingWho`, uid, pid and name are `-` (the read-only socket:
   /// SECURITY.md).

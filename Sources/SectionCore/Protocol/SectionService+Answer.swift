@@ -12,8 +12,10 @@ extension SectionService {
     public var section: Int?
     /// Whether that section is open now: `TOGGLE`'s answer.
     public var open: Bool
-    /// The reply as a socket gets it, a long one made whole: `HISTORY`'s `history` lines.
+    /// The reply as a socket gets it (a RELOAD's), a long one made whole; empty for `HISTORY`.
     public var lines: OutputQueue
+    /// The changes `HISTORY` lists, oldest first, as its lines show them to the session.
+    public var changes: [HistoryRecord] = []
   }
 
   /// Executes `request` of `session` (a batch as `.end` with its lines in `batch`), as
@@ -23,6 +25,15 @@ extension SectionService {
   > {
     var reply = OutputQueue()
     do throws(ProtocolError) {
+      // `HISTORY` answers with the kept changes as values, never lines to read back; while
+      // changes wait for their save, `execute` defers it as every read.
+      if request.verb == .history, !hasUnsavedChanges {
+        let changes = records(from: try listed(by: request), access: session.access)
+        return .success(
+          Answer(
+            outcome: .replied, revision: model.revision, section: nil, open: false, lines: reply,
+            changes: changes))
+      }
       var outcome = try execute(request, session: &session, batch: &batch, reply: &reply) ?? .replied
       // A long answer is made whole: the face sends it as one message.
       if outcome == .streaming, var stream = takeStream() {

@@ -14,6 +14,28 @@ extension SectionService {
     return start(HistoryStream(next: oldest + UInt64(position), kind: kind), reply: &reply)
   }
 
+  /// The position of the first change `HISTORY` (`.history`, `.historyFrom`) lists; GONE when
+  /// the changes after its revision are not all kept.
+  func listed(by request: Request) throws(ProtocolError) -> Int {
+    switch request {
+    case .historyFrom(let revision):
+      guard let position = history.position(after: revision, current: model.revision) else {
+        throw goneError(revision)
+      }
+      return position
+    case .history(let last): return history.count - min(last, history.count)
+    default: preconditionFailure("\(request.verb.name) lists no history")
+    }
+  }
+
+  /// The changes from `position` to the newest as values, as `HISTORY`'s lines show them to
+  /// `access`.
+  func records(from position: Int, access: Access) -> [HistoryRecord] {
+    (position..<history.count).map {
+      history.record($0, blankingWho: access == .readOnly, processName: processName)
+    }
+  }
+
   /// Sends the first part of `stream`: `.streaming` when more is left, else what the request's
   /// answer is once whole.
   func start(_ stream: HistoryStream, reply: inout OutputQueue) -> Outcome {

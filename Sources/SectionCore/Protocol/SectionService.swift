@@ -228,13 +228,8 @@ public final class SectionService {
       reply.appendDecimal(revision)
       reply.append("\n")
       return start(HistoryStream(next: revision + 1, kind: .replay), reply: &reply)
-    case .history(let last):
-      return startLines(from: history.count - min(last, history.count), access: access, reply: &reply)
-    case .historyFrom(let revision):
-      guard let position = history.position(after: revision, current: model.revision) else {
-        throw goneError(revision)
-      }
-      return startLines(from: position, access: access, reply: &reply)
+    case .history, .historyFrom:
+      return startLines(from: try listed(by: request), access: access, reply: &reply)
     case .clientName(let name):
       session.author = session.author.named(Array(name))
       reply.append("OK\n")

@@ -148,7 +148,7 @@ final class BusFace {
     case .success(let done) where request.answer.showsWho:
       do {
         try call.reply { writer in
-          try BusHistory.write(request.answer, done.lines.tail, revision: done.revision, to: &writer)
+          try BusHistory.write(request.answer, done.changes, revision: done.revision, to: &writer)
         }
       } catch let error as ProtocolError {
         answer(call, error)

@@ -1,62 +1,48 @@
 import SectionCore
 import Systemd
 
-/// The answers of History and ChangedBy, read from the `history` lines of the protocol's reply
-/// to `HISTORY` (one code path for what the history shows, and for its blanks).
+/// The answers of History and ChangedBy, from the changes `HISTORY` lists as values
+/// (`SectionService.Answer.changes`): what the history shows, and its blanks, as its lines
+/// show them (docs/DBUS.md).
 enum BusHistory {
   /// An uid or pid the caller may not know, or nobody knows: systemd's UID_INVALID.
   static let unknownID = UInt32.max
 
   static func write(
-    _ answer: BusRequest.Answer, _ reply: [UInt8], revision: UInt64, to writer: inout BusWriter
+    _ answer: BusRequest.Answer, _ changes: [HistoryRecord], revision: UInt64, to writer: inout BusWriter
   ) throws {
-    let lines = reply.split(separator: 0x0A).filter { $0.starts(with: "history ".utf8) }
+    var clock = HistoryClock()
     switch answer {
     case .changedBy(let wanted):
-      // HISTORY FROM wanted-1 succeeded: its first line is the change of `wanted`.
-      guard let first = lines.first, let change = Change(first), change.revision == wanted else {
+      // HISTORY FROM wanted-1 succeeded: its first change is `wanted`.
+      guard let change = changes.first, change.revision == wanted else {
         throw ProtocolError(.gone, "\(wanted) is not a revision the state has reached yet")
       }
-      try writer.append(change.time)
-      try writer.append(change.via)
-      try writer.append(change.uid)
-      try writer.append(change.pid)
-      try writer.append(change.name)
+      try appendWho(change, clock: &clock, to: &writer)
     default:
       try writer.append(revision)
       try writer.container("a", "(tssuuss)") { writer in
-        for line in lines {
-          guard let change = Change(line) else { continue }
+        for change in changes {
           try writer.container("r", "tssuuss") { writer in
             try writer.append(change.revision)
-            try writer.append(change.time)
-            try writer.append(change.via)
-            try writer.append(change.uid)
-            try writer.append(change.pid)
-            try writer.append(change.name)
-            try writer.append(change.event)
+            try appendWho(change, clock: &clock, to: &writer)
+            try writer.append(String(decoding: change.event, as: UTF8.self))
           }
         }
       }
     }
   }
 
-  /// A `history <rev> <time> <via> <uid> <pid> <name> <event>` line as its values.
-  private struct Change {
-    let revision: UInt64
-    let time, via, name, event: String
-    let uid, pid: UInt32
-
-    init?(_ line: ArraySlice<UInt8>) {
-      let words = String(decoding: line, as: UTF8.self).split(separator: " ", maxSplits: 7)
-      guard words.count == 8, let revision = UInt64(words[1]) else { return nil }
-      self.revision = revision
-      time = String(words[2])
-      via = String(words[3])
-      uid = UInt32(words[4]) ?? BusHistory.unknownID
-      pid = UInt32(words[5]) ?? BusHistory.unknownID
-      name = String(words[6])
-      event = String(words[7])
-    }
+  /// `(s time, s via, u uid, u pid, s name)` of `change`, as its `history` line shows them.
+  private static func appendWho(
+    _ change: HistoryRecord, clock: inout HistoryClock, to writer: inout BusWriter
+  )
+    throws
+  {
+    try writer.append(clock.string(milliseconds: change.time))
+    try writer.append(change.via.rawValue)
+    try writer.append(change.uid ?? unknownID)
+    try writer.append(change.pid.map { UInt32($0) } ?? unknownID)
+    try writer.append(change.name.isEmpty ? "-" : String(decoding: change.name, as: UTF8.self))
   }
 }
