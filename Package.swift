@@ -63,7 +63,7 @@ let package = Package(
     // with typed wrappers for its variadic setters. The headers come from libcurl4-openssl-dev.
     .target(name: "CCurl"),
     // The one place that calls libcurl: a client of etcd's v3 JSON gateway on the sd-event loop.
-    .target(name: "Etcd", dependencies: ["CCurl", "SectionCore", "Systemd", "Posix"]),
+    .target(name: "Etcd", dependencies: ["CCurl", "SectionShared", "Systemd", "Posix"]),
     // The daemon's I/O layer: listeners, connections, the state file, the command line.
     .target(
       name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),

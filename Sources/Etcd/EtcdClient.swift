@@ -1,5 +1,5 @@
 import CCurl
-import SectionCore
+import SectionShared
 import Systemd
 
 /// A client of etcd's v3 JSON gateway (etcd 3.4 and later, path `/v3/`), on libcurl driven by

@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 // The gateway's JSON (grpc-gateway's mapping of etcd's protobufs): keys and values in base64,
 // 64-bit integers as strings, members with default values left out (a failed compare has no

@@ -1,4 +1,4 @@
-import SectionCore
+import SectionShared
 
 extension EtcdClient {
   /// Opens a watch; `handler` gets its updates in order, on the loop's thread, until one that
