@@ -9,7 +9,23 @@ struct Runner {
 
   private var style: Style { Style(environment: environment) }
 
-  func run() throws(ClientError) -> ExitStatus {
+  /// Runs the command: `ui`, whose terminal is sectionctl's to fail on, or any other, which
+  /// fails only as the library does.
+  func run() throws(CommandLineError) -> ExitStatus {
+    guard case .ui = invocation.command else {
+      do {
+        return try perform()
+      } catch {
+        throw .client(error)
+      }
+    }
+    return try TerminalUI(
+      path: socketPath(), name: invocation.name ?? "sectionctl-ui", readonly: invocation.readonly,
+      style: style, environment: environment
+    ).run()
+  }
+
+  private func perform() throws(ClientError) -> ExitStatus {
     switch invocation.command {
     case .help(let topic):
       output.print(topic.map(HelpText.command) ?? HelpText.general())
@@ -76,10 +92,7 @@ struct Runner {
     case .log(let request):
       return try HistoryLog(runner: self, request: request).run()
     case .ui:
-      return try TerminalUI(
-        path: socketPath(), name: invocation.name ?? "sectionctl-ui", readonly: invocation.readonly,
-        style: style, environment: environment
-      ).run()
+      preconditionFailure("run() starts the ui")
     case .send(let lines):
       return try send(lines)
     case .pipe:
@@ -245,7 +258,7 @@ struct Runner {
         changed += try outcome.get().succeeded().sections.map(\.index)
         succeeded = true
       } catch {
-        output.report(invocation.readonly ? error.onReadonlySocket : error)
+        output.report(.client(invocation.readonly ? error.onReadonlySocket : error))
         status = error.exitStatus
       }
     }

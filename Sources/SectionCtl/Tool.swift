@@ -10,20 +10,25 @@ public enum Tool {
     // Before parsing, for a usage error: --json or -j anywhere asks for JSON errors.
     output.json = arguments.contains("--json") || arguments.contains("-j")
     var readonly = false
-    do {
-      try checkEncoding(
-        Array(UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc))))
-      var invocation = try ArgumentParser.parse(arguments)
-      output.json = invocation.json
-      readonly = invocation.readonly
-      if let socket = invocation.socket, let list = invocation.list, !invocation.json {
-        output.diagnose(
-          "warning: --socket wins over --list: talking to \(socket), not to the list \(list) "
-            + "(its socket would be \(SocketNames.path(of: list, beside: socket)))")
+    do throws(CommandLineError) {
+      let runner: Runner
+      do {
+        try checkEncoding(
+          Array(UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc))))
+        var invocation = try ArgumentParser.parse(arguments)
+        output.json = invocation.json
+        readonly = invocation.readonly
+        if let socket = invocation.socket, let list = invocation.list, !invocation.json {
+          output.diagnose(
+            "warning: --socket wins over --list: talking to \(socket), not to the list \(list) "
+              + "(its socket would be \(SocketNames.path(of: list, beside: socket)))")
+        }
+        let environment = Environment.current
+        invocation.list = try SocketLocation.list(explicit: invocation.list, environment: environment)
+        runner = Runner(invocation: invocation, environment: environment, output: output)
+      } catch {
+        throw CommandLineError.client(error)
       }
-      let environment = Environment.current
-      invocation.list = try SocketLocation.list(explicit: invocation.list, environment: environment)
-      let runner = Runner(invocation: invocation, environment: environment, output: output)
       // Once, from the command line: the shell's lines name the socket it found, which is not
       // the user naming it.
       Connection.socketIsNamed = runner.socketIsNamed

@@ -70,6 +70,24 @@ import Testing
     #expect(ClientError.usage("bad").diagnostic == "bad\nTry 'sectionctl --help' for more information.")
     #expect(!ClientError.noDaemon(paths: ["/s"]).message.contains("--socket (-s)"))
   }
+
+  /// A dumb terminal stops `ui` with sectionctl's own error, before any connection: exit 2,
+  /// TERMINAL for scripts, advice to use view or watch (the library has no terminal error).
+  @Test func uiRefusesADumbTerminalAsACommandLineError() {
+    let runner = Runner(
+      invocation: Invocation(command: .ui, socket: "/nonexistent/s.sock"),
+      environment: Fixtures.environment(["TERM": "dumb"], terminal: true), output: Output())
+    #expect {
+      _ = try runner.run()
+    } throws: { error in
+      guard let error = error as? CommandLineError, case .terminal(let text) = error else { return false }
+      return error.code == "TERMINAL" && error.exitStatus == .usage && error.diagnostic == text
+        && text.hasPrefix("ui needs a terminal") && text.hasSuffix("'sectionctl watch' to follow changes")
+    }
+    let lost = CommandLineError.client(.connectionLost(path: "/s"))
+    #expect(lost.code == "UNAVAILABLE" && lost.exitStatus == .unavailable)
+    #expect(lost.diagnostic == ClientError.connectionLost(path: "/s").diagnostic)
+  }
 }
 
 /// `--list-from-query` is pipe's alone (the query itself: SectionClientTests' QueryListTests).

@@ -43,14 +43,11 @@ public enum ClientError: Error, Equatable {
   /// (`name`, `list`, `history(last:)`), `value` is what was given, `rule` what it may be.
   /// Nothing was sent.
   case invalidArgument(argument: String, value: String, rule: String)
-  /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
-  case terminal(String)
 
   /// A word for scripts (`--json` errors): the daemon's code, or what went wrong here.
   public var code: String {
     switch self {
     case .usage, .invalidRequest, .invalidArgument: "USAGE"
-    case .terminal: "TERMINAL"
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: "UNAVAILABLE"
     case .cancelled: "CANCELLED"
     case .daemon(let code, _): code
@@ -114,7 +111,7 @@ public enum ClientError: Error, Equatable {
     switch self {
     case .usage(let text):
       return text + remedies.usage
-    case .terminal(let text), .invalidRequest(let text):
+    case .invalidRequest(let text):
       return text
     case .invalidArgument(let argument, let value, let rule):
       return "invalid \(argument) \"\(VisibleText.escape(value))\": \(rule); nothing was sent"

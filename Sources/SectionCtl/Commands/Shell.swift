@@ -190,21 +190,31 @@ final class Shell {
       if runner.invocation.json { invocation.json = true }
       var each = Runner(invocation: invocation, environment: runner.environment, output: output)
       each.defaultName = name
-      status = try each.run()
+      do {
+        status = try each.run()
+      } catch {
+        report(error, status: &status)
+        return true
+      }
       if status == .success, case .send(let lines) = invocation.command,
         let named = Shell.clientName(in: lines)
       {
         name = named
       }
     } catch {
-      if case .usage(let text) = error {
-        output.diagnose(text + " ('help' lists the commands)")
-      } else {
-        output.diagnose(error.diagnostic)
-      }
-      status = error.exitStatus
+      report(.client(error), status: &status)
     }
     return true
+  }
+
+  /// A line's error, as the shell reports it: a usage error points at `help`, not `--help`.
+  private func report(_ error: CommandLineError, status: inout ExitStatus) {
+    if case .client(.usage(let text)) = error {
+      runner.output.diagnose(text + " ('help' lists the commands)")
+    } else {
+      runner.output.diagnose(error.diagnostic)
+    }
+    status = error.exitStatus
   }
 
   /// The name the last `CLIENT NAME <name>` among raw `lines` gives (the daemon's rule: one

@@ -16,7 +16,7 @@ extension ClientError {
   /// The exit status a script reads for the error: who is to blame (`ExitStatus`).
   var exitStatus: ExitStatus {
     switch self {
-    case .usage, .terminal, .invalidRequest, .invalidArgument: .usage
+    case .usage, .invalidRequest, .invalidArgument: .usage
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut, .cancelled:
       .unavailable
     case .daemon, .malformedReply, .lineTooLong, .replyTooLarge, .tooManyEvents: .daemonError
