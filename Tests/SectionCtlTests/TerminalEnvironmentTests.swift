@@ -67,7 +67,7 @@ import Testing
       ClientError.malformedReply("HELLO").diagnostic.hasSuffix(
         "('sectionctl send VERSION' shows what it speaks)"))
     #expect(ClientError.timedOut(path: "/s", seconds: 2).diagnostic.contains("--timeout SECONDS"))
-    #expect(ClientError.usage("bad").diagnostic == "bad\nTry 'sectionctl --help' for more information.")
+    #expect(CommandLineError.usage("bad").diagnostic == "bad\nTry 'sectionctl --help' for more information.")
     #expect(!ClientError.noDaemon(paths: ["/s"]).message.contains("--socket (-s)"))
   }
 
@@ -94,6 +94,6 @@ import Testing
 @Suite struct QueryOptionTests {
   @Test func onlyPipeTakesIt() throws {
     #expect(try ArgumentParser.parse(["pipe", "--list-from-query"]).listFromQuery)
-    #expect(throws: ClientError.self) { try ArgumentParser.parse(["view", "--list-from-query"]) }
+    #expect(throws: CommandLineError.self) { try ArgumentParser.parse(["view", "--list-from-query"]) }
   }
 }

@@ -31,7 +31,7 @@ final class Shell {
     name = runner.invocation.name ?? "sectionctl-shell"
   }
 
-  func run() throws(ClientError) -> ExitStatus {
+  func run() throws(CommandLineError) -> ExitStatus {
     guard runner.environment.inputIsTerminal else { return try runScript() }
     // libedit reads and edits multibyte characters only in a UTF-8 locale.
     setlocale(LC_CTYPE, "")
@@ -112,7 +112,7 @@ final class Shell {
   /// Lines from a pipe or a file, each run in turn. The status is that of the last line that
   /// failed (is-open's "closed" counts), 0 when none did: a script learns that something
   /// went wrong even when a later line succeeded.
-  private func runScript() throws(ClientError) -> ExitStatus {
+  private func runScript() throws(CommandLineError) -> ExitStatus {
     let bytes: [UInt8]
     do {
       bytes = try FileDescriptor.standardInput.readAll(subject: "standard input")
@@ -152,7 +152,7 @@ final class Shell {
 
   private func execute(_ line: String, status: inout ExitStatus) -> Bool {
     let output = runner.output
-    do throws(ClientError) {
+    do throws(CommandLineError) {
       let words = try ShellWords.split(line)
       guard let first = words.first else { return true }
       if first == "quit" || first == "exit" { return false }
@@ -190,31 +190,21 @@ final class Shell {
       if runner.invocation.json { invocation.json = true }
       var each = Runner(invocation: invocation, environment: runner.environment, output: output)
       each.defaultName = name
-      do {
-        status = try each.run()
-      } catch {
-        report(error, status: &status)
-        return true
-      }
+      status = try each.run()
       if status == .success, case .send(let lines) = invocation.command,
         let named = Shell.clientName(in: lines)
       {
         name = named
       }
     } catch {
-      report(.client(error), status: &status)
+      if case .usage(let text) = error {
+        output.diagnose(text + " ('help' lists the commands)")
+      } else {
+        output.diagnose(error.diagnostic)
+      }
+      status = error.exitStatus
     }
     return true
-  }
-
-  /// A line's error, as the shell reports it: a usage error points at `help`, not `--help`.
-  private func report(_ error: CommandLineError, status: inout ExitStatus) {
-    if case .client(.usage(let text)) = error {
-      runner.output.diagnose(text + " ('help' lists the commands)")
-    } else {
-      runner.output.diagnose(error.diagnostic)
-    }
-    status = error.exitStatus
   }
 
   /// The name the last `CLIENT NAME <name>` among raw `lines` gives (the daemon's rule: one

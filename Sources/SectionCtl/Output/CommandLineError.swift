@@ -6,6 +6,8 @@ import SectionClient
 enum CommandLineError: Error, Equatable {
   /// The library's error, reported with sectionctl's options as the fixes.
   case client(ClientError)
+  /// The command line is wrong; the message says what to type instead.
+  case usage(String)
   /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
   case terminal(String)
 
@@ -13,6 +15,7 @@ enum CommandLineError: Error, Equatable {
   var code: String {
     switch self {
     case .client(let error): error.code
+    case .usage: "USAGE"
     case .terminal: "TERMINAL"
     }
   }
@@ -21,7 +24,7 @@ enum CommandLineError: Error, Equatable {
   var exitStatus: ExitStatus {
     switch self {
     case .client(let error): error.exitStatus
-    case .terminal: .usage
+    case .usage, .terminal: .usage
     }
   }
 
@@ -29,6 +32,7 @@ enum CommandLineError: Error, Equatable {
   var diagnostic: String {
     switch self {
     case .client(let error): error.diagnostic
+    case .usage(let text): text + "\nTry 'sectionctl --help' for more information."
     case .terminal(let text): text
     }
   }
@@ -37,5 +41,17 @@ enum CommandLineError: Error, Equatable {
   var onReadonlySocket: CommandLineError {
     guard case .client(let error) = self else { return self }
     return .client(error.onReadonlySocket)
+  }
+}
+
+extension CommandLineError {
+  /// What `body` returns, its error as sectionctl's: for the library calls among those that
+  /// can also fail as only a command line does.
+  static func lifting<T>(_ body: () throws(ClientError) -> T) throws(CommandLineError) -> T {
+    do {
+      return try body()
+    } catch {
+      throw .client(error)
+    }
   }
 }
