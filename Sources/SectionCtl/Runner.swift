@@ -9,15 +9,68 @@ struct Runner {
 
   private var style: Style { Style(environment: environment) }
 
-  func run() throws(ClientError) -> ExitStatus {
+  /// Runs the command. Most fail only as the library does (`perform`); these can also fail as
+  /// only a command line does (a terminal, a line typed, standard input, a page's query).
+  func run() throws(CommandLineError) -> ExitStatus {
+    switch invocation.command {
+    case .shell:
+      return try Shell(runner: self).run()
+    case .list where !invocation.commandGiven && environment.inputIsTerminal && environment.outputIsTerminal:
+      return try Shell(runner: self).run()
+    case .ui:
+      return try TerminalUI(
+        path: socketPath(), name: invocation.name ?? "sectionctl-ui", readonly: invocation.readonly,
+        style: style, environment: environment
+      ).run()
+    case .batch:
+      let lines = try BatchInput.lines(try standardInput())
+      try CommandLineError.lifting { () throws(ClientError) in
+        showRevision(try connect().request(batch: lines).succeeded())
+      }
+    case .reloadFresh(let force):
+      if !force,
+        let config = try CommandLineError.lifting({ () throws(ClientError) in
+          try daemonStatus().facts["config"]
+        }), config == "-"
+      {
+        throw .usage(
+          "the daemon on \(socketPath()) has no config file: it serves its built-in demo set, which "
+            + "reload --fresh would put in place of the list, dropping every section clients added. "
+            + "Add --force to do that; to keep the list, export it into a file and start sectiond "
+            + "with --config FILE")
+      }
+      try CommandLineError.lifting { () throws(ClientError) in try reload(fresh: true) }
+    case .pipe:
+      let path: String
+      do {
+        path =
+          invocation.listFromQuery
+          ? try SocketLocation.fromQuery(environment.nonEmpty("QUERY_STRING"), beside: socketPath())
+          : socketPath()
+      } catch {
+        throw .usage("the page's ?list=: \(error)")
+      }
+      // Under websocketd, the page's user is the one behind each change.
+      let name =
+        invocation.name ?? environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
+      let pipe = Pipe(
+        path: path, outputIsTerminal: environment.outputIsTerminal,
+        name: String(decoding: ClientName.asName(Array(name.utf8)), as: UTF8.self))
+      return try CommandLineError.lifting { () throws(ClientError) in try pipe.run() }
+    default:
+      return try CommandLineError.lifting { () throws(ClientError) in try perform() }
+    }
+    return .success
+  }
+
+  /// The commands that only talk to the daemon (`run` has the others).
+  private func perform() throws(ClientError) -> ExitStatus {
     switch invocation.command {
     case .help(let topic):
       output.print(topic.map(HelpText.command) ?? HelpText.general())
     case .version:
       output.print(
         "sectionctl \(Release.daemonVersion) (protocol \(Release.protocolVersion))\n")
-    case .list where !invocation.commandGiven && environment.inputIsTerminal && environment.outputIsTerminal:
-      return try Shell(runner: self).run()
     case .list:
       let reply = try connect().perform(Request<Listing>.list.asReply).succeeded()
       show(
@@ -50,15 +103,6 @@ struct Runner {
       show(text: TextRenderer.status(status), json: JSONRenderer.status(status))
     case .reload:
       try reload(fresh: false)
-    case .reloadFresh(let force):
-      if !force, let config = try daemonStatus().facts["config"], config == "-" {
-        throw .usage(
-          "the daemon on \(socketPath()) has no config file: it serves its built-in demo set, which "
-            + "reload --fresh would put in place of the list, dropping every section clients added. "
-            + "Add --force to do that; to keep the list, export it into a file and start sectiond "
-            + "with --config FILE")
-      }
-      try reload(fresh: true)
     case .ping:
       let client = try connect()
       let start = monotonicMicroseconds()
@@ -75,41 +119,21 @@ struct Runner {
       return try watcher.run()
     case .log(let request):
       return try HistoryLog(runner: self, request: request).run()
-    case .ui:
-      return try TerminalUI(
-        path: socketPath(), name: invocation.name ?? "sectionctl-ui", readonly: invocation.readonly,
-        style: style, environment: environment
-      ).run()
     case .send(let lines):
       return try send(lines)
-    case .pipe:
-      let path =
-        invocation.listFromQuery
-        ? try SocketLocation.fromQuery(environment.nonEmpty("QUERY_STRING"), beside: socketPath())
-        : socketPath()
-      // Under websocketd, the page's user is the one behind each change.
-      let name =
-        invocation.name ?? environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
-      return try Pipe(
-        path: path, outputIsTerminal: environment.outputIsTerminal,
-        name: String(decoding: ClientName.asName(Array(name.utf8)), as: UTF8.self)
-      ).run()
     case .edit(let edit):
       showRevision(try connect().perform(edit.request.asReply).succeeded())
-    case .batch:
-      let lines = try BatchInput.lines(try standardInput())
-      showRevision(try connect().request(batch: lines).succeeded())
     case .isOpen(let refs, let quiet):
       return try isOpen(refs, quiet: quiet)
     case .export:
       // JSON text: C1, bidi and invisible characters as \u escapes, as every JSON output.
       output.print(VisibleText.escape(json: try Exporter(client: connect()).config()))
-    case .shell:
-      return try Shell(runner: self).run()
     case .completion(let shell):
       output.print((shell == "bash" ? Completion.bash : Completion.zsh) + "\n")
     case .candidates(let candidates):
       output.print(try candidates.lines(self))
+    case .ui, .shell, .batch, .reloadFresh, .pipe:
+      preconditionFailure("run() carries out \(invocation.command)")
     }
     return .success
   }
@@ -158,7 +182,7 @@ struct Runner {
   }
 
   /// Standard input, whole, for `batch`.
-  private func standardInput() throws(ClientError) -> [UInt8] {
+  private func standardInput() throws(CommandLineError) -> [UInt8] {
     do {
       return try FileDescriptor.standardInput.readAll(subject: "standard input")
     } catch {
@@ -245,7 +269,7 @@ struct Runner {
         changed += try outcome.get().succeeded().sections.map(\.index)
         succeeded = true
       } catch {
-        output.report(invocation.readonly ? error.onReadonlySocket : error)
+        output.report(.client(invocation.readonly ? error.onReadonlySocket : error))
         status = error.exitStatus
       }
     }

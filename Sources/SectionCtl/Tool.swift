@@ -10,7 +10,7 @@ public enum Tool {
     // Before parsing, for a usage error: --json or -j anywhere asks for JSON errors.
     output.json = arguments.contains("--json") || arguments.contains("-j")
     var readonly = false
-    do {
+    do throws(CommandLineError) {
       try checkEncoding(
         Array(UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc))))
       var invocation = try ArgumentParser.parse(arguments)
@@ -22,7 +22,11 @@ public enum Tool {
             + "(its socket would be \(SocketNames.path(of: list, beside: socket)))")
       }
       let environment = Environment.current
-      invocation.list = try SocketLocation.list(explicit: invocation.list, environment: environment)
+      do {
+        invocation.list = try SocketLocation.list(explicit: invocation.list, environment: environment)
+      } catch {
+        throw .usage("SECTIOND_LIST: \(error)")
+      }
       let runner = Runner(invocation: invocation, environment: environment, output: output)
       // Once, from the command line: the shell's lines name the socket it found, which is not
       // the user naming it.
@@ -38,7 +42,7 @@ public enum Tool {
   /// Refuses an argument that is not UTF-8. Swift hands `arguments` over with such bytes
   /// replaced by U+FFFD, which the daemon would then store in a title as if typed; the raw
   /// `argv` (program name first) is checked instead.
-  static func checkEncoding(_ argv: [UnsafeMutablePointer<CChar>?]) throws(ClientError) {
+  static func checkEncoding(_ argv: [UnsafeMutablePointer<CChar>?]) throws(CommandLineError) {
     for (index, argument) in argv.enumerated().dropFirst() {
       guard let argument, String(validatingCString: argument) == nil else { continue }
       let bytes = UnsafeBufferPointer(start: argument, count: strlen(argument)).map { UInt8(bitPattern: $0) }

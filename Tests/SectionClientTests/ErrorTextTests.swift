@@ -41,6 +41,8 @@ import Testing
     #expect(
       ClientError.cannotConnect(path: Self.path, errno: .permissionDenied).message.hasSuffix(
         "connect to the read-only socket (readonly: true) to read and watch"))
-    #expect(ClientError.usage("bad").message == "bad")
+    #expect(
+      ClientError.invalidArgument(argument: "SECTIOND_LIST", value: "A", rule: ListName.rule).message
+        == "invalid SECTIOND_LIST \"A\": \(ListName.rule); nothing was sent")
   }
 }

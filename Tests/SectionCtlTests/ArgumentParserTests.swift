@@ -232,7 +232,8 @@ import Testing
       Issue.record("accepted invalid UTF-8")
     } catch {
       #expect(error.exitStatus == .usage)
-      #expect(error.message.contains(#"argument 2 is not valid UTF-8 ('na\xefve')"#), "\(error.message)")
+      #expect(
+        error.diagnostic.contains(#"argument 2 is not valid UTF-8 ('na\xefve')"#), "\(error.diagnostic)")
     }
   }
 

@@ -10,8 +10,8 @@ import Testing
       _ = try BatchInput.lines(Array(text.utf8))
       return nil
     } catch {
-      #expect(error.exitStatus == .usage)
-      return error.message
+      guard case .usage(let text) = error else { return "not a usage error: \(error)" }
+      return text
     }
   }
 
@@ -56,8 +56,8 @@ import Testing
     } catch {
       #expect(error.exitStatus == .usage)
       #expect(
-        error.message.contains(#"line 2 of standard input is not valid UTF-8 (RENAME 0 caf\xe9)"#),
-        "\(error.message)")
+        error.diagnostic.contains(#"line 2 of standard input is not valid UTF-8 (RENAME 0 caf\xe9)"#),
+        "\(error.diagnostic)")
     }
   }
 }

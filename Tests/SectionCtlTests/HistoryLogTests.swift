@@ -29,7 +29,7 @@ import Testing
   }
 
   @Test func theLogParsesItsOptions() throws {
-    func log(_ arguments: String...) throws(ClientError) -> Command {
+    func log(_ arguments: String...) throws(CommandLineError) -> Command {
       try ArgumentParser.parse(arguments).command
     }
     #expect(try log("log") == .log(LogRequest()))
@@ -52,7 +52,7 @@ import Testing
       ["list", "--since", "today"], ["watch", "--view", "--from", "1"], ["--name", "my panel", "list"],
       ["--name", "", "list"], ["--name", String(repeating: "a", count: 65), "list"],
     ] {
-      #expect(throws: ClientError.self, "\(bad)") { try ArgumentParser.parse(bad) }
+      #expect(throws: CommandLineError.self, "\(bad)") { try ArgumentParser.parse(bad) }
     }
   }
 

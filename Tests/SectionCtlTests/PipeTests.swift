@@ -12,8 +12,8 @@ import Testing
   }
 
   @Test func refusesArgumentsAndJSON() {
-    #expect(throws: ClientError.self) { try ArgumentParser.parse(["pipe", "LIST"]) }
-    #expect(throws: ClientError.self) { try ArgumentParser.parse(["--json", "pipe"]) }
+    #expect(throws: CommandLineError.self) { try ArgumentParser.parse(["pipe", "LIST"]) }
+    #expect(throws: CommandLineError.self) { try ArgumentParser.parse(["--json", "pipe"]) }
   }
 
   private func shown(_ chunks: [[UInt8]]) -> String {

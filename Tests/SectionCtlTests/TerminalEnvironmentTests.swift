@@ -67,8 +67,26 @@ import Testing
       ClientError.malformedReply("HELLO").diagnostic.hasSuffix(
         "('sectionctl send VERSION' shows what it speaks)"))
     #expect(ClientError.timedOut(path: "/s", seconds: 2).diagnostic.contains("--timeout SECONDS"))
-    #expect(ClientError.usage("bad").diagnostic == "bad\nTry 'sectionctl --help' for more information.")
+    #expect(CommandLineError.usage("bad").diagnostic == "bad\nTry 'sectionctl --help' for more information.")
     #expect(!ClientError.noDaemon(paths: ["/s"]).message.contains("--socket (-s)"))
+  }
+
+  /// A dumb terminal stops `ui` with sectionctl's own error, before any connection: exit 2,
+  /// TERMINAL for scripts, advice to use view or watch (the library has no terminal error).
+  @Test func uiRefusesADumbTerminalAsACommandLineError() {
+    let runner = Runner(
+      invocation: Invocation(command: .ui, socket: "/nonexistent/s.sock"),
+      environment: Fixtures.environment(["TERM": "dumb"], terminal: true), output: Output())
+    #expect {
+      _ = try runner.run()
+    } throws: { error in
+      guard let error = error as? CommandLineError, case .terminal(let text) = error else { return false }
+      return error.code == "TERMINAL" && error.exitStatus == .usage && error.diagnostic == text
+        && text.hasPrefix("ui needs a terminal") && text.hasSuffix("'sectionctl watch' to follow changes")
+    }
+    let lost = CommandLineError.client(.connectionLost(path: "/s"))
+    #expect(lost.code == "UNAVAILABLE" && lost.exitStatus == .unavailable)
+    #expect(lost.diagnostic == ClientError.connectionLost(path: "/s").diagnostic)
   }
 }
 
@@ -76,6 +94,6 @@ import Testing
 @Suite struct QueryOptionTests {
   @Test func onlyPipeTakesIt() throws {
     #expect(try ArgumentParser.parse(["pipe", "--list-from-query"]).listFromQuery)
-    #expect(throws: ClientError.self) { try ArgumentParser.parse(["view", "--list-from-query"]) }
+    #expect(throws: CommandLineError.self) { try ArgumentParser.parse(["view", "--list-from-query"]) }
   }
 }

@@ -80,9 +80,13 @@ public final class AsyncClient: Sendable {
       }
     }
     try ClientName.check(name)
+    do {
+      named = try SocketLocation.list(explicit: named, environment: environment)
+    } catch {
+      throw .invalidArgument(argument: "SECTIOND_LIST", value: error.name, rule: ListName.rule)
+    }
     let candidates = SocketLocation.candidates(
-      explicit: socket, readonly: readonly,
-      list: try SocketLocation.list(explicit: named, environment: environment), environment: environment)
+      explicit: socket, readonly: readonly, list: named, environment: environment)
     return try AsyncClient(path: SocketLocation.find(candidates).path, name: name, timeout: timeout)
   }
 

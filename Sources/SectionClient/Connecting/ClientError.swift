@@ -5,8 +5,6 @@ import SectionShared
 /// Everything that can stop a request, as a value a program switches on, with the message a
 /// person reads (`message`; sectionctl maps each to its exit status, `ClientError+CommandLine`).
 public enum ClientError: Error, Equatable {
-  /// The command line is wrong; the message says what to type instead.
-  case usage(String)
   /// `connect` to the socket failed.
   case cannotConnect(path: String, errno: Errno)
   /// Neither the user's own daemon nor the system's answers (the paths tried, in order).
@@ -43,14 +41,11 @@ public enum ClientError: Error, Equatable {
   /// (`name`, `list`, `history(last:)`), `value` is what was given, `rule` what it may be.
   /// Nothing was sent.
   case invalidArgument(argument: String, value: String, rule: String)
-  /// `ui` cannot use the terminal (there is none, or it is dumb); the message suggests view or watch.
-  case terminal(String)
 
   /// A word for scripts (`--json` errors): the daemon's code, or what went wrong here.
   public var code: String {
     switch self {
-    case .usage, .invalidRequest, .invalidArgument: "USAGE"
-    case .terminal: "TERMINAL"
+    case .invalidRequest, .invalidArgument: "USAGE"
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut: "UNAVAILABLE"
     case .cancelled: "CANCELLED"
     case .daemon(let code, _): code
@@ -77,12 +72,10 @@ public enum ClientError: Error, Equatable {
     package var reader: String
     /// How to see what the peer speaks.
     package var whatItSpeaks: String
-    /// What follows a usage error.
-    package var usage: String
 
     package init(
       otherSocket: String, checkSocket: String, shorterSocket: String, readonly: String, waitLonger: String,
-      reader: String, whatItSpeaks: String, usage: String
+      reader: String, whatItSpeaks: String
     ) {
       self.otherSocket = otherSocket
       self.checkSocket = checkSocket
@@ -91,7 +84,6 @@ public enum ClientError: Error, Equatable {
       self.waitLonger = waitLonger
       self.reader = reader
       self.whatItSpeaks = whatItSpeaks
-      self.usage = usage
     }
 
     /// A program's: the library's arguments (`AsyncClient.connect`, `Client`) and the environment.
@@ -101,8 +93,7 @@ public enum ClientError: Error, Equatable {
       shorterSocket: "connect to a socket of a shorter path",
       readonly: "connect to the read-only socket (readonly: true) to read and watch",
       waitLonger: "give a longer timeout, or none",
-      reader: "SectionClient", whatItSpeaks: "its VERSION reply (AsyncClient.version()) says what it speaks",
-      usage: "")
+      reader: "SectionClient", whatItSpeaks: "its VERSION reply (AsyncClient.version()) says what it speaks")
   }
 
   /// The diagnostic for a program: names the socket, the call's argument and the fix in the
@@ -112,9 +103,7 @@ public enum ClientError: Error, Equatable {
   /// The diagnostic with `remedies` as the fixes it names (sectionctl's are its options).
   package func message(_ remedies: Remedies) -> String {
     switch self {
-    case .usage(let text):
-      return text + remedies.usage
-    case .terminal(let text), .invalidRequest(let text):
+    case .invalidRequest(let text):
       return text
     case .invalidArgument(let argument, let value, let rule):
       return "invalid \(argument) \"\(VisibleText.escape(value))\": \(rule); nothing was sent"

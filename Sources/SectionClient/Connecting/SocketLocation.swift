@@ -37,14 +37,12 @@ package enum SocketLocation {
 
   /// The list to talk to: `-l NAME` (`explicit`), else `$SECTIOND_LIST`; nil: the unnamed list.
   /// A name that breaks the rule is refused here, before anything is sent.
-  package static func list(explicit: ListName?, environment: Environment) throws(ClientError) -> ListName? {
+  package static func list(explicit: ListName?, environment: Environment) throws(ListName.Invalid)
+    -> ListName?
+  {
     if let explicit { return explicit }
     guard let name = environment.nonEmpty("SECTIOND_LIST") else { return nil }
-    do {
-      return try ListName(validating: name)
-    } catch {
-      throw .usage("SECTIOND_LIST: \(error)")
-    }
+    return try ListName(validating: name)
   }
 
   /// For the web page (`pipe --list-from-query`): the socket of the list that the query
@@ -52,17 +50,11 @@ package enum SocketLocation {
   /// `path`'s name in the directory NAME beside it, where `sectiond --list NAME` and
   /// `sectiond@NAME` put it; `path` itself when the query names none. A name that breaks the
   /// rule is refused: it came from a browser.
-  package static func fromQuery(_ query: String?, beside path: String) throws(ClientError) -> String {
+  package static func fromQuery(_ query: String?, beside path: String) throws(ListName.Invalid) -> String {
     let fields = (query ?? "").split(separator: "&").map { $0.split(separator: "=", maxSplits: 1) }
     guard let field = fields.first(where: { $0.first == "list" }) else { return path }
     let value = field.count == 2 ? String(field[1]) : ""
-    let name: ListName
-    do {
-      name = try ListName(validating: value)
-    } catch {
-      throw .usage("the page's ?list=: \(error)")
-    }
-    return SocketNames.path(of: name, beside: path)
+    return SocketNames.path(of: try ListName(validating: value), beside: path)
   }
 
   /// The directory of the socket `$SECTIOND_SOCKET` names, and that socket's file name: the

@@ -40,15 +40,16 @@ extension ArgumentParser {
     /// Every option given, in order, for the check of where each applies.
     var given: [CommandOption] = []
 
-    mutating func take(_ argument: String, from remaining: inout ArraySlice<String>) throws(ClientError) {
+    mutating func take(_ argument: String, from remaining: inout ArraySlice<String>) throws(CommandLineError)
+    {
       let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       let name = String(parts[0])
       let inlineValue = parts.count == 2 ? String(parts[1]) : nil
-      func flag() throws(ClientError) -> Bool {
+      func flag() throws(CommandLineError) -> Bool {
         if inlineValue != nil { throw .usage("option \(name) takes no value") }
         return true
       }
-      func value() throws(ClientError) -> String {
+      func value() throws(CommandLineError) -> String {
         guard let value = inlineValue ?? remaining.popFirst(), !value.isEmpty else {
           throw .usage("option \(name) needs a value")
         }

@@ -6,7 +6,7 @@ import SectionClient
 /// Once a free text (a title, an item's text) has begun, every further word is the text's,
 /// as `git commit -m` and redis-cli take it: `item add today Call -j home` adds "Call -j home".
 enum ArgumentParser {
-  static func parse(_ arguments: [String]) throws(ClientError) -> Invocation {
+  static func parse(_ arguments: [String]) throws(CommandLineError) -> Invocation {
     var options = Options()
     var positionals: [String] = []
     var remaining = arguments[...]
@@ -60,7 +60,8 @@ enum ArgumentParser {
     return ("-" + String(letters.first!), letters.dropFirst().map { "-" + String($0) })
   }
 
-  private static func command(_ positionals: [String], _ options: Options) throws(ClientError) -> Command {
+  private static func command(_ positionals: [String], _ options: Options) throws(CommandLineError) -> Command
+  {
     guard let name = positionals.first else {
       if options.help { return .help(nil) }
       if options.version { return .version }
@@ -178,7 +179,7 @@ enum ArgumentParser {
   }
 
   /// Refuses options that mean nothing to `subcommand`, rather than silently ignoring them.
-  private static func check(_ options: Options, for subcommand: Subcommand) throws(ClientError) {
+  private static func check(_ options: Options, for subcommand: Subcommand) throws(CommandLineError) {
     for option in options.given where !option.applies(to: subcommand) {
       let scope = option.scope!.map(\.description)
       let names =
@@ -207,7 +208,7 @@ enum ArgumentParser {
 
   /// Raw lines for `send` that would leave it waiting for a reply that never comes, or
   /// sending into a closed connection: lines after QUIT, a BATCH without END.
-  private static func checkSession(_ lines: [String]) throws(ClientError) {
+  private static func checkSession(_ lines: [String]) throws(CommandLineError) {
     var inBatch = false
     for (number, line) in lines.enumerated() {
       if SendLine.quits(line) && !inBatch && number < lines.count - 1 {
@@ -221,7 +222,7 @@ enum ArgumentParser {
     if inBatch { throw .usage("a BATCH needs its END: the daemon applies nothing until it reads END") }
   }
 
-  private static func none(_ arguments: [String], _ subcommand: Subcommand) throws(ClientError) {
+  private static func none(_ arguments: [String], _ subcommand: Subcommand) throws(CommandLineError) {
     if let first = arguments.first {
       throw .usage("\(subcommand.rawValue) takes no arguments, got '\(first)'")
     }
@@ -230,24 +231,24 @@ enum ArgumentParser {
   /// The request of a runtime edit.
   private static func editRequest(
     _ subcommand: Subcommand, _ arguments: [String], at: Int?
-  ) throws(ClientError) -> Edit {
+  ) throws(CommandLineError) -> Edit {
     var words = arguments[...]
     let usage = subcommand.usage.map { "sectionctl \($0)" }.joined(separator: "; ")
-    func next(_ what: String) throws(ClientError) -> String {
+    func next(_ what: String) throws(CommandLineError) -> String {
       guard let word = words.popFirst() else {
         throw .usage("\(subcommand.rawValue) needs \(what): \(usage)")
       }
       return word
     }
-    func ref() throws(ClientError) -> String { try reference(try next("a section (an index or an id)")) }
-    func number(_ what: String) throws(ClientError) -> Int {
+    func ref() throws(CommandLineError) -> String { try reference(try next("a section (an index or an id)")) }
+    func number(_ what: String) throws(CommandLineError) -> Int {
       let word = try next(what)
       guard let value = Int(word), value >= 0 else {
         throw .usage("\(what) must be a number, 0 or more, not '\(word)'")
       }
       return value
     }
-    func rest(_ what: String) throws(ClientError) -> String {
+    func rest(_ what: String) throws(CommandLineError) -> String {
       let text = words.joined(separator: " ")
       words = []
       guard !text.isEmpty else { throw .usage("\(subcommand.rawValue) needs \(what): \(usage)") }
@@ -296,7 +297,7 @@ enum ArgumentParser {
   }
 
   /// A section reference goes into a request line as one word, so it must be one.
-  private static func reference(_ text: String) throws(ClientError) -> String {
+  private static func reference(_ text: String) throws(CommandLineError) -> String {
     guard !text.isEmpty,
       !text.unicodeScalars.contains(where: {
         $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F

@@ -9,7 +9,7 @@ enum BatchInput {
   /// The lines to send, CR before LF dropped. Blank lines are sent too: the daemon skips them
   /// but counts them, so the line numbers of its errors are those of the input. Errors here
   /// name the line the same way, counting from 1.
-  static func lines(_ bytes: [UInt8]) throws(ClientError) -> [String] {
+  static func lines(_ bytes: [UInt8]) throws(CommandLineError) -> [String] {
     var lines: [String] = []
     var raws = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
     if raws.last?.isEmpty == true { raws.removeLast() }

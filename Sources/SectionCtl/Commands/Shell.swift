@@ -31,7 +31,7 @@ final class Shell {
     name = runner.invocation.name ?? "sectionctl-shell"
   }
 
-  func run() throws(ClientError) -> ExitStatus {
+  func run() throws(CommandLineError) -> ExitStatus {
     guard runner.environment.inputIsTerminal else { return try runScript() }
     // libedit reads and edits multibyte characters only in a UTF-8 locale.
     setlocale(LC_CTYPE, "")
@@ -112,7 +112,7 @@ final class Shell {
   /// Lines from a pipe or a file, each run in turn. The status is that of the last line that
   /// failed (is-open's "closed" counts), 0 when none did: a script learns that something
   /// went wrong even when a later line succeeded.
-  private func runScript() throws(ClientError) -> ExitStatus {
+  private func runScript() throws(CommandLineError) -> ExitStatus {
     let bytes: [UInt8]
     do {
       bytes = try FileDescriptor.standardInput.readAll(subject: "standard input")
@@ -152,7 +152,7 @@ final class Shell {
 
   private func execute(_ line: String, status: inout ExitStatus) -> Bool {
     let output = runner.output
-    do throws(ClientError) {
+    do throws(CommandLineError) {
       let words = try ShellWords.split(line)
       guard let first = words.first else { return true }
       if first == "quit" || first == "exit" { return false }

@@ -4,7 +4,7 @@ import SectionClient
 /// spaces and tabs separate, '...' keeps everything, "..." keeps all but \" and \\, and a
 /// backslash outside quotes keeps the next character.
 enum ShellWords {
-  static func split(_ line: String) throws(ClientError) -> [String] {
+  static func split(_ line: String) throws(CommandLineError) -> [String] {
     var words: [String] = []
     var word = ""
     var inWord = false

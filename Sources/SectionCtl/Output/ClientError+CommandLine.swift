@@ -8,15 +8,14 @@ extension ClientError.Remedies {
     shorterSocket: "use a shorter --socket",
     readonly: "use --readonly (-r) to read and watch",
     waitLonger: "wait longer with --timeout SECONDS, 0 for no limit",
-    reader: "sectionctl", whatItSpeaks: "'sectionctl send VERSION' shows what it speaks",
-    usage: "\nTry 'sectionctl --help' for more information.")
+    reader: "sectionctl", whatItSpeaks: "'sectionctl send VERSION' shows what it speaks")
 }
 
 extension ClientError {
   /// The exit status a script reads for the error: who is to blame (`ExitStatus`).
   var exitStatus: ExitStatus {
     switch self {
-    case .usage, .terminal, .invalidRequest, .invalidArgument: .usage
+    case .invalidRequest, .invalidArgument: .usage
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut, .cancelled:
       .unavailable
     case .daemon, .malformedReply, .lineTooLong, .replyTooLarge, .tooManyEvents: .daemonError

@@ -28,7 +28,7 @@ struct Output: Sendable {
   /// An error as the output was asked for: a diagnostic line, or with --json one object
   /// `{"error": CODE, "message": TEXT, "exit": STATUS}` on standard error, so that a script
   /// reading JSON reads its failures the same way.
-  func report(_ error: ClientError) {
+  func report(_ error: CommandLineError) {
     guard json else { return diagnose(error.diagnostic) }
     let object = JSON.object([
       ("error", .string(error.code)), ("message", .string(error.diagnostic)),

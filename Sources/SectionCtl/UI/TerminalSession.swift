@@ -17,7 +17,7 @@ final class TerminalSession {
   private var saved: TerminalSettings?
 
   /// Takes the terminal over. Fails, changing nothing, when it cannot be put in raw mode.
-  init() throws(ClientError) {
+  init() throws(CommandLineError) {
     do {
       saved = try input.makeRaw()
     } catch {

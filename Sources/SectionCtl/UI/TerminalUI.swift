@@ -38,7 +38,8 @@ final class TerminalUI {
   private var cachedLayout: ScreenModel.Layout?
 
   /// Checks for a terminal, connects (failing with "cannot connect" as other commands do), then takes the terminal over.
-  init(path: String, name: String, readonly: Bool, style: Style, environment: Environment) throws(ClientError)
+  init(path: String, name: String, readonly: Bool, style: Style, environment: Environment)
+    throws(CommandLineError)
   {
     let term = environment.nonEmpty("TERM")
     guard FileDescriptor.standardInput.isTerminal, FileDescriptor.standardOutput.isTerminal, term != nil,
@@ -52,7 +53,11 @@ final class TerminalUI {
     self.name = name
     self.style = style
     status = StatusBar(socket: path, readonly: readonly)
-    daemon = try Follower(path: path, name: name)
+    do {
+      daemon = try Follower(path: path, name: name)
+    } catch {
+      throw .client(error)
+    }
     do {
       signals = try SignalDescriptor([.interrupt, .terminate, .hangUp, .windowChange])
     } catch {
@@ -65,7 +70,7 @@ final class TerminalUI {
   }
 
   /// Runs until a quit key, a signal or the terminal going away; the terminal is given back on every way out.
-  func run() throws(ClientError) -> ExitStatus {
+  func run() throws(CommandLineError) -> ExitStatus {
     defer { terminal.end() }
     while running {
       let now = monotonicMicroseconds()
