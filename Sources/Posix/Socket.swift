@@ -14,16 +14,22 @@ public enum UnixSocket {
     return FileDescriptor(rawValue: fd)
   }
 
-  /// Binds `fd` to `path` and starts listening. The socket file is created with `permissions`
-  /// from the start (through the umask), so there is no moment when it is more open than asked.
+  /// Binds `fd` to `path` and starts listening, the socket file's mode exactly `permissions`,
+  /// and at no moment more open than that.
+  ///
+  /// Linux gives the new file the mode of the socket's own inode less the umask, so an `fchmod`
+  /// before `bind` creates it no more open than asked; a `chmod` then gives back what the umask
+  /// took. Setting the umask around `bind` instead would touch the whole process: a file another
+  /// thread created in that moment would get the socket's mode.
   public static func listen(
     _ fd: FileDescriptor, path: String, permissions: mode_t = 0o660, backlog: Int32 = 1024
   ) throws {
+    let mode = permissions & 0o777
+    _ = try retrying("fchmod", path) { fchmod(fd.rawValue, mode) }
     try withAddress(path, call: "bind") { address, length in
-      let previous = umask(~permissions & 0o777)
-      defer { umask(previous) }
       _ = try retrying("bind", path) { Glibc.bind(fd.rawValue, address, length) }
     }
+    _ = try retrying("chmod", path) { chmod(path, mode) }
     _ = try retrying("listen", path) { Glibc.listen(fd.rawValue, backlog) }
   }
 
