@@ -66,7 +66,7 @@ let package = Package(
     .target(name: "Etcd", dependencies: ["CCurl", "SectionShared", "Systemd", "Posix"]),
     // The daemon's I/O layer: listeners, connections, the state file, the command line.
     .target(
-      name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),
+      name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd", "Etcd"], swiftSettings: hotPath),
     // The client side of protocol 1: the library programs (and sectionctl) use to talk to sectiond.
     // Not on SectionCore: a program gets the library and what it shares with the daemon.
     .target(name: "SectionClient", dependencies: ["Posix", "SectionShared"]),

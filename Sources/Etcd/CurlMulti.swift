@@ -44,8 +44,18 @@ final class CurlMulti {
     ccurl_multi_cleanup(multi)
   }
 
+  /// Whether curl is running (`curl_multi_socket_action`): its callbacks (a watch's stream
+  /// of updates among them) must not add or remove transfers then ("API function called from
+  /// within callback"): those wait in `deferred` until it returns.
+  private var acting = false
+  private var deferred: [(start: Bool, transfer: Transfer)] = []
+
   /// Starts `transfer`; its completion runs from the loop once curl is done with it.
   func start(_ transfer: Transfer) {
+    if acting {
+      deferred.append((true, transfer))
+      return
+    }
     transfers[transfer.easy] = transfer
     let code = ccurl_multi_add_handle(multi, transfer.easy)
     guard code == CURLM_OK else {
@@ -55,8 +65,12 @@ final class CurlMulti {
     }
   }
 
-  /// Stops `transfer` without running its completion. Not from inside one of curl's callbacks.
+  /// Stops `transfer` without running its completion.
   func cancel(_ transfer: Transfer) {
+    if acting {
+      deferred.append((false, transfer))
+      return
+    }
     guard transfers.removeValue(forKey: transfer.easy) != nil else { return }
     ccurl_multi_remove_handle(multi, transfer.easy)
   }
@@ -104,7 +118,16 @@ final class CurlMulti {
 
   private func act(on socket: Int32, _ mask: Int32) {
     var running: Int32 = 0
+    acting = true
     _ = ccurl_multi_socket_action(multi, socket, mask, &running)
+    acting = false
+    if !deferred.isEmpty {
+      let waiting = deferred
+      deferred.removeAll()
+      for (start, transfer) in waiting {
+        if start { self.start(transfer) } else { cancel(transfer) }
+      }
+    }
     var queued: Int32 = 0
     while let message = ccurl_multi_info_read(multi, &queued) {
       guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }

@@ -35,6 +35,11 @@ final class Connection {
   var subscriberSlot = -1
   /// The lines of a BATCH not ended yet; discarded with the connection.
   var batch: Batch?
+  /// In a fleet: the input of the group held for the commit (and of a BATCH not ended yet),
+  /// to run it again when another host committed first (`Server.retryHeld`).
+  var heldInput: [UInt8] = []
+  /// Where in `heldInput` the BATCH not ended yet begins.
+  var heldBatchStart: Int?
   /// The rest of a long answer from the history, made part by part as the client reads
   /// (`Server.continueStream`); no request is taken until it is sent.
   var stream: HistoryStream?
@@ -112,6 +117,29 @@ final class Connection {
   var heldReplyStart: Int? {
     if case .awaitingSave(let start, _) = state { return start }
     return nil
+  }
+
+  /// Another host committed first: the held group's replies are dropped and its requests go
+  /// back in front of the input, to be run again on the newer state (a TOGGLE toggles what is
+  /// there then). Its state goes back to ready with `released`.
+  func takeBackHeldGroup() {
+    guard case .awaitingSave(let start, _) = state else { return }
+    output.removeTail(from: start)
+    pending = heldInput + pending
+    heldInput.removeAll()
+    heldBatchStart = nil
+    batch = nil
+  }
+
+  /// The held group is through (committed or refused): only a BATCH begun after it, not ended
+  /// yet, is kept to be run again.
+  func forgetHeldGroup() {
+    if let start = heldBatchStart {
+      heldInput.removeSubrange(..<min(start, heldInput.count))
+      heldBatchStart = 0
+    } else if !heldInput.isEmpty {
+      heldInput.removeAll()
+    }
   }
 
   /// The save failed: each reply of the held group becomes `refusal`, in request order.

@@ -104,6 +104,10 @@ public enum Daemon {
       loop: loop, service: service, store: store, limits: limits, connectionStore: connectionStore,
       loadConfig: { try loadConfig(options) }, daemon: daemon)
     server.list = options.list
+    if let fleet = options.fleet {
+      service.host = Array(fleet.host.utf8)
+      server.fleet = try Fleet(options: fleet, server: server)
+    }
     service.statusFields = statusFields(options, store: store, server: server)
     if options.logChanges {
       server.changeLog = ChangeLog()
@@ -129,6 +133,8 @@ public enum Daemon {
       "serving \(counted(service.model.sections.count, "section")) on \(names.joined(separator: " and "))"
         + (store.map { ", state in \($0.path)" } ?? ", state in memory only")
         + (watchdog ? ", watchdog on" : ""))
+    // Serving reads from the local state meanwhile; changes wait until the fleet is joined.
+    try server.fleet?.start()
     Notifier.ready(status: server.statusLine)
     let code = try loop.run()
     withExtendedLifetime((signals, hangUp, server)) {}
@@ -164,7 +170,7 @@ public enum Daemon {
         ("list", list), ("pid", pid), ("uid", uid), ("systemd", systemd), ("uptime", uptime),
         ("config", config), ("state", state),
         ("clients", String(server.connections.count)), ("subscribers", String(server.subscribers.count)),
-      ]
+      ] + (server.fleet?.statusFields ?? [])
     }
   }
 

@@ -39,6 +39,8 @@ public struct DaemonOptions: Equatable {
   /// (`SocketDirectory.ownDirectoryProblem`), as sectionctl requires of it. Nil for root and
   /// for a socket named (`--socket`, `$SECTIOND_SOCKET`).
   public var ownSocketDirectory: String?
+  /// `--etcd`: the list is shared with other hosts through etcd; nil: this host's alone.
+  public var fleet: FleetOptions?
 
   /// The D-Bus name this daemon owns: `org.sectiond.Sectiond1`, or for a named list
   /// `org.sectiond.Sectiond1.NAME`, as MPRIS names its players (docs/DBUS.md, "Several lists").
@@ -105,6 +107,7 @@ public struct DaemonOptions: Equatable {
                                at most 200 entries at once and 20 a second; needs --history
       --bus system|session     also serve org.sectiond.Sectiond1 on that D-Bus bus (default: none);
                                a bus that is not there is retried, the sockets serve meanwhile
+    \(FleetOptions.usage)
       --check-config           validate the config and exit
       --allow-insecure         start even if the state directory is writable by others, or as
                                root even if the config or state file is writable by others
@@ -132,6 +135,10 @@ public struct DaemonOptions: Equatable {
     var socket: String?
     var noState = false
     var rest = arguments[...]
+    var etcd: String?
+    var etcdPrefix: String?
+    var hostName: String?
+    var etcdFiles: [String: String] = [:]
     func value(for flag: String) throws(UsageError) -> String {
       guard let value = rest.popFirst(), !value.isEmpty else {
         throw UsageError(description: "\(flag) needs a value; see sectiond --help")
@@ -194,6 +201,10 @@ public struct DaemonOptions: Equatable {
           throw UsageError(description: "--bus takes system or session, not \"\(kind)\"")
         }
         options.bus = bus
+      case "--etcd": etcd = try value(for: argument)
+      case "--etcd-prefix": etcdPrefix = try value(for: argument)
+      case "--host-name": hostName = try value(for: argument)
+      case "--etcd-cacert", "--etcd-cert", "--etcd-key": etcdFiles[argument] = try value(for: argument)
       case "--check-config": options.checkConfigOnly = true
       case "--allow-insecure": options.allowInsecure = true
       case "--verbose", "-v": options.verbose = true
@@ -229,6 +240,9 @@ public struct DaemonOptions: Equatable {
         throw UsageError(description: "SECTIOND_LIST: \(error)")
       }
     }
+    options.fleet = try FleetOptions.make(
+      etcd: etcd, prefix: etcdPrefix, host: hostName, caFile: etcdFiles["--etcd-cacert"],
+      certificateFile: etcdFiles["--etcd-cert"], keyFile: etcdFiles["--etcd-key"], list: options.list)
     if options.logChanges && options.history == 0 {
       throw UsageError(description: "--log-changes logs the history's records: give --history 1 or more")
     }

@@ -9,12 +9,22 @@ import Systemd
 extension Server {
   /// End of a loop iteration: save the changes of this iteration once, then write everything.
   func finishIteration() {
-    if service.hasUnsavedChanges { save() }
+    if let fleet {
+      if service.hasUnsavedChanges && !fleet.isBusy { commit(to: fleet) }
+      if fleet.reloadWhenIdle && !fleet.isBusy && !service.hasUnsavedChanges {
+        fleet.reloadWhenIdle = false
+        reloadFromSignal()
+      }
+    } else if service.hasUnsavedChanges {
+      save()
+    }
     if reloadRequested && !service.hasUnsavedChanges { reloadFinished() }
     // The requests that waited for this save are answered now, before a client can make
     // another change; the changes they make themselves are saved at the end of the next turn.
     handleReleased()
-    if service.hasUnsavedChanges { resume?.trigger() }
+    // Changes made by the requests just released are saved at the end of another turn; in a
+    // fleet that is once the group on its way to etcd is through, not in a spin meanwhile.
+    if service.hasUnsavedChanges && fleet?.isBusy != true { resume?.trigger() }
     let connections = turn.toFlush
     turn.toFlush.removeAll(keepingCapacity: true)
     for connection in connections {
@@ -31,6 +41,9 @@ extension Server {
   func save() {
     do {
       try store?.save(service.unsavedGroup) { service.encodeState(into: &$0) }
+    } catch  where fleet != nil {
+      // etcd has the changes already: the state file catches up at the next save or start.
+      Log.error("state file not saved (\(error)); the fleet has the changes")
     } catch {
       Log.error("state not saved, changes refused: \(error)")
       service.rollback()

@@ -97,6 +97,7 @@ extension Server {
 
   private func release(_ connection: Connection) {
     guard !connection.isClosed else { return }
+    if fleet != nil { connection.forgetHeldGroup() }
     connection.handle(.released)
     queueFlush(connection)
     if !connection.pending.isEmpty { turn.releasedConnections.append(connection) }

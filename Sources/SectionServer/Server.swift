@@ -60,6 +60,8 @@ final class Server {
   var bus: BusFace?
   /// The list's name (`--list`), which the status line begins with; nil for the unnamed list.
   var list: ListName?
+  /// With --etcd: this host's part in the fleet that shares the list (`Fleet`).
+  var fleet: Fleet?
   /// With --log-changes: the journal entries of each save.
   var changeLog: ChangeLog?
   /// Connections closed since the heap was last given back, and the timer that gives it back
@@ -211,6 +213,10 @@ final class Server {
     // that goes to the service (a getter and a retain per request cost a TOGGLE 1%: perf), and
     // handed in with each; CLIENT NAME changes it, and the connection keeps it after the run.
     var session: Session?
+    // In a fleet, where the request being handled began (a BATCH's first line), and where
+    // the group held for the commit began: its input is kept to run it again (`retryHeld`).
+    var requestStart = 0
+    var groupStart = connection.heldReplyStart != nil ? 0 : nil as Int?
     input.withUnsafeBufferPointer { bytes in
       requests: while replies > 0, connection.takesNextRequest() {
         // PINGs are answered where they are framed, like a plain line server would answer
@@ -249,6 +255,7 @@ final class Server {
           break
         }
         if session == nil { session = connection.session }
+        if connection.batch == nil { requestStart = line.startIndex - input.startIndex }
         guard
           let outcome = service.handle(
             line, session: &session!, batch: &connection.batch, reply: &connection.output)
@@ -264,7 +271,12 @@ final class Server {
         replies -= 1
         clientErrors?.noteReply(connection.output.tail, from: start)
         apply(outcome, on: connection, session: session!, replyStart: start)
+        if groupStart == nil && connection.heldReplyStart != nil { groupStart = requestStart }
       }
+    }
+    if fleet != nil {
+      keepHeldInput(
+        input, on: connection, from: groupStart ?? requestStart, batchFrom: requestStart, to: position)
     }
     if let session, session.author !== connection.session.author { connection.session = session }
     if position < input.count { connection.pending = Array(input.dropFirst(position)) }
@@ -367,6 +379,11 @@ final class Server {
 
   /// SIGHUP: reload without a client to answer.
   func reloadFromSignal() {
+    if let fleet, fleet.isBusy {
+      // Not beside a group on its way to etcd: once it is through.
+      fleet.reloadWhenIdle = true
+      return
+    }
     var discarded = OutputQueue()
     // In the history: asked by someone the signal does not name. A refusal is logged.
     _ = try? reload(
@@ -403,7 +420,13 @@ final class Server {
     Notifier.stopping()
     for listener in listeners { listener.close() }
     listeners.removeAll()
-    if service.hasUnsavedChanges { save() }
+    if let fleet {
+      // A group on its way to etcd is not this host's to save: its clients get no OK.
+      fleet.stop()
+      service.rollback()
+    } else if service.hasUnsavedChanges {
+      save()
+    }
     bus?.close()
     if connectionStore != nil {
       handOver()

@@ -27,6 +27,8 @@ public final class Author {
   private var shown: [UInt8]?
   /// Its index in the author table of the `History` that keeps its changes; -1: none.
   var slot = -1
+  /// The fleet host its changes came through, shown after its name (`stamp(host:)`).
+  private var host: [UInt8]?
 
   public init(via: Via, uid: UInt32?, pid: Int32?, name: String? = nil) {
     self.via = via
@@ -88,8 +90,16 @@ public final class Author {
   /// its pid be reused.
   public func shownName(_ processName: (Int32) -> String?) -> [UInt8] {
     if let shown { return shown }
-    let found = name ?? pid.flatMap(processName).map { ClientName.asName(Array($0.utf8)) } ?? []
+    var found = name ?? pid.flatMap(processName).map { ClientName.asName(Array($0.utf8)) } ?? []
+    if let host { found += [UInt8(ascii: "@")] + host }
     shown = found
     return found
+  }
+
+  /// Names the fleet host its changes come through (`<name>@<host>` in the history), before it
+  /// is first shown; an author read back from a history line keeps the name it has.
+  func stamp(host: [UInt8]) {
+    guard shown == nil, self.host == nil else { return }
+    self.host = host
   }
 }

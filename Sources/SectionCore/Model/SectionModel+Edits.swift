@@ -264,6 +264,13 @@ extension SectionModel {
   /// Throws when it does not apply (a journal of another list, or a damaged one).
   public mutating func replay(_ change: Change) throws(ProtocolError) {
     var produced: [Change] = []
+    try replay(change, into: &produced)
+  }
+
+  /// `replay(_:)`, appending the change as made here (with what undoing it needs) to `changes`:
+  /// for a group another host committed, applied as this host's own changes are.
+  mutating func replay(_ change: Change, into produced: inout [Change]) throws(ProtocolError) {
+    let start = produced.count
     func index(_ index: Int) throws(ProtocolError) -> Int {
       guard sections.indices.contains(index) else { throw ProtocolError(.internal, "no section \(index)") }
       return index
@@ -282,7 +289,7 @@ extension SectionModel {
     case .items(_, let at, _, let edit, _, _):
       try editItems(try index(at), edit, limits: .none, changes: &produced)
     }
-    guard produced.count == 1, Journal.line(produced[0]) == Journal.line(change) else {
+    guard produced.count == start + 1, Journal.line(produced[start]) == Journal.line(change) else {
       throw ProtocolError(.internal, "change at revision \(change.revision) does not repeat")
     }
   }

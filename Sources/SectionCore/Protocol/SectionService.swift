@@ -34,11 +34,11 @@ public final class SectionService {
     case streaming
   }
 
-  public private(set) var model: SectionModel
+  public internal(set) var model: SectionModel
   /// How to get back to the model as last saved, while there are unsaved changes.
-  private var saved: Saved?
+  var saved: Saved?
   /// The unsaved changes, oldest first, to undo them with `saved`'s checkpoint.
-  private var unsaved: [Change] = []
+  var unsaved: [Change] = []
   /// Events of unsaved changes, rendered once for all subscribers.
   public private(set) var pendingEvents: [UInt8] = []
   /// Journal lines of the unsaved changes (see `Journal`), for the server to append.
@@ -46,6 +46,15 @@ public final class SectionService {
   /// Whether the unsaved changes must be saved as a whole state file (a reload: the journal
   /// records edits, not configs).
   public private(set) var needsSnapshot = false
+  /// The unsaved changes are on their way to be committed elsewhere (a fleet's etcd): no
+  /// change joins them, every change waits for their outcome (`.deferred`), as a read does.
+  public var sealed = false
+  /// The host this daemon serves as in a fleet: the history shows every change's author as
+  /// `<name>@<host>` on every host. Nil outside a fleet, where names are as they were.
+  public var host: [UInt8]?
+  /// Every change is refused with it, until it is nil again: a fleet's host that has not
+  /// joined yet, or knows etcd unreachable (`ERR UNAVAILABLE`). Reads are answered still.
+  public var changeRefusal: ProtocolError?
   public let limits: EditLimits
   /// What STATUS reports beside the revision, as (key, value) pairs of single-line text: the
   /// server's facts (process, paths, clients), which this I/O-free type cannot know itself.
@@ -54,7 +63,7 @@ public final class SectionService {
   public var statusFields: (Access) -> [(String, String)] = { _ in [] }
   /// The RELOAD being done is RELOAD FRESH: `reload(_:by:reply:)` drops clients' edits.
   private var reloadDropsEdits = false
-  private var rendered: RenderedSections
+  var rendered: RenderedSections
   private var listCache: [UInt8] = []
   private var viewCache: [UInt8] = []
   /// `snapshot`, rendered once per state for every SUBSCRIBE and `!state`.
@@ -91,7 +100,7 @@ public final class SectionService {
 
   /// The model as last saved: a checkpoint, and the changes since undone one by one; or, once a
   /// reload replaced the sections, a copy (reloads are rare, and their cost is the list's anyway).
-  private enum Saved {
+  enum Saved {
     case checkpoint(SectionModel.Checkpoint)
     case copy(SectionModel)
   }
@@ -242,8 +251,9 @@ public final class SectionService {
       reply.append("OK\n")
       return .quit
     case .reload:
-      return .reload
+      return sealed ? .deferred : .reload
     case .reloadFresh:
+      if sealed { return .deferred }
       reloadDropsEdits = true
       return .reload
     case .status:
@@ -281,8 +291,9 @@ public final class SectionService {
     showing index: Int? = nil, author: Author, reply: inout OutputQueue, showingMode: Bool = false,
     _ body: (inout SectionModel, inout [Change]) throws(ProtocolError) -> Void
   ) throws(ProtocolError) -> Outcome {
+    if let changeRefusal { throw changeRefusal }
     let othersUnsaved = saved != nil
-    if turnIsFull { return .deferred }
+    if turnIsFull || sealed { return .deferred }
     guard model.hasRoomForAChange else {
       if othersUnsaved { return .deferred }
       reply.append(contentsOf: ProtocolError.revisionsExhausted.line)
@@ -336,11 +347,12 @@ public final class SectionService {
   /// one change at a time (a batch's events name indices as they were at each step). Past
   /// `renderedLimit`, takes back what it rendered and throws: the caller undoes the changes
   /// and renders the pieces again.
-  private func recordChanges(from start: Int, author: Author) throws(ProtocolError) {
+  func recordChanges(from start: Int, author: Author) throws(ProtocolError) {
     guard unsaved.count > start else { return }
     // A run of another author's changes: the history notes it once, at its first change.
     if UInt(bitPattern: ObjectIdentifier(author)) != recordingAuthor {
       recordingAuthor = UInt(bitPattern: ObjectIdentifier(author))
+      if let host { author.stamp(host: host) }
       pendingHistory.authorChanged()
       authorJournaled = false
     }
@@ -448,6 +460,7 @@ public final class SectionService {
   {
     let dropsEdits = reloadDropsEdits
     reloadDropsEdits = false
+    if let changeRefusal { throw changeRefusal }
     guard model.hasRoomForAChange else { throw .revisionsExhausted }
     // Undoing a reload needs the sections it replaced: the model as last saved, whole.
     var lastSaved = model
@@ -551,7 +564,7 @@ public final class SectionService {
   /// The state changed: the replies rendered from it are stale. Emptied, never edited in
   /// place: connections may still hold their storage (`OutputQueue.append(shared:)`), which
   /// they then keep to themselves.
-  private func forgetRendered() {
+  func forgetRendered() {
     // Most changes follow changes, which left them empty already (callgrind: 47 -> ~10 a TOGGLE).
     if !listCache.isEmpty { listCache.removeAll(keepingCapacity: true) }
     if !viewCache.isEmpty { viewCache.removeAll(keepingCapacity: true) }
@@ -559,7 +572,7 @@ public final class SectionService {
   }
 
   /// The sections changed (reload, or a rollback of one): render their fixed parts again.
-  private func rebuildRendered() {
+  func rebuildRendered() {
     rendered = RenderedSections(model.sections)
   }
 

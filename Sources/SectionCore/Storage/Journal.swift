@@ -318,7 +318,9 @@ extension SavedState {
     return (state, stop)
   }
 
-  private var restored: SectionModel {
+  /// The model this state file holds, as saved (no config reconciled with it): what a fleet's
+  /// host adopts from the fleet's snapshot.
+  public var restored: SectionModel {
     let list = list ?? []
     return SectionModel(
       restoring: list, openedAt: list.map { sections[$0.id] ?? nil }, mode: mode, revision: revision,

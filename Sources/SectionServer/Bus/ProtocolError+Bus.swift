@@ -16,6 +16,8 @@ extension ProtocolError.Code {
     case .readOnly: "org.freedesktop.DBus.Error.AccessDenied"
     // History takes a count, never a revision: GONE does not reach the bus.
     case .gone: "org.sectiond.Sectiond1.Error.Gone"
+    // A fleet's host could not commit through etcd in time.
+    case .unavailable: "org.sectiond.Sectiond1.Error.Unavailable"
     // UNKNOWN reaches the bus only from a line of Batch: an argument, like SYNTAX.
     case .syntax, .tooLong, .unknown: "org.freedesktop.DBus.Error.InvalidArgs"
     }

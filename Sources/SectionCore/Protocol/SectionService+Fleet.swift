@@ -1,0 +1,68 @@
+import SectionShared
+
+/// What a fleet's host does beside serving requests: it applies the groups the other hosts
+/// committed, as changes of its own (the same events, journal lines and history records, so
+/// that every host's subscribers and history agree), and adopts the fleet's whole state when it
+/// joins or fell too far behind. Both happen between commits, never beside unsaved changes.
+extension SectionService {
+  /// Applies the changes of a group another host committed, with who made each (`authors`, by
+  /// revision, `<time> <via> <uid> <pid> <name>` as the journal's `by` lines have them). They
+  /// become this host's unsaved group, which the server saves and hands on as any other
+  /// (`commit`). Throws, changing nothing, when they do not apply here: the host's state is not
+  /// the one the group followed.
+  public func applyRemote(_ changes: [Change], authors: [UInt64: [UInt8]]) throws(ProtocolError) {
+    precondition(saved == nil, "a remote group is applied between commits")
+    guard let first = changes.first, first.revision == model.revision + 1 else {
+      throw ProtocolError(
+        .internal, "the group at revision \(changes.first?.revision ?? 0) does not follow \(model.revision)")
+    }
+    saved = .checkpoint(model.checkpoint)
+    let ownClock = clock
+    defer { clock = ownClock }
+    var known: [[UInt8]: Author] = [:]
+    var position = 0
+    do throws(ProtocolError) {
+      while position < changes.count {
+        let who = authors[changes[position].revision]
+        var end = position + 1
+        while end < changes.count && authors[changes[end].revision] == who { end += 1 }
+        let (time, author) = remoteAuthor(who, known: &known)
+        clock = { time }
+        let start = unsaved.count
+        for change in changes[position..<end] { try model.replay(change, into: &unsaved) }
+        try recordChanges(from: start, author: author)
+        position = end
+      }
+    } catch {
+      rollback()
+      throw error
+    }
+  }
+
+  /// The author a `by` line names, as every host shows it (its name as written, the host
+  /// included), and when the change was made; unknown when the group came without one.
+  private func remoteAuthor(_ who: [UInt8]?, known: inout [[UInt8]: Author]) -> (UInt64, Author) {
+    guard let who else { return (clock(), Author(via: .socket, uid: nil, pid: nil)) }
+    var words = Words(who[...])
+    guard
+      let time = words.next().flatMap({ HistoryClock.milliseconds(of: String(decoding: $0, as: UTF8.self)) }),
+      let via = words.next(), let uid = words.next(), let pid = words.next(), let name = words.next()
+    else { return (clock(), Author(via: .socket, uid: nil, pid: nil)) }
+    let rendered = Array(who[via.startIndex..<name.endIndex])
+    if let author = known[rendered] { return (time, author) }
+    let author = Author(rendered: rendered, via: via, uid: uid, pid: pid, name: name)
+    known[rendered] = author
+    return (time, author)
+  }
+
+  /// Replaces the list, its open sections, revision and history with the fleet's `state`: the
+  /// host joins a fleet, or the fleet compacted its log past what this host applied, or another
+  /// host reloaded the list. Subscribers must then be sent `!state`.
+  public func adopt(_ state: SavedState) {
+    precondition(saved == nil, "the fleet's state is adopted between commits")
+    model = state.restored
+    history = History(capacity: history.capacity, lines: state.history, revision: state.revision)
+    forgetRendered()
+    rebuildRendered()
+  }
+}

@@ -1,0 +1,103 @@
+import Posix
+import SectionCore
+
+/// How the fleet's outcomes (`Fleet`) meet the group commit: a commit through etcd ends as a
+/// save does, in the same steps (`save`, `refuseHeld`, `releaseWaiting`), and a group another
+/// host committed first is taken back and run again.
+extension Server {
+  /// The turn's group goes to etcd instead of straight to the state file; it is saved here
+  /// once etcd committed it (`fleetCommitted`).
+  func commit(to fleet: Fleet) {
+    if let refusal = fleet.commit(service.unsavedGroup) { fleetRefused(refusal) }
+  }
+
+  /// etcd committed the group: it is saved and handed on like any other.
+  func fleetCommitted() { save() }
+
+  /// Another host's group, applied as unsaved changes of this one: saved and handed on alike.
+  func fleetApplied() { save() }
+
+  /// Another host committed first (or the fence proved the group never will be): the group is
+  /// undone, the requests held for it go back in front of their connections' input, the bus
+  /// calls are handled again, and what waited is released to run on the newer state.
+  func fleetRetry() {
+    service.rollback()
+    for connection in turn.heldConnections { connection.takeBackHeldGroup() }
+    turn.waitingCalls.append(contentsOf: turn.heldCalls.map(\.call))
+    turn.heldCalls.removeAll(keepingCapacity: true)
+    releaseWaiting()
+  }
+
+  /// The group cannot be committed (etcd unreachable in time, too large): every request held
+  /// for it is answered with `refusal`, as a failed save's are.
+  func fleetRefused(_ refusal: ProtocolError) {
+    Log.warning("changes refused: \(refusal.message)")
+    service.rollback()
+    refuseHeld(refusal)
+    releaseWaiting()
+  }
+
+  /// A catch-up ended: requests that waited for it run now.
+  func fleetCaughtUp() { releaseWaiting() }
+
+  /// The fleet's whole state replaces this host's (joining, a log trimmed past it, another
+  /// host's reload): saved whole, and every subscriber is sent `!state`.
+  func fleetAdopt(_ state: SavedState) {
+    service.adopt(state)
+    do {
+      try store?.saveWhole(service.encodeState(into:))
+    } catch {
+      Log.error(
+        "state file not saved (\(error)); the fleet keeps the list, and the next start reads it there")
+    }
+    for subscriber in subscribers where subscriber.subscription == .live {
+      service.appendStateEvent(to: &subscriber.output)
+      queueFlush(subscriber)
+    }
+    status?.figuresChanged()
+  }
+
+  /// Keeps, in a fleet, the input of the group held for the commit (`input[start..<end]`,
+  /// what `handle` took of it) and of a BATCH not ended yet (from `batchStart` when it began
+  /// in this input), for `fleetRetry`; forgets it when there is neither.
+  func keepHeldInput(
+    _ input: ArraySlice<UInt8>, on connection: Connection, from start: Int, batchFrom batchStart: Int,
+    to end: Int
+  ) {
+    guard connection.heldReplyStart != nil || connection.batch != nil else {
+      connection.heldInput.removeAll()
+      connection.heldBatchStart = nil
+      return
+    }
+    if connection.batch == nil {
+      connection.heldBatchStart = nil
+    } else if connection.heldBatchStart == nil {
+      connection.heldBatchStart = connection.heldInput.count + max(0, batchStart - start)
+    }
+    if start < end {
+      connection.heldInput.append(contentsOf: input[(input.startIndex + start)..<(input.startIndex + end)])
+    }
+  }
+
+  /// The fleet this host's state file belongs to (its id and prefix, in a file beside it), so
+  /// that a restart catches up from its own state only in the same fleet. Empty when unknown.
+  func fleetMark() -> String {
+    guard let path = fleetMarkPath, let fleet,
+      let bytes = try? FileSystem.readFile(path, limit: 4096)
+    else { return "" }
+    let words = String(decoding: bytes, as: UTF8.self).split(separator: " ")
+    guard words.count == 2, words[1] == fleet.options.prefix else { return "" }
+    return String(words[0])
+  }
+
+  func markFleet(_ id: String) {
+    guard let path = fleetMarkPath, let fleet else { return }
+    do {
+      try FileSystem.replaceAtomically(path, with: Array("\(id) \(fleet.options.prefix)".utf8), sync: false)
+    } catch {
+      Log.warning("cannot write \(path) (\(error)); the next start loads the fleet's state afresh")
+    }
+  }
+
+  private var fleetMarkPath: String? { store.map { $0.path + ".fleet" } }
+}
