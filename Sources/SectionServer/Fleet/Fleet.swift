@@ -182,7 +182,9 @@ final class Fleet {
       if state.count <= Fleet.entryLimit - entry.count {
         snapshot = group.revision
         success.append(.put(key: snapshotKey, value: state))
-        success.append(.delete(key: logKey(0), rangeEnd: logKey(snapshot)))
+        // The log before the previous snapshot goes: a host up to `snapshotEvery` behind still
+        // catches up from the log, without the whole state.
+        success.append(.delete(key: logKey(0), rangeEnd: logKey(snapshotRevision)))
       }
     }
     success.append(.put(key: headKey, value: headValue(group.revision, snapshot: snapshot)))
@@ -262,10 +264,12 @@ final class Fleet {
   ) {
     guard monotonicMicroseconds() + Fleet.retryDelay < proposal.deadline else {
       phase = .idle
-      server.service.changeRefusal = unavailable(error)
+      // The error says itself when its own outcome is unknown.
       let note =
-        mayBeApplied ? "; the change may still be applied (its outcome is unknown)" : "; nothing was applied"
+        error.outcomeUnknown
+        ? "" : mayBeApplied ? "; the change may still be applied (its outcome is unknown)" : "; nothing was applied"
       server.fleetRefused(ProtocolError(.unavailable, "etcd: \(error)" + note))
+      server.service.changeRefusal = unavailable(error)
       return
     }
     later(again)
@@ -324,6 +328,7 @@ final class Fleet {
       return
     }
     seenRevision = max(seenRevision, revision)
+    if let (_, snapshot, _) = parseHead(head.value) { snapshotRevision = snapshot }
     var pending = proposal
     for entry in logs.kvs {
       guard apply(entry, ownCommit: &pending) else {
@@ -579,6 +584,11 @@ final class Fleet {
 
   private func contact() {
     lastContact = monotonicMicroseconds()
+    if let since = staleSince {
+      Log.notice(
+        "fleet: etcd answers again (\(member)) after \((lastContact - since) / 1000) ms; at revision \(server.service.model.revision)"
+      )
+    }
     staleSince = nil
     lastError = nil
   }
