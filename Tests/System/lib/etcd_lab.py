@@ -89,24 +89,43 @@ def free_ports(count):
             s.close()
 
 
-# The lab's guard: a process of its own session (Ctrl-C does not reach it) that reads the members'
-# pids from the lab until end of input, which comes when the lab stops or its process dies however
-# it dies; then it waits for the members to be gone (they get SIGKILL with the lab's process) and
-# removes the directory, which a lab killed with SIGKILL would leave behind (123 MB a member).
-GUARD = r"""
-import shutil, sys, time
-pids = [int(line) for line in sys.stdin]
 def running(pid):
+    """True while `pid` runs (a zombie waiting for its reaper does not)."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
-deadline = time.monotonic() + 10
-while any(map(running, pids)) and time.monotonic() < deadline:
-    time.sleep(0.05)
-shutil.rmtree(sys.argv[1], ignore_errors=True)
-"""
+
+
+def stop_processes(processes, grace=5.0):
+    """Stops subprocess.Popen `processes`: SIGCONT (a frozen one could not act on the rest), SIGTERM,
+    `grace` seconds for all of them, then SIGKILL (a member whose peers are gone may take seconds
+    to exit on SIGTERM)."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGCONT)
+            process.terminate()
+    deadline = time.monotonic() + grace
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def guard(directory):
+    """The lab's guard (`etcd_lab.py guard DIR`, started by the lab in a session of its own, so that
+    Ctrl-C does not reach it): reads the members' pids from the lab until end of input, which
+    comes when the lab stops or its process dies however it dies; then waits for the members to
+    be gone (they get SIGKILL with the lab's process) and removes the directory, which a lab
+    killed with SIGKILL would leave behind (123 MB a member)."""
+    pids = [int(line) for line in sys.stdin]
+    deadline = time.monotonic() + 10
+    while any(map(running, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def _die_with_parent():
@@ -221,7 +240,7 @@ class EtcdLab:
             self._check_partition_tools()
         self.directory = tempfile.mkdtemp(prefix="etcd-lab.")
         self._guard = subprocess.Popen(
-            [sys.executable, "-c", GUARD, self.directory], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            [sys.executable, os.path.abspath(__file__), "guard", self.directory], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True, text=True,
         )  # fmt: skip
         if self.partition:
@@ -456,17 +475,7 @@ class EtcdLab:
             self.processes[index].wait()
 
     def _stop_members(self):
-        for process in self.processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGCONT)
-                process.terminate()
-        deadline = time.monotonic() + 5
-        for process in self.processes:
-            try:
-                process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_processes(self.processes)
         self.processes = []
 
     def stop(self):
@@ -532,6 +541,8 @@ def serve(tls=False, partition=False):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["guard"] and len(sys.argv) == 3:
+        sys.exit(guard(sys.argv[2]))
     options = sys.argv[2:]
     if sys.argv[1:2] != ["serve"] or len(options) > 1 or not set(options) <= {"--tls", "--partition"}:
         sys.exit("usage: etcd_lab.py serve [--tls | --partition]")

@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
+from etcd_lab import EtcdLab, LabUnavailable, running  # noqa: E402
 from sdlib import Results  # noqa: E402
 
 LAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib", "etcd_lab.py")
@@ -124,20 +124,11 @@ def holders(inode):
     return found
 
 
-def alive(pid):
-    """True while `pid` runs (a zombie waiting for its reaper does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def left_behind(pids, inode, directory, wait=10.0):
     """What is still there `wait` seconds on at most: members, holders of the namespace, the directory."""
     deadline = time.monotonic() + wait
     while True:
-        left = [f"member pid {p}" for p in pids if alive(p)] + [f"namespace held by pid {p}" for p in holders(inode)]
+        left = [f"member pid {p}" for p in pids if running(p)] + [f"namespace held by pid {p}" for p in holders(inode)]
         left += [directory] if os.path.exists(directory) else []
         if not left or time.monotonic() > deadline:
             return left
