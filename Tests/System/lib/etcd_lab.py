@@ -42,7 +42,8 @@ dead, hiding the refusal a client must see.
 Each member runs with --pre-vote=true (without it a healed member forces a second election).
 Stopping is SIGTERM, a wait, then SIGKILL (a member whose peers are gone may take seconds to
 exit on SIGTERM); the members also get SIGKILL if this process dies first (PR_SET_PDEATHSIG),
-and the directory (about 123 MB a member: the WAL preallocates 64 MB segments) is removed.
+and the directory (about 123 MB a member: the WAL preallocates 64 MB segments) is removed, by
+the lab's guard process (guard()) when this one dies without stop().
 Standard library only.
 """
 
@@ -59,7 +60,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 ETCD = shutil.which("etcd") or "/usr/bin/etcd"
 PR_SET_PDEATHSIG = 1
@@ -130,14 +130,6 @@ def guard(directory):
 
 def _die_with_parent():
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-def healthy(url, timeout=1.0, context=None):
-    try:
-        with urllib.request.urlopen(url + "/health", timeout=timeout, context=context) as answer:
-            return json.loads(answer.read()).get("health") == "true"
-    except (OSError, ValueError):
-        return False
 
 
 def _libc():
@@ -394,8 +386,6 @@ class EtcdLab:
             raise OSError(f"member {index} answered {answer.status} with no JSON: {data[:200]!r}") from None
 
     def _healthy(self, index):
-        if not self.partition:
-            return healthy(self.urls[index], context=self._ssl_context() if self.tls else None)
         try:
             status, answer = self.call(index, "/health", timeout=1.0)
             return status == 200 and answer.get("health") == "true"
