@@ -28,6 +28,9 @@ LAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib", "etc
 # etcd's election timeout is 1 s; a new leader and a step-down take 1-2 s on a quiet machine
 # (1.55 s measured for writes through the majority). The limits leave room for a loaded CI.
 ELECTION_LIMIT = 10.0
+# A lab stops in 5 s at most on a quiet machine (an isolated member ignores SIGTERM until the
+# lab's SIGKILL); killed members with writes in flight wait for the disk under load.
+STOP_LIMIT = 60.0
 
 
 def b64(text):
@@ -136,8 +139,10 @@ def left_behind(pids, inode, directory, wait=10.0):
 
 
 # A lab in a process of its own, for the Ctrl-C and killed cases: it prints what it made.
+# SIGINT gets Python's handler even when this suite was started with it ignored (a shell's `&`).
 CHILD = r"""
-import os, sys
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, sys.argv[1])
 from etcd_lab import EtcdLab
 try:
@@ -160,13 +165,19 @@ def teardown_checks(results):
                 results.check(False, f"a lab in a child process started ({how})", repr(words))
                 continue
             inode, directory, pids = int(words[0]), words[1], [int(w) for w in words[2:]]
+            started = time.monotonic()
             if how == "SIGKILL":
                 child.kill()
             else:
                 child.send_signal(signal.SIGINT)
-            child.wait(timeout=20)
+            try:
+                child.wait(timeout=STOP_LIMIT)
+            except subprocess.TimeoutExpired:
+                results.check(False, f"the lab's process ends within {STOP_LIMIT:.0f} s of {how}")
+                continue
             left = left_behind(pids, inode, directory)
-            results.check(not left, f"its process ended by {how}, the lab leaves nothing behind", "; ".join(left))
+            results.check(not left, f"its process ended by {how}, the lab leaves nothing behind",
+                          "; ".join(left) or f"{time.monotonic() - started:.1f} s")
         finally:
             if child.poll() is None:
                 child.kill()
