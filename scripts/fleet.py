@@ -128,9 +128,9 @@ class Fleet:
         self.wait_ready(HOSTS[1:])
 
     def banner(self):
-        ctl = os.path.relpath(os.path.join(build_dir(), "sectionctl"), os.getcwd())
-        if not ctl.startswith((".", "/")):
-            ctl = "./" + ctl
+        ctl = os.path.join(build_dir(), "sectionctl")
+        if os.path.commonpath([ctl, os.getcwd()]) == os.getcwd():  # as make run prints it
+            ctl = os.path.relpath(ctl)
         lines = [
             f"make fleet: one list on three hosts; etcd members (pids {' '.join(str(p.pid) for p in self.lab.processes)}):",
             f"  {','.join(self.lab.urls)}",

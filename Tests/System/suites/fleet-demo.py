@@ -136,7 +136,10 @@ def run_and_stop(results, how):
         pids = [int(pid) for line in output.lines for pid in re.findall(r"\bpids? ((?:\d+ ?)+)", line) for pid in pid.split()]
         results.check(len(pids) == 6, "the banner names six pids: three members, three daemons", str(pids))
         if how == "ctrl-c":
-            change_goes_everywhere(results, output, directories[0])
+            try:
+                change_goes_everywhere(results, output, directories[0])
+            except (OSError, ConnectionError, subprocess.TimeoutExpired) as error:
+                results.check(False, "a change through alpha goes everywhere", f"{type(error).__name__}: {error}")
             os.killpg(process.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
         else:
             process.send_signal(signal.SIGTERM)
