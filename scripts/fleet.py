@@ -144,7 +144,7 @@ class Fleet:
             f"  {ctl} -s {gamma} watch         # gamma's",
             f"  {ctl} -s {alpha} toggle 1      # a change through alpha: both see it, same revision",
             f"  {ctl} -s {gamma} log           # the history names the host (sectionctl@alpha)",
-            f"  {ctl} -s {beta} status         # fleet-host, fleet-member, fleet-revision, fleet-stale-since",
+            f"  {ctl} -s {beta} pipe <<< STATUS  # fleet-host, fleet-member, fleet-revision, fleet-stale-since",
             f"  kill -STOP {self.lab.processes[1].pid}       # freeze beta's etcd member (kill -CONT to thaw): beta moves to another member",
             f"  etcdctl --endpoints={self.lab.urls[0]} get --prefix /sectiond/ --keys-only",
             f"logs: {self.directory}/{{{','.join(HOSTS)}}}.log",
