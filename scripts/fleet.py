@@ -176,6 +176,10 @@ class Fleet:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        # Nothing in the members is worth a graceful stop, which takes etcd seconds once its
+        # peers are gone (5 s, the lab's grace, at every Ctrl-C).
+        for index in range(len(self.lab.processes)):
+            self.lab.kill(index)
         self.lab.stop()
         if self.directory:
             shutil.rmtree(self.directory, ignore_errors=True)
