@@ -3,7 +3,7 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help build run web check test asan fuzz package-test bench etcd-lab install uninstall deb format
+.PHONY: help build run web fleet check test asan fuzz package-test bench etcd-lab install uninstall deb format
 
 ## help: this list
 help:
@@ -21,6 +21,11 @@ run: build
 ## web: the web page on a new demo daemon, or on yours: WEB_SOCKET=PATH (WEB_PORT, WEB_READONLY=1)
 web:
 	scripts/web.sh $(ARGS)
+
+## fleet: one list on three hosts here: three etcd members and three sectiond, how to watch and change each printed (Ctrl-C stops all, removes all)
+fleet: build
+	scripts/deps.sh --fleet
+	scripts/fleet.py $(ARGS)
 
 ## check: a quick check (under two minutes once built): the unit tests and the quick suites of Tests/System/suites.tsv
 check:

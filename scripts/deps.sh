@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages sectiond needs to build (with --test, to run its tests; with
-# --deb, to build the Debian package; with --web, for `make web`), only those that are
-# missing, so a second run costs nothing. Always: the two clients the README's first session
-# talks to the daemon with (nc -U -N, socat), which `make run` leads to. --print lists the
-# packages for the options given and installs nothing.
+# --deb, to build the Debian package; with --web, for `make web`; with --fleet, etcd for
+# `make fleet`), only those that are missing, so a second run costs nothing. Always: the two
+# clients the README's first session talks to the daemon with (nc -U -N, socat), which `make
+# run` leads to. --print lists the packages for the options given and installs nothing.
 set -euo pipefail
 # libcurl4-openssl-dev: the headers of the Etcd module's libcurl (loaded at run time, in fleet mode only).
 packages=(libsystemd-dev libedit-dev pkg-config netcat-openbsd socat libcurl4-openssl-dev)
@@ -16,8 +16,9 @@ for option in "$@"; do
       websocketd chromium chromium-driver python3-selenium curl # the web page (web.py)
       etcd-server etcd-client nftables) ;; # the etcd lab (Tests/System/lib/etcd_lab.py) and the fleet's partitions
     --web) packages+=(websocketd iproute2) ;;
+    --fleet) packages+=(etcd-server etcd-client) ;; # make fleet
     --deb) packages+=(dpkg-dev binutils) ;;
-    *) echo "deps.sh: unknown option '$option' (--test, --deb, --web, --print)" >&2; exit 2 ;;
+    *) echo "deps.sh: unknown option '$option' (--test, --deb, --web, --fleet, --print)" >&2; exit 2 ;;
   esac
 done
 # The D-Bus tests (Tests/System/suites/dbus.py): a private dbus-daemon, gdbus, and Python's Gio

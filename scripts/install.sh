@@ -229,6 +229,11 @@ inst 0644 docs/DBUS.md "$DATADIR/doc/sectiond/DBUS.md"
 for recipe in examples/i3blocks.conf examples/tmux.conf examples/sectiond-loop.sh examples/waybar/*; do
   inst 0644 "$recipe" "$DATADIR/doc/sectiond/$recipe"
 done
+# A fleet host's drop-ins and environment file (docs/FLEET.md), examples to copy: installed
+# in place they would put every host in a fleet.
+for file in packaging/fleet/*; do
+  inst 0644 "$file" "$DATADIR/doc/sectiond/examples/fleet/$(basename "$file")"
+done
 
 shopt -s nullglob
 for page in man/*.1 man/*.8; do
@@ -250,6 +255,7 @@ if [ -n "$uninstall" ]; then
   # sectiond's own directories, when nothing else is left in them; the shared ones (bin,
   # man1, systemd/system, ...) stay, as they may have been there before.
   for d in "$DATADIR/sectiond/web" "$DATADIR/sectiond" "$DATADIR/doc/sectiond/examples/waybar" \
+    "$DATADIR/doc/sectiond/examples/fleet" \
     "$DATADIR/doc/sectiond/examples" "$DATADIR/doc/sectiond" "$SYSCONFDIR/sectiond"; do
     if [ -d "$DESTDIR$d" ] && rmdir "$DESTDIR$d" 2>/dev/null; then say "removed $DESTDIR$d/"; fi
   done

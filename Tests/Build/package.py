@@ -125,7 +125,10 @@ def check_contents(results, deb, scratch):
               "usr/share/dbus-1/services/org.sectiond.Sectiond1.service",
               "usr/share/dbus-1/interfaces/org.sectiond.Sectiond1.xml", "usr/share/doc/sectiond/DBUS.md",
               # sectiond(8) points to PROTOCOL.md (issue 23: the package shipped neither).
-              "usr/share/doc/sectiond/README.md", "usr/share/doc/sectiond/PROTOCOL.md"]
+              "usr/share/doc/sectiond/README.md", "usr/share/doc/sectiond/PROTOCOL.md",
+              # a fleet host's drop-ins and environment file (docs/FLEET.md), to copy
+              "usr/share/doc/sectiond/examples/fleet/fleet.conf", "usr/share/doc/sectiond/examples/fleet/etcd-local.conf",
+              "usr/share/doc/sectiond/examples/fleet/fleet.env"]
     absent = [f for f in wanted if not os.path.isfile(os.path.join(unpacked, f))]
     results.check(not absent, f"the package holds units, snippets, man pages, completions, examples, D-Bus files "
                   f"({len(wanted)} files)", ", ".join(absent) and "missing: " + ", ".join(absent))

@@ -300,6 +300,16 @@ class Client:
                 got.append(line)
         return got
 
+    def events_until(self, revision, seconds=15):
+        """The next events, up to the first of `revision` or later (its second word); the read
+        times out (TimeoutError) when none comes within `seconds` in all."""
+        events = []
+        deadline = time.monotonic() + seconds
+        while not events or int(events[-1].split()[1]) < revision:
+            self.sock.settimeout(max(0.01, deadline - time.monotonic()))
+            events += self.next_events(1)
+        return events
+
     def close(self):
         self.sock.close()
 

@@ -253,7 +253,7 @@ for key in Type WatchdogSec FileDescriptorStoreMax User ProtectSystem PrivateNet
   expect "sectiond@.service $key (as sectiond.service)" "$(value "$key" "$tsvc")" "$(value "$key" "$svc")"
 done
 expect "sectiond@.service ExecStart" "$(value ExecStart "$tsvc")" \
-  "$PREFIX/bin/sectiond --list %i --max-clients 10000 --fd-store 10001 --bus system --log-changes"
+  "$PREFIX/bin/sectiond --list %i --max-clients 10000 --fd-store 10001 --bus system --log-changes \$SECTIOND_OPTIONS"
 expect "sectiond@.service StateDirectory" "$(value StateDirectory "$tsvc")" 'sectiond/%i'
 expect "sectiond@.service Sockets" "$(value Sockets "$tsvc")" 'sectiond@%i.socket sectiond-readonly@%i.socket'
 expect "sectiond@.socket ListenStream" "$(value ListenStream "$unitdir/sectiond@.socket")" \
@@ -409,12 +409,13 @@ fi
 docdir="$dest$PREFIX/share/doc/sectiond"
 missing=""
 for f in README.md PROTOCOL.md DBUS.md examples/waybar/config.jsonc examples/i3blocks.conf \
-  examples/tmux.conf examples/sectiond-loop.sh; do
+  examples/tmux.conf examples/sectiond-loop.sh examples/fleet/fleet.conf examples/fleet/etcd-local.conf \
+  examples/fleet/fleet.env; do
   [ -f "$docdir/$f" ] || missing+=" $f"
 done
 executable="$(find "$docdir" -type f -perm /111 2>/dev/null)"
 if [ -z "$missing" ] && [ -z "$executable" ]; then
-  pass "docs installed as share/doc/sectiond: README, PROTOCOL.md, DBUS.md and the recipes (none executable)"
+  pass "docs installed as share/doc/sectiond: README, PROTOCOL.md, DBUS.md, the recipes and the fleet examples (none executable)"
 else
   fail "docs installed as share/doc/sectiond" "missing:$missing; executable: $executable"
 fi
