@@ -38,8 +38,10 @@ public struct FleetEntry {
     var bytes = Array("\(magic)\(group.revision) \(host) \(commit)".utf8)
     if group.needsSnapshot {
       bytes.append(contentsOf: " state\n".utf8)
-      state(&bytes)
-      return bytes
+      // The encoder starts its buffer afresh.
+      var encoded: [UInt8] = []
+      state(&encoded)
+      return bytes + encoded
     }
     bytes.append(0x0A)
     let start = bytes.count

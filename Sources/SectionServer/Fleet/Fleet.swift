@@ -267,7 +267,9 @@ final class Fleet {
       // The error says itself when its own outcome is unknown.
       let note =
         error.outcomeUnknown
-        ? "" : mayBeApplied ? "; the change may still be applied (its outcome is unknown)" : "; nothing was applied"
+        ? ""
+        : mayBeApplied
+          ? "; the change may still be applied (its outcome is unknown)" : "; nothing was applied"
       server.fleetRefused(ProtocolError(.unavailable, "etcd: \(error)" + note))
       server.service.changeRefusal = unavailable(error)
       return

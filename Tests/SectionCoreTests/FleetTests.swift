@@ -1,0 +1,127 @@
+import Testing
+
+@testable import SectionCore
+
+/// What a fleet's hosts share through etcd (`FleetEntry`) and how a host applies another's group
+/// (`SectionService.applyRemote`, `adopt`): the same revisions, events and history on every host.
+@Suite struct FleetTests {
+  /// Two hosts of one fleet: services on the same list, each naming its host.
+  private func hosts() -> (Harness, Harness) {
+    let alpha = Harness(abc(), history: History(capacity: 100))
+    let beta = Harness(abc(), history: History(capacity: 100))
+    alpha.service.host = Array("alpha".utf8)
+    beta.service.host = Array("beta".utf8)
+    alpha.service.clock = { 1_796_329_267_123 }
+    beta.service.clock = { 1_796_329_999_999 }
+    alpha.author = Author(via: .socket, uid: 1000, pid: 4242, name: "kiosk")
+    return (alpha, beta)
+  }
+
+  /// Commits `alpha`'s unsaved group and applies its entry on `beta`, as the fleet does.
+  private func ship(_ alpha: Harness, to beta: Harness) throws -> FleetEntry {
+    let group = alpha.service.unsavedGroup
+    let bytes = FleetEntry.encode(
+      group, host: "alpha", commit: "boot.7", state: alpha.service.encodeState(into:))
+    alpha.service.commit { _ in }
+    let entry = try FleetEntry.decode(bytes)
+    guard case .changes(let changes, let authors) = entry.body else {
+      Issue.record("a group of changes came as a state")
+      return entry
+    }
+    try beta.service.applyRemote(changes, authors: authors)
+    return entry
+  }
+
+  @Test func aGroupIsAppliedWithTheSameRevisionsEventsAndHistory() throws {
+    let (alpha, beta) = hosts()
+    _ = alpha.send("TOGGLE a")
+    _ = alpha.send("INSERT 1 news Latest news")
+    _ = alpha.send("CLIENT NAME other")
+    _ = alpha.send("ITEM INSERT news 0 hello")
+    let events = alpha.service.unsavedGroup.events
+    let entry = try ship(alpha, to: beta)
+    #expect(entry.revision == 3 && entry.host == "alpha" && entry.commit == "boot.7")
+    let applied = beta.service.unsavedGroup
+    #expect(applied.events == events)
+    #expect(applied.revision == 3)
+    beta.service.commit { _ in }
+    #expect(beta.reply("LIST") == alpha.reply("LIST"))
+    // The history names who made each change through which host, the same on both.
+    let history = alpha.reply("HISTORY")
+    #expect(beta.reply("HISTORY") == history)
+    #expect(history.contains(" socket 1000 4242 kiosk@alpha opened 1 0 a"), "\(history)")
+    #expect(history.contains(" other@alpha inserted 3 1 news") || history.contains(" other@alpha items 3"))
+  }
+
+  @Test func aGroupThatDoesNotFollowChangesNothing() throws {
+    let (alpha, beta) = hosts()
+    _ = alpha.send("TOGGLE a")
+    let first = alpha.service.unsavedGroup
+    let firstBytes = FleetEntry.encode(
+      first, host: "alpha", commit: "c1", state: alpha.service.encodeState(into:))
+    alpha.service.commit { _ in }
+    _ = alpha.send("TOGGLE b")
+    let second = try FleetEntry.decode(
+      FleetEntry.encode(
+        alpha.service.unsavedGroup, host: "alpha", commit: "c2", state: alpha.service.encodeState(into:)))
+    alpha.service.commit { _ in }
+    guard case .changes(let changes, let authors) = second.body else { return }
+    // The second group without the first: refused, nothing changed, nothing unsaved.
+    #expect(throws: ProtocolError.self) { try beta.service.applyRemote(changes, authors: authors) }
+    #expect(!beta.service.hasUnsavedChanges && beta.service.model.revision == 0)
+    guard case .changes(let firstChanges, let firstAuthors) = try FleetEntry.decode(firstBytes).body else {
+      return
+    }
+    try beta.service.applyRemote(firstChanges, authors: firstAuthors)
+    beta.service.commit { _ in }
+    try beta.service.applyRemote(changes, authors: authors)
+    beta.service.commit { _ in }
+    #expect(beta.service.model.revision == 2 && beta.reply("LIST") == alpha.reply("LIST"))
+  }
+
+  @Test func aReloadTravelsAsTheWholeStateAndIsAdopted() throws {
+    let (alpha, beta) = hosts()
+    _ = alpha.send("TOGGLE a")
+    alpha.service.commit { _ in }
+    var reply = OutputQueue()
+    let abd = config(.multi, [("a", [], false), ("b", [], false), ("d", [], false)])
+    #expect(try alpha.service.reload(abd, by: alpha.author, reply: &reply) == .changed)
+    let entry = try FleetEntry.decode(
+      FleetEntry.encode(
+        alpha.service.unsavedGroup, host: "alpha", commit: "c", state: alpha.service.encodeState(into:)))
+    alpha.service.commit { _ in }
+    guard case .state(let state) = entry.body else {
+      Issue.record("a reload came as changes")
+      return
+    }
+    beta.service.adopt(state)
+    #expect(beta.reply("LIST") == alpha.reply("LIST"))
+    #expect(beta.reply("HISTORY") == alpha.reply("HISTORY"))
+    #expect(beta.service.model.revision == alpha.service.model.revision)
+  }
+
+  @Test func damagedEntriesAreRefused() {
+    for text in [
+      "", "hello\n", "sectiond-fleet 1 x alpha c\n", "sectiond-fleet 1 3 alpha\n",
+      "sectiond-fleet 1 1 alpha c\nopen 1 0\ncommit 1 00000000\n",  // wrong checksum
+      "sectiond-fleet 1 2 alpha c\nopen 1 0\n",  // no commit line
+      "sectiond-fleet 1 1 alpha c other\nx\n", "sectiond-fleet 1 1 alpha c state\n{\n",
+    ] {
+      #expect(throws: ProtocolError.self, "\(text)") { try FleetEntry.decode(Array(text.utf8)) }
+    }
+  }
+
+  @Test func changesWaitWhileSealedAndAreRefusedWhileUnavailable() {
+    let (alpha, _) = hosts()
+    _ = alpha.send("TOGGLE a")
+    alpha.service.sealed = true
+    // Another client's change waits for the sealed group's outcome; so does RELOAD.
+    #expect(alpha.send("TOGGLE b").1 == .deferred)
+    #expect(alpha.send("RELOAD").1 == .deferred)
+    alpha.service.sealed = false
+    alpha.service.commit { _ in }
+    alpha.service.changeRefusal = ProtocolError(.unavailable, "etcd: no leader")
+    #expect(alpha.send("TOGGLE b").0 == "ERR UNAVAILABLE etcd: no leader\n")
+    #expect(alpha.send("LIST").0.hasSuffix("OK 1\n"))
+  }
+}
