@@ -48,7 +48,7 @@ import Testing
       JSONRenderer.status(status).serialized()
         == #"{"daemon_version":"0.1.0","protocol":"1","socket":"/s","revision":9,"mode":"multi","sections":3,"#
         + #""open":1,"open_ids":["second"],"items":13,"visible_items":2,"daemon":"given","pid":null,"uid":null,"#
-        + #""systemd":null,"uptime_seconds":null,"config":null,"state":null,"clients":null,"subscribers":null,"list":null}"#
+        + #""systemd":null,"uptime_seconds":null,"config":null,"state":null,"clients":null,"subscribers":null,"list":null,"fleet":null}"#
     )
     var facts = status
     facts.kind = .user
@@ -57,6 +57,15 @@ import Testing
     #expect(
       json["daemon"] == .string("user") && json["pid"] == .integer(7) && json["systemd"] == .bool(false))
     #expect(json["config"] == .string("/c.json") && json["state"] == .null && json["clients"] == .integer(2))
+    // A fleet's host says which host it is, through which member, and how far behind.
+    facts.facts = [
+      "fleet-host": "h1", "fleet-member": "http://m:2379", "fleet-behind": "3", "fleet-stale-since": "-",
+    ]
+    #expect(
+      JSONRenderer.status(facts)["fleet"]?.serialized()
+        == #"{"host":"h1","member":"http://m:2379","behind":3,"stale_seconds":null,"error":null}"#)
+    #expect(
+      TextRenderer.status(facts).contains("fleet:     host h1, etcd http://m:2379, 3 revisions behind\n"))
   }
 
   @Test func events() {

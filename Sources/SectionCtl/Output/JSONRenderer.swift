@@ -67,6 +67,20 @@ enum JSONRenderer {
       ("clients", fact(status.facts["clients"], number: true)),
       ("subscribers", fact(status.facts["subscribers"], number: true)),
       ("list", fact(status.facts["list"], number: false)),
+      ("fleet", fleet(status.facts)),
+    ])
+  }
+
+  /// A fleet's host (`sectiond --etcd`): which host, through which member, how far behind, and
+  /// for how long etcd has not answered; null outside a fleet.
+  private static func fleet(_ facts: [String: String]) -> JSON {
+    guard facts["fleet-host"] != nil else { return .null }
+    return .object([
+      ("host", fact(facts["fleet-host"], number: false)),
+      ("member", fact(facts["fleet-member"], number: false)),
+      ("behind", fact(facts["fleet-behind"], number: true)),
+      ("stale_seconds", fact(facts["fleet-stale-since"], number: true)),
+      ("error", fact(facts["fleet-error"], number: false)),
     ])
   }
 

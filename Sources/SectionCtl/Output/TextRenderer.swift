@@ -146,6 +146,15 @@ enum TextRenderer {
     if let clients = facts["clients"], let subscribers = facts["subscribers"] {
       text += "clients:   \(clients) (this one included), \(subscribers) subscribed\n"
     }
+    if let host = facts["fleet-host"], let member = facts["fleet-member"] {
+      text += "fleet:     host \(host), etcd \(member)"
+      if let behind = facts["fleet-behind"], behind != "0" { text += ", \(behind) revisions behind" }
+      if let stale = facts["fleet-stale-since"].flatMap({ UInt64($0) }) {
+        text += ", etcd not answering for \(duration(stale))"
+      }
+      text += "\n"
+      if let error = facts["fleet-error"] { text += "           \(error)\n" }
+    }
     return text + """
       revision:  \(status.revision)
       mode:      \(status.mode.rawValue)

@@ -135,7 +135,13 @@ final class Fleet {
     let stale = staleSince.map { String((monotonicMicroseconds() - $0) / 1_000_000) } ?? "-"
     var fields = [
       ("fleet-host", options.host), ("fleet-member", member),
-      ("fleet-revision", String(server.service.model.revision)), ("fleet-stale-since", stale),
+      ("fleet-revision", String(server.service.model.revision)),
+      (
+        "fleet-behind",
+        String(
+          seenRevision > server.service.model.revision ? seenRevision - server.service.model.revision : 0)
+      ),
+      ("fleet-stale-since", stale),
     ]
     if let lastError { fields.append(("fleet-error", String(lastError.map { $0 == "\n" ? " " : $0 }))) }
     return fields
