@@ -28,12 +28,16 @@ public final class EtcdClient {
     /// For `https://` members: the CA to check them with, and this client's certificate and
     /// key when the members ask for one (`--client-cert-auth`). Files in PEM.
     public var tls: TLSFiles?
+    /// etcd's user and password, when its auth is on: the client asks for a token with them
+    /// before its first request, and again when etcd says the token is no longer valid.
+    public var credentials: Credentials?
 
     public init(
       members: [String], requestTimeout: Int = 5000, connectTimeout: Int = 1000,
-      maximumAnswerBytes: Int = 64 << 20, tls: TLSFiles? = nil
+      maximumAnswerBytes: Int = 64 << 20, tls: TLSFiles? = nil, credentials: Credentials? = nil
     ) {
       self.tls = tls
+      self.credentials = credentials
       self.members = members.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
       self.requestTimeout = requestTimeout
       self.connectTimeout = connectTimeout
@@ -53,9 +57,23 @@ public final class EtcdClient {
     }
   }
 
+  public struct Credentials: Sendable, Equatable {
+    public var user: String
+    public var password: String
+
+    public init(user: String, password: String) {
+      self.user = user
+      self.password = password
+    }
+  }
+
   public let configuration: Configuration
   let multi: CurlMulti
   private var current = 0
+  /// etcd's auth token, once `authorized` got one; nil without credentials.
+  private var token: String?
+  /// Calls waiting for the token being asked for.
+  private var waitingForToken: [(EtcdError?) -> Void]?
   static let headers = [
     "Content-Type: application/json", "Grpc-Metadata-hasleader: true",
     // curl waits up to a second for a 100 Continue before a body over 1 MiB; etcd sends none.
@@ -130,7 +148,49 @@ public final class EtcdClient {
     decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
     completion: @escaping (Result<Answer, EtcdError>) -> Void
   ) {
-    attempt(name, path, Array(body.serialized().utf8), mutating, decode, completion, tried: 0, failures: [])
+    let body = Array(body.serialized().utf8)
+    authorized { [weak self] error in
+      if let error { return completion(.failure(error)) }
+      self?.attempt(name, path, body, mutating, decode, completion, tried: 0, failures: [])
+    }
+  }
+
+  /// Every request's headers: the JSON type, the has-leader header, and the token under auth.
+  var requestHeaders: [String] { token.map { Self.headers + ["Authorization: \($0)"] } ?? Self.headers }
+
+  /// Runs `body` once a token is at hand (at once without credentials), or with the reason
+  /// there is none: one authenticate call for every call that waits for it.
+  func authorized(_ body: @escaping (EtcdError?) -> Void) {
+    guard let credentials = configuration.credentials, token == nil else { return body(nil) }
+    guard waitingForToken == nil else { return waitingForToken!.append(body) }
+    waitingForToken = [body]
+    let request = JSON.object([
+      ("name", .string(credentials.user)), ("password", .string(credentials.password)),
+    ])
+    attempt(
+      "authenticate", "/v3/auth/authenticate", Array(request.serialized().utf8), false,
+      { (json) throws(MalformedAnswer) in try json.string("token") },
+      { [weak self] result in
+        guard let self else { return }
+        let waiting = self.waitingForToken ?? []
+        self.waitingForToken = nil
+        switch result {
+        case .success(let token):
+          self.token = token
+          for body in waiting { body(nil) }
+        case .failure(let error):
+          for body in waiting { body(error) }
+        }
+      }, tried: 0, failures: [])
+  }
+
+  /// etcd no longer takes the token (it expired, or etcd restarted): a new one is asked for.
+  func tokenRefused(_ error: EtcdError) -> Bool {
+    guard configuration.credentials != nil, case .rejected(let code, _) = error.kind, code == 16 else {
+      return false
+    }
+    token = nil
+    return true
   }
 
   private func attempt<Answer>(
@@ -142,7 +202,7 @@ public final class EtcdClient {
     let transfer: Transfer
     do {
       transfer = try Transfer(
-        multi: multi, url: member + path, request: body, headers: Self.headers,
+        multi: multi, url: member + path, request: body, headers: requestHeaders,
         timeout: configuration.requestTimeout,
         configuration: configuration
       ) { [weak self] outcome in
@@ -155,6 +215,13 @@ public final class EtcdClient {
             return completion(.success(try decode(try JSON.parse(outcome.body))))
           } catch {
             return completion(.failure(EtcdError(.malformed, call: name, member: member, detail: "\(error)")))
+          }
+        }
+        if path != "/v3/auth/authenticate", tried == 0, self.tokenRefused(error) {
+          // Refused before anything was done: asked again with a new token, once.
+          return self.authorized { [weak self] refusal in
+            if let refusal { return completion(.failure(refusal)) }
+            self?.attempt(name, path, body, mutating, decode, completion, tried: 1, failures: failures)
           }
         }
         let retry = [.noLeader, .unavailable, .timedOut].contains(error.kind) && !error.outcomeUnknown

@@ -7,7 +7,12 @@ extension EtcdClient {
   /// watch failed for want of a leader or of an answer, the next watch goes to the next member.
   public func watch(_ request: WatchRequest, handler: @escaping (WatchUpdate) -> Void) -> Watch {
     let watch = Watch(handler: handler)
-    open(watch, body: Array(request.json.serialized().utf8), tried: 0, failures: [])
+    let body = Array(request.json.serialized().utf8)
+    authorized { [weak self] error in
+      if let error { return watch.deliver(.failed(error)) }
+      guard !watch.isOver else { return }
+      self?.open(watch, body: body, tried: 0, failures: [])
+    }
     return watch
   }
 
@@ -22,6 +27,7 @@ extension EtcdClient {
       case .failed(let error):
         over = true
         self?.moveOn(after: error, from: member)
+        _ = self?.tokenRefused(error)
       case .compacted, .canceled: over = true
       case .created, .events, .progress: break
       }
@@ -30,7 +36,7 @@ extension EtcdClient {
     }
     do {
       watch.transfer = try Transfer(
-        multi: multi, url: member + "/v3/watch", request: body, headers: Self.headers, timeout: 0,
+        multi: multi, url: member + "/v3/watch", request: body, headers: requestHeaders, timeout: 0,
         configuration: configuration, onLine: onLine
       ) { [weak self] outcome in
         guard let self else { return }
@@ -43,6 +49,7 @@ extension EtcdClient {
           self.error(of: outcome, call: "watch", member: member, mutating: false, failures: failures)
           ?? EtcdError(.unavailable, call: "watch", member: member, detail: "the stream ended")
         self.moveOn(after: error, from: member)
+        _ = self.tokenRefused(error)
         watch.deliver(.failed(error))
       }
       multi.start(watch.transfer!)
@@ -77,6 +84,9 @@ public final class Watch {
   private var handler: ((WatchUpdate) -> Void)?
 
   init(handler: @escaping (WatchUpdate) -> Void) { self.handler = handler }
+
+  /// Cancelled, or ended by an update: nothing more is to be opened for it.
+  var isOver: Bool { handler == nil }
 
   /// Closes the stream; no update comes after. Safe from inside the handler, and twice.
   public func cancel() {

@@ -204,7 +204,8 @@ public struct DaemonOptions: Equatable {
       case "--etcd": etcd = try value(for: argument)
       case "--etcd-prefix": etcdPrefix = try value(for: argument)
       case "--host-name": hostName = try value(for: argument)
-      case "--etcd-cacert", "--etcd-cert", "--etcd-key": etcdFiles[argument] = try value(for: argument)
+      case "--etcd-cacert", "--etcd-cert", "--etcd-key", "--etcd-credentials":
+        etcdFiles[argument] = try value(for: argument)
       case "--check-config": options.checkConfigOnly = true
       case "--allow-insecure": options.allowInsecure = true
       case "--verbose", "-v": options.verbose = true
@@ -242,7 +243,8 @@ public struct DaemonOptions: Equatable {
     }
     options.fleet = try FleetOptions.make(
       etcd: etcd, prefix: etcdPrefix, host: hostName, caFile: etcdFiles["--etcd-cacert"],
-      certificateFile: etcdFiles["--etcd-cert"], keyFile: etcdFiles["--etcd-key"], list: options.list)
+      certificateFile: etcdFiles["--etcd-cert"], keyFile: etcdFiles["--etcd-key"],
+      credentialsFile: etcdFiles["--etcd-credentials"], list: options.list, environment: environment)
     if options.logChanges && options.history == 0 {
       throw UsageError(description: "--log-changes logs the history's records: give --history 1 or more")
     }

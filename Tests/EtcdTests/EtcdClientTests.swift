@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 
@@ -208,5 +209,58 @@ import Testing
       try runner.wait { untrusting.put(key: bytes("tls"), value: bytes("no"), completion: $0) }.error)
     #expect(refused.kind == .unavailable)
     #expect(!refused.outcomeUnknown, "\(refused)")
+  }
+
+  /// etcd's auth on: a user limited to a prefix (as docs/SECURITY.md sets up a fleet's) works
+  /// through the token the client asks for; outside the prefix, with a wrong password or
+  /// without credentials, it is refused with the outcome known.
+  @Test func authWithAUserLimitedToAPrefix() throws {
+    guard let lab = try EtcdLab() else { return }
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/etcdctl") else {
+      print("SKIP etcd auth test: no etcdctl (scripts/deps.sh --test installs etcd-client)")
+      return
+    }
+    for command in [
+      "user add root:rootpw", "user add fleet:fleetpw", "role add fleet",
+      "role grant-permission fleet --prefix=true readwrite /fleet/", "user grant-role fleet fleet",
+      "auth enable",
+    ] {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/etcdctl")
+      process.arguments = ["--endpoints=\(lab.urls[0])"] + command.split(separator: " ").map(String.init)
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0, "etcdctl \(command)")
+    }
+    let runner = try LoopRunner()
+    let fleet = try EtcdClient(
+      loop: runner.loop,
+      configuration: .init(members: lab.urls, credentials: .init(user: "fleet", password: "fleetpw")))
+    let put = try runner.wait { fleet.put(key: bytes("/fleet/a"), value: bytes("1"), completion: $0) }
+    #expect(put.value != nil, "\(put)")
+    var updates: [WatchUpdate] = []
+    let watch = fleet.watch(.prefix(bytes("/fleet/"))) { updates.append($0) }
+    #expect(try runner.run(until: { !updates.isEmpty }))
+    #expect(updates.first.map { if case .created = $0 { true } else { false } } == true, "\(updates)")
+    watch.cancel()
+    let outside = try #require(
+      try runner.wait { fleet.put(key: bytes("/other"), value: bytes("1"), completion: $0) }.error)
+    #expect(outside.detail.contains("permission denied"), "\(outside)")
+    #expect(!outside.outcomeUnknown)
+
+    let wrong = try EtcdClient(
+      loop: runner.loop,
+      configuration: .init(members: lab.urls, credentials: .init(user: "fleet", password: "x")))
+    let refused = try #require(
+      try runner.wait { wrong.put(key: bytes("/fleet/a"), value: bytes("2"), completion: $0) }.error)
+    #expect(refused.detail.contains("authentication failed"), "\(refused)")
+    let anonymous = try EtcdClient(loop: runner.loop, configuration: .init(members: lab.urls))
+    let nameless = try #require(
+      try runner.wait { anonymous.put(key: bytes("/fleet/a"), value: bytes("3"), completion: $0) }.error)
+    #expect(!nameless.outcomeUnknown, "\(nameless)")
+    let read = try runner.wait { fleet.range(RangeRequest(key: bytes("/fleet/a")), completion: $0) }
+    #expect(read.value?.kvs.first?.value == bytes("1"), "\(read)")
   }
 }

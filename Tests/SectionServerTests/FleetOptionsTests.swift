@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import SectionServer
@@ -5,8 +6,8 @@ import Testing
 /// `--etcd` and its options: what a fleet's host is started with, and the refusals that name
 /// what to give instead.
 @Suite struct FleetOptionsTests {
-  private func parse(_ arguments: [String]) throws -> DaemonOptions {
-    guard case .run(let options) = try DaemonOptions.parse(arguments, environment: { _ in nil }) else {
+  private func parse(_ arguments: [String], environment: [String: String] = [:]) throws -> DaemonOptions {
+    guard case .run(let options) = try DaemonOptions.parse(arguments, environment: { environment[$0] }) else {
       throw DaemonOptions.UsageError(description: "printed instead of running")
     }
     return options
@@ -46,5 +47,34 @@ import Testing
     #expect(
       refusal(["--etcd", "https://a:1", "--etcd-cacert", "ca", "--etcd-cert", "c"])?.contains("go together")
         == true)
+  }
+
+  /// etcd's user and password never come from the command line: the environment, a file, or
+  /// systemd's credential `etcd`.
+  @Test func credentialsComeFromTheEnvironmentOrAFile() throws {
+    let etcd = ["--etcd", "http://a:2379"]
+    let fromEnvironment = try parse(
+      etcd, environment: ["SECTIOND_ETCD_USER": "u", "SECTIOND_ETCD_PASSWORD": "p:w"])
+    #expect(
+      fromEnvironment.fleet?.credentials?.user == "u" && fromEnvironment.fleet?.credentials?.password == "p:w"
+    )
+    #expect(
+      (try? parse(etcd, environment: ["SECTIOND_ETCD_USER": "u"])) == nil,
+      "a user without a password is refused")
+    #expect(try parse(etcd + ["--etcd-credentials", "/c"]).fleet?.credentialsFile == "/c")
+    #expect(try parse(etcd).fleet?.credentialsFile == nil)
+    let directory = "/tmp/sd-cred-\(getpid())"
+    mkdir(directory, 0o700)
+    defer {
+      unlink(directory + "/etcd")
+      rmdir(directory)
+    }
+    let fd = open(directory + "/etcd", O_CREAT | O_WRONLY, 0o600)
+    _ = write(fd, "fleet:se:cret\nignored\n", 21)
+    close(fd)
+    let systemd = try parse(etcd, environment: ["CREDENTIALS_DIRECTORY": directory])
+    #expect(systemd.fleet?.credentialsFile == directory + "/etcd")
+    let read = try FleetOptions.credentials(in: directory + "/etcd")
+    #expect(read.user == "fleet" && read.password == "se:cret")
   }
 }

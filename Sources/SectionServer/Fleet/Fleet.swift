@@ -100,10 +100,13 @@ final class Fleet {
       EtcdClient.TLSFiles(
         certificateAuthority: $0, certificate: options.certificateFile, key: options.keyFile)
     }
+    let credentials = try options.credentials ?? options.credentialsFile.map(FleetOptions.credentials(in:))
     do {
       client = try EtcdClient(
         loop: server.loop,
-        configuration: EtcdClient.Configuration(members: options.members, requestTimeout: 3000, tls: tls))
+        configuration: EtcdClient.Configuration(
+          members: options.members, requestTimeout: 3000, tls: tls,
+          credentials: credentials.map { EtcdClient.Credentials(user: $0.user, password: $0.password) }))
     } catch {
       throw StartFailure("--etcd: \(error)", errno: nil)
     }

@@ -1,4 +1,5 @@
 import Glibc
+import Posix
 import SectionShared
 
 /// `--etcd` and its options: the list is shared by several hosts through etcd (docs/FLEET.md).
@@ -14,6 +15,18 @@ public struct FleetOptions: Equatable {
   public var caFile: String?
   public var certificateFile: String?
   public var keyFile: String?
+  /// etcd's user and password when its auth is on: from `SECTIOND_ETCD_USER` and
+  /// `SECTIOND_ETCD_PASSWORD`, else read at start from `credentialsFile` (`USER:PASSWORD`, as
+  /// etcdctl's --user takes them): never the command line, which every local user can read.
+  public var credentials: (user: String, password: String)?
+  public var credentialsFile: String?
+
+  public static func == (a: FleetOptions, b: FleetOptions) -> Bool {
+    a.members == b.members && a.prefix == b.prefix && a.host == b.host && a.caFile == b.caFile
+      && a.certificateFile == b.certificateFile && a.keyFile == b.keyFile
+      && a.credentialsFile == b.credentialsFile
+      && a.credentials?.user == b.credentials?.user && a.credentials?.password == b.credentials?.password
+  }
 
   public static let usage = """
       --etcd URL[,URL...]      share the list with other hosts through etcd (docs/FLEET.md):
@@ -25,16 +38,22 @@ public struct FleetOptions: Equatable {
       --etcd-cacert FILE       the CA that signed the members' certificates (https://)
       --etcd-cert FILE         this host's certificate, when the members ask for one
       --etcd-key FILE          its key
+      --etcd-credentials FILE  etcd's user and password, as USER:PASSWORD, when its auth is on
+                               (default $CREDENTIALS_DIRECTORY/etcd when systemd's
+                               LoadCredential= gives it; or $SECTIOND_ETCD_USER and
+                               $SECTIOND_ETCD_PASSWORD)
     """
 
   /// The fleet's options from what the command line gave; nil without `--etcd`.
   static func make(
     etcd: String?, prefix: String?, host: String?, caFile: String?, certificateFile: String?,
     keyFile: String?,
-    list: ListName?
+    credentialsFile: String?, list: ListName?, environment: (String) -> String?
   ) throws(DaemonOptions.UsageError) -> FleetOptions? {
     guard let etcd else {
-      if prefix != nil || host != nil || caFile != nil || certificateFile != nil || keyFile != nil {
+      if prefix != nil || host != nil || caFile != nil || certificateFile != nil || keyFile != nil
+        || credentialsFile != nil
+      {
         throw DaemonOptions.UsageError(
           description:
             "--etcd-prefix, --host-name and the --etcd-* files need --etcd URL; see sectiond --help")
@@ -70,9 +89,31 @@ public struct FleetOptions: Equatable {
           "--host-name \"\(host)\": give one word of at most 32 letters, digits, . _ : - (it is shown as name@HOST in the history)"
       )
     }
-    return FleetOptions(
+    var options = FleetOptions(
       members: members, prefix: prefix, host: host, caFile: caFile, certificateFile: certificateFile,
       keyFile: keyFile)
+    if let user = environment("SECTIOND_ETCD_USER"), !user.isEmpty {
+      guard let password = environment("SECTIOND_ETCD_PASSWORD") else {
+        throw DaemonOptions.UsageError(
+          description: "SECTIOND_ETCD_USER needs SECTIOND_ETCD_PASSWORD beside it")
+      }
+      options.credentials = (user, password)
+    } else if let credentialsFile {
+      options.credentialsFile = credentialsFile
+    } else if let directory = environment("CREDENTIALS_DIRECTORY"), FileSystem.exists("\(directory)/etcd") {
+      options.credentialsFile = "\(directory)/etcd"
+    }
+    return options
+  }
+
+  /// The user and password in `file` (`USER:PASSWORD` on its first line).
+  static func credentials(in file: String) throws -> (user: String, password: String) {
+    let text = String(decoding: try FileSystem.readFile(file, limit: 4096), as: UTF8.self)
+    let line = text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
+    guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+      throw StartFailure("\(file): give etcd's user and password as USER:PASSWORD on its first line")
+    }
+    return (String(line[..<colon]), String(line[line.index(after: colon)...]))
   }
 
   /// The machine's host name, its first label.
