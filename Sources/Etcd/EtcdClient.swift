@@ -226,6 +226,10 @@ public final class EtcdClient {
         }
         let retry = [.noLeader, .unavailable, .timedOut].contains(error.kind) && !error.outcomeUnknown
         guard retry, tried + 1 < self.configuration.members.count else {
+          // A change the member did not answer in time is not sent again, but the next call
+          // (the caller's look at what became of it) goes to the next member: this one may be
+          // frozen or cut off.
+          if error.outcomeUnknown, error.kind == .timedOut { self.moveOn(from: member) }
           return completion(.failure(error))
         }
         self.moveOn(from: member)

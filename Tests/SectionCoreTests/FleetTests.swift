@@ -124,4 +124,20 @@ import Testing
     #expect(alpha.send("TOGGLE b").0 == "ERR UNAVAILABLE etcd: no leader\n")
     #expect(alpha.send("LIST").0.hasSuffix("OK 1\n"))
   }
+
+  /// A group sealed for etcd may wait seconds: another client's read is answered meanwhile
+  /// from the state as last committed, never from the group's.
+  @Test func readsWhileSealedSeeTheCommittedState() {
+    let (alpha, _) = hosts()
+    _ = alpha.send("TOGGLE a")
+    #expect(alpha.send("LIST").1 == .deferred, "unsealed: a read waits for the save, as without a fleet")
+    alpha.service.sealed = true
+    let list = alpha.reply("LIST")
+    #expect(list.hasPrefix("section 0 a closed") && list.hasSuffix("OK 0\n"), "\(list)")
+    #expect(alpha.reply("SUBSCRIBE").hasPrefix("state 0 multi -\n"))
+    alpha.service.sealed = false
+    _ = alpha.service.commit()
+    #expect(alpha.reply("LIST").hasPrefix("section 0 a open"))
+    #expect(alpha.service.committedView == nil)
+  }
 }

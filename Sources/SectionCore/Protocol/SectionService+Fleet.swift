@@ -65,4 +65,30 @@ extension SectionService {
     forgetRendered()
     rebuildRendered()
   }
+
+  /// Answers a read while a group is sealed, from the state as last committed: a view made
+  /// once per sealed group, at its first read (a copy of the list, the group undone). A
+  /// subscriber gets that state's snapshot, and the group's events once it is committed.
+  func readCommitted(_ request: Request, session: inout Session, reply: inout OutputQueue)
+    throws(ProtocolError)
+    -> Outcome
+  {
+    if committedView == nil {
+      var committed = model
+      switch saved {
+      case .checkpoint(let checkpoint)?: committed.restore(checkpoint, undoing: unsaved)
+      case .copy(let copy)?: committed = copy
+      case nil: break
+      }
+      let view = SectionService(model: committed, limits: limits, history: history)
+      view.statusFields = statusFields
+      view.clock = clock
+      view.processName = processName
+      committedView = view
+    }
+    let view = committedView!
+    let outcome = try view.execute(request, session: &session, reply: &reply)
+    if outcome == .streaming { startedStream = view.takeStream() }
+    return outcome
+  }
 }

@@ -55,6 +55,9 @@ public final class SectionService {
   /// Every change is refused with it, until it is nil again: a fleet's host that has not
   /// joined yet, or knows etcd unreachable (`ERR UNAVAILABLE`). Reads are answered still.
   public var changeRefusal: ProtocolError?
+  /// While a group is sealed: the state as last committed, made at the first read that comes
+  /// meanwhile (`readCommitted`), dropped with the group.
+  var committedView: SectionService?
   public let limits: EditLimits
   /// What STATUS reports beside the revision, as (key, value) pairs of single-line text: the
   /// server's facts (process, paths, clients), which this I/O-free type cannot know itself.
@@ -152,7 +155,12 @@ public final class SectionService {
     if request.changesState && session.access == .readOnly {
       throw ProtocolError(.readOnly, "\(request.verb.name) changes state; use the control socket")
     }
-    if hasUnsavedChanges && request.readsState { return .deferred }
+    if hasUnsavedChanges && request.readsState {
+      // A group sealed for a fleet's commit may wait seconds for etcd: reads are answered from
+      // the state as last committed meanwhile, never from the group's.
+      guard sealed, !request.changesState else { return .deferred }
+      return try readCommitted(request, session: &session, reply: &reply)
+    }
     do throws(ProtocolError) {
       switch request {
       case .batch:
@@ -175,7 +183,7 @@ public final class SectionService {
     }
   }
 
-  private func execute(_ request: Request, session: inout Session, reply: inout OutputQueue)
+  func execute(_ request: Request, session: inout Session, reply: inout OutputQueue)
     throws(ProtocolError) -> Outcome
   {
     let access = session.access
@@ -405,6 +413,7 @@ public final class SectionService {
     do {
       let group = unsavedGroup
       saved = nil
+      committedView = nil
       history.append(group.records, events: group.events)
       fanOut(group)
     }
@@ -446,6 +455,7 @@ public final class SectionService {
     case .copy(let copy)?: model = copy
     }
     saved = nil
+    committedView = nil
     forgetUnsaved()
     forgetRendered()
     rebuildRendered()

@@ -81,8 +81,13 @@ final class Fleet {
   /// A SIGHUP came while a commit was under way: reload once it is through.
   var reloadWhenIdle = false
 
-  /// A change waits at most this long for etcd: then `ERR UNAVAILABLE` (issue 46: within 10 s).
-  static let commitTimeout: UInt64 = 9_000_000
+  /// A change waits at most this long for etcd: then `ERR UNAVAILABLE` (issue 46: within 10 s,
+  /// with room for a loaded machine).
+  static let commitTimeout: UInt64 = 8_000_000
+  /// One attempt on one member: a member that lost its leader says so at once (the has-leader
+  /// header), so this bounds only a frozen or cut-off member; two attempts and a pause fit in
+  /// `commitTimeout`, so a frozen member costs a change one attempt before the next member.
+  static let attemptTimeout: UInt64 = 3_000_000
   /// The most bytes of one group's entry: etcd takes requests up to 1.5 MiB; the rest is the
   /// head, the keys, base64's third and the JSON around them.
   static let entryLimit = 1 << 20
@@ -105,7 +110,7 @@ final class Fleet {
       client = try EtcdClient(
         loop: server.loop,
         configuration: EtcdClient.Configuration(
-          members: options.members, requestTimeout: 3000, tls: tls,
+          members: options.members, requestTimeout: Int(Fleet.attemptTimeout / 1000), tls: tls,
           credentials: credentials.map { EtcdClient.Credentials(user: $0.user, password: $0.password) }))
     } catch {
       throw StartFailure("--etcd: \(error)", errno: nil)
@@ -136,8 +141,15 @@ final class Fleet {
   /// (seconds) etcd has not answered (`-`: it answers).
   var statusFields: [(String, String)] {
     let stale = staleSince.map { String((monotonicMicroseconds() - $0) / 1_000_000) } ?? "-"
+    let state =
+      switch phase {
+      case .joining: "joining"
+      case .idle: "serving"
+      case .committing: "committing"
+      case .catchingUp: "catching-up"
+      }
     var fields = [
-      ("fleet-host", options.host), ("fleet-member", member),
+      ("fleet-host", options.host), ("fleet-state", state), ("fleet-member", member),
       ("fleet-revision", String(server.service.model.revision)),
       (
         "fleet-behind",
@@ -271,7 +283,8 @@ final class Fleet {
   private func retry(
     _ proposal: Proposal, because error: EtcdError, mayBeApplied: Bool = false, _ again: @escaping () -> Void
   ) {
-    guard monotonicMicroseconds() + Fleet.retryDelay < proposal.deadline else {
+    // Only an attempt that can end before the deadline: a change is never held past it.
+    guard monotonicMicroseconds() + Fleet.retryDelay + Fleet.attemptTimeout < proposal.deadline else {
       phase = .idle
       // The error says itself when its own outcome is unknown.
       let note =
@@ -605,6 +618,9 @@ final class Fleet {
   }
 
   private func failed(_ error: EtcdError) {
+    if case .joining = phase {
+      server.service.changeRefusal = ProtocolError(.unavailable, "not joined to the fleet yet: \(error)")
+    }
     if staleSince == nil { staleSince = monotonicMicroseconds() }
     if lastError == nil { Log.warning("fleet: etcd: \(error)") }
     lastError = "\(error)"

@@ -179,13 +179,16 @@ class FleetLab:
         return self
 
     def converged(self, timeout=15, hosts=None):
-        """Waits until the hosts (all by default) have applied the same revision, and returns it."""
+        """Waits until the hosts (all by default) have joined the fleet and applied the same
+        revision, and returns it."""
         hosts = self.hosts if hosts is None else hosts
         deadline = time.monotonic() + timeout
         while True:
             try:
-                revisions = [host.revision() for host in hosts]
-            except (OSError, ValueError, IndexError):
+                statuses = [host.status() for host in hosts]
+                joined = all(status.get("fleet-state") != "joining" for status in statuses)
+                revisions = [int(status["fleet-revision"]) for status in statuses] if joined else None
+            except (OSError, ValueError, IndexError, KeyError, FleetError):
                 revisions = None
             if revisions and len(set(revisions)) == 1:
                 return revisions[0]

@@ -128,11 +128,13 @@ class Daemon:
         self.wrapper = list(wrapper)
         self.proc = None
         self.log_path = os.path.join(self.dir, "sectiond.log")
+        self.environment = {}  # added to the daemon's environment (SECTIOND_ETCD_USER...)
 
     def start(self, timeout=10):
         log = open(self.log_path, "ab")
         env = {k: v for k, v in os.environ.items()
                if k not in ("NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_USEC")}
+        env.update(self.environment)
         self.proc = subprocess.Popen(self.wrapper + [sectiond_path()] + self.args,
                                      stdout=subprocess.DEVNULL, stderr=log, env=env)
         log.close()

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The fleet (issue 46, docs/FLEET.md, docs/SECURITY.md "Several hosts") with etcd secured.
+
+- tls: members on https with a CA made for the test, asking for client certificates; three
+  sectiond with --etcd-cacert, --etcd-cert and --etcd-key share one list (a change on host 0 is
+  on host 2 at the same revision); a host without the client certificate is refused by etcd,
+  serves reads and refuses changes with ERR UNAVAILABLE.
+- auth: etcd's auth on, a user whose role reaches only the fleet's prefix; hosts with its user
+  and password from --etcd-credentials FILE and from SECTIOND_ETCD_USER/PASSWORD share the list;
+  a host with a wrong password refuses changes with ERR UNAVAILABLE, naming etcd's refusal.
+
+Needs etcd and etcdctl (else one SKIP line). Run one part: fleet-secure.py tls.
+Prints PASS/FAIL lines, then `N passed, N failed`.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
+from fleet_lab import FleetLab, Host  # noqa: E402
+from sdlib import require_binary, run_parts  # noqa: E402
+
+
+def shared_change(results, fleet, what):
+    reply = fleet.hosts[0].request("TOGGLE 1")
+    if not results.check(reply[-1].startswith("OK "), f"{what}: a TOGGLE on host 0 is acknowledged", str(reply)):
+        return
+    revision = int(reply[-1].split()[1])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and fleet.hosts[-1].revision() < revision:
+        time.sleep(0.05)
+    listed = fleet.hosts[-1].request("LIST")
+    results.check(listed[-1] == f"OK {revision}" and "section 1 beta open" in " ".join(listed),
+                  f"{what}: the last host has the change at revision {revision}", str(listed))
+
+
+def add_host(fleet, arguments, environment=None):
+    """A host more, started with `arguments` instead of the fleet's own extra ones."""
+    fleet_arguments, fleet.extra_args = fleet.extra_args, arguments
+    try:
+        host = Host(fleet, len(os.listdir(fleet.directory)), fleet.configs[0])  # a directory of its own
+    finally:
+        fleet.extra_args = fleet_arguments
+    host.daemon.environment = environment or {}
+    fleet.hosts.append(host)
+    return host.start()
+
+
+def refused_host(results, fleet, what, refusal, arguments, environment=None):
+    """A host more, with `arguments`: it serves reads and refuses a change with ERR UNAVAILABLE."""
+    host = add_host(fleet, arguments, environment)
+    # Its first call to etcd is refused at once; the refusal names what etcd said from then on.
+    deadline = time.monotonic() + 5
+    while "fleet-error" not in host.status() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    started = time.monotonic()
+    reply = host.request("TOGGLE 0", timeout=20)
+    took = time.monotonic() - started
+    results.check(reply[-1].startswith("ERR UNAVAILABLE") and took < 10 and refusal in reply[-1],
+                  f"{what}: its change is refused with ERR UNAVAILABLE within 10 s ({took:.1f} s), naming etcd's refusal",
+                  str(reply))
+    listed = host.request("LIST")
+    results.check(listed[-1].startswith("OK "), f"{what}: it still answers reads", str(listed))
+    return host
+
+
+def tls(results):
+    try:
+        etcd = EtcdLab(tls=True).start()
+    except LabUnavailable as reason:
+        print(f"SKIP fleet-secure tls: {reason}", flush=True)
+        return
+    ca, cert, key = etcd.tls_files()
+    try:
+        with FleetLab(etcd, extra_args=["--etcd-cacert", ca, "--etcd-cert", cert, "--etcd-key", key]) as fleet:
+            shared_change(results, fleet, "tls")
+            refused_host(results, fleet, "a host without the client certificate", "etcd", ["--etcd-cacert", ca])
+    finally:
+        etcd.stop()
+
+
+def etcdctl(etcd, *words):
+    return subprocess.run(["etcdctl", f"--endpoints={etcd.urls[0]}", *words], capture_output=True, text=True,
+                          timeout=20)
+
+
+def auth(results):
+    try:
+        etcd = EtcdLab().start()
+    except LabUnavailable as reason:
+        print(f"SKIP fleet-secure auth: {reason}", flush=True)
+        return
+    try:
+        fleet = FleetLab(etcd)
+        prefix = fleet.prefix
+        for command in (["user", "add", "root:rootpw"], ["user", "add", "fleet:fleetpw"], ["role", "add", "fleet"],
+                        ["role", "grant-permission", "fleet", "--prefix=true", "readwrite", prefix],
+                        ["user", "grant-role", "fleet", "fleet"], ["auth", "enable"]):
+            done = etcdctl(etcd, *command)
+            if not results.check(done.returncode == 0, f"etcdctl {' '.join(command)}", done.stderr):
+                return
+        credentials = os.path.join(etcd.directory, "credentials")
+        with open(os.open(credentials, os.O_WRONLY | os.O_CREAT, 0o600), "w") as file:
+            file.write("fleet:fleetpw\n")
+        fleet.extra_args = ["--etcd-credentials", credentials]
+        with fleet:
+            shared_change(results, fleet, "auth with --etcd-credentials")
+            refused_host(results, fleet, "a host with a wrong password", "authentication failed", [],
+                         {"SECTIOND_ETCD_USER": "fleet", "SECTIOND_ETCD_PASSWORD": "wrong"})
+            # The environment's user and password work as the file's do.
+            fleet.hosts.pop().kill()
+            host = add_host(fleet, [], {"SECTIOND_ETCD_USER": "fleet", "SECTIOND_ETCD_PASSWORD": "fleetpw"})
+            revision = fleet.converged(timeout=15)
+            reply = host.request("TOGGLE 2")
+            results.check(reply[-1] == f"OK {revision + 1}",
+                          "auth from SECTIOND_ETCD_USER/PASSWORD: the host joins and changes the list", str(reply))
+    finally:
+        etcd.stop()
+
+
+PARTS = {"tls": tls, "auth": auth}
+
+
+def main(argv):
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    require_binary()
+    unknown = [name for name in argv if name not in PARTS]
+    if unknown:
+        sys.exit(f"unknown part {unknown}; the parts: {' '.join(PARTS)}")
+    return run_parts(PARTS, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
