@@ -1,0 +1,93 @@
+import Etcd
+import Posix
+import SectionCore
+
+/// A group's commit: one txn comparing the head this host applied; on an unknown outcome,
+/// the fence that finds out; retries within the deadline, then the refusal.
+extension Fleet {
+  func send(_ proposal: Proposal, snapshot: UInt64) {
+    client.txn(proposal.txn) { [unowned self] result in
+      switch result {
+      case .success(let answer) where answer.succeeded:
+        contact()
+        headRevision = answer.header.revision
+        snapshotRevision = snapshot
+        phase = .idle
+        server.fleetCommitted()
+        catchUpIfBehind()
+      case .success:
+        contact()
+        phase = .idle
+        server.fleetRetry()
+        catchUp()
+      case .failure(let error) where error.kind == .tooLarge:
+        contact()
+        phase = .idle
+        server.fleetRefused(
+          ProtocolError(.limit, "etcd refused the group as too large (\(error.detail)); nothing was applied"))
+      case .failure(let error) where error.outcomeUnknown:
+        failed(error)
+        fence(proposal, snapshot: snapshot)
+      case .failure(let error):
+        failed(error)
+        retry(proposal, because: error) { [unowned self] in send(proposal, snapshot: snapshot) }
+      }
+    }
+  }
+
+  /// After a txn whose outcome is unknown: re-puts the head under the same compare. If that
+  /// succeeds the earlier txn can never commit any more (the head it compared has moved), so
+  /// the group is run again; if the compare fails, the head moved, and the catch-up finds
+  /// whether the group is the entry after ours (`apply`).
+  func fence(_ proposal: Proposal, snapshot: UInt64) {
+    let txn = Txn(
+      compare: [Compare(key: headKey, .modRevision(headRevision))],
+      success: [.put(key: headKey, value: headValue(proposal.base, snapshot: snapshotRevision))])
+    client.txn(txn) { [unowned self] result in
+      switch result {
+      case .success(let answer) where answer.succeeded:
+        contact()
+        headRevision = answer.header.revision
+        phase = .idle
+        server.fleetRetry()
+      case .success:
+        contact()
+        // The head moved: ours, or another host's. `apply` tells them apart by the commit id.
+        phase = .committing(proposal)
+        catchUp(after: proposal)
+      case .failure(let error):
+        failed(error)
+        retry(proposal, because: error, mayBeApplied: true) { [unowned self] in
+          fence(proposal, snapshot: snapshot)
+        }
+      }
+    }
+  }
+
+  func retry(
+    _ proposal: Proposal, because error: EtcdError, mayBeApplied: Bool = false, _ again: @escaping () -> Void
+  ) {
+    // Only an attempt that can end before the deadline: a change is never held past it.
+    guard monotonicMicroseconds() + Fleet.retryDelay + Fleet.attemptTimeout < proposal.deadline else {
+      phase = .idle
+      // The error says itself when its own outcome is unknown.
+      let note =
+        error.outcomeUnknown
+        ? ""
+        : mayBeApplied
+          ? "; the change may still be applied (its outcome is unknown)" : "; nothing was applied"
+      server.fleetRefused(ProtocolError(.unavailable, "etcd: \(error)" + note))
+      server.service.changeRefusal = unavailable(error)
+      return
+    }
+    later(again)
+  }
+
+  static let retryDelay: UInt64 = 250_000
+
+  func later(_ action: @escaping () -> Void) {
+    retryAction = action
+    retryTimer?.rearm(after: Fleet.retryDelay)
+    retryTimer?.setEnabled(true)
+  }
+}

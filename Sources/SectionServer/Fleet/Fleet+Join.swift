@@ -1,0 +1,199 @@
+import Etcd
+import Posix
+import SectionCore
+
+/// Joining (seeding an empty prefix, or adopting the fleet's list), then the watch that brings
+/// other hosts' groups and the poll that finds a member gone quiet.
+extension Fleet {
+  func join() {
+    client.range(RangeRequest(key: headKey)) { [unowned self] result in
+      switch result {
+      case .failure(let error):
+        failed(error)
+        later { [unowned self] in join() }
+      case .success(let answer):
+        contact()
+        if let head = answer.kvs.first { adopt(head) } else { seed() }
+      }
+    }
+  }
+
+  /// The prefix is empty: this host's list becomes the fleet's, unless another host was first.
+  func seed() {
+    let revision = server.service.model.revision
+    var state: [UInt8] = []
+    server.service.encodeState(into: &state)
+    guard state.count <= Fleet.entryLimit else {
+      Log.error(
+        "fleet: the list takes \(state.count) bytes, more than the fleet's \(Fleet.entryLimit); it cannot seed the fleet"
+      )
+      return
+    }
+    fleetID = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    let txn = Txn(
+      compare: [Compare(key: headKey, .createRevision(0))],
+      success: [
+        .put(key: snapshotKey, value: state),
+        .put(key: headKey, value: headValue(revision, snapshot: revision)),
+      ],
+      failure: [.range(RangeRequest(key: headKey))])
+    client.txn(txn) { [unowned self] result in
+      switch result {
+      case .failure(let error):
+        failed(error)
+        later { [unowned self] in join() }
+      case .success(let answer) where answer.succeeded:
+        contact()
+        headRevision = answer.header.revision
+        snapshotRevision = revision
+        Log.notice("fleet: seeded \(options.prefix) with this host's list at revision \(revision)")
+        joined()
+      case .success:
+        contact()
+        join()
+      }
+    }
+  }
+
+  /// The fleet exists: catch up from this host's state if it is the fleet's and the log still
+  /// reaches it, else load the snapshot.
+  func adopt(_ head: KeyValue) {
+    guard let (revision, snapshot, id) = parseHead(head.value) else {
+      Log.error("fleet: the head under \(options.prefix) is damaged; not joining")
+      return
+    }
+    let applied = server.service.model.revision
+    if id == server.fleetMark(), applied >= snapshot, applied <= revision {
+      fleetID = id
+      snapshotRevision = snapshot
+      Log.notice("fleet: catching up from revision \(applied) to \(revision) under \(options.prefix)")
+      joined()
+      catchUp()
+    } else {
+      Log.notice(
+        "fleet: the fleet's list under \(options.prefix) is at revision \(revision); this host's config is not used"
+      )
+      fleetID = id
+      adoptSnapshot(joining: true)
+    }
+  }
+
+  /// Loads the fleet's snapshot and head at one revision, adopts it, then catches up the log.
+  func adoptSnapshot(joining: Bool = false) {
+    phase = joining ? .joining : .catchingUp
+    let txn = Txn(
+      compare: [], success: [.range(RangeRequest(key: headKey)), .range(RangeRequest(key: snapshotKey))])
+    client.txn(txn) { [unowned self] result in
+      switch result {
+      case .failure(let error):
+        failed(error)
+        later { [unowned self] in adoptSnapshot(joining: joining) }
+      case .success(let answer):
+        contact()
+        guard answer.responses.count == 2, case .range(let snapshots) = answer.responses[1],
+          let snapshot = snapshots.kvs.first, let state = try? SavedState.decode(snapshot.value)
+        else {
+          Log.error("fleet: the snapshot under \(options.prefix) is missing or damaged; changes are refused")
+          server.service.changeRefusal = ProtocolError(
+            .unavailable, "the fleet's snapshot in etcd is damaged")
+          return
+        }
+        snapshotRevision = state.revision
+        headRevision = 0
+        server.fleetAdopt(state)
+        Log.notice("fleet: loaded the fleet's state at revision \(state.revision)")
+        if joining { joined() }
+        phase = .catchingUp
+        catchUp()
+      }
+    }
+  }
+
+  func joined() {
+    server.service.changeRefusal = nil
+    server.markFleet(fleetID)
+    if case .joining = phase { phase = .idle }
+    startWatch()
+    poller?.rearm(after: Fleet.pollInterval)
+    poller?.setEnabled(true)
+  }
+
+  func startWatch() {
+    watch?.cancel()
+    // From now on: what came before is read by the catch-up that follows a (re)start.
+    watch = client.watch(WatchRequest.prefix(logPrefix)) { [unowned self] update in
+      switch update {
+      case .events(let events, _):
+        contact()
+        for event in events where event.kind == .put {
+          guard let revision = logRevision(event.kv.key) else { continue }
+          seenRevision = max(seenRevision, revision)
+          if canApply, revision == server.service.model.revision + 1 {
+            var none: Proposal?
+            if !apply(event.kv, ownCommit: &none) { catchUp() }
+          }
+        }
+        catchUpIfBehind()
+      case .created, .progress:
+        contact()
+      case .compacted, .canceled, .failed:
+        watch = nil
+      }
+    }
+  }
+
+  func poll() {
+    poller?.rearm(after: Fleet.pollInterval)
+    guard canApply else { return }
+    if watch == nil {
+      startWatch()
+      catchUp()
+      return
+    }
+    client.range(RangeRequest(key: headKey)) { [unowned self] result in
+      switch result {
+      case .success(let answer):
+        contact()
+        if let head = answer.kvs.first, let (revision, _, _) = parseHead(head.value) {
+          seenRevision = max(seenRevision, revision)
+          if revision == server.service.model.revision, head.modRevision != headRevision, !isBusy {
+            // A fence moved the head without an entry.
+            headRevision = head.modRevision
+          }
+        }
+        if server.service.changeRefusal?.code == .unavailable, case .idle = phase {
+          server.service.changeRefusal = nil
+        }
+        catchUpIfBehind()
+      case .failure(let error):
+        failed(error)
+        server.service.changeRefusal = unavailable(error)
+      }
+    }
+  }
+
+  func contact() {
+    lastContact = monotonicMicroseconds()
+    if let since = staleSince {
+      Log.notice(
+        "fleet: etcd answers again (\(member)) after \((lastContact - since) / 1000) ms; at revision \(server.service.model.revision)"
+      )
+    }
+    staleSince = nil
+    lastError = nil
+  }
+
+  func failed(_ error: EtcdError) {
+    if case .joining = phase {
+      server.service.changeRefusal = ProtocolError(.unavailable, "not joined to the fleet yet: \(error)")
+    }
+    if staleSince == nil { staleSince = monotonicMicroseconds() }
+    if lastError == nil { Log.warning("fleet: etcd: \(error)") }
+    lastError = "\(error)"
+  }
+
+  func unavailable(_ error: EtcdError) -> ProtocolError {
+    ProtocolError(
+      .unavailable, "etcd: \(error); reads are served from revision \(server.service.model.revision)")
+  }
+}
