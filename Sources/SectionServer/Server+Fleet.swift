@@ -41,8 +41,9 @@ extension Server {
   func fleetCaughtUp() { releaseWaiting() }
 
   /// The fleet's whole state replaces this host's (joining, a log trimmed past it, another
-  /// host's reload): saved whole, and every subscriber is sent `!state`.
-  func fleetAdopt(_ state: SavedState) {
+  /// host's reload): saved whole, and every subscriber is sent `events`, the group's as the
+  /// host that made it sent them (a reload), or else `!state`.
+  func fleetAdopt(_ state: SavedState, events: [UInt8] = []) {
     service.adopt(state)
     do {
       try store?.saveWhole(service.encodeState(into:))
@@ -50,9 +51,13 @@ extension Server {
       Log.error(
         "state file not saved (\(error)); the fleet keeps the list, and the next start reads it there")
     }
-    for subscriber in subscribers where subscriber.subscription == .live {
-      service.appendStateEvent(to: &subscriber.output)
-      queueFlush(subscriber)
+    if !events.isEmpty {
+      broadcast(events)
+    } else {
+      for subscriber in subscribers where subscriber.subscription == .live {
+        service.appendStateEvent(to: &subscriber.output)
+        queueFlush(subscriber)
+      }
     }
     status?.figuresChanged()
   }

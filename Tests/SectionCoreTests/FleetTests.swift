@@ -86,14 +86,17 @@ import Testing
     var reply = OutputQueue()
     let abd = config(.multi, [("a", [], false), ("b", [], false), ("d", [], false)])
     #expect(try alpha.service.reload(abd, by: alpha.author, reply: &reply) == .changed)
+    let events = alpha.service.unsavedGroup.events
     let entry = try FleetEntry.decode(
       FleetEntry.encode(
         alpha.service.unsavedGroup, host: "alpha", commit: "c", state: alpha.service.encodeState(into:)))
     alpha.service.commit { _ in }
-    guard case .state(let state) = entry.body else {
+    guard case .state(let state, let shipped) = entry.body else {
       Issue.record("a reload came as changes")
       return
     }
+    // Every host's subscribers get the reload's events, as the host that made it sent them.
+    #expect(shipped == events && String(decoding: events, as: UTF8.self).hasPrefix("!reload 2"))
     beta.service.adopt(state)
     #expect(beta.reply("LIST") == alpha.reply("LIST"))
     #expect(beta.reply("HISTORY") == alpha.reply("HISTORY"))

@@ -13,13 +13,15 @@ import SectionShared
 /// commit 8 5f0e8a1c
 /// ```
 /// A group that replaced the list (a reload) is the whole state after it instead, as the state
-/// file holds it: `sectiond-fleet 1 <revision> <host> <commit id> state`, then the state.
+/// file holds it: `sectiond-fleet 1 <revision> <host> <commit id> state <n>`, then the group's
+/// events (`n` bytes), then the state.
 public struct FleetEntry {
   public enum Body {
     /// The changes, and who made each (by revision, `<time> <via> <uid> <pid> <name>`).
     case changes([Change], authors: [UInt64: [UInt8]])
-    /// The state after the group, as `SavedState.decode` reads it.
-    case state(SavedState)
+    /// The state after the group, as `SavedState.decode` reads it, and the group's events, so
+    /// that every host's subscribers get the same as the host's that made it.
+    case state(SavedState, events: [UInt8])
   }
 
   /// The revision the group committed: its last change's.
@@ -37,7 +39,8 @@ public struct FleetEntry {
   ) -> [UInt8] {
     var bytes = Array("\(magic)\(group.revision) \(host) \(commit)".utf8)
     if group.needsSnapshot {
-      bytes.append(contentsOf: " state\n".utf8)
+      bytes.append(contentsOf: " state \(group.events.count)\n".utf8)
+      bytes.append(contentsOf: group.events)
       // The encoder starts its buffer afresh.
       var encoded: [UInt8] = []
       state(&encoded)
@@ -63,11 +66,13 @@ public struct FleetEntry {
     let rest = Array(bytes[(newline + 1)...])
     let body: Body
     if let kind {
-      guard kind.elementsEqual("state".utf8) else {
+      guard kind.elementsEqual("state".utf8), let count = words.next().flatMap(RequestParser.number),
+        count <= rest.count
+      else {
         throw ProtocolError(.internal, "a fleet entry of an unknown kind")
       }
       do {
-        body = .state(try SavedState.decode(rest))
+        body = .state(try SavedState.decode(rest[count...]), events: Array(rest[..<count]))
       } catch {
         throw ProtocolError(.internal, "the state of the fleet entry at revision \(revision): \(error)")
       }

@@ -114,8 +114,8 @@ extension Fleet {
         guard changes.first?.revision == applied + 1 else { return false }
         try server.service.applyRemote(changes, authors: authors)
         server.fleetApplied()
-      case .state(let state):
-        server.fleetAdopt(state)
+      case .state(let state, let events):
+        server.fleetAdopt(state, events: events)
       }
     } catch {
       Log.error(

@@ -1,5 +1,11 @@
 #!/usr/bin/env python3
-"""The fleet (issue 46, docs/FLEET.md, docs/SECURITY.md "Several hosts") with etcd secured.
+"""The fleet (issue 46, docs/FLEET.md, docs/SECURITY.md "Several hosts") as an administrator
+meets it: the first host's list, a reload, and etcd secured.
+
+- seed-and-reload: hosts with different configs: the first host's list is the fleet's, the
+  others log that their config was not used and serve the shared list; RELOAD on another host
+  (its config edited) replaces the list for all: every host lists the new sections at the same
+  revision, and every host's subscribers get the same events (`!reload`).
 
 - tls: members on https with a CA made for the test, asking for client certificates; three
   sectiond with --etcd-cacert, --etcd-cert and --etcd-key share one list (a change on host 0 is
@@ -9,7 +15,7 @@
   and password from --etcd-credentials FILE and from SECTIOND_ETCD_USER/PASSWORD share the list;
   a host with a wrong password refuses changes with ERR UNAVAILABLE, naming etcd's refusal.
 
-Needs etcd and etcdctl (else one SKIP line). Run one part: fleet-secure.py tls.
+Needs etcd and etcdctl (else one SKIP line). Run one part: fleet-admin.py tls.
 Prints PASS/FAIL lines, then `N passed, N failed`.
 """
 
@@ -22,7 +28,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
 from fleet_lab import FleetLab, Host  # noqa: E402
-from sdlib import require_binary, run_parts  # noqa: E402
+from sdlib import config_json, require_binary, run_parts  # noqa: E402
 
 
 def shared_change(results, fleet, what):
@@ -68,11 +74,50 @@ def refused_host(results, fleet, what, refusal, arguments, environment=None):
     return host
 
 
+def seed_and_reload(results):
+    try:
+        etcd = EtcdLab().start()
+    except LabUnavailable as reason:
+        print(f"SKIP fleet-admin seed-and-reload: {reason}", flush=True)
+        return
+    configs = [config_json(["alpha", "beta"]), config_json(["gamma"]), config_json(["delta", "epsilon", "zeta"])]
+    try:
+        with FleetLab(etcd, configs=configs) as fleet:
+            for host in fleet.hosts:
+                listed = [line.split()[2] for line in host.request("LIST")[:-1]]
+                results.check(listed == ["alpha", "beta"], f"{host.name} serves the first host's list", str(listed))
+            logged = [("config is not used" in host.log()) for host in fleet.hosts]
+            results.check(logged == [False, True, True], "the hosts that adopted the list log that their config was not used",
+                          str(logged))
+            watches = [host.subscribe() for host in fleet.hosts]
+            try:
+                with open(os.path.join(fleet.hosts[1].daemon.dir, "sections.json"), "w") as file:
+                    file.write(config_json(["gamma", "alpha"]))
+                reply = fleet.hosts[1].request("RELOAD")
+                if not results.check(reply[-1].startswith("OK "), "RELOAD on host 1 is acknowledged", str(reply)):
+                    return
+                revision = int(reply[-1].split()[1])
+                fleet.converged(timeout=15)
+                for host in fleet.hosts:
+                    listed = host.request("LIST")
+                    ids = [line.split()[2] for line in listed[:-1]]
+                    results.check(ids == ["gamma", "alpha"] and listed[-1] == f"OK {revision}",
+                                  f"{host.name} lists host 1's reloaded list at revision {revision}", str(listed))
+                streams = [watch.events_until(revision) for watch in watches]
+                results.check(streams[0] == streams[1] == streams[2] and f"!reload {revision}" in streams[0],
+                              "every host's subscriber gets the reload's events, the same on each", str(streams))
+            finally:
+                for watch in watches:
+                    watch.close()
+    finally:
+        etcd.stop()
+
+
 def tls(results):
     try:
         etcd = EtcdLab(tls=True).start()
     except LabUnavailable as reason:
-        print(f"SKIP fleet-secure tls: {reason}", flush=True)
+        print(f"SKIP fleet-admin tls: {reason}", flush=True)
         return
     ca, cert, key = etcd.tls_files()
     try:
@@ -92,7 +137,7 @@ def auth(results):
     try:
         etcd = EtcdLab().start()
     except LabUnavailable as reason:
-        print(f"SKIP fleet-secure auth: {reason}", flush=True)
+        print(f"SKIP fleet-admin auth: {reason}", flush=True)
         return
     try:
         fleet = FleetLab(etcd)
@@ -122,7 +167,7 @@ def auth(results):
         etcd.stop()
 
 
-PARTS = {"tls": tls, "auth": auth}
+PARTS = {"seed-and-reload": seed_and_reload, "tls": tls, "auth": auth}
 
 
 def main(argv):
