@@ -10,6 +10,7 @@ extension Server {
   /// End of a loop iteration: save the changes of this iteration once, then write everything.
   func finishIteration() {
     if let fleet {
+      if stopRequested && !fleet.isCommitting { return shutdown() }
       if service.hasUnsavedChanges && !fleet.isBusy { commit(to: fleet) }
       if fleet.reloadWhenIdle && !fleet.isBusy && !service.hasUnsavedChanges {
         fleet.reloadWhenIdle = false

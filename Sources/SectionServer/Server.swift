@@ -62,6 +62,8 @@ final class Server {
   var list: ListName?
   /// With --etcd: this host's part in the fleet that shares the list (`Fleet`).
   var fleet: Fleet?
+  /// SIGTERM came while a group was on its way to etcd: the stop waits for its outcome.
+  var stopRequested = false
   /// With --log-changes: the journal entries of each save.
   var changeLog: ChangeLog?
   /// Connections closed since the heap was last given back, and the timer that gives it back
@@ -420,10 +422,17 @@ final class Server {
     Notifier.stopping()
     for listener in listeners { listener.close() }
     listeners.removeAll()
+    if let fleet, fleet.isCommitting {
+      // A group on its way to etcd: its clients hear its outcome first (within the commit's
+      // deadline), and changes sent meanwhile wait, to go to the next process with their
+      // connections. Taken up again once the fleet is through (`finishIteration`).
+      if !stopRequested { Log.notice("stopping once the changes on their way to etcd are through") }
+      stopRequested = true
+      service.sealed = true
+      return
+    }
     if let fleet {
-      // A group on its way to etcd is not this host's to save: its clients get no OK.
       fleet.stop()
-      service.rollback()
     } else if service.hasUnsavedChanges {
       save()
     }

@@ -67,7 +67,7 @@ final class Fleet {
         server.service.sealed = true
         return
       }
-      server.service.sealed = false
+      server.service.sealed = server.stopRequested
     }
   }
   var watch: Watch?
@@ -134,6 +134,12 @@ final class Fleet {
   }
 
   var member: String { client.member }
+
+  /// Whether a group's commit is under way: clients wait for its outcome.
+  var isCommitting: Bool {
+    if case .committing = phase { return true }
+    return false
+  }
 
   /// Whether another host's group may be applied now: nothing under way, and no unsaved
   /// changes of this host's (requests released at the end of a turn make some, which the next

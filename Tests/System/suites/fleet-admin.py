@@ -7,6 +7,8 @@ meets it: the first host's list, a reload, and etcd secured.
   (its config edited) replaces the list for all: every host lists the new sections at the same
   revision, and every host's subscribers get the same events (`!reload`).
 
+- stop-while-committing: SIGTERM while a change waits for etcd (every member frozen): the
+  client gets its answer (ERR UNAVAILABLE) before the daemon stops, within the commit's deadline.
 - tls: members on https with a CA made for the test, asking for client certificates; three
   sectiond with --etcd-cacert, --etcd-cert and --etcd-key share one list (a change on host 0 is
   on host 2 at the same revision); a host without the client certificate is refused by etcd,
@@ -113,6 +115,37 @@ def seed_and_reload(results):
         etcd.stop()
 
 
+def stop_while_committing(results):
+    try:
+        etcd = EtcdLab().start()
+    except LabUnavailable as reason:
+        print(f"SKIP fleet-admin stop-while-committing: {reason}", flush=True)
+        return
+    try:
+        with FleetLab(etcd, hosts=1) as fleet:
+            host = fleet.hosts[0]
+            for index in range(len(etcd.urls)):
+                etcd.kill(index, signal.SIGSTOP)
+            try:
+                client = host.connect(timeout=20)
+                client.send("TOGGLE 1\n")
+                time.sleep(0.5)
+                host.daemon.proc.send_signal(signal.SIGTERM)
+                started = time.monotonic()
+                reply = client.read_reply()
+                client.close()
+                results.check(reply[-1].startswith("ERR UNAVAILABLE"),
+                              "SIGTERM while a change waits for etcd: the client hears its outcome first", str(reply))
+                code = host.daemon.proc.wait(timeout=15)
+                results.check(code == 0 and time.monotonic() - started < 10,
+                              f"then the daemon stops (exit {code}, {time.monotonic() - started:.1f} s)")
+            finally:
+                for index in range(len(etcd.urls)):
+                    etcd.kill(index, signal.SIGCONT)
+    finally:
+        etcd.stop()
+
+
 def tls(results):
     try:
         etcd = EtcdLab(tls=True).start()
@@ -167,7 +200,7 @@ def auth(results):
         etcd.stop()
 
 
-PARTS = {"seed-and-reload": seed_and_reload, "tls": tls, "auth": auth}
+PARTS = {"seed-and-reload": seed_and_reload, "stop-while-committing": stop_while_committing, "tls": tls, "auth": auth}
 
 
 def main(argv):
