@@ -144,9 +144,9 @@ class Fleet:
             f"  {ctl} -s {gamma} watch         # gamma's",
             f"  {ctl} -s {alpha} toggle 1      # a change through alpha: both see it, same revision",
             f"  {ctl} -s {gamma} log           # the history names the host (sectionctl@alpha)",
-            f"  {ctl} -s {beta} pipe <<< STATUS  # fleet-host, fleet-member, fleet-revision, fleet-stale-since",
+            f"  {ctl} -s {beta} status         # fleet: the host, its member, how far behind, since when",
             f"  kill -STOP {self.lab.processes[1].pid}       # freeze beta's member: a change on beta is refused within 10 s"
-            " (ERR UNAVAILABLE), reads go on; kill -CONT thaws it",
+            " (ERR UNAVAILABLE), then beta moves to another member; reads go on (kill -CONT thaws it)",
             f"  etcdctl --endpoints={self.lab.urls[0]} get --prefix /sectiond/ --keys-only",
             f"logs: {self.directory}/{{{','.join(HOSTS)}}}.log",
             f"ready: {' '.join(HOSTS)} in {self.directory}, etcd in {self.lab.directory}"

@@ -89,9 +89,9 @@ def leftovers(directories, pids):
 def change_goes_everywhere(results, output, directory):
     sockets = {host: os.path.join(directory, host, "control.sock") for host in HOSTS}
     toggle = output.printed_line(sockets["alpha"], " toggle 1")
-    status = output.printed_line(sockets["beta"], " STATUS")
+    status = output.printed_line(sockets["beta"], " status")
     watch = [output.printed_line(sockets[host], " watch") for host in ("beta", "gamma")]
-    results.check(toggle and status and all(watch), "the banner names watch, toggle and STATUS on the hosts' sockets",
+    results.check(toggle and status and all(watch), "the banner names watch, toggle and status on the hosts' sockets",
                   "\n".join(output.lines))
     if not toggle:
         return
@@ -117,8 +117,8 @@ def change_goes_everywhere(results, output, directory):
             client.close()
     if status:
         done = shell(status)
-        results.check(done.returncode == 0 and "status fleet-host beta" in done.stdout.splitlines(),
-                      "the printed STATUS on beta names its fleet host", done.stdout + done.stderr)
+        results.check(done.returncode == 0 and re.search(r"^fleet: +host beta, etcd http://", done.stdout, re.M),
+                      "the printed status on beta names its fleet host and member", done.stdout + done.stderr)
 
 
 def run_and_stop(results, how):
