@@ -30,7 +30,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "System", "lib"))
-from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
+from etcd_lab import EtcdLab, LabUnavailable, stop_processes  # noqa: E402
 from sdlib import Client  # noqa: E402
 
 HOSTS = ("alpha", "beta", "gamma")
@@ -166,16 +166,7 @@ class Fleet:
 
     def stop(self):
         """The daemons first (a change they are committing still reaches etcd), then the members."""
-        for process in self.daemons.values():
-            if process.poll() is None:
-                process.terminate()
-        deadline = time.monotonic() + 10
-        for process in self.daemons.values():
-            try:
-                process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_processes(list(self.daemons.values()), grace=10)
         # Nothing in the members is worth a graceful stop, which takes etcd seconds once its
         # peers are gone (5 s, the lab's grace, at every Ctrl-C).
         for index in range(len(self.lab.processes)):

@@ -115,6 +115,11 @@ def change_goes_everywhere(results, output, directory):
     finally:
         for client in subscribers.values():
             client.close()
+    etcdctl = next((line.strip() for line in output.lines if line.strip().startswith("etcdctl ")), None)
+    if shutil.which("etcdctl") and results.check(etcdctl, "the banner names an etcdctl line"):
+        done = shell(etcdctl)
+        results.check(done.returncode == 0 and "/sectiond/default/head" in done.stdout.split(),
+                      "the printed etcdctl line lists the fleet's keys", done.stdout[-300:] + done.stderr[-300:])
     if status:
         done = shell(status)
         results.check(done.returncode == 0 and re.search(r"^fleet: +host beta, etcd http://", done.stdout, re.M),
