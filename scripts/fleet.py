@@ -30,7 +30,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "System", "lib"))
-from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
+from etcd_lab import EtcdLab, LabUnavailable, stop_processes  # noqa: E402
 from sdlib import Client  # noqa: E402
 
 HOSTS = ("alpha", "beta", "gamma")
@@ -144,9 +144,9 @@ class Fleet:
             f"  {ctl} -s {gamma} watch         # gamma's",
             f"  {ctl} -s {alpha} toggle 1      # a change through alpha: both see it, same revision",
             f"  {ctl} -s {gamma} log           # the history names the host (sectionctl@alpha)",
-            f"  {ctl} -s {beta} pipe <<< STATUS  # fleet-host, fleet-member, fleet-revision, fleet-stale-since",
+            f"  {ctl} -s {beta} status         # fleet: the host, its member, how far behind, since when",
             f"  kill -STOP {self.lab.processes[1].pid}       # freeze beta's member: a change on beta is refused within 10 s"
-            " (ERR UNAVAILABLE), reads go on; kill -CONT thaws it",
+            " (ERR UNAVAILABLE), then beta moves to another member; reads go on (kill -CONT thaws it)",
             f"  etcdctl --endpoints={self.lab.urls[0]} get --prefix /sectiond/ --keys-only",
             f"logs: {self.directory}/{{{','.join(HOSTS)}}}.log",
             f"ready: {' '.join(HOSTS)} in {self.directory}, etcd in {self.lab.directory}"
@@ -166,16 +166,7 @@ class Fleet:
 
     def stop(self):
         """The daemons first (a change they are committing still reaches etcd), then the members."""
-        for process in self.daemons.values():
-            if process.poll() is None:
-                process.terminate()
-        deadline = time.monotonic() + 10
-        for process in self.daemons.values():
-            try:
-                process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_processes(list(self.daemons.values()), grace=10)
         # Nothing in the members is worth a graceful stop, which takes etcd seconds once its
         # peers are gone (5 s, the lab's grace, at every Ctrl-C).
         for index in range(len(self.lab.processes)):

@@ -128,7 +128,8 @@ def check_contents(results, deb, scratch):
               "usr/share/doc/sectiond/README.md", "usr/share/doc/sectiond/PROTOCOL.md",
               # a fleet host's drop-ins and environment file (docs/FLEET.md), to copy
               "usr/share/doc/sectiond/examples/fleet/fleet.conf", "usr/share/doc/sectiond/examples/fleet/etcd-local.conf",
-              "usr/share/doc/sectiond/examples/fleet/fleet.env"]
+              "usr/share/doc/sectiond/examples/fleet/fleet.env", "usr/share/doc/sectiond/FLEET.md",
+              "usr/share/doc/sectiond/SECURITY.md"]
     absent = [f for f in wanted if not os.path.isfile(os.path.join(unpacked, f))]
     results.check(not absent, f"the package holds units, snippets, man pages, completions, examples, D-Bus files "
                   f"({len(wanted)} files)", ", ".join(absent) and "missing: " + ", ".join(absent))

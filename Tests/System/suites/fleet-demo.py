@@ -89,9 +89,9 @@ def leftovers(directories, pids):
 def change_goes_everywhere(results, output, directory):
     sockets = {host: os.path.join(directory, host, "control.sock") for host in HOSTS}
     toggle = output.printed_line(sockets["alpha"], " toggle 1")
-    status = output.printed_line(sockets["beta"], " STATUS")
+    status = output.printed_line(sockets["beta"], " status")
     watch = [output.printed_line(sockets[host], " watch") for host in ("beta", "gamma")]
-    results.check(toggle and status and all(watch), "the banner names watch, toggle and STATUS on the hosts' sockets",
+    results.check(toggle and status and all(watch), "the banner names watch, toggle and status on the hosts' sockets",
                   "\n".join(output.lines))
     if not toggle:
         return
@@ -115,10 +115,15 @@ def change_goes_everywhere(results, output, directory):
     finally:
         for client in subscribers.values():
             client.close()
+    etcdctl = next((line.strip() for line in output.lines if line.strip().startswith("etcdctl ")), None)
+    if shutil.which("etcdctl") and results.check(etcdctl, "the banner names an etcdctl line"):
+        done = shell(etcdctl)
+        results.check(done.returncode == 0 and "/sectiond/default/head" in done.stdout.split(),
+                      "the printed etcdctl line lists the fleet's keys", done.stdout[-300:] + done.stderr[-300:])
     if status:
         done = shell(status)
-        results.check(done.returncode == 0 and "status fleet-host beta" in done.stdout.splitlines(),
-                      "the printed STATUS on beta names its fleet host", done.stdout + done.stderr)
+        results.check(done.returncode == 0 and re.search(r"^fleet: +host beta, etcd http://", done.stdout, re.M),
+                      "the printed status on beta names its fleet host and member", done.stdout + done.stderr)
 
 
 def run_and_stop(results, how):

@@ -408,14 +408,14 @@ fi
 # --- the documentation the README links to ------------------------------------
 docdir="$dest$PREFIX/share/doc/sectiond"
 missing=""
-for f in README.md PROTOCOL.md DBUS.md examples/waybar/config.jsonc examples/i3blocks.conf \
+for f in README.md PROTOCOL.md DBUS.md FLEET.md SECURITY.md examples/waybar/config.jsonc examples/i3blocks.conf \
   examples/tmux.conf examples/sectiond-loop.sh examples/fleet/fleet.conf examples/fleet/etcd-local.conf \
   examples/fleet/fleet.env; do
   [ -f "$docdir/$f" ] || missing+=" $f"
 done
 executable="$(find "$docdir" -type f -perm /111 2>/dev/null)"
 if [ -z "$missing" ] && [ -z "$executable" ]; then
-  pass "docs installed as share/doc/sectiond: README, PROTOCOL.md, DBUS.md, the recipes and the fleet examples (none executable)"
+  pass "docs installed as share/doc/sectiond: README, PROTOCOL.md, DBUS.md, FLEET.md, SECURITY.md, the recipes and the fleet examples (none executable)"
 else
   fail "docs installed as share/doc/sectiond" "missing:$missing; executable: $executable"
 fi
