@@ -329,6 +329,14 @@ def percentile(values, p):
     return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
 
 
+def known_parts(parts, argv):
+    """Exits naming the parts when `argv` names one the driver does not have; before any lab
+    starts for them."""
+    unknown = [name for name in argv if name not in parts]
+    if unknown:
+        sys.exit(f"unknown part {unknown}; the parts: {' '.join(parts)}")
+
+
 def run_parts(parts, argv):
     """Runs the named parts of a driver (all of them without names), each given a `Results`,
     timing each; returns the exit status."""

@@ -21,6 +21,7 @@ Needs etcd and etcdctl (else one SKIP line). Run one part: fleet-admin.py tls.
 Prints PASS/FAIL lines, then `N passed, N failed`.
 """
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -30,7 +31,22 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
 from fleet_lab import FleetLab, Host  # noqa: E402
-from sdlib import config_json, require_binary, run_parts  # noqa: E402
+from sdlib import config_json, known_parts, require_binary, run_parts  # noqa: E402
+
+
+@contextlib.contextmanager
+def etcd_lab(part, **options):
+    """A started EtcdLab for `part`, stopped after it; None (and a SKIP line) without etcd."""
+    try:
+        etcd = EtcdLab(**options).start()
+    except LabUnavailable as reason:
+        print(f"SKIP fleet-admin {part}: {reason}", flush=True)
+        yield None
+        return
+    try:
+        yield etcd
+    finally:
+        etcd.stop()
 
 
 def shared_change(results, fleet, what):
@@ -77,13 +93,10 @@ def refused_host(results, fleet, what, refusal, arguments, environment=None):
 
 
 def seed_and_reload(results):
-    try:
-        etcd = EtcdLab().start()
-    except LabUnavailable as reason:
-        print(f"SKIP fleet-admin seed-and-reload: {reason}", flush=True)
-        return
-    configs = [config_json(["alpha", "beta"]), config_json(["gamma"]), config_json(["delta", "epsilon", "zeta"])]
-    try:
+    with etcd_lab("seed-and-reload") as etcd:
+        if etcd is None:
+            return
+        configs = [config_json(["alpha", "beta"]), config_json(["gamma"]), config_json(["delta", "epsilon", "zeta"])]
         with FleetLab(etcd, configs=configs) as fleet:
             for host in fleet.hosts:
                 listed = [line.split()[2] for line in host.request("LIST")[:-1]]
@@ -111,17 +124,12 @@ def seed_and_reload(results):
             finally:
                 for watch in watches:
                     watch.close()
-    finally:
-        etcd.stop()
 
 
 def stop_while_committing(results):
-    try:
-        etcd = EtcdLab().start()
-    except LabUnavailable as reason:
-        print(f"SKIP fleet-admin stop-while-committing: {reason}", flush=True)
-        return
-    try:
+    with etcd_lab("stop-while-committing") as etcd:
+        if etcd is None:
+            return
         with FleetLab(etcd, hosts=1) as fleet:
             host = fleet.hosts[0]
             for index in range(len(etcd.urls)):
@@ -142,23 +150,16 @@ def stop_while_committing(results):
             finally:
                 for index in range(len(etcd.urls)):
                     etcd.kill(index, signal.SIGCONT)
-    finally:
-        etcd.stop()
 
 
 def tls(results):
-    try:
-        etcd = EtcdLab(tls=True).start()
-    except LabUnavailable as reason:
-        print(f"SKIP fleet-admin tls: {reason}", flush=True)
-        return
-    ca, cert, key = etcd.tls_files()
-    try:
+    with etcd_lab("tls", tls=True) as etcd:
+        if etcd is None:
+            return
+        ca, cert, key = etcd.tls_files()
         with FleetLab(etcd, extra_args=["--etcd-cacert", ca, "--etcd-cert", cert, "--etcd-key", key]) as fleet:
             shared_change(results, fleet, "tls")
             refused_host(results, fleet, "a host without the client certificate", "etcd", ["--etcd-cacert", ca])
-    finally:
-        etcd.stop()
 
 
 def etcdctl(etcd, *words):
@@ -167,12 +168,9 @@ def etcdctl(etcd, *words):
 
 
 def auth(results):
-    try:
-        etcd = EtcdLab().start()
-    except LabUnavailable as reason:
-        print(f"SKIP fleet-admin auth: {reason}", flush=True)
-        return
-    try:
+    with etcd_lab("auth") as etcd:
+        if etcd is None:
+            return
         fleet = FleetLab(etcd)
         prefix = fleet.prefix
         for command in (["user", "add", "root:rootpw"], ["user", "add", "fleet:fleetpw"], ["role", "add", "fleet"],
@@ -196,8 +194,6 @@ def auth(results):
             reply = host.request("TOGGLE 2")
             results.check(reply[-1] == f"OK {revision + 1}",
                           "auth from SECTIOND_ETCD_USER/PASSWORD: the host joins and changes the list", str(reply))
-    finally:
-        etcd.stop()
 
 
 PARTS = {"seed-and-reload": seed_and_reload, "stop-while-committing": stop_while_committing, "tls": tls, "auth": auth}
@@ -206,9 +202,7 @@ PARTS = {"seed-and-reload": seed_and_reload, "stop-while-committing": stop_while
 def main(argv):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     require_binary()
-    unknown = [name for name in argv if name not in PARTS]
-    if unknown:
-        sys.exit(f"unknown part {unknown}; the parts: {' '.join(PARTS)}")
+    known_parts(PARTS, argv)
     return run_parts(PARTS, argv)
 
 

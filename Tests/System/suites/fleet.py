@@ -22,7 +22,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
 from fleet_lab import FleetError, FleetLab, event_revision  # noqa: E402
-from sdlib import require_binary, run_parts  # noqa: E402
+from sdlib import known_parts, require_binary, run_parts  # noqa: E402
 
 LAB = {}
 
@@ -141,9 +141,7 @@ PARTS = {"toggle-everywhere": toggle_everywhere, "cut-then-freeze": cut_then_fre
 def main(argv):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     require_binary()
-    unknown = [name for name in argv if name not in PARTS]
-    if unknown:
-        sys.exit(f"unknown part {unknown}; the parts: {' '.join(PARTS)}")
+    known_parts(PARTS, argv)
     try:
         etcd = EtcdLab(partition=True).start()
     except LabUnavailable as reason:
