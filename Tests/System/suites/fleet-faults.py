@@ -164,15 +164,17 @@ def sectiond_kill(results):
 
 
 def log_start(etcd, prefix):
-    """The oldest revision the fleet's log in etcd still holds (None: no entry), and etcd's revision."""
+    """The first revision the fleet's log in etcd still holds (None: no entry), and etcd's
+    revision. A log key is its group's last revision; the group's first is its first change's."""
     key = prefix + "log/"
-    status, answer = etcd.call(0, "/v3/kv/range", {"key": b64(key), "range_end": b64(prefix + "log0"), "limit": 1,
-                                                   "keys_only": True})  # fmt: skip
+    status, answer = etcd.call(0, "/v3/kv/range", {"key": b64(key), "range_end": b64(prefix + "log0"), "limit": 1})
     if status != 200:
         raise OSError(f"range of {key}: {answer}")
-    kvs = answer.get("kvs", [])
-    oldest = int(base64.b64decode(kvs[0]["key"]).decode()[len(key) :]) if kvs else None
-    return oldest, int(answer["header"]["revision"])
+    first = None
+    for kv in answer.get("kvs", []):
+        lines = base64.b64decode(kv["value"]).decode(errors="replace").split("\n")[1:]
+        first = next((int(line.split(" ")[1]) for line in lines if line and not line.startswith("by ")), None)
+    return first, int(answer["header"]["revision"])
 
 
 def follow(subscription, state):
@@ -208,7 +210,7 @@ def behind_snapshot(results):
             results.check(False, "behind-snapshot: the others change the list", str(reply))
             return
         made += 100
-        oldest, _ = log_start(etcd, fleet.prefix)
+        oldest, _ = log_start(etcd, fleet.prefix)  # a group saved whole (a reload) has none
         if oldest is not None and oldest > stopped[2][0] + 1:
             break
     results.check(oldest is not None and oldest > stopped[2][0] + 1,
