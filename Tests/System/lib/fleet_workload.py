@@ -35,7 +35,7 @@ import random
 import threading
 import time
 
-from fleet_lab import event_revision
+from fleet_lab import FleetError, event_revision
 
 # A reply waits at most 10 s for etcd (issue 46); the margin is for a loaded machine.
 REPLY_TIMEOUT = 20.0
@@ -243,7 +243,11 @@ class Replay:
 
 def histories_agree(results, label, fleet, base):
     """Every host's HISTORY FROM base, the same on all: returns (records, last revision) or None."""
-    last = fleet.converged(timeout=30)
+    try:
+        last = fleet.converged(timeout=30)
+    except FleetError as error:
+        results.check(False, f"{label}: the hosts agree on a revision", str(error)[:1500])
+        return None
     histories = [host.request(f"HISTORY FROM {base}", timeout=30) for host in fleet.hosts]
     same = all(history == histories[0] for history in histories)
     detail = f"{len(histories[0]) - 1} records, revisions {base + 1}-{last}"
