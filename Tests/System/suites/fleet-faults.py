@@ -36,10 +36,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
-from fleet_lab import FleetError, FleetLab, event_revision  # noqa: E402
+from fleet_lab import FleetError, event_revision, run_fleet_suite  # noqa: E402
 from fleet_workload import Workload, list_state, verify  # noqa: E402
-from sdlib import require_binary, run_parts  # noqa: E402
 
 LAB = {}
 # Every change of the suite stays in every host's history (the default keeps 1,000), so that
@@ -350,27 +348,7 @@ PARTS = {
 
 def main(argv):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    require_binary()
-    unknown = [name for name in argv if name not in PARTS]
-    if unknown:
-        sys.exit(f"unknown part {unknown}; the parts: {' '.join(PARTS)}")
-    try:
-        LAB["etcd"] = EtcdLab().start()
-    except LabUnavailable as reason:
-        print(f"SKIP fleet-faults: {reason}", flush=True)
-        return 77  # skipped, for scripts/test.sh
-    try:
-        try:
-            LAB["fleet"] = FleetLab(LAB["etcd"], extra_args=("--history", HISTORY)).start()
-        except (FleetError, RuntimeError, OSError) as error:
-            print(f"FAIL the fleet of three sectiond starts: {error}", flush=True)
-            print("0 passed, 1 failed", flush=True)
-            return 1
-        return run_parts(PARTS, argv)
-    finally:
-        if "fleet" in LAB:
-            LAB.pop("fleet").stop()
-        LAB.pop("etcd").stop()
+    return run_fleet_suite("fleet-faults", PARTS, argv, LAB, fleet_options={"extra_args": ("--history", HISTORY)})
 
 
 if __name__ == "__main__":
