@@ -142,7 +142,12 @@ def sectiond_kill(results):
     time.sleep(1)
     victim.start()
     restarted_at = time.monotonic()
-    time.sleep(1.5)
+    # Until host 2's clients have changes acknowledged again (it catches up first), and a while.
+    while time.monotonic() < restarted_at + 15:
+        if any(op.sent > restarted_at and op.revision for op in workload.host_ops(2)):
+            break
+        time.sleep(0.1)
+    time.sleep(1)
     workload.stop()
     before = [op for op in workload.host_ops(2) if op.acked is not None and op.acked < killed_at and op.revision]
     after = [op for op in workload.host_ops(2) if op.sent > restarted_at and op.revision]
@@ -274,7 +279,8 @@ def leader(etcd, alive):
 
 class PutLoop(threading.Thread):
     """etcd's own recovery: plain puts asking for a leader, through the members alive, one after
-    another; `recovered` is when the first one sent after `since` succeeded."""
+    another; `recovered` is when the first one sent after `since` succeeded (a put waits at most
+    0.25 s: one that a member still forwards to the dead leader would hold the figure back)."""
 
     def __init__(self, etcd, members):
         super().__init__(daemon=True)
@@ -293,7 +299,7 @@ class PutLoop(threading.Thread):
             sent = time.monotonic()
             try:
                 status, _ = self.etcd.call(member, "/v3/kv/put", {"key": self.key, "value": b64(str(n))},
-                                           has_leader=True, timeout=0.5)  # fmt: skip
+                                           has_leader=True, timeout=0.25)  # fmt: skip
             except OSError:
                 status = None
             if status == 200 and self.since is not None and sent >= self.since and self.recovered is None:
