@@ -92,6 +92,10 @@ final class Transfer {
   /// What curl wrote: kept, or cut into lines for the stream's handler. False stops curl.
   fileprivate func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
     guard !stopped else { return false }
+    // What is already here holds no newline (each call takes its lines out): only the new
+    // bytes are searched, so that a long line (a group of 1 MiB in a watch event, in pieces
+    // of a few KiB) costs its length once, not once for every piece.
+    var searchFrom = body.count
     body.append(contentsOf: bytes)
     guard let onLine else {
       overLimit = body.count > limit
@@ -100,9 +104,10 @@ final class Transfer {
     delivering = true
     defer { delivering = false }
     var start = body.startIndex
-    while !stopped, let newline = body[start...].firstIndex(of: 0x0A) {
+    while !stopped, let newline = body[searchFrom...].firstIndex(of: 0x0A) {
       let line = body[start..<newline]
       start = newline + 1
+      searchFrom = start
       if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) && !onLine(line) { stopped = true }
     }
     body.removeSubrange(..<start)

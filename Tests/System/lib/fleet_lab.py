@@ -25,11 +25,12 @@ import os
 import secrets
 import shutil
 import signal
+import sys
 import tempfile
 import time
 
-from etcd_lab import stop_processes
-from sdlib import Client, Daemon, config_json
+from etcd_lab import EtcdLab, LabUnavailable, stop_processes
+from sdlib import Client, Daemon, config_json, require_binary, run_parts
 
 SECTIONS = ["alpha", "beta", "gamma", "delta"]
 
@@ -216,3 +217,32 @@ class FleetLab:
     def __exit__(self, *_):
         self.stop()
 
+
+
+def run_fleet_suite(name, parts, argv, lab, etcd_options=None, fleet_options=None):
+    """A fleet suite's main: the named parts of `parts` (all without names, as sdlib.run_parts)
+    run on one etcd lab (EtcdLab(**etcd_options)) and one fleet on it (FleetLab(etcd,
+    **fleet_options)), which the parts find in the dict `lab` ("etcd", "fleet"); both stopped
+    after them. Without etcd: one SKIP line and 77 (skipped, for scripts/test.sh); a fleet that
+    does not start is one failure. Returns the exit status."""
+    require_binary()
+    unknown = [part for part in argv if part not in parts]
+    if unknown:
+        sys.exit(f"unknown part {unknown}; the parts: {' '.join(parts)}")
+    try:
+        lab["etcd"] = EtcdLab(**(etcd_options or {})).start()
+    except LabUnavailable as reason:
+        print(f"SKIP {name}: {reason}", flush=True)
+        return 77
+    try:
+        try:
+            lab["fleet"] = FleetLab(lab["etcd"], **(fleet_options or {})).start()
+        except (FleetError, RuntimeError, OSError) as error:
+            print(f"FAIL the fleet of three sectiond starts: {error}", flush=True)
+            print("0 passed, 1 failed", flush=True)
+            return 1
+        return run_parts(parts, argv)
+    finally:
+        if "fleet" in lab:
+            lab.pop("fleet").stop()
+        lab.pop("etcd").stop()
