@@ -30,7 +30,7 @@ import tempfile
 import time
 
 from etcd_lab import EtcdLab, LabUnavailable, stop_processes
-from sdlib import Client, Daemon, config_json, require_binary, run_parts
+from sdlib import Client, Daemon, config_json, known_parts, require_binary, run_parts
 
 SECTIONS = ["alpha", "beta", "gamma", "delta"]
 
@@ -226,9 +226,7 @@ def run_fleet_suite(name, parts, argv, lab, etcd_options=None, fleet_options=Non
     after them. Without etcd: one SKIP line and 77 (skipped, for scripts/test.sh); a fleet that
     does not start is one failure. Returns the exit status."""
     require_binary()
-    unknown = [part for part in argv if part not in parts]
-    if unknown:
-        sys.exit(f"unknown part {unknown}; the parts: {' '.join(parts)}")
+    known_parts(parts, argv)
     try:
         lab["etcd"] = EtcdLab(**(etcd_options or {})).start()
     except LabUnavailable as reason:

@@ -20,9 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
-from fleet_lab import FleetError, FleetLab, event_revision  # noqa: E402
-from sdlib import known_parts, require_binary, run_parts  # noqa: E402
+from fleet_lab import FleetError, event_revision, run_fleet_suite  # noqa: E402
 
 LAB = {}
 
@@ -140,25 +138,7 @@ PARTS = {"toggle-everywhere": toggle_everywhere, "cut-then-freeze": cut_then_fre
 
 def main(argv):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    require_binary()
-    known_parts(PARTS, argv)
-    try:
-        etcd = EtcdLab(partition=True).start()
-    except LabUnavailable as reason:
-        print(f"SKIP fleet: {reason}", flush=True)
-        return 77  # skipped, for scripts/test.sh
-    try:
-        try:
-            LAB["fleet"] = FleetLab(etcd).start()
-        except (FleetError, RuntimeError, OSError) as error:
-            print(f"FAIL the fleet of three sectiond starts: {error}", flush=True)
-            print("0 passed, 1 failed", flush=True)
-            return 1
-        return run_parts(PARTS, argv)
-    finally:
-        if "fleet" in LAB:
-            LAB.pop("fleet").stop()
-        etcd.stop()
+    return run_fleet_suite("fleet", PARTS, argv, LAB, etcd_options={"partition": True})
 
 
 if __name__ == "__main__":
