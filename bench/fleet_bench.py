@@ -16,6 +16,9 @@ busy machine):
   commit is (compare the head's mod revision, put a log entry and the head), one in flight,
   back to back on one kept-alive connection, the revision to compare taken from the previous
   txn's answer as a host takes it. Goal >= 0.9x.
+- toggle_c1_d1_watched: the same while curl holds one watch on the plain client's prefix on
+  each member, as the hosts hold theirs: the peer then pays etcd's sending of every change to
+  the fleet's watches, which a host's commit cannot avoid; not its applying. Goal >= 0.9x.
 - toggle_c1_d1_read: the same against etcd_cas --read, which reads the head's mod revision
   before each txn (two round trips: a client that keeps no state). Goal >= 0.9x.
 - toggle_c50_d16: TOGGLEs per second through h0 from 50 connections with 16 in flight each,
@@ -60,7 +63,8 @@ PROFILES = {
     "full": dict(runs=5, seconds=3.0, warmup=0.5, reps=200, timeout=60),
 }
 SECTIONS = 50
-GOALS = {"toggle_c1_d1": ("ratio", 0.9), "toggle_c1_d1_read": ("ratio", 0.9), "toggle_c50_d16": ("ratio", 5.0),
+GOALS = {"toggle_c1_d1": ("ratio", 0.9), "toggle_c1_d1_read": ("ratio", 0.9),
+         "toggle_c1_d1_watched": ("ratio", 0.9), "toggle_c50_d16": ("ratio", 5.0),
          "a_to_b_p50": ("difference", 1.0)}
 
 
@@ -101,6 +105,8 @@ class Env:
         self.loadgen, self.cas = loadgen, cas
         self.counts = []  # toggle_c50_d16's (list revisions, etcd txns) per run
         self.d1 = {}  # run -> toggle_c1_d1's sectiond figure, toggle_c50_d16's peer
+        self.cpu = {}  # scenario side -> the host's CPU µs per TOGGLE, per run (loadgen's count)
+        self.peer_watchers = 0  # watches on the peer's prefix while it runs (toggle_c1_d1_watched)
 
     def run(self, argv):
         p = self.prof
@@ -118,14 +124,26 @@ class Env:
                            str(depth), "-t", str(p["seconds"]), "-w", str(p["warmup"]), "--cmd", "TOGGLE %d\\n"])
         if result["errors"]:
             raise RuntimeError(f"{result['errors']} error replies from {host.name}")
+        self.cpu.setdefault(f"c{conns}_d{depth}", []).append(result.get("server_cpu_us_per_request"))
         return result
 
     def cas_peer(self, read):
         p = self.prof
         prefix = f"/bench{secrets.token_hex(4)}/"
-        result = self.run([self.cas, self.etcd.urls[0], prefix, str(p["seconds"]), str(p["warmup"])]
-                          + (["--read"] if read else []))
-        return result
+        # watches on the peer's prefix, one on each member in turn, as the hosts watch theirs: what
+        # etcd spends sending the events, without a host applying them (toggle_c1_d1_watched)
+        watchers = [subprocess.Popen(
+            ["curl", "-sN", "-X", "POST", f"{self.etcd.urls[i % len(self.etcd.urls)]}/v3/watch", "-d",
+             json.dumps({"create_request": {"key": b64(prefix), "range_end": b64(prefix[:-1] + "0")}})],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(self.peer_watchers)]
+        try:
+            time.sleep(0.2 if watchers else 0)
+            return self.run([self.cas, self.etcd.urls[0], prefix, str(p["seconds"]), str(p["warmup"])]
+                            + (["--read"] if read else []))
+        finally:
+            for watcher in watchers:
+                watcher.kill()
+                watcher.wait()
 
 
 # --- scenarios: measure(env, side, run) -> one figure ---------------------------------
@@ -141,6 +159,14 @@ def toggle_c1_d1(env, side, run, read=False):
 
 def toggle_c1_d1_read(env, side, run):
     return toggle_c1_d1(env, side, run, read=True)
+
+
+def toggle_c1_d1_watched(env, side, run):
+    env.peer_watchers = len(env.fleet.hosts)
+    try:
+        return toggle_c1_d1(env, side, run)
+    finally:
+        env.peer_watchers = 0
 
 
 def toggle_c50_d16(env, side, run):
@@ -166,7 +192,10 @@ def a_to_b(env, side, run):
     waits = []
     if side == "sectiond":
         a, b = env.fleet.hosts[0], env.fleet.hosts[1]
-        env.fleet.converged()
+        began = time.monotonic()
+        env.fleet.converged(timeout=p["timeout"])  # after toggle_c50_d16's flood the others may lag
+        if time.monotonic() - began > 1:
+            log(f"  a_to_b_p50: the hosts took {time.monotonic() - began:.1f} s to converge first")
         with Client(a.socket, timeout=p["timeout"]) as sender, b.subscribe(timeout=p["timeout"]) as watch:
             for _ in range(p["reps"]):
                 t0 = time.perf_counter()
@@ -210,6 +239,7 @@ def a_to_b(env, side, run):
 SCENARIOS = [
     ("toggle_c1_d1", toggle_c1_d1, ("sectiond", "etcd_cas"), "req/s"),
     ("toggle_c1_d1_read", toggle_c1_d1_read, ("sectiond", "etcd_cas --read"), "req/s"),
+    ("toggle_c1_d1_watched", toggle_c1_d1_watched, ("sectiond", "etcd_cas watched"), "req/s"),
     ("toggle_c50_d16", toggle_c50_d16, ("sectiond", "sectiond c1 d1"), "req/s"),
     ("a_to_b_p50", a_to_b, ("sectiond", "etcd"), "ms"),
 ]
@@ -232,6 +262,7 @@ def main():
     ap.add_argument("--scratch-path", help="swift build --scratch-path for the release build")
     ap.add_argument("--no-build", action="store_true", help="do not run swift build")
     ap.add_argument("--fsync", choices=("always", "everysec", "no"), help="the daemons' --fsync (default theirs)")
+    ap.add_argument("--hosts", type=int, default=3, help="sectiond hosts in the fleet (default 3; a_to_b_p50 needs 2)")
     ap.add_argument("--require-targets", action="store_true", help="exit 1 when a goal is missed")
     args = ap.parse_args()
     prof = dict(PROFILES["smoke" if args.smoke else "full"])
@@ -265,7 +296,7 @@ def main():
             return 77
         try:
             extra = ("--fsync", args.fsync) if args.fsync else ()
-            with FleetLab(etcd, hosts=3, configs=[config] * 3, extra_args=extra) as fleet:
+            with FleetLab(etcd, hosts=args.hosts, configs=[config] * args.hosts, extra_args=extra) as fleet:
                 env = Env(prof, tmp, etcd, fleet, loadgen, cas)
                 for name, measure, sides, unit in SCENARIOS:
                     if only and name not in only:
@@ -297,20 +328,23 @@ def main():
     load_after = os.getloadavg()[0]
     print(f"\nsectiond --etcd against etcd itself ({'smoke' if args.smoke else 'full'}; medians of "
           f"{prof['runs']} runs; paired = median of the runs' own ratios, or differences for ms)")
-    print(f"{'scenario':<18} {'sectiond':>10} {'peer':>16} {'':>10} {'ratio':>6} {'paired':>7}  {'goal':<18} met")
+    print(f"{'scenario':<20} {'sectiond':>10} {'peer':>16} {'':>10} {'ratio':>6} {'paired':>7}  {'goal':<18} met")
     for name, r in results.items():
         peer = r["sides"][1]
-        print(f"{name:<18} {r['sectiond']:>10,.3f} {peer:>16} {r['peer']:>10,.3f} {r['ratio']:>6.2f} "
+        print(f"{name:<20} {r['sectiond']:>10,.3f} {peer:>16} {r['peer']:>10,.3f} {r['ratio']:>6.2f} "
               f"{r['paired']:>7.2f}  {r['goal']:<18} {'yes' if r['met'] else 'NO'}")
     if "toggle_c50_d16" in results:
         r = results["toggle_c50_d16"]
         print(f"  toggle_c50_d16: {r['list_revisions']} list revisions in {r['etcd_txns']} etcd txns "
               f"({r['changes_per_txn'] or 0:.1f} changes a txn: one txn per group commit)")
+    cpu = {k: statistics.median(v) for k, v in env.cpu.items() if None not in v and v}
+    if cpu:
+        print("  h0's CPU per TOGGLE: " + ", ".join(f"{k} {v:.0f} µs" for k, v in cpu.items()))
     print(f"  load average {load_before:.2f} before, {load_after:.2f} after, on {os.cpu_count()} CPUs"
           + ("; the daemons ran with --fsync " + args.fsync if args.fsync else ""))
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump(dict(profile="smoke" if args.smoke else "full", fsync=args.fsync,
+        json.dump(dict(profile="smoke" if args.smoke else "full", fsync=args.fsync, hosts=args.hosts, host_cpu_us_per_toggle=cpu,
                        load_average=[load_before, load_after], results=results), f, indent=2)
     missed = [n for n, r in results.items() if not r["met"]]
     return 1 if args.require_targets and missed else 0
