@@ -55,7 +55,7 @@ import bench  # noqa: E402  (build_sectiond, build_c, BENCH, ROOT)
 
 sys.path.insert(0, os.path.join(bench.ROOT, "Tests", "System", "lib"))
 from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
-from fleet_lab import FleetLab  # noqa: E402
+from fleet_lab import FleetLab, event_revision  # noqa: E402
 from sdlib import Client  # noqa: E402
 
 PROFILES = {
@@ -119,9 +119,14 @@ class Env:
 
     def toggles(self, host, conns, depth):
         p = self.prof
-        result = self.run([self.loadgen, "--proto", "sectiond", "--socket", host.socket, "--timeout",
-                           str(p["timeout"]), "--server-pid", str(host.pid), "rps", "-c", str(conns), "-d",
-                           str(depth), "-t", str(p["seconds"]), "-w", str(p["warmup"]), "--cmd", "TOGGLE %d\\n"])
+        try:
+            result = self.run([self.loadgen, "--proto", "sectiond", "--socket", host.socket, "--timeout",
+                               str(p["timeout"]), "--server-pid", str(host.pid), "rps", "-c", str(conns), "-d",
+                               str(depth), "-t", str(p["seconds"]), "-w", str(p["warmup"]), "--cmd", "TOGGLE %d\\n"])
+        except RuntimeError as error:
+            raise RuntimeError(f"{error}; {host.name} {'runs' if host.alive() else 'is gone'}, its directory "
+                               f"{'is there' if os.path.isdir(os.path.dirname(host.socket)) else 'is gone'}; "
+                               f"its log ends: {' | '.join(host.log().splitlines()[-3:])}") from None
         if result["errors"]:
             raise RuntimeError(f"{result['errors']} error replies from {host.name}")
         self.cpu.setdefault(f"c{conns}_d{depth}", []).append(result.get("server_cpu_us_per_request"))
@@ -197,16 +202,23 @@ def a_to_b(env, side, run):
         if time.monotonic() - began > 1:
             log(f"  a_to_b_p50: the hosts took {time.monotonic() - began:.1f} s to converge first")
         with Client(a.socket, timeout=p["timeout"]) as sender, b.subscribe(timeout=p["timeout"]) as watch:
+            seen = watch.revision  # nothing else changes the list: each TOGGLE is the next revision
             for _ in range(p["reps"]):
                 t0 = time.perf_counter()
                 sender.send("TOGGLE 0\n")
-                event = watch.next_event(p["timeout"])
+                while True:  # an event of an earlier revision (one still in flight) is not this one's
+                    event = watch.next_event(p["timeout"])
+                    if event is None:
+                        raise RuntimeError(f"h1's subscriber saw no event of revision {seen + 1} within {p['timeout']} s")
+                    if (event_revision(event) or 0) > seen:
+                        break
                 t1 = time.perf_counter()
-                if event is None:
-                    raise RuntimeError(f"h1's subscriber saw no event within {p['timeout']} s")
                 reply = sender.read_reply()
                 if not reply[-1].startswith("OK"):
                     raise RuntimeError(f"TOGGLE 0 on h0 answered {reply}")
+                seen = int(reply[-1].split()[1])
+                if event_revision(event) != seen:
+                    raise RuntimeError(f"h1's event {event!r} is not h0's change, OK {seen}")
                 waits.append(t1 - t0)
                 time.sleep(0.01)
         return statistics.median(waits) * 1e3
