@@ -266,13 +266,7 @@ def judge(name, ours, theirs, paired):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--smoke", action="store_true", help="tiny counts (CI)")
-    ap.add_argument("--runs", type=int, help="runs per side and scenario (median)")
-    ap.add_argument("--only", help="comma-separated scenarios")
-    ap.add_argument("--json", default=os.path.join(bench.BENCH, "out", "fleet.json"))
-    ap.add_argument("--sectiond-bin", help="use this sectiond binary, do not build")
-    ap.add_argument("--scratch-path", help="swift build --scratch-path for the release build")
-    ap.add_argument("--no-build", action="store_true", help="do not run swift build")
+    bench.side_by_side_options(ap, "fleet.json")
     ap.add_argument("--fsync", choices=("always", "everysec", "no"), help="the daemons' --fsync (default theirs)")
     ap.add_argument("--hosts", type=int, default=3, help="sectiond hosts in the fleet (default 3; a_to_b_p50 needs 2)")
     ap.add_argument("--require-targets", action="store_true", help="exit 1 when a goal is missed")
