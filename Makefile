@@ -52,6 +52,7 @@ bench:
 	scripts/deps.sh --test
 	python3 bench/bench.py
 	python3 bench/dbus_bench.py --no-build
+	python3 bench/fleet_bench.py --no-build
 
 ## etcd-lab: three etcd members on loopback on free ports, their URLs printed (Ctrl-C stops them and removes their data)
 etcd-lab:

@@ -95,6 +95,19 @@ def build_sectiond(args):
     return binpath
 
 
+def side_by_side_options(ap, json_name):
+    """The options of the drivers that measure sectiond beside a peer scenario by scenario
+    (bench/dbus_bench.py, bench/fleet_bench.py): counts, which scenarios, where the JSON goes
+    (bench/out/json_name by default), which sectiond binary."""
+    ap.add_argument("--smoke", action="store_true", help="tiny counts (CI)")
+    ap.add_argument("--runs", type=int, help="runs per side and scenario (median)")
+    ap.add_argument("--only", help="comma-separated scenarios")
+    ap.add_argument("--json", default=os.path.join(BENCH, "out", json_name))
+    ap.add_argument("--sectiond-bin", help="use this sectiond binary, do not build")
+    ap.add_argument("--scratch-path", help="swift build --scratch-path for the release build")
+    ap.add_argument("--no-build", action="store_true", help="do not run swift build")
+
+
 def build_client_load(args):
     """The SectionClient load generator (Sources/client-load), built in release beside
     sectiond; None (with a message) when it cannot be built."""

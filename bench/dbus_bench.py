@@ -229,13 +229,7 @@ SCENARIOS = [
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--smoke", action="store_true", help="tiny counts (CI)")
-    ap.add_argument("--runs", type=int, help="runs per side and scenario (median)")
-    ap.add_argument("--only", help="comma-separated scenarios")
-    ap.add_argument("--json", default=os.path.join(bench.BENCH, "out", "dbus.json"))
-    ap.add_argument("--sectiond-bin", help="use this sectiond binary, do not build")
-    ap.add_argument("--scratch-path", help="swift build --scratch-path for the release build")
-    ap.add_argument("--no-build", action="store_true", help="do not run swift build")
+    bench.side_by_side_options(ap, "dbus.json")
     ap.add_argument("--no-pin", action="store_true", help="do not pin the service and the client to CPUs")
     ap.add_argument("--require-targets", action="store_true", help="exit 1 when a goal is missed")
     args = ap.parse_args()

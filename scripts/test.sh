@@ -70,6 +70,7 @@ if [ -z "$quick" ]; then
   suite "make package-test" make -s package-test
   suite "bench smoke" python3 bench/bench.py --smoke
   suite "D-Bus bench smoke" python3 bench/dbus_bench.py --smoke --no-build
+  suite "fleet bench smoke" python3 bench/fleet_bench.py --smoke --no-build
 fi
 echo
 # Where the run's time went, the longest first: what to look at when CI nears its budget.
