@@ -10,6 +10,7 @@
 func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = UnsafeBufferPointer(start: data, count: size)
   fuzzJournal(Array(bytes))
+  fuzzFleetEntry(Array(bytes))
   guard let state = try? SavedState.decode(bytes) else { return 0 }
   for opened in state.sections.values {
     if let opened { check(opened <= state.revision, "a section opened after the revision") }
@@ -45,4 +46,33 @@ private func fuzzJournal(_ bytes: [UInt8]) {
     fatalError("a replayed state does not encode and decode")
   }
   check(read.list?.count == state.list?.count, "a replayed state loses sections")
+}
+
+/// What a fleet's host reads from etcd (`FleetEntry`), which anyone who can write the prefix
+/// writes: refused, or applied to the demo list as another host's group (or adopted whole),
+/// leaving a service that commits and serves a change.
+private func fuzzFleetEntry(_ bytes: [UInt8]) {
+  guard let entry = try? FleetEntry.decode(bytes) else { return }
+  let service = SectionService(model: SectionModel(config: .demo), history: History(capacity: 10))
+  let before = service.model.revision
+  switch entry.body {
+  case .changes(let changes, let authors):
+    guard (try? service.applyRemote(changes, authors: authors)) != nil else {
+      check(
+        !service.hasUnsavedChanges && service.model.revision == before, "a refused group changed the list")
+      return
+    }
+    check(service.model.revision == changes.last?.revision, "an applied group ends elsewhere")
+    _ = service.commit()
+  case .state(let state, _):
+    service.adopt(state)
+  }
+  var reply = OutputQueue()
+  var batch: Batch?
+  var session = Session(access: .control, author: Author(via: .socket, uid: nil, pid: nil))
+  _ = service.handle(Array("LIST".utf8)[...], session: &session, batch: &batch, reply: &reply)
+  if service.handle(Array("TOGGLE 0".utf8)[...], session: &session, batch: &batch, reply: &reply) == .changed
+  {
+    _ = service.commit()
+  }
 }

@@ -143,4 +143,15 @@ import Testing
     #expect(alpha.reply("LIST").hasPrefix("section 0 a open"))
     #expect(alpha.service.committedView == nil)
   }
+
+  /// The format as docs/FLEET.md and the fuzzer's corpus (Tests/Fuzz/corpus/state/fleet-entry)
+  /// have it, written by hand.
+  @Test func anEntryWrittenByHandIsRead() throws {
+    let text =
+      "sectiond-fleet 1 2 alpha b.1\nby 2026-12-05T00:00:00.000Z socket 0 42 ctl@alpha\nopen 1 0\nclose 2 0\ncommit 2 2a2a5c15\n"
+    let entry = try FleetEntry.decode(Array(text.utf8))
+    #expect(entry.revision == 2 && entry.host == "alpha" && entry.commit == "b.1")
+    guard case .changes(let changes, let authors) = entry.body else { return }
+    #expect(changes.count == 2 && authors[1] == Array("2026-12-05T00:00:00.000Z socket 0 42 ctl@alpha".utf8))
+  }
 }
