@@ -128,7 +128,9 @@ extension Fleet {
         for event in events where event.kind == .put {
           guard let revision = logRevision(event.kv.key) else { continue }
           seenRevision = max(seenRevision, revision)
-          if canApply, revision == server.service.model.revision + 1 {
+          // The key is the group's last revision: a group of several changes that follows on
+          // is applied here too (`apply` checks its first), anything else is read by a catch-up.
+          if canApply, revision > server.service.model.revision {
             var none: Proposal?
             if !apply(event.kv, ownCommit: &none) { catchUp() }
           }

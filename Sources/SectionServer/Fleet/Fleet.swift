@@ -88,9 +88,13 @@ final class Fleet {
   /// with room for a loaded machine).
   static let commitTimeout: UInt64 = 8_000_000
   /// One attempt on one member: a member that lost its leader says so at once (the has-leader
-  /// header), so this bounds only a frozen or cut-off member; two attempts and a pause fit in
-  /// `commitTimeout`, so a frozen member costs a change one attempt before the next member.
-  static let attemptTimeout: UInt64 = 3_000_000
+  /// header), so this bounds only a member frozen, cut off, or whose leader just died (a txn
+  /// forwarded to it hangs until etcd's own 7 s). A commit takes milliseconds, 10-20 under a
+  /// 50-client flood (bench/fleet_bench.py); 2 s is far above that, and with the leader
+  /// SIGKILLed a host's first OK came 3.1-3.7 s after the kill with 3 s here, against etcd's
+  /// own 1.3 s (fleet-faults leader-kill). Three attempts and their pauses fit in
+  /// `commitTimeout`.
+  static let attemptTimeout: UInt64 = 2_000_000
   /// The most bytes of one group's entry: etcd takes requests up to 1.5 MiB; the rest is the
   /// head, the keys, base64's third and the JSON around them.
   static let entryLimit = 1 << 20
