@@ -29,7 +29,7 @@ printf '#!/usr/bin/env python3\nopen("e-ran", "w")\nprint("1 passed, 0 failed")\
   >"$suites/e-python.py"
 manifest() { printf '%s\n' "# NAME SECONDS ROOT SET" "$@" >"$tree/Tests/System/suites.tsv"; }
 manifest "a-fails 10 no quick" "b-passes 10 no full" "e-python 10 no full"
-for bench in bench dbus_bench; do printf 'open(__file__ + ".ran", "w")\n' >"$tree/bench/$bench.py"; done
+for bench in bench dbus_bench fleet_bench; do printf 'open(__file__ + ".ran", "w")\n' >"$tree/bench/$bench.py"; done
 printf '#!/bin/sh\n[ "$1" = test ] && { echo "✘ Test stub() recorded an issue"; exit 1; }\nexit 0\n' >"$tree/bin/swift"
 chmod +x "$tree/scripts/"*.sh "$tree/bin/swift"
 run() { out=$(cd "$tree" && PATH="$tree/bin:$PATH" bash scripts/test.sh "$@" 2>&1); }
@@ -45,14 +45,15 @@ status=$?
 [ -e "$tree/Tests/Build/runner-ran" ] && pass "the runner's own test runs" || fail "the runner's own test runs" "$out"
 [ -e "$tree/asan-ran" ] && [ -e "$tree/fuzz-ran" ] && [ -e "$tree/package-test-ran" ] &&
   pass "make asan, make fuzz and make package-test run as steps" || fail "the make steps run" "$out"
-[ -e "$tree/bench/bench.py.ran" ] && [ -e "$tree/bench/dbus_bench.py.ran" ] && pass "the bench smoke runs too" ||
+[ -e "$tree/bench/bench.py.ran" ] && [ -e "$tree/bench/dbus_bench.py.ran" ] && [ -e "$tree/bench/fleet_bench.py.ran" ] &&
+  pass "the bench smoke runs too" ||
   fail "the bench smoke runs too" "$out"
 case "$out" in *"failed:"*"swift test"*"a-fails"*) pass "every failure is listed at the end" ;;
   *) fail "every failure is listed at the end" "$out" ;; esac
-expect "the last line counts the suites and steps: 8 passed, 2 failed" "8 passed, 2 failed" "$(last_line)"
+expect "the last line counts the suites and steps: 9 passed, 2 failed" "9 passed, 2 failed" "$(last_line)"
 order=$(printf '%s\n' "$out" | sed -n 's/^== //p' | paste -sd ',' -)
 expect "suites run in the manifest's order, the steps after them" \
-  "the runner's own test,swift test,a-fails,b-passes,e-python,make asan,make fuzz,make package-test,bench smoke,D-Bus bench smoke" \
+  "the runner's own test,swift test,a-fails,b-passes,e-python,make asan,make fuzz,make package-test,bench smoke,D-Bus bench smoke,fleet bench smoke" \
   "$order"
 
 rm -f "$tree/b-ran" "$tree/e-ran" "$tree/asan-ran" "$tree/bench/bench.py.ran"
@@ -70,7 +71,7 @@ printf '#!/bin/sh\nexit 0\n' >"$tree/bin/swift"
 run
 status=$?
 expect "a skipped suite does not fail the run" 0 "$status"
-expect "the last line counts the skipped suite: 10 passed, 0 failed, 1 skipped" "10 passed, 0 failed, 1 skipped" \
+expect "the last line counts the skipped suite: 11 passed, 0 failed, 1 skipped" "11 passed, 0 failed, 1 skipped" \
   "$(last_line)"
 case "$out" in *$'skipped:\n'*"c-skips: c: no LazyFS here"*) pass "the skipped suite is listed with its reason" ;;
   *) fail "the skipped suite is listed with its reason" "$out" ;; esac
@@ -79,7 +80,7 @@ case "$out" in *"parts skipped:"*"d-partly: part d: needs root"*) pass "a suite 
 rm "$suites/c-skips.sh"
 manifest "b-passes 10 no quick" "d-partly 10 no full" "e-python 10 no full"
 run
-expect "without a skipped suite the last line has no skipped count" "10 passed, 0 failed" "$(last_line)"
+expect "without a skipped suite the last line has no skipped count" "11 passed, 0 failed" "$(last_line)"
 
 printf '#!/usr/bin/env bash\nsleep 30\n' >"$suites/f-hangs.sh"
 manifest "b-passes 10 no quick" "f-hangs 1 no quick"
