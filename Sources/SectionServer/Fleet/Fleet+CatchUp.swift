@@ -39,7 +39,7 @@ extension Fleet {
   func caughtUp(_ answer: TxnResponse, after proposal: Proposal?) {
     guard answer.responses.count == 2, case .range(let heads) = answer.responses[0],
       case .range(let logs) = answer.responses[1], let head = heads.kvs.first,
-      let (revision, _, _) = parseHead(head.value)
+      let (revision, snapshot, _) = parseHead(head.value)
     else {
       Log.error("fleet: the head under \(options.prefix) is missing or damaged; changes are refused")
       server.service.changeRefusal = ProtocolError(
@@ -48,7 +48,7 @@ extension Fleet {
       return
     }
     seenRevision = max(seenRevision, revision)
-    if let (_, snapshot, _) = parseHead(head.value) { snapshotRevision = snapshot }
+    snapshotRevision = snapshot
     var pending = proposal
     for entry in logs.kvs {
       guard apply(entry, ownCommit: &pending) else {

@@ -175,10 +175,9 @@ extension Fleet {
   }
 
   func contact() {
-    lastContact = monotonicMicroseconds()
     if let since = staleSince {
       Log.notice(
-        "fleet: etcd answers again (\(member)) after \((lastContact - since) / 1000) ms; at revision \(server.service.model.revision)"
+        "fleet: etcd answers again (\(member)) after \((monotonicMicroseconds() - since) / 1000) ms; at revision \(server.service.model.revision)"
       )
     }
     staleSince = nil

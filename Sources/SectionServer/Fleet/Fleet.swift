@@ -76,8 +76,7 @@ final class Fleet {
   var poller: EventSource?
   var retryTimer: EventSource?
   var retryAction: (() -> Void)?
-  /// When etcd last answered; when the host's view became stale (nil: current).
-  var lastContact: UInt64 = 0
+  /// When etcd stopped answering: the host's view is stale since then (nil: current).
   var staleSince: UInt64?
   /// The last failure, for STATUS and the refusals.
   var lastError: String?
