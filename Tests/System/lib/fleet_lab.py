@@ -101,12 +101,13 @@ class Host:
         self.name = f"h{index}"
         directory = os.path.join(fleet.directory, self.name)
         os.mkdir(directory, 0o700)
-        urls = fleet.etcd.urls[index:] + fleet.etcd.urls[:index]  # its own member first
+        urls = fleet.urls.get(index) or fleet.etcd.urls[index:] + fleet.etcd.urls[:index]  # its own member first
         arguments = ["--etcd", ",".join(urls), "--host-name", self.name, "--etcd-prefix", fleet.prefix]
+        arguments += list(fleet.extra_args) + list(fleet.host_args.get(index, ()))
         wrapper = fleet.etcd.netns_command() if fleet.etcd.partition else []
         wrapper += ["setpriv", "--pdeathsig=SIGKILL"]  # gone with the test's process
-        self.daemon = Daemon(config=config, extra_args=arguments + list(fleet.extra_args), wrapper=wrapper,
-                             directory=directory)  # fmt: skip
+        self.daemon = Daemon(config=config, extra_args=arguments, wrapper=wrapper, directory=directory)
+        self.daemon.environment.update(fleet.environment.get(index, {}))
         self.socket = self.daemon.socket
         self.readonly_socket = self.daemon.readonly_socket
 
@@ -155,13 +156,19 @@ class Host:
 
 
 class FleetLab:
-    def __init__(self, etcd, hosts=3, configs=None, extra_args=()):
+    def __init__(self, etcd, hosts=3, configs=None, extra_args=(), urls=None, host_args=None, environment=None):
         """`etcd`: a started EtcdLab. `configs`: each host's config (JSON text); by default all the
-        same list of four sections, so that only the seeding tells whose was used."""
+        same list of four sections, so that only the seeding tells whose was used. `extra_args`:
+        every host's further arguments; `urls`, `host_args`, `environment`: dicts by host index of
+        its --etcd URLs instead of the members' (a gate in front of one, lib/etcd_gate.py), its own
+        further arguments (--bus session) and variables added to its environment."""
         self.etcd = etcd
         self.count = hosts
         self.configs = configs or [config_json(SECTIONS)] * hosts
         self.extra_args = extra_args
+        self.urls = urls or {}
+        self.host_args = host_args or {}
+        self.environment = environment or {}
         self.prefix = f"/t{secrets.token_hex(6)}/"
         self.directory = None
         self.hosts = []

@@ -1,0 +1,115 @@
+"""A gate in front of one etcd member, for a fleet test that must hold a host's requests back: a
+TCP forwarder on a free loopback port whose way to etcd can be shut for a moment (the answers
+and the watch's stream keep flowing back).
+
+    with EtcdGate(etcd.urls[0]) as gate:    # FleetLab(..., urls={1: [gate.url]})
+        gate.shut()                         # what the host sends from now on is held here
+        gate.wait_for(b"/v3/kv/txn")        # ... until a txn of its is held
+        ...                                 # another host commits meanwhile
+        gate.open()                         # the held bytes go on, in order: the txn compares
+                                            # a head that has moved, its compare fails
+
+So a test makes a host's commit lose its compare for certain, instead of hoping two hosts
+collide. Everything the host sends while the gate is shut is held (its txn, a poll of the head),
+on every connection, and goes on in order when it opens; keep it shut well under the host's 2 s
+an attempt (Fleet.attemptTimeout). Standard library only.
+"""
+
+import socket
+import threading
+import time
+
+
+class EtcdGate:
+    def __init__(self, member_url):
+        host, port = member_url.split("//", 1)[1].rsplit(":", 1)
+        self.upstream = (host, int(port))
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.lock = threading.Condition()
+        self.passing = threading.Event()
+        self.passing.set()
+        self.held = b""  # what was held since the last shut()
+        self.sockets = []
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def shut(self):
+        with self.lock:
+            self.held = b""
+            self.passing.clear()
+
+    def open(self):
+        self.passing.set()
+
+    def wait_for(self, needle, timeout=5.0):
+        """Whether `needle` was among the bytes held since shut() within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while needle not in self.held:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.lock.wait(left)
+            return True
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            try:
+                server = socket.create_connection(self.upstream, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            server.settimeout(None)
+            with self.lock:
+                if self.closed:
+                    client.close()
+                    server.close()
+                    return
+                self.sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, False), daemon=True).start()
+
+    def _pump(self, source, sink, gated):
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                if gated and not self.passing.is_set():
+                    with self.lock:
+                        self.held += data
+                        self.lock.notify_all()
+                    self.passing.wait()
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            try:
+                sink.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def close(self):
+        with self.lock:
+            self.closed = True
+            sockets, self.sockets = self.sockets, []
+        self.passing.set()
+        self.listener.close()
+        for s in sockets:
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()

@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""A group that lost its compare is run again (issue 46, docs/FLEET.md "One transaction per group
+commit"): two sectiond on three etcd members, host 1 reaching etcd through a gate
+(lib/etcd_gate.py) that holds its commit's txn until host 0 has committed, so that host 1's
+compare fails for certain; its requests then run again on the newer state.
+
+- bus-toggle: in exclusive mode, a D-Bus Toggle (busctl) on host 1 whose group lost to host 0's
+  change: of the same section (host 0 opened it, the call closes it) and of another (the call
+  opens its section and closes host 0's). The call is answered once, with what it did on the
+  newer state and its revision; every host applied each change once, in the same order.
+- batch-behind: a connection on host 1 whose TOGGLE is in the sealed group sends a BATCH behind
+  it meanwhile; the group loses its compare: the TOGGLE and the batch run again in order, each
+  answered once, nothing applied twice. Then the same BATCH with its END coming only after the
+  group before it was committed, the batch's own group losing its compare: only the batch runs
+  again (not the TOGGLE before it).
+
+Needs etcd, dbus-daemon and busctl (else one SKIP line). Run one part: fleet-retry.py bus-toggle.
+Prints PASS/FAIL lines, then `N passed, N failed`.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from etcd_gate import EtcdGate  # noqa: E402
+from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
+from fleet_lab import FleetError, FleetLab, event_revision  # noqa: E402
+from sdlib import config_json, known_parts, require_binary, run_parts  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+BUS_CONFIG = os.path.join(ROOT, "bench", "dbus-private.conf.in")
+POLICY = os.path.join(ROOT, "packaging", "dbus", "org.sectiond.Sectiond1.conf")
+NAME = "org.sectiond.Sectiond1"
+OBJECT = "/org/sectiond/Sectiond1"
+SECTIONS = ["alpha", "beta", "gamma", "delta"]
+LAB = {}
+
+
+class Bus:
+    """A dbus-daemon of our own (bench/dbus-private.conf.in: a session bus's open policy)."""
+
+    def __init__(self, directory):
+        self.path = os.path.join(directory, "bus")
+        self.address = f"unix:path={self.path}"
+        config = os.path.join(directory, "bus.conf")
+        with open(config, "w") as f:
+            f.write(open(BUS_CONFIG).read().replace("@SOCKET@", self.path).replace("@POLICY@", POLICY))
+        self.process = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--nofork", "--nopidfile"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        deadline = time.monotonic() + 10
+        while not os.path.exists(self.path):
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                self.stop()
+                raise RuntimeError("dbus-daemon did not start")
+            time.sleep(0.02)
+
+    def busctl(self, *arguments, timeout=20):
+        return subprocess.run(["busctl", f"--address={self.address}", *arguments], capture_output=True, text=True,
+                              timeout=timeout)  # fmt: skip
+
+    def call(self, method, *arguments):
+        """busctl call on the daemon, started: a Popen whose output is the call's answer."""
+        return subprocess.Popen(["busctl", f"--address={self.address}", "--timeout=20", "call", NAME, OBJECT, NAME,
+                                 method, *arguments], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+class Monitor:
+    """busctl monitor on the bus, as JSON: every message the bus daemon passes, to count the
+    answers to one call (a second return to the same call would show here)."""
+
+    def __init__(self, bus):
+        self.output = open(os.path.join(os.path.dirname(bus.path), "monitor.json"), "w+")
+        self.process = subprocess.Popen(["busctl", f"--address={bus.address}", "--json=short", "monitor"],
+                                        stdout=self.output, stderr=subprocess.DEVNULL)  # fmt: skip
+
+    def messages(self):
+        self.output.seek(0)
+        found = []
+        for line in self.output.read().splitlines():
+            try:
+                found.append(json.loads(line))
+            except ValueError:
+                pass
+        return found
+
+    def answers_to(self, member):
+        """The returns and errors of every call of `member` to the daemon, by the call's sender and
+        cookie (a cookie is the sender's own count)."""
+        messages = self.messages()
+        calls = {(m.get("sender"), m.get("cookie")) for m in messages
+                 if m.get("type") == "method_call" and m.get("member") == member and m.get("destination") == NAME}  # fmt: skip
+        answers = {call: [] for call in calls}
+        for m in messages:
+            call = (m.get("destination"), m.get("reply_cookie"))
+            if m.get("type") in ("method_return", "error") and call in answers:
+                answers[call].append(m)
+        return answers
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait()
+        self.output.close()
+
+
+def lost_compare(gate, host1_change, host0_change, results, what):
+    """Shuts host 1's gate, starts `host1_change` (which makes host 1 commit), waits until its txn
+    is held, lets `host0_change` commit on host 0, opens the gate. Returns host0_change's reply."""
+    gate.shut()
+    try:
+        started = host1_change()
+        held = gate.wait_for(b"request_put")
+        results.check(held, f"{what}: host 1's commit is held at its gate", "" if held else "no txn with a put within 5 s")
+        reply = host0_change()
+        results.check(reply[-1].startswith("OK "), f"{what}: meanwhile host 0 commits its change", str(reply))
+    finally:
+        gate.open()
+    return started, reply
+
+
+def same_everywhere(results, fleet, watches, first, what):
+    """Every host applied the same revision, each subscriber got the same events from `first` on,
+    without gaps; returns those events (host 0's)."""
+    try:
+        last = fleet.converged(timeout=20)
+        streams = [watch.events_until(last) for watch in watches]
+    except FleetError as error:
+        results.check(False, f"{what}: every host applies the same revision", str(error))
+        return []
+    revisions = [event_revision(e) for e in streams[0]]
+    results.check(revisions == list(range(first + 1, last + 1)), f"{what}: revisions {first + 1}-{last}, each once",
+                  str(streams[0]))  # fmt: skip
+    results.check(all(s == streams[0] for s in streams[1:]), f"{what}: every host's subscriber got the same events",
+                  str(streams))  # fmt: skip
+    return streams[0]
+
+
+def open_sections(host):
+    """The ids of the sections open on `host` (LIST)."""
+    return [line.split()[2] for line in host.request("LIST")[:-1] if line.split()[3] == "open"]
+
+
+def bus_toggle(results):
+    fleet, gate, bus = LAB["fleet"], LAB["gate"], LAB["bus"]
+    h0, h1 = fleet.hosts
+    reply = h0.request("MODE exclusive")
+    results.check(reply[-1].startswith("OK"), "the fleet's list goes exclusive", str(reply))
+    owned = bus.busctl("status", NAME)
+    results.check(owned.returncode == 0, "host 1 owns its bus name", owned.stderr if owned.returncode else "")
+    monitor = Monitor(bus)
+    try:
+        for own, theirs, expect_open in (("alpha", "alpha", False), ("gamma", "beta", True)):
+            what = f"Toggle {own} on host 1 behind host 0's OPEN {theirs}"
+            fleet.converged()
+            h0.request("CLOSE all")
+            first = fleet.converged()
+            watches = [host.subscribe() for host in fleet.hosts]
+            try:
+                call, reply = lost_compare(gate, lambda: bus.call("Toggle", "s", own),
+                                           lambda: h0.request(f"OPEN {theirs}"), results, what)  # fmt: skip
+                try:
+                    answer = call.communicate(timeout=20)[0].split()
+                except subprocess.TimeoutExpired:
+                    call.kill()
+                    answer = call.communicate()[0].split() + ["(no answer within 20 s)"]
+                events = same_everywhere(results, fleet, watches, first, what)
+            finally:
+                for watch in watches:
+                    watch.close()
+            theirs_revision = int(reply[-1].split()[1])
+            last = event_revision(events[-1]) if events else None
+            results.check(answer == ["bt", "true" if expect_open else "false", str(last)],
+                          f"{what}: the call answers what it did on the newer state, at the last revision",
+                          f"{answer}, the events {events}")  # fmt: skip
+            mine = [e for e in events if e.split()[-1] == own and event_revision(e) > theirs_revision]
+            results.check(len(mine) == 1 and mine[0].startswith("!opened" if expect_open else "!closed"),
+                          f"{what}: its change is applied once, after host 0's", str(events))  # fmt: skip
+            expected = [own] if expect_open else []
+            results.check(all(open_sections(h) == expected for h in fleet.hosts),
+                          f"{what}: exclusive across the fleet, {expected} open on every host",
+                          str([open_sections(h) for h in fleet.hosts]))  # fmt: skip
+        time.sleep(0.3)  # the monitor's last lines
+        answers = monitor.answers_to("Toggle")
+        results.check(len(answers) == 2 and all(len(a) == 1 and a[0]["type"] == "method_return" for a in answers.values()),
+                      "each Toggle call got one return on the bus", str({c: [m["type"] for m in a] for c, a in answers.items()}))  # fmt: skip
+    finally:
+        monitor.stop()
+
+
+def read_replies(client, count, quiet=0.5):
+    """`count` replies, then whatever more comes within `quiet` seconds (nothing, if each request
+    is answered once)."""
+    replies = [client.read_reply() for _ in range(count)]
+    client.sock.settimeout(quiet)
+    extra = []
+    try:
+        while True:
+            line = client.readline()
+            if line is None:
+                break
+            extra.append(line)
+    except TimeoutError:
+        pass
+    client.sock.settimeout(20)
+    return replies, extra
+
+
+def batch_behind(results):
+    fleet, gate = LAB["fleet"], LAB["gate"]
+    h0, h1 = fleet.hosts
+    h0.request("MODE multi")
+    h0.request("CLOSE all")
+    # The BATCH arrives while the TOGGLE's group is sealed; END too, or only after the retry.
+    for end_meanwhile in (True, False):
+        what = f"TOGGLE alpha, BATCH {'with' if end_meanwhile else 'without'} its END behind it"
+        first = fleet.converged()
+        watches = [host.subscribe() for host in fleet.hosts]
+        client = h1.connect(timeout=20)
+        try:
+
+            def host1_change():
+                client.send("TOGGLE alpha\n")
+
+            def host0_change():
+                time.sleep(0.05)
+                client.send("BATCH\nTOGGLE beta\nTOGGLE gamma\n" + ("END\n" if end_meanwhile else ""))
+                time.sleep(0.2)  # host 1 reads the BATCH behind its sealed group
+                return h0.request("TOGGLE alpha")
+
+            lost_compare(gate, host1_change, host0_change, results, what)
+            if not end_meanwhile:
+                first_reply = client.read_reply()
+                client.send("END\n")
+                replies, extra = read_replies(client, 1)
+                replies.insert(0, first_reply)
+            else:
+                replies, extra = read_replies(client, 2)
+            events = same_everywhere(results, fleet, watches, first, what)
+        finally:
+            client.close()
+            for watch in watches:
+                watch.close()
+        # host 0 opened alpha first: host 1's TOGGLE, run again, closes it; the batch opens
+        # beta and gamma, once.
+        toggled, batch = replies
+        results.check(toggled[0].startswith("section 0 alpha closed") and toggled[-1].startswith("OK "),
+                      f"{what}: the TOGGLE, run again, toggles what host 0 left", str(toggled))  # fmt: skip
+        results.check(batch[-1].startswith("OK ") and int(batch[-1].split()[1]) > int(toggled[-1].split()[1]),
+                      f"{what}: the batch runs after it, and is answered", str(batch))  # fmt: skip
+        results.check(extra == [], f"{what}: each request is answered once", str(extra))
+        opened = [e.split()[-1] for e in events if e.startswith("!opened")]
+        results.check(sorted(opened) == ["alpha", "beta", "gamma"] and [e.split()[-1] for e in events].count("alpha") == 2,
+                      f"{what}: every change applied once (alpha opened by host 0 and closed, beta and gamma opened)",
+                      str(events))  # fmt: skip
+        results.check(all(open_sections(h) == ["beta", "gamma"] for h in fleet.hosts),
+                      f"{what}: beta and gamma open on every host", str([open_sections(h) for h in fleet.hosts]))  # fmt: skip
+        h0.request("CLOSE all")
+
+    # The batch begun behind a group that commits (the gate open), its END sent once the group
+    # is through, and then its own group loses: only the batch's lines run again.
+    what = "a BATCH begun behind a committed group, its own group losing"
+    first = fleet.converged()
+    watches = [host.subscribe() for host in fleet.hosts]
+    client = h1.connect(timeout=20)
+    try:
+        client.send("TOGGLE delta\nBATCH\nTOGGLE beta\n")
+        toggled = client.read_reply()
+        fleet.converged()
+
+        def host0_change():
+            return h0.request("TOGGLE beta")
+
+        lost_compare(gate, lambda: client.send("TOGGLE gamma\nEND\n"), host0_change, results, what)
+        replies, extra = read_replies(client, 1)
+        events = same_everywhere(results, fleet, watches, first, what)
+    finally:
+        client.close()
+        for watch in watches:
+            watch.close()
+    results.check(toggled[-1].startswith("OK ") and replies[0][-1].startswith("OK ") and extra == [],
+                  f"{what}: the TOGGLE and the batch are answered once each", f"{toggled} {replies} {extra}")  # fmt: skip
+    ids = [e.split()[-1] for e in events]
+    results.check(ids.count("delta") == 1 and ids.count("beta") == 2 and ids.count("gamma") == 1,
+                  f"{what}: delta toggled once, beta by host 0 then the batch, gamma once", str(events))  # fmt: skip
+    results.check(all(open_sections(h) == ["gamma", "delta"] for h in fleet.hosts),
+                  f"{what}: gamma and delta open on every host (beta opened and closed)",
+                  str([open_sections(h) for h in fleet.hosts]))  # fmt: skip
+
+
+PARTS = {"bus-toggle": bus_toggle, "batch-behind": batch_behind}
+
+
+def main(argv):
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    require_binary()
+    known_parts(PARTS, argv)
+    missing = [tool for tool in ("dbus-daemon", "busctl") if shutil.which(tool) is None]
+    if missing:
+        print(f"SKIP fleet-retry: {' and '.join(missing)} missing (scripts/deps.sh --test)", flush=True)
+        return 77
+    try:
+        etcd = EtcdLab().start()
+    except LabUnavailable as reason:
+        print(f"SKIP fleet-retry: {reason}", flush=True)
+        return 77
+    try:
+        with EtcdGate(etcd.urls[1]) as gate:
+            bus = Bus(etcd.directory)
+            try:
+                LAB.update(gate=gate, bus=bus)
+                fleet = FleetLab(etcd, hosts=2, configs=[config_json(SECTIONS)] * 2, urls={1: [gate.url]},
+                                 host_args={1: ["--bus", "session"]},
+                                 environment={1: {"DBUS_SESSION_BUS_ADDRESS": bus.address}})  # fmt: skip
+                try:
+                    LAB["fleet"] = fleet.start()
+                except (FleetError, RuntimeError, OSError) as error:
+                    print(f"FAIL the fleet of two sectiond starts: {error}", flush=True)
+                    print("0 passed, 1 failed", flush=True)
+                    return 1
+                try:
+                    return run_parts(PARTS, argv)
+                finally:
+                    fleet.stop()
+            finally:
+                bus.stop()
+    finally:
+        etcd.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
