@@ -115,7 +115,7 @@ public final class EtcdClient {
   }
 
   public func txn(_ txn: Txn, completion: @escaping (Result<TxnResponse, EtcdError>) -> Void) {
-    call("txn", "/v3/kv/txn", txn.json, mutating: true) { (json) throws(MalformedAnswer) in
+    call("txn", "/v3/kv/txn", txn.json, mutating: txn.writes) { (json) throws(MalformedAnswer) in
       try TxnResponse(json)
     } completion: {
       completion($0)

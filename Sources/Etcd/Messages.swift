@@ -120,6 +120,18 @@ public struct Txn: Equatable, Sendable {
   }
 }
 
+extension Txn {
+  /// Whether a branch changes anything. A txn that only reads (a catch-up's head and log at one
+  /// revision) is a read: sent again to the next member after a timeout, and never "may have
+  /// been applied".
+  var writes: Bool {
+    (success + failure).contains {
+      if case .range = $0 { return false }
+      return true
+    }
+  }
+}
+
 public enum OperationResponse: Equatable, Sendable {
   case put
   case range(RangeResponse)

@@ -57,8 +57,8 @@ extension EtcdClientTests {
     #expect(!read.outcomeUnknown)
   }
 
-  /// A member that takes the connection and never answers: a change times out with its outcome
-  /// unknown, a read times out with it known; a client dropped with calls under way runs none
+  /// A member that takes the connection and never answers: a change (a txn that writes) times
+  /// out with its outcome unknown, a read (a txn that only reads) times out with it known; a client dropped with calls under way runs none
   /// of their completions, and a watch of it can still be cancelled.
   @Test func silentMemberTimesOut() throws {
     let silent = try SilentMember()
@@ -74,6 +74,19 @@ extension EtcdClientTests {
       try runner.wait { client!.range(RangeRequest(key: bytes("k")), completion: $0) }.error)
     #expect(range.kind == .timedOut)
     #expect(!range.outcomeUnknown)
+    // A txn is a change only when a branch of it writes: one that only reads (a fleet's
+    // catch-up) times out as a read does.
+    let reading = try #require(
+      try runner.wait {
+        client!.txn(Txn(compare: [], success: [.range(RangeRequest(key: bytes("k")))]), completion: $0)
+      }.error)
+    #expect(reading.kind == .timedOut)
+    #expect(!reading.outcomeUnknown, "\(reading)")
+    let writing = try #require(
+      try runner.wait {
+        client!.txn(Txn(compare: [], success: [.put(key: bytes("k"), value: [])]), completion: $0)
+      }.error)
+    #expect(writing.outcomeUnknown, "\(writing)")
 
     var updates: [WatchUpdate] = []
     let watch = client!.watch(WatchRequest(key: bytes("k"))) { updates.append($0) }

@@ -30,7 +30,12 @@ extension Fleet {
         if let proposal {
           retry(proposal, because: error, mayBeApplied: true) { [unowned self] in catchUp(after: proposal) }
         } else {
+          // The requests that waited for it are answered now, the changes refused as while
+          // etcd is known down (the poll lifts it), instead of waiting for a catch-up that
+          // may not come before etcd answers again: a change is never held past its bound.
+          server.service.changeRefusal = unavailable(error)
           phase = .idle
+          server.fleetCaughtUp()
         }
       }
     }

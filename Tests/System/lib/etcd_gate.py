@@ -10,7 +10,8 @@ and the watch's stream keep flowing back).
                                             # a head that has moved, its compare fails
 
 So a test makes a host's commit lose its compare for certain, instead of hoping two hosts
-collide. Everything the host sends while the gate is shut is held (its txn, a poll of the head),
+collide. `gate.hold_only(b"request_range")` lets everything pass again but what contains the
+needle (a catch-up's txn), held until open(). Everything the host sends while the gate is shut is held (its txn, a poll of the head),
 on every connection, and goes on in order when it opens; keep it shut well under the host's 2 s
 an attempt (Fleet.attemptTimeout). Standard library only.
 """
@@ -29,8 +30,7 @@ class EtcdGate:
         self.listener.listen(64)
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
         self.lock = threading.Condition()
-        self.passing = threading.Event()
-        self.passing.set()
+        self.shut_for = None  # None: open; b"": everything held; else what a held piece contains
         self.held = b""  # what was held since the last shut()
         self.sockets = []
         self.closed = False
@@ -39,10 +39,21 @@ class EtcdGate:
     def shut(self):
         with self.lock:
             self.held = b""
-            self.passing.clear()
+            self.shut_for = b""
+
+    def hold_only(self, needle):
+        """What is held goes on, and from now on only a piece sent with `needle` in it is held."""
+        with self.lock:
+            self.shut_for = needle
+            self.lock.notify_all()
 
     def open(self):
-        self.passing.set()
+        with self.lock:
+            self.shut_for = None
+            self.lock.notify_all()
+
+    def _holds(self, data):
+        return self.shut_for is not None and self.shut_for in data
 
     def wait_for(self, needle, timeout=5.0):
         """Whether `needle` was among the bytes held since shut() within `timeout` seconds."""
@@ -82,11 +93,13 @@ class EtcdGate:
                 data = source.recv(65536)
                 if not data:
                     break
-                if gated and not self.passing.is_set():
+                if gated:
                     with self.lock:
-                        self.held += data
-                        self.lock.notify_all()
-                    self.passing.wait()
+                        if self._holds(data):
+                            self.held += data
+                            self.lock.notify_all()
+                            while self._holds(data):
+                                self.lock.wait()
                 sink.sendall(data)
         except OSError:
             pass
@@ -99,8 +112,9 @@ class EtcdGate:
     def close(self):
         with self.lock:
             self.closed = True
+            self.shut_for = None
+            self.lock.notify_all()
             sockets, self.sockets = self.sockets, []
-        self.passing.set()
         self.listener.close()
         for s in sockets:
             try:

@@ -297,7 +297,64 @@ def batch_behind(results):
                   str([open_sections(h) for h in fleet.hosts]))  # fmt: skip
 
 
-PARTS = {"bus-toggle": bus_toggle, "batch-behind": batch_behind}
+# issue 46: a change is answered within 10 s, done or ERR UNAVAILABLE, whatever etcd does.
+CHANGE_LIMIT = 10.0
+# How long the catch-up is kept from etcd: past that bound, so that a change waiting for it shows.
+STALL = 12.0
+
+
+def catch_up_fails(results):
+    fleet, gate = LAB["fleet"], LAB["gate"]
+    h0, h1 = fleet.hosts
+    what = "a TOGGLE on host 1 whose group lost, the catch-up after it kept from etcd"
+    h0.request("MODE multi")
+    h0.request("CLOSE all")
+    first = fleet.converged()
+    watches = [host.subscribe() for host in fleet.hosts]
+    client = h1.connect(timeout=STALL + 10)
+    try:
+        gate.shut()
+        started = time.monotonic()
+        client.send("TOGGLE delta\n")
+        results.check(gate.wait_for(b"request_put"), f"{what}: host 1's commit is held at its gate")
+        reply = h0.request("TOGGLE gamma")
+        results.check(reply[-1].startswith("OK "), f"{what}: meanwhile host 0 commits its change", str(reply))
+        # The commit goes on and loses its compare; the catch-up's txn that follows is held (the
+        # poll's plain range passes: etcd answers, the host cannot catch up).
+        gate.hold_only(b"request_range")
+        client.sock.settimeout(STALL)
+        try:
+            answer = client.read_reply()
+        except TimeoutError:
+            answer = [f"(no answer within {STALL:.0f} s)"]
+        took = time.monotonic() - started
+        read_started = time.monotonic()
+        listed = h1.request("LIST")
+        read_took = time.monotonic() - read_started
+    finally:
+        gate.open()
+        client.close()
+    try:
+        # The catch-up only reads: its timeout is no "may have been applied" (the change was not).
+        refused = answer[-1].startswith("ERR UNAVAILABLE ") and "may have been applied" not in answer[-1]
+        results.check((answer[-1].startswith("OK ") or refused) and took <= CHANGE_LIMIT,
+                      f"{what}: answered within {CHANGE_LIMIT:.0f} s, done or ERR UNAVAILABLE", f"{answer} after {took:.1f} s")  # fmt: skip
+        results.check(listed[-1].startswith("OK ") and read_took < 2.0, f"{what}: host 1 answers reads meanwhile",
+                      f"{listed[-1]} after {read_took:.2f} s")  # fmt: skip
+        events = same_everywhere(results, fleet, watches, first, what)
+    finally:
+        for watch in watches:
+            watch.close()
+    ids = [e.split()[-1] for e in events]
+    results.check(ids.count("gamma") == 1 and ids.count("delta") == (0 if refused else 1),
+                  f"{what}: host 0's change applied once, host 1's {'not at all (refused)' if refused else 'once'}",
+                  str(events))  # fmt: skip
+    reply = h1.request("TOGGLE delta")
+    results.check(reply[-1].startswith("OK "), f"{what}: once etcd is reachable, host 1 changes the list again",
+                  str(reply))  # fmt: skip
+
+
+PARTS = {"bus-toggle": bus_toggle, "batch-behind": batch_behind, "catch-up-fails": catch_up_fails}
 
 
 def main(argv):
