@@ -219,6 +219,8 @@ final class Server {
     // the group held for the commit began: its input is kept to run it again (`retryHeld`).
     var requestStart = 0
     var groupStart = connection.heldReplyStart != nil ? 0 : nil as Int?
+    // A batch past a limit already ignores its further lines: they are not kept either.
+    let refusedBatch = fleet != nil && connection.batch?.hasProblem == true
     input.withUnsafeBufferPointer { bytes in
       requests: while replies > 0, connection.takesNextRequest() {
         // PINGs are answered where they are framed, like a plain line server would answer
@@ -278,7 +280,8 @@ final class Server {
     }
     if fleet != nil {
       keepHeldInput(
-        input, on: connection, from: groupStart ?? requestStart, batchFrom: requestStart, to: position)
+        input, on: connection, from: groupStart ?? requestStart, batchFrom: requestStart, to: position,
+        ignoredByBatch: refusedBatch)
     }
     if let session, session.author !== connection.session.author { connection.session = session }
     if position < input.count { connection.pending = Array(input.dropFirst(position)) }

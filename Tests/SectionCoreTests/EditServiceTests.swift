@@ -117,6 +117,15 @@ import Testing
     for _ in 0..<(Batch.byteLimit / long.utf8.count + 1) { _ = large.send(long) }
     #expect(large.send("END").0 == "ERR LIMIT line 261: batch size: at most 1048576 bytes of lines\n")
     #expect(harness.reply("LIST") == Harness().reply("LIST"))
+    // Blank lines are not kept, but count against the size: what a batch makes the daemon hold
+    // is bounded however it is made up (a fleet keeps a batch's input to run it again).
+    let blank = Harness()
+    _ = blank.send("BATCH")
+    _ = blank.send("INSERT end x T")
+    let spaces = String(repeating: " ", count: 4000)
+    for _ in 0..<(Batch.byteLimit / (spaces.utf8.count + 1) + 1) { _ = blank.send(spaces) }
+    #expect(blank.send("END").0 == "ERR LIMIT line 264: batch size: at most 1048576 bytes of lines\n")
+    #expect(blank.reply("LIST") == Harness().reply("LIST"))
   }
 
   @Test func aBatchWhoseReplyWouldShowOthersUnsavedStateWaitsWhole() {

@@ -14,8 +14,16 @@ public struct Batch: Sendable {
   private var lines: [(end: Int, number: Int)] = []
   /// Lines seen after BATCH, blank ones included.
   private var seen = 0
+  /// The bytes of the blank lines seen, each with its newline: not kept, but counted against
+  /// `byteLimit`, so that what a batch makes the daemon hold is bounded however it is made up
+  /// (a fleet keeps a batch's input to run it again, `Connection.heldInput`).
+  private var blankBytes = 0
   /// The first problem met while collecting, with its line number.
   private(set) var problem: ProtocolError?
+
+  /// Whether a problem was met: the lines after it are not looked at, so a fleet need not keep
+  /// them to run the batch again.
+  public var hasProblem: Bool { problem != nil }
 
   public init() {}
 
@@ -24,15 +32,19 @@ public struct Batch: Sendable {
   /// Keeps `line` of the batch, or the problem it makes (past `limit` lines, or `byteLimit`).
   public mutating func add(_ line: ArraySlice<UInt8>, limit: Int) {
     seen += 1
-    guard problem == nil, line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
+    guard problem == nil else { return }
+    guard line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else {
+      blankBytes += line.count + 1
+      if bytes.count + blankBytes > Batch.byteLimit { problem = Batch.atLine(seen, Batch.sizeProblem) }
+      return
+    }
     guard lines.count < limit else {
       problem = Batch.atLine(
         seen, ProtocolError(.limit, "batch lines: at most \(limit) (sectiond --max-batch-lines)"))
       return
     }
-    guard bytes.count + line.count <= Batch.byteLimit else {
-      problem = Batch.atLine(
-        seen, ProtocolError(.limit, "batch size: at most \(Batch.byteLimit) bytes of lines"))
+    guard bytes.count + blankBytes + line.count <= Batch.byteLimit else {
+      problem = Batch.atLine(seen, Batch.sizeProblem)
       return
     }
     bytes.append(contentsOf: line)
@@ -53,6 +65,8 @@ public struct Batch: Sendable {
       start = end
     }
   }
+
+  static let sizeProblem = ProtocolError(.limit, "batch size: at most \(Batch.byteLimit) bytes of lines")
 
   /// `error` as the reply to a batch: its code, then `line <n>: ` before its message.
   static func atLine(_ number: Int, _ error: ProtocolError) -> ProtocolError {

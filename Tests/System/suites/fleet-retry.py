@@ -362,7 +362,49 @@ def catch_up_fails(results):
                   str(reply))  # fmt: skip
 
 
-PARTS = {"bus-toggle": bus_toggle, "batch-behind": batch_behind, "catch-up-fails": catch_up_fails}
+def memory_kib(pid, field):
+    """VmRSS (now) or VmHWM (the peak since reset_peak) of process `pid`, in KiB."""
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
+
+
+def reset_peak(pid):
+    with open(f"/proc/{pid}/clear_refs", "w") as f:
+        f.write("5")  # the peak RSS starts again from the RSS now
+
+
+# What one batch may make a host hold for a retry: its limit (Batch.byteLimit, 1 MiB), its
+# lines' newlines, one read past it; the rest is a debug build's and the heap's slack.
+HELD_MARGIN_KIB = 6 * 1024
+# Sent inside each unended batch: far past the margin.
+FLOOD_BYTES = 24 << 20
+
+
+def batch_bound(results):
+    fleet = LAB["fleet"]
+    h1 = fleet.hosts[1]
+    revision = fleet.converged()
+    for kind, line in (("lines past the batch's limit", "TOGGLE alpha " + "x" * 100), ("blank lines", " " * 100)):
+        what = f"a BATCH of {FLOOD_BYTES >> 20} MB of {kind} on host 1"
+        chunk = (line + "\n").encode() * ((1 << 20) // (len(line) + 1))
+        with h1.connect(timeout=60) as client:
+            client.request("PING")
+            reset_peak(h1.pid)
+            before = memory_kib(h1.pid, "VmRSS")
+            client.send("BATCH\n")
+            for _ in range(FLOOD_BYTES // len(chunk)):
+                client.send(chunk)
+            reply = client.request("END")
+            grown = memory_kib(h1.pid, "VmHWM") - before
+        results.check(reply[-1].startswith("ERR LIMIT ") and "batch size" in reply[-1],
+                      f"{what}: refused at its END with ERR LIMIT", str(reply))  # fmt: skip
+        results.check(grown < HELD_MARGIN_KIB, f"{what}: the host holds no more of it than the batch's limit allows",
+                      f"RSS grew by {grown} KiB, at most {HELD_MARGIN_KIB} KiB")  # fmt: skip
+    results.check(fleet.converged() == revision, "nothing was applied", f"revision {revision}")
+
+
+PARTS = {"bus-toggle": bus_toggle, "batch-behind": batch_behind, "catch-up-fails": catch_up_fails,
+         "batch-bound": batch_bound}
 
 
 def main(argv):
