@@ -18,6 +18,7 @@ Needs etcd, dbus-daemon and busctl (else one SKIP line). Run one part: fleet-ret
 Prints PASS/FAIL lines, then `N passed, N failed`.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -82,6 +83,13 @@ class Monitor:
         self.output = open(os.path.join(os.path.dirname(bus.path), "monitor.json"), "w+")
         self.process = subprocess.Popen(["busctl", f"--address={bus.address}", "--json=short", "monitor"],
                                         stdout=self.output, stderr=subprocess.DEVNULL)  # fmt: skip
+        # It watches once it sees a call made after it started.
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            bus.busctl("call", NAME, OBJECT, "org.freedesktop.DBus.Peer", "Ping")
+            if any(m.get("member") == "Ping" for m in self.messages()):
+                break
+            time.sleep(0.1)
 
     def messages(self):
         self.output.seek(0)
@@ -128,6 +136,17 @@ def lost_compare(gate, host1_change, host0_change, results, what):
     return started, reply
 
 
+@contextlib.contextmanager
+def subscribed(fleet):
+    """A subscriber on every host (SUBSCRIBE), closed on leaving."""
+    watches = [host.subscribe() for host in fleet.hosts]
+    try:
+        yield watches
+    finally:
+        for watch in watches:
+            watch.close()
+
+
 def same_everywhere(results, fleet, watches, first, what):
     """Every host applied the same revision, each subscriber got the same events from `first` on,
     without gaps; returns those events (host 0's)."""
@@ -164,8 +183,7 @@ def bus_toggle(results):
             fleet.converged()
             h0.request("CLOSE all")
             first = fleet.converged()
-            watches = [host.subscribe() for host in fleet.hosts]
-            try:
+            with subscribed(fleet) as watches:
                 call, reply = lost_compare(gate, lambda: bus.call("Toggle", "s", own),
                                            lambda: h0.request(f"OPEN {theirs}"), results, what)  # fmt: skip
                 try:
@@ -174,9 +192,6 @@ def bus_toggle(results):
                     call.kill()
                     answer = call.communicate()[0].split() + ["(no answer within 20 s)"]
                 events = same_everywhere(results, fleet, watches, first, what)
-            finally:
-                for watch in watches:
-                    watch.close()
             theirs_revision = int(reply[-1].split()[1])
             last = event_revision(events[-1]) if events else None
             results.check(answer == ["bt", "true" if expect_open else "false", str(last)],
@@ -235,9 +250,7 @@ def batch_behind(results):
         what = ("TOGGLE alpha and a BATCH " + ("ended in the same read" if not (meanwhile or later) else
                 "with its END sent while the group is sealed" if meanwhile else "with its END sent after"))  # fmt: skip
         first = fleet.converged()
-        watches = [host.subscribe() for host in fleet.hosts]
-        client = h1.connect(timeout=20)
-        try:
+        with subscribed(fleet) as watches, h1.connect(timeout=20) as client:
 
             def host0_change():
                 if meanwhile:
@@ -254,10 +267,6 @@ def batch_behind(results):
             else:
                 replies, extra = read_replies(client, 2)
             events = same_everywhere(results, fleet, watches, first, what)
-        finally:
-            client.close()
-            for watch in watches:
-                watch.close()
         # host 0 opened alpha first: host 1's TOGGLE, run again, closes it; the batch opens
         # beta and gamma, once.
         toggled, batch = replies
@@ -278,9 +287,7 @@ def batch_behind(results):
     # is through, and then its own group loses: only the batch's lines run again.
     what = "a BATCH begun behind a committed group, its own group losing"
     first = fleet.converged()
-    watches = [host.subscribe() for host in fleet.hosts]
-    client = h1.connect(timeout=20)
-    try:
+    with subscribed(fleet) as watches, h1.connect(timeout=20) as client:
         client.send("TOGGLE delta\nBATCH\nTOGGLE beta\n")
         toggled = client.read_reply()
         fleet.converged()
@@ -291,10 +298,6 @@ def batch_behind(results):
         lost_compare(gate, lambda: client.send("TOGGLE gamma\nEND\n"), host0_change, results, what)
         replies, extra = read_replies(client, 1)
         events = same_everywhere(results, fleet, watches, first, what)
-    finally:
-        client.close()
-        for watch in watches:
-            watch.close()
     results.check(toggled[-1].startswith("OK ") and replies[0][-1].startswith("OK ") and extra == [],
                   f"{what}: the TOGGLE and the batch are answered once each", f"{toggled} {replies} {extra}")  # fmt: skip
     ids = [e.split()[-1] for e in events]
@@ -318,31 +321,29 @@ def catch_up_fails(results):
     h0.request("MODE multi")
     h0.request("CLOSE all")
     first = fleet.converged()
-    watches = [host.subscribe() for host in fleet.hosts]
-    client = h1.connect(timeout=STALL + 10)
-    try:
-        gate.shut()
-        started = time.monotonic()
-        client.send("TOGGLE delta\n")
-        results.check(gate.wait_for(b"request_put"), f"{what}: host 1's commit is held at its gate")
-        reply = h0.request("TOGGLE gamma")
-        results.check(reply[-1].startswith("OK "), f"{what}: meanwhile host 0 commits its change", str(reply))
-        # The commit goes on and loses its compare; the catch-up's txn that follows is held (the
-        # poll's plain range passes: etcd answers, the host cannot catch up).
-        gate.hold_only(b"request_range")
-        client.sock.settimeout(STALL)
-        try:
-            answer = client.read_reply()
-        except TimeoutError:
-            answer = [f"(no answer within {STALL:.0f} s)"]
-        took = time.monotonic() - started
-        read_started = time.monotonic()
-        listed = h1.request("LIST")
-        read_took = time.monotonic() - read_started
-    finally:
-        gate.open()
-        client.close()
-    try:
+    with subscribed(fleet) as watches:
+        with h1.connect(timeout=STALL + 10) as client:
+            try:
+                gate.shut()
+                started = time.monotonic()
+                client.send("TOGGLE delta\n")
+                results.check(gate.wait_for(b"request_put"), f"{what}: host 1's commit is held at its gate")
+                reply = h0.request("TOGGLE gamma")
+                results.check(reply[-1].startswith("OK "), f"{what}: meanwhile host 0 commits its change", str(reply))
+                # The commit goes on and loses its compare; the catch-up's txn that follows is held
+                # (the poll's plain range passes: etcd answers, the host cannot catch up).
+                gate.hold_only(b"request_range")
+                client.sock.settimeout(STALL)
+                try:
+                    answer = client.read_reply()
+                except TimeoutError:
+                    answer = [f"(no answer within {STALL:.0f} s)"]
+                took = time.monotonic() - started
+                read_started = time.monotonic()
+                listed = h1.request("LIST")
+                read_took = time.monotonic() - read_started
+            finally:
+                gate.open()
         # The catch-up only reads: its timeout is no "may have been applied" (the change was not).
         refused = answer[-1].startswith("ERR UNAVAILABLE ") and "may have been applied" not in answer[-1]
         results.check((answer[-1].startswith("OK ") or refused) and took <= CHANGE_LIMIT,
@@ -350,9 +351,6 @@ def catch_up_fails(results):
         results.check(listed[-1].startswith("OK ") and read_took < 2.0, f"{what}: host 1 answers reads meanwhile",
                       f"{listed[-1]} after {read_took:.2f} s")  # fmt: skip
         events = same_everywhere(results, fleet, watches, first, what)
-    finally:
-        for watch in watches:
-            watch.close()
     ids = [e.split()[-1] for e in events]
     results.check(ids.count("gamma") == 1 and ids.count("delta") == (0 if refused else 1),
                   f"{what}: host 0's change applied once, host 1's {'not at all (refused)' if refused else 'once'}",
