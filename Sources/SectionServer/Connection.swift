@@ -23,6 +23,10 @@ final class Connection {
   var stored: (inode: UInt64, name: String)?
   /// What the server's epoll set watches this socket for.
   var watchedEvents: IOEvents = .readable
+  /// Hung up while it waits for a save (a fleet's commit takes milliseconds to seconds): out of
+  /// the epoll set until released, since epoll reports a hang-up at every poll whatever it is
+  /// watched for, and a waiting connection can neither read nor write (`Server.park`).
+  var parked = false
 
   var framer = LineFramer()
   /// Input read but not handled yet: a partial line, or lines left while the connection waited.
@@ -79,6 +83,13 @@ final class Connection {
   }
 
   var isClosed: Bool { state == .closed }
+  /// Waiting for a save, its own group's or others': it neither reads nor writes meanwhile.
+  var isWaitingForSave: Bool {
+    switch state {
+    case .awaitingSave, .awaitingOthersSave: true
+    case .ready, .outputBlocked, .quitting, .closed: false
+    }
+  }
   /// `state == .ready` as a pattern: the request loop asks for every run of requests.
   var isReady: Bool {
     if case .ready = state { return true }

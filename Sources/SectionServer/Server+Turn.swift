@@ -99,6 +99,7 @@ extension Server {
     guard !connection.isClosed else { return }
     if fleet != nil { connection.forgetHeldGroup() }
     connection.handle(.released)
+    unpark(connection)
     queueFlush(connection)
     if !connection.pending.isEmpty { turn.releasedConnections.append(connection) }
   }

@@ -48,9 +48,32 @@ extension Server {
     watch(connection, for: events)
   }
 
+  /// Takes a hung-up connection that waits for a save out of the epoll set (in a fleet the wait
+  /// is a commit's round trip to etcd, seconds when a member is slow: the hang-up, reported at
+  /// every poll, had the loop spin meanwhile); `release` puts it back, and what it then does
+  /// (its requests answered, run again) meets the hang-up as any connection does.
+  func park(_ connection: Connection) {
+    guard !connection.parked else { return }
+    clients.remove(connection.fd)
+    connection.parked = true
+  }
+
+  /// Puts a parked connection back in the epoll set.
+  func unpark(_ connection: Connection) {
+    guard connection.parked else { return }
+    connection.parked = false
+    do {
+      try clients.add(connection.fd, events: connection.watchedEvents)
+    } catch {
+      Log.warning("\(error)")
+      close(connection)
+    }
+  }
+
   func watch(_ connection: Connection, for events: IOEvents) {
     guard events != connection.watchedEvents else { return }
     connection.watchedEvents = events
+    if connection.parked { return }  // given when it is put back
     do {
       try clients.modify(connection.fd, events: events)
     } catch {

@@ -128,8 +128,12 @@ final class Server {
     // epoll reports a hang-up until the socket is closed. When reading made no progress
     // (input already ended, or requests wait for output to drain), writing does: on a socket
     // hung up both ways it fails and closes the connection, instead of the loop turning
-    // without end while no other source runs.
-    if !events.isDisjoint(with: .hangUp) { write(connection) }
+    // without end while no other source runs. One waiting for a save writes nothing until
+    // then: it is parked.
+    if !events.isDisjoint(with: .hangUp) {
+      write(connection)
+      if connection.isWaitingForSave { park(connection) }
+    }
   }
 
   private func read(_ connection: Connection) {

@@ -401,8 +401,46 @@ def batch_bound(results):
     results.check(fleet.converged() == revision, "nothing was applied", f"revision {revision}")
 
 
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# A host that waits for etcd does nothing: its CPU over a second of waiting stays far from a spin
+# (faults.py's bound for a daemon that cannot accept).
+WAIT_CPU = 0.10
+
+
+def hangup_held(results):
+    fleet, gate = LAB["fleet"], LAB["gate"]
+    h1 = fleet.hosts[1]
+    what = "a client gone while its TOGGLE is held for host 1's commit"
+    h1.request("CLOSE all")
+    first = fleet.converged()
+    with subscribed(fleet) as watches:
+        gate.shut()
+        try:
+            with h1.connect() as client:
+                client.send("TOGGLE beta\n")
+                results.check(gate.wait_for(b"request_put"), f"{what}: host 1's commit is held at its gate")
+            time.sleep(0.2)
+            started, spent = time.monotonic(), cpu_seconds(h1.pid)
+            time.sleep(1.0)  # well within the commit's 2 s attempt
+            cpu = (cpu_seconds(h1.pid) - spent) / (time.monotonic() - started)
+        finally:
+            gate.open()
+        results.check(cpu < WAIT_CPU, f"{what}: the host does not spin while it waits", f"CPU {cpu * 100:.0f}% over 1 s")
+        events = same_everywhere(results, fleet, watches, first, what)
+    results.check([e.split()[-1] for e in events] == ["beta"], f"{what}: the change is applied once", str(events))
+    deadline = time.monotonic() + 5
+    while (clients := int(h1.status().get("clients", "0").split()[0])) != 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    results.check(clients == 1, f"{what}: its connection is closed after (STATUS's own is the one left)",
+                  f"{clients} clients")  # fmt: skip
+
+
 PARTS = {"bus-toggle": bus_toggle, "batch-behind": batch_behind, "catch-up-fails": catch_up_fails,
-         "batch-bound": batch_bound}
+         "batch-bound": batch_bound, "hangup-held": hangup_held}
 
 
 def main(argv):
