@@ -21,16 +21,30 @@ public enum UnixSocket {
   /// before `bind` creates it no more open than asked; a `chmod` then gives back what the umask
   /// took. Setting the umask around `bind` instead would touch the whole process: a file another
   /// thread created in that moment would get the socket's mode.
+  ///
+  /// The file appears at `path` only once the socket listens: bound under a name of this
+  /// process's beside it, it is linked to `path` after `listen`. A daemon starting on the same
+  /// path meanwhile, finding a socket file that refused its connection, took it for a dead
+  /// daemon's and removed it: the first then served on a file no longer there (two daemons
+  /// started at once: both ran 7 times in 200). `link` fails with EEXIST (`Errno.exists`) when
+  /// `path` is taken: another socket got there first. A path too long for the name beside it
+  /// is bound directly.
   public static func listen(
     _ fd: FileDescriptor, path: String, permissions: mode_t = 0o660, backlog: Int32 = 1024
   ) throws {
     let mode = permissions & 0o777
     _ = try retrying("fchmod", path) { fchmod(fd.rawValue, mode) }
-    try withAddress(path, call: "bind") { address, length in
-      _ = try retrying("bind", path) { Glibc.bind(fd.rawValue, address, length) }
+    let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.index(after: $0) }
+    let staging = String(path[..<(slash ?? path.startIndex)]) + ".sd" + String(getpid(), radix: 36)
+    let bound = staging.utf8.count <= maximumPathLength ? staging : path
+    if bound == staging { _ = unlink(staging) }  // left by a process of this pid that died starting
+    try withAddress(bound, call: "bind") { address, length in
+      _ = try retrying("bind", bound) { Glibc.bind(fd.rawValue, address, length) }
     }
-    _ = try retrying("chmod", path) { chmod(path, mode) }
-    _ = try retrying("listen", path) { Glibc.listen(fd.rawValue, backlog) }
+    defer { if bound == staging { _ = unlink(staging) } }
+    _ = try retrying("chmod", bound) { chmod(bound, mode) }
+    _ = try retrying("listen", bound) { Glibc.listen(fd.rawValue, backlog) }
+    if bound == staging { _ = try retrying("link", path) { link(staging, path) } }
   }
 
   /// Connects `fd` to the socket at `path`. On a non-blocking socket EAGAIN means the backlog is full.

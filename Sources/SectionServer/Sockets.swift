@@ -80,6 +80,11 @@ enum Sockets {
     let fd = try UnixSocket.make()
     do {
       try UnixSocket.listen(fd, path: path, permissions: permissions)
+    } catch let error as PosixError where error.errno == .exists {
+      // Another daemon started on the same path and got there first.
+      fd.close()
+      throw StartFailure(
+        "another daemon is already listening on \(path); stop it first or choose another socket path")
     } catch {
       fd.close()
       throw error

@@ -111,6 +111,34 @@ import Testing
     #expect(try daemon.connect().request("PING") == ["OK"])
   }
 
+  /// Daemons started on one path at once: never two serving, one of them on a socket file the
+  /// other removed. The file appears only once its socket listens (`UnixSocket.listen`);
+  /// before, a start that found it bound but not listening yet took it for a dead daemon's
+  /// and removed it: both ran in 4-7 of 200 double starts.
+  @Test func daemonsStartedTogetherOnOnePathNeverBothServe() throws {
+    let directory = TemporaryDirectory()
+    let socket = directory.file("c.sock")
+    var bothRan = 0
+    for round in 0..<150 {
+      let daemons = try (0..<3).map { index in
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Built.sectiond)
+        process.arguments = [
+          "--socket", socket, "--readonly-socket", directory.file("r\(round).\(index).sock"), "--no-state",
+        ]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+      }
+      // One serves; the others exit once they find it (a loaded machine: up to 5 s).
+      for _ in 0..<250 where daemons.filter(\.isRunning).count > 1 { usleep(20_000) }
+      if daemons.filter(\.isRunning).count > 1 { bothRan += 1 }
+      for daemon in daemons where daemon.isRunning { daemon.terminate() }
+      for daemon in daemons { daemon.waitUntilExit() }
+    }
+    #expect(bothRan == 0, "two daemons served on one path in \(bothRan) of 150 starts")
+  }
+
   @Test func staleSocketOfADeadDaemonIsReplaced() throws {
     let daemon = try TestDaemon()
     daemon.stop(signal: SIGKILL)
