@@ -21,7 +21,8 @@ import Testing
     try runCommand(
       "/usr/bin/timeout",
       [
-        "10", directory.file("sectiond"), "--etcd", "http://127.0.0.1:1", "--socket", directory.file("c.sock"),
+        "10", directory.file("sectiond"), "--etcd", "http://127.0.0.1:1", "--socket",
+        directory.file("c.sock"),
         "--no-state",
       ])
   }
@@ -37,7 +38,8 @@ import Testing
       #expect(result.standardError.contains("install it"), "\(result.standardError)")
       #expect(!FileManager.default.fileExists(atPath: directory.file("c.sock")), "nothing was opened")
       // --check-config finds it missing as a start would.
-      let check = try runCommand(directory.file("sectiond"), ["--check-config", "--etcd", "http://127.0.0.1:1"])
+      let check = try runCommand(
+        directory.file("sectiond"), ["--check-config", "--etcd", "http://127.0.0.1:1"])
       #expect(check.status == 1 && check.standardError.contains("--etcd needs sectiond-fleet"), "\(check)")
     }
   }
@@ -56,7 +58,9 @@ import Testing
     // No etcd answers: the host serves reads from its own state while it tries to join.
     let daemon = try TestDaemon(arguments: ["--etcd", "http://127.0.0.1:1", "--host-name", "h1"])
     let pid = try #require(daemon.process?.processIdentifier)
-    let status = try daemon.connect().request("STATUS").dropLast().map { $0.split(separator: " ", maxSplits: 2) }
+    let status = try daemon.connect().request("STATUS").dropLast().map {
+      $0.split(separator: " ", maxSplits: 2)
+    }
     let fields = Dictionary(status.map { (String($0[1]), $0.count > 2 ? String($0[2]) : "") }) { a, _ in a }
     #expect(fields["pid"] == String(pid), "the pid sectiond was started with: \(status)")
     #expect(fields["fleet-host"] == "h1", "\(status)")
