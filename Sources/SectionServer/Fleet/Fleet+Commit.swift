@@ -14,6 +14,9 @@ extension Fleet {
         snapshotRevision = snapshot
         phase = .idle
         server.fleetCommitted()
+        if let pieces = proposal.pieces, case .range(let pointer)? = answer.responses.last {
+          writeSnapshot(pieces, replacing: pointer.kvs.first)
+        }
         catchUpIfBehind()
       case .success:
         contact()
