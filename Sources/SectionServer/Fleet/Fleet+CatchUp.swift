@@ -124,6 +124,7 @@ extension Fleet {
       return false
     }
     headRevision = entry.modRevision
+    logBytesSinceSnapshot += entry.value.count
     return true
   }
 

@@ -11,6 +11,8 @@ extension Fleet {
       case .success(let answer) where answer.succeeded:
         contact()
         headRevision = answer.header.revision
+        if snapshot != snapshotRevision { snapshotKnown(snapshot, bytes: 0) }
+        logBytesSinceSnapshot += proposal.entryBytes
         snapshotRevision = snapshot
         phase = .idle
         server.fleetCommitted()

@@ -26,7 +26,7 @@ extension Fleet {
     server.service.encodeState(into: &state)
     fleetID = String(UInt64.random(in: 1...UInt64.max), radix: 36)
     guard state.count > Fleet.entryLimit else {
-      return seed(snapshot: state, revision: revision)
+      return seed(snapshot: state, revision: revision, state: 0)
     }
     let pending = pendingSnapshot(state, revision: revision)
     writePieces(pending) { [unowned self] error in
@@ -35,14 +35,16 @@ extension Fleet {
         later { [unowned self] in join() }
         return
       }
-      seed(snapshot: pending.pointer.encoded, revision: revision, pieces: pieceRange(pending.pointer))
+      seed(
+        snapshot: pending.pointer.encoded, revision: revision, state: pending.pointer.bytes,
+        pieces: pieceRange(pending.pointer))
     }
   }
 
   /// The txn that seeds the fleet where nothing is: `snapshot` (the state, or the pointer to
-  /// the `pieces` written before), and the head. Where another host was first, it deletes the
-  /// pieces.
-  func seed(snapshot: [UInt8], revision: UInt64, pieces: (start: [UInt8], end: [UInt8])? = nil) {
+  /// the `pieces` written before, of a `state` of that many bytes), and the head. Where another
+  /// host was first, it deletes the pieces.
+  func seed(snapshot: [UInt8], revision: UInt64, state: Int, pieces: (start: [UInt8], end: [UInt8])? = nil) {
     var failure: [Operation] = [.range(RangeRequest(key: headKey))]
     if let pieces { failure.append(.delete(key: pieces.start, rangeEnd: pieces.end)) }
     let txn = Txn(
@@ -61,6 +63,7 @@ extension Fleet {
         contact()
         headRevision = answer.header.revision
         snapshotRevision = revision
+        snapshotKnown(revision, bytes: state)
         Log.notice("fleet: seeded \(options.prefix) with this host's list at revision \(revision)")
         joined()
       case .success:
@@ -121,6 +124,7 @@ extension Fleet {
           case .success(let bytes):
             guard let state = try? SavedState.decode(bytes) else { return damagedSnapshot("not a state") }
             snapshotRevision = state.revision
+            snapshotKnown(state.revision, bytes: bytes.count)
             headRevision = 0
             server.fleetAdopt(state)
             Log.notice(

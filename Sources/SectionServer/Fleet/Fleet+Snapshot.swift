@@ -12,6 +12,27 @@ extension Fleet {
     let pointer: FleetSnapshot
   }
 
+  /// Whether a snapshot is due at `revision` (a multiple of `snapshotEvery` crossed). A state
+  /// that fits one txn is snapshotted at every one, as before pieces; a larger one (the last
+  /// snapshot known was) only once the log since it holds half its size, or after
+  /// `piecesEveryAtMost` revisions: a 54 MB state every 1,000 TOGGLEs would write etcd 54 MB
+  /// every few seconds, which its history keeps until it compacts. So the snapshots cost at
+  /// most twice the log's own bytes, and the log stays under half the state (or 100,000 keys)
+  /// beyond one interval. A host that does not know the last snapshot (another host wrote it
+  /// since this one loaded one) counts from what it loaded: it may write one later, or one
+  /// more, and either is harmless (`writeSnapshot` compares the pointer).
+  func piecesDue(_ revision: UInt64) -> Bool {
+    knownSnapshot.bytes <= Fleet.entryLimit
+      || logBytesSinceSnapshot >= knownSnapshot.bytes / Fleet.piecesLogShare
+      || revision >= knownSnapshot.revision + Fleet.piecesEveryAtMost
+  }
+
+  /// A snapshot was written, loaded or seeded: the log is counted from it.
+  func snapshotKnown(_ revision: UInt64, bytes: Int) {
+    knownSnapshot = (revision, bytes)
+    logBytesSinceSnapshot = 0
+  }
+
   /// A pending snapshot of this host's state as it is now (at `revision`), under a tag no
   /// other writer uses.
   func pendingSnapshot(_ state: [UInt8], revision: UInt64) -> PendingSnapshot {
@@ -73,6 +94,7 @@ extension Fleet {
         writingSnapshot = false
         switch result {
         case .success(let answer) where answer.succeeded:
+          snapshotKnown(pending.pointer.revision, bytes: pending.pointer.bytes)
           Log.notice(
             "fleet: snapshot at revision \(pending.pointer.revision) written: \(pending.pointer.bytes) bytes in \(pending.pointer.pieces) pieces, \((written - started) / 1000) ms, made current \((monotonicMicroseconds() - written) / 1000) ms later"
           )

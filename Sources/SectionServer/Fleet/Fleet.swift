@@ -63,6 +63,8 @@ final class Fleet {
     /// The snapshot to write in pieces once the group is committed (the state too large for
     /// the txn).
     let pieces: PendingSnapshot?
+    /// The bytes of the group's entry, which the log holds once it is committed.
+    let entryBytes: Int
     /// Past it the group is refused (`ERR UNAVAILABLE`): a change never waits longer.
     let deadline: UInt64
   }
@@ -89,6 +91,10 @@ final class Fleet {
   var lastError: String?
   /// Whether this host is writing a snapshot in pieces (`Fleet+Snapshot`): one at a time.
   var writingSnapshot = false
+  /// The last snapshot this host knows of (written, loaded or seeded): its revision and size,
+  /// and the bytes of the log entries this host applied since (`piecesDue`).
+  var knownSnapshot: (revision: UInt64, bytes: Int) = (0, 0)
+  var logBytesSinceSnapshot = 0
   /// A SIGHUP came while a commit was under way: reload once it is through.
   var reloadWhenIdle = false
 
@@ -115,6 +121,10 @@ final class Fleet {
   static let pieceSize = entryLimit
   /// How many pieces one read takes: its answer is at most 4 MiB (the client takes 64).
   static let piecesPerRead: Int64 = 4
+  /// A snapshot in pieces is written once the log since the last one holds at least this
+  /// share of its size (`piecesDue`), or this many revisions.
+  static let piecesLogShare = 2
+  static let piecesEveryAtMost: UInt64 = 100_000
   /// How many log entries one catch-up read takes.
   static let catchUpBatch: Int64 = 64
 
@@ -236,7 +246,9 @@ final class Fleet {
     let base = (group.changes.first?.revision ?? group.revision + 1) - 1
     // A snapshot with the group that crosses a multiple of `snapshotEvery` (every host knows
     // which, from the revisions alone), and with a reload's.
-    if group.revision / Fleet.snapshotEvery > base / Fleet.snapshotEvery || group.needsSnapshot {
+    if group.revision / Fleet.snapshotEvery > base / Fleet.snapshotEvery && piecesDue(group.revision)
+      || group.needsSnapshot
+    {
       var state: [UInt8] = []
       server.service.encodeState(into: &state)
       if state.count <= Fleet.entryLimit - entry.count {
@@ -256,7 +268,7 @@ final class Fleet {
     if pieces != nil { success.append(.range(RangeRequest(key: snapshotKey))) }
     let txn = Txn(compare: [Compare(key: headKey, .modRevision(headRevision))], success: success)
     let proposal = Proposal(
-      commit: commit, base: base, revision: group.revision, txn: txn, pieces: pieces,
+      commit: commit, base: base, revision: group.revision, txn: txn, pieces: pieces, entryBytes: entry.count,
       deadline: monotonicMicroseconds() + Fleet.commitTimeout)
     phase = .committing(proposal)
     send(proposal, snapshot: snapshot)

@@ -19,10 +19,11 @@ Jepsen's Elle checks a version order).
   start: each resyncs to the others' revision, a subscriber with SUBSCRIBE FROM the revision
   it had gets the replay or !state and ends at the fleet's list, HISTORY agrees.
 - big-snapshot: host 2 stopped, the list grown past 3 MB (sections with long titles, in groups
-  under the limit), then changes until the log no longer reaches host 2: the snapshot is in
-  pieces under `P snapshot/` (the pointer names them, no other pieces left), the log holds at
-  most two snapshots' worth of keys; host 2 starts, loads it (its subscriber gets `!state`)
-  and every host ends with the same list.
+  under the limit): the next snapshot is in pieces under `P snapshot/`; 2,000 TOGGLEs later
+  (a small log) it is still the snapshot; RENAMEs of long titles until the log no longer
+  reaches host 2: the new snapshot's pieces are the only ones left, the log is a few dozen
+  keys; host 2 starts, loads it (its subscriber gets `!state`) and every host ends with the
+  same list.
 - big-seed: a second fleet of two hosts whose config's list is about 3 MB: the first seeds it
   in pieces, the second adopts it, both the same; RELOAD of that list is ERR LIMIT naming the
   fleet's limit, nothing applied.
@@ -309,26 +310,46 @@ def big_snapshot(results):
             if not reply[-1].startswith("OK "):
                 results.check(False, "big-snapshot: the list grows past 3 MB", short(str(reply)))
                 return
-        # Changes until the log no longer reaches host 2: two snapshots (each made current
-        # deletes the log before the one before it).
+        def change(lines, what):
+            reply = fleet.hosts[0].request("BATCH", *lines, "END", timeout=30)
+            if not reply[-1].startswith("OK "):
+                raise RuntimeError(f"big-snapshot: {what} answered {short(str(reply))}")
+
+        def pointer():
+            return snapshot_value(etcd, fleet.prefix).split(" ")
+
+        # TOGGLEs until a snapshot is in pieces (at the next multiple of 1,000 revisions).
+        toggles = [f"TOGGLE {n % 4}" for n in range(100)]
+        for _ in range(12):
+            if pointer()[:2] == ["sectiond-snapshot", "1"]:
+                break
+            change(toggles, "TOGGLE")
+        first = pointer()
+        # 2,000 more: their log (about 60 KB) is far from half the state: no new snapshot yet.
+        for _ in range(20):
+            change(toggles, "TOGGLE")
+        time.sleep(0.5)  # a snapshot due would be under way by now
+        results.check(first[:2] == ["sectiond-snapshot", "1"] and len(first) == 7 and int(first[4]) >= 3 and pointer() == first,
+                      "big-snapshot: a 3 MB state is snapshotted in pieces, not again until the log holds half its size",
+                      f"first {' '.join(first)[:100]}, after 2,000 TOGGLEs {' '.join(pointer())[:100]}; "
+                      f"{log_lines(fleet.hosts[0], 'snapshot at revision')[-2:]}")  # fmt: skip
+        # RENAMEs of 3,000 bytes, 200 a group, until the log no longer reaches host 2: the next
+        # snapshot made current deletes the log before the first.
         made, oldest = 0, None
         while made < 4000:
-            reply = fleet.hosts[0].request("BATCH", *[f"TOGGLE {n % 4}" for n in range(100)], "END")
-            if not reply[-1].startswith("OK "):
-                results.check(False, "big-snapshot: the others change the list", str(reply))
-                return
-            made += 100
+            change([f"RENAME {i} {made} " + "r" * BIG_TITLE for i in ids[made % BIG_SECTIONS:][:200]], "RENAME")
+            made += 200
             oldest, _ = log_start(etcd, fleet.prefix)
             if oldest is not None and oldest > stopped[0] + 1:
                 break
-        pointer = snapshot_value(etcd, fleet.prefix).split(" ")
+        last_pointer = pointer()
         pieces = prefix_count(etcd, fleet.prefix + "snapshot/")
         logs = prefix_count(etcd, fleet.prefix + "log/")
-        results.check(oldest is not None and oldest > stopped[0] + 1 and pointer[:2] == ["sectiond-snapshot", "1"]
-                      and len(pointer) == 7 and int(pointer[4]) >= 3 and pieces == int(pointer[4]) and logs <= 40,
-                      "big-snapshot: the snapshot of a 3 MB state is in pieces, the log and the pieces bounded",
-                      f"{made} toggles; host 2 at {stopped[0]}, the log from {oldest}, {logs} log keys; "
-                      f"pointer {' '.join(pointer)[:120]}, {pieces} keys under snapshot/; "
+        results.check(oldest is not None and oldest > stopped[0] + 1 and last_pointer[:2] == ["sectiond-snapshot", "1"]
+                      and len(last_pointer) == 7 and pieces == int(last_pointer[4]) and logs <= 60,
+                      "big-snapshot: the next snapshot deletes the log before the first and the first's pieces",
+                      f"{made} renames; host 2 at {stopped[0]}, the log from {oldest}, {logs} log keys; "
+                      f"pointer {' '.join(last_pointer)[:100]}, {pieces} keys under snapshot/; "
                       f"{log_lines(fleet.hosts[0], 'snapshot at revision')[-2:]}")  # fmt: skip
         fleet.hosts[2].start()
         subscription = fleet.hosts[2].subscribe(since=stopped[0])
