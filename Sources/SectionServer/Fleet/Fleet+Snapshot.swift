@@ -51,13 +51,17 @@ extension Fleet {
   /// Writes the pieces from `index` on, one put each, in order; then `done` (nil: all written).
   /// A put is the same key and value however often it is sent, so a piece whose outcome was
   /// unknown does no harm: pieces no pointer names are deleted by the next snapshot made current.
-  func writePieces(_ pending: PendingSnapshot, from index: Int = 0, done: @escaping (EtcdError?) -> Void) {
+  func writePieces(
+    _ pending: PendingSnapshot, from index: Int = 0, attempt: Int = 1, done: @escaping (EtcdError?) -> Void
+  ) {
     let pieces = FleetSnapshot.split(pending.state, pieceSize: Fleet.pieceSize)
     guard index < pieces.count else { return done(nil) }
     client.put(key: piecesPrefix + pending.pointer.pieceKey(index), value: Array(pieces[index])) {
       [unowned self] result in
       switch result {
       case .success: writePieces(pending, from: index + 1, done: done)
+      case .failure where attempt < Fleet.pieceAttempts:
+        writePieces(pending, from: index, attempt: attempt + 1, done: done)
       case .failure(let error): done(error)
       }
     }
@@ -129,7 +133,7 @@ extension Fleet {
     } catch {
       return completion(.failure(error))
     }
-    readPieces(pointer, at: revision, into: []) { result in
+    readPieces(pointer, at: revision, into: [], attempt: 1) { result in
       completion(
         result.flatMap { parts in
           do throws(ProtocolError) {
@@ -142,9 +146,10 @@ extension Fleet {
   }
 
   /// The pieces from `parts.count` on, `piecesPerRead` a request; fails on etcd's error
-  /// (`.unavailable`, with the error) or a key that is not the next piece.
+  /// (`.unavailable`, with the error; a read is sent again `pieceAttempts` times, unless etcd
+  /// compacted the revision) or ends at a key that is not the next piece.
   func readPieces(
-    _ pointer: FleetSnapshot, at revision: Int64, into parts: [[UInt8]],
+    _ pointer: FleetSnapshot, at revision: Int64, into parts: [[UInt8]], attempt: Int,
     completion: @escaping (Result<[[UInt8]], ProtocolError>) -> Void
   ) {
     let (_, end) = pieceRange(pointer)
@@ -154,6 +159,11 @@ extension Fleet {
     client.range(request) { [unowned self] result in
       switch result {
       case .failure(let error):
+        var compacted = false
+        if case .compacted = error.kind { compacted = true }
+        if attempt < Fleet.pieceAttempts, !compacted {
+          return readPieces(pointer, at: revision, into: parts, attempt: attempt + 1, completion: completion)
+        }
         completion(.failure(ProtocolError(.unavailable, "etcd: \(error)")))
       case .success(let answer):
         var parts = parts
@@ -166,7 +176,7 @@ extension Fleet {
         if !next || answer.kvs.isEmpty || !answer.more || parts.count >= pointer.pieces {
           completion(.success(parts))
         } else {
-          readPieces(pointer, at: revision, into: parts, completion: completion)
+          readPieces(pointer, at: revision, into: parts, attempt: 1, completion: completion)
         }
       }
     }

@@ -116,11 +116,15 @@ final class Fleet {
   /// A new snapshot is written with the group that is this many past the last one, and the log
   /// before it deleted, so the fleet's keys stay bounded.
   static let snapshotEvery: UInt64 = 1000
-  /// The most bytes of one piece of a snapshot: one put each, under etcd's request limit as a
-  /// group's entry is.
-  static let pieceSize = entryLimit
-  /// How many pieces one read takes: its answer is at most 4 MiB (the client takes 64).
-  static let piecesPerRead: Int64 = 4
+  /// The most bytes of one piece of a snapshot: one put each, well under etcd's request
+  /// limit. Pieces of 1 MiB timed out (`attemptTimeout`) on a loaded 2-core machine with a
+  /// debug build, puts of half that did not.
+  static let pieceSize = 512 << 10
+  /// How many pieces one read takes: an answer of at most 1 MiB.
+  static let piecesPerRead: Int64 = 2
+  /// How many times a piece's put, or a read of pieces, is sent before the snapshot is given
+  /// up (a put sends the same key and value again: harmless).
+  static let pieceAttempts = 3
   /// A snapshot in pieces is written once the log since the last one holds at least this
   /// share of its size (`piecesDue`), or this many revisions.
   static let piecesLogShare = 2
