@@ -12,18 +12,18 @@ extension Fleet {
     let pointer: FleetSnapshot
   }
 
-  /// Whether a snapshot is due at `revision` (a multiple of `snapshotEvery` crossed). A state
-  /// that fits one txn is snapshotted at every one, as before pieces; a larger one (the last
-  /// snapshot known was) only once the log since it holds half its size, or after
-  /// `piecesEveryAtMost` revisions: a 54 MB state every 1,000 TOGGLEs would write etcd 54 MB
-  /// every few seconds, which its history keeps until it compacts. So the snapshots cost at
-  /// most twice the log's own bytes, and the log stays under half the state (or 100,000 keys)
-  /// beyond one interval. A host that does not know the last snapshot (another host wrote it
-  /// since this one loaded one) counts from what it loaded: it may write one later, or one
-  /// more, and either is harmless (`writeSnapshot` compares the pointer).
-  func piecesDue(_ revision: UInt64) -> Bool {
+  /// Whether a snapshot in pieces of a state of `bytes` is due at `revision` (a multiple of
+  /// `snapshotEvery` crossed). A state that fits one txn is snapshotted at every one, as
+  /// before pieces; a larger one the first time, then only once the log since the last
+  /// snapshot holds half the state's size, or after `piecesEveryAtMost` revisions: a 54 MB
+  /// state every 1,000 TOGGLEs would write etcd 54 MB every few seconds, which its history
+  /// keeps until it compacts. So the snapshots cost at most twice the log's own bytes. A host
+  /// that does not know the last snapshot (another host wrote it since this one loaded one)
+  /// counts from what it loaded: it may write one later, or one more, and either is harmless
+  /// (`writeSnapshot` compares the pointer).
+  func piecesDue(_ revision: UInt64, bytes: Int) -> Bool {
     knownSnapshot.bytes <= Fleet.entryLimit
-      || logBytesSinceSnapshot >= knownSnapshot.bytes / Fleet.piecesLogShare
+      || logBytesSinceSnapshot >= bytes / Fleet.piecesLogShare
       || revision >= knownSnapshot.revision + Fleet.piecesEveryAtMost
   }
 

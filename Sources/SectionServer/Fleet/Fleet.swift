@@ -250,8 +250,11 @@ final class Fleet {
     let base = (group.changes.first?.revision ?? group.revision + 1) - 1
     // A snapshot with the group that crosses a multiple of `snapshotEvery` (every host knows
     // which, from the revisions alone), and with a reload's.
-    if group.revision / Fleet.snapshotEvery > base / Fleet.snapshotEvery && piecesDue(group.revision)
-      || group.needsSnapshot
+    // (Not even encoded when its text alone is too large for the txn and a snapshot in pieces
+    // is not due: the state is at least its text.)
+    let text = server.service.model.textBytes
+    if group.revision / Fleet.snapshotEvery > base / Fleet.snapshotEvery
+      && (text <= Fleet.entryLimit || piecesDue(group.revision, bytes: text)) || group.needsSnapshot
     {
       var state: [UInt8] = []
       server.service.encodeState(into: &state)
@@ -263,7 +266,7 @@ final class Fleet {
         // catches up from the log, without the whole state. So do pieces, now nobody's.
         success.append(.delete(key: logKey(0), rangeEnd: logKey(snapshotRevision)))
         success.append(.delete(key: piecesPrefix, rangeEnd: RangeRequest.prefixEnd(piecesPrefix)))
-      } else if !writingSnapshot {
+      } else if !writingSnapshot, piecesDue(group.revision, bytes: state.count) {
         // In pieces once committed (`writeSnapshot`); this txn reads the pointer it replaces.
         pieces = pendingSnapshot(state, revision: group.revision)
       }
