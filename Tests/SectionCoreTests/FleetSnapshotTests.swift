@@ -38,7 +38,9 @@ import Testing
 
   @Test func thePointerReadsBackAndTheStateItselfIsNoPointer() throws {
     let pointer = FleetSnapshot(state: bytes(2_500_000), revision: 123_456, tag: "k3x.9", pieceSize: 1 << 20)
-    #expect(String(decoding: pointer.encoded, as: UTF8.self).hasPrefix("sectiond-snapshot 1 123456 k3x.9 3 2500000 "))
+    #expect(
+      String(decoding: pointer.encoded, as: UTF8.self).hasPrefix(
+        "sectiond-snapshot 1 123456 k3x.9 3 2500000 "))
     #expect(try FleetSnapshot.decode(pointer.encoded) == pointer)
     // A snapshot that fits one key is the state file's JSON, as hosts before pieces wrote it.
     #expect(try FleetSnapshot.decode(Array(#"{"format":2,"revision":3}"#.utf8)) == nil)
@@ -56,7 +58,9 @@ import Testing
   @Test func pieceKeysSortInTheirOrder() {
     let pointer = FleetSnapshot(state: bytes(30), revision: 999, tag: "b.1", pieceSize: 1)
     let keys = (0..<pointer.pieces).map { pointer.pieceKey($0) }
-    #expect(keys.map { String(decoding: $0, as: UTF8.self) }.sorted() == keys.map { String(decoding: $0, as: UTF8.self) })
+    #expect(
+      keys.map { String(decoding: $0, as: UTF8.self) }.sorted()
+        == keys.map { String(decoding: $0, as: UTF8.self) })
     let newer = FleetSnapshot(state: bytes(30), revision: 1000, tag: "a.1", pieceSize: 1)
     #expect(String(decoding: newer.pieceKey(0), as: UTF8.self) > String(decoding: keys.last!, as: UTF8.self))
     #expect(String(decoding: keys[0], as: UTF8.self) == "00000000000000000999.b.1/000000")

@@ -59,7 +59,8 @@ public struct FleetSnapshot: Equatable, Sendable {
   /// snapshot this pointer names (a piece missing or damaged).
   public func join(_ parts: [[UInt8]]) throws(ProtocolError) -> [UInt8] {
     guard parts.count == pieces else {
-      throw ProtocolError(.internal, "the fleet's snapshot at revision \(revision) has \(parts.count) of its \(pieces) pieces")
+      throw ProtocolError(
+        .internal, "the fleet's snapshot at revision \(revision) has \(parts.count) of its \(pieces) pieces")
     }
     var state: [UInt8] = []
     state.reserveCapacity(bytes)
@@ -92,7 +93,8 @@ public struct FleetSnapshot: Equatable, Sendable {
       pieces <= max(1, bytes),
       words[4].count == 8, let checksum = UInt32(words[4], radix: 16)
     else { throw ProtocolError(.internal, "the fleet's snapshot pointer is damaged") }
-    return FleetSnapshot(revision: revision, tag: String(words[1]), pieces: pieces, bytes: bytes, checksum: checksum)
+    return FleetSnapshot(
+      revision: revision, tag: String(words[1]), pieces: pieces, bytes: bytes, checksum: checksum)
   }
 
   /// The prefix of this snapshot's pieces under the snapshot prefix (`P snapshot/`).

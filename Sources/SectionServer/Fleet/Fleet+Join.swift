@@ -141,7 +141,8 @@ extension Fleet {
 
   func damagedSnapshot(_ what: String) {
     Log.error("fleet: the snapshot under \(options.prefix) is damaged (\(what)); changes are refused")
-    server.service.changeRefusal = ProtocolError(.unavailable, "the fleet's snapshot in etcd is damaged: \(what)")
+    server.service.changeRefusal = ProtocolError(
+      .unavailable, "the fleet's snapshot in etcd is damaged: \(what)")
   }
 
   func joined() {

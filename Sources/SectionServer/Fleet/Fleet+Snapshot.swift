@@ -39,7 +39,8 @@ extension Fleet {
     counter += 1
     return PendingSnapshot(
       state: state,
-      pointer: FleetSnapshot(state: state, revision: revision, tag: "\(boot).\(counter)", pieceSize: Fleet.pieceSize))
+      pointer: FleetSnapshot(
+        state: state, revision: revision, tag: "\(boot).\(counter)", pieceSize: Fleet.pieceSize))
   }
 
   /// The keys of `pointer`'s pieces: `[start, end)`.
@@ -104,7 +105,8 @@ extension Fleet {
           )
         case .success:
           Log.notice(
-            "fleet: the snapshot at revision \(pending.pointer.revision) was not made current: another host's came first")
+            "fleet: the snapshot at revision \(pending.pointer.revision) was not made current: another host's came first"
+          )
         case .failure(let error):
           Log.warning(
             "fleet: the snapshot at revision \(pending.pointer.revision) may not be current (\(error)); its pieces go with the next one"

@@ -207,6 +207,20 @@ def follow(subscription, state):
     return opened, revision, got_state, problems
 
 
+def follow_until(subscription, stopped, last):
+    """`follow` of a SUBSCRIBE FROM the revision of `stopped` (list_state when its host stopped)
+    up to revision `last`: from the state SUBSCRIBE answered, when it did, else from `stopped`."""
+    start = (stopped[0], stopped[2])
+    if subscription.state is not None:  # SUBSCRIBE FROM answered the state: it starts there
+        words = subscription.state.split(" ")
+        start = (int(words[1]), set(words[3].split(",")) - {"-"})
+    try:
+        subscription.events_until(last)
+    except FleetError:
+        pass
+    return follow(subscription, start)
+
+
 def behind_snapshot(results):
     fleet, etcd = LAB["fleet"], LAB["etcd"]
     fleet.converged()
@@ -251,15 +265,7 @@ def behind_snapshot(results):
         results.check(all(list_state(host) == final for host in fleet.hosts),
                       "behind-snapshot: the stopped hosts resync to the others' revision and list", f"revision {last}")  # fmt: skip
         for index, subscription in subscriptions.items():
-            start = (stopped[index][0], stopped[index][2])
-            if subscription.state is not None:  # SUBSCRIBE FROM answered the state: it starts there
-                words = subscription.state.split(" ")
-                start = (int(words[1]), set(words[3].split(",")) - {"-"})
-            try:
-                subscription.events_until(last)
-            except FleetError:
-                pass
-            opened, seen, got_state, problems = follow(subscription, start)
+            opened, seen, got_state, problems = follow_until(subscription, stopped[index], last)
             how = "the state at SUBSCRIBE" if subscription.state else "!state" if got_state else "the replay"
             results.check(opened == final[2] and seen == last and not problems,
                           f"behind-snapshot: host {index}'s SUBSCRIBE FROM {stopped[index][0]} ends at the fleet's list",
@@ -324,6 +330,9 @@ def big_snapshot(results):
             if pointer()[:2] == ["sectiond-snapshot", "1"]:
                 break
             change(toggles, "TOGGLE")
+        deadline = time.monotonic() + 20  # its pieces are written after the commit: 1-4 s here
+        while pointer()[:2] != ["sectiond-snapshot", "1"] and time.monotonic() < deadline:
+            time.sleep(0.1)
         first = pointer()
         # 2,000 more: their log (about 60 KB) is far from half the state: no new snapshot yet.
         for _ in range(20):
@@ -360,15 +369,7 @@ def big_snapshot(results):
                 results.check(False, "big-snapshot: the host far behind loads the snapshot", short(str(error), 600))
                 return
             final = list_state(fleet.hosts[0])
-            start = (stopped[0], stopped[2])
-            if subscription.state is not None:
-                words = subscription.state.split(" ")
-                start = (int(words[1]), set(words[3].split(",")) - {"-"})
-            try:
-                subscription.events_until(last)
-            except FleetError:
-                pass
-            opened, seen, got_state, problems = follow(subscription, start)
+            opened, seen, got_state, problems = follow_until(subscription, stopped, last)
             results.check(all(list_state(host) == final for host in fleet.hosts) and opened == final[2]
                           and seen == last and (got_state or subscription.state is not None) and not problems,
                           "big-snapshot: the host far behind loads the snapshot, its subscriber gets !state, every host the same",
