@@ -1,6 +1,7 @@
 import Etcd
 import Posix
 import SectionCore
+import SectionServer
 
 /// A snapshot larger than one etcd request, in pieces (`FleetSnapshot`): written piece by
 /// piece, each put a request of its own, then made the snapshot by one small txn; read at one
