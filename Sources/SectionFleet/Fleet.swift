@@ -126,9 +126,13 @@ package final class Fleet: FleetAgent {
   /// How many times a piece's put, or a read of pieces, is sent before the snapshot is given
   /// up (a put sends the same key and value again: harmless).
   static let pieceAttempts = 3
-  /// A snapshot in pieces is written once the log since the last one holds at least this
-  /// share of its size (`piecesDue`), or this many revisions.
+  /// A snapshot in pieces is written once the log since the last one holds at least
+  /// 1/`piecesLogShare` of the state's size (`piecesDue`): the snapshots then cost etcd at most
+  /// twice the log's own bytes.
   static let piecesLogShare = 2
+  /// ... or once this many revisions passed, however small the changes: it bounds the log's
+  /// keys (a TOGGLE's entry is about 150 bytes, so half of a 54 MB state would be 180,000 of
+  /// them), and so what a host behind reads entry by entry.
   static let piecesEveryAtMost: UInt64 = 100_000
   /// How many log entries one catch-up read takes.
   static let catchUpBatch: Int64 = 64
