@@ -130,6 +130,7 @@ extension Fleet {
       return false
     }
     headRevision = entry.modRevision
+    logBytesSinceSnapshot += entry.value.count
     return true
   }
 
