@@ -237,11 +237,11 @@ package final class Fleet: FleetAgent {
       group, host: options.host, commit: commit, state: server.service.encodeState(into:))
     guard entry.count <= Fleet.entryLimit else {
       if group.needsSnapshot {
-        // A reload travels as the whole state in one entry, which every host applies from its
-        // watch in the order of the log (docs/FLEET.md, "Limits").
+        // A reload travels as the whole state in one entry, the history with it, which every
+        // host applies from its watch in the order of the log (docs/FLEET.md, "Limits").
         return ProtocolError(
           .limit,
-          "the reloaded list takes \(entry.count) bytes in the fleet; a RELOAD in a fleet takes at most \(Fleet.entryLimit) (etcd's request limit, docs/FLEET.md): nothing was applied; edit the list with requests instead, or seed a new prefix with it"
+          "the reloaded list with the history takes \(entry.count) bytes in the fleet; a RELOAD in a fleet takes at most \(Fleet.entryLimit) (etcd's request limit, docs/FLEET.md): nothing was applied; edit the list with requests instead, or seed a new prefix with it"
         )
       }
       return ProtocolError(
