@@ -39,6 +39,15 @@ final class Fleet {
   var snapshotRevision: UInt64 = 0
   /// The highest revision a watch event or a read showed: past what is applied, a catch-up is due.
   var seenRevision: UInt64 = 0
+  /// This host's last commit, to know it again in the watch without parsing it (`skipsOwn`).
+  var ownEntry: OwnEntry?
+
+  struct OwnEntry {
+    /// The entry's header (host, commit id) as its value begins.
+    let prefix: ValuePrefix
+    let revision: UInt64
+    let commit: String
+  }
 
   enum Phase {
     /// Reading the head, seeding or adopting the fleet's list: changes are refused.
@@ -207,6 +216,9 @@ final class Fleet {
         "the group's changes take \(entry.count) bytes in the fleet; at most \(Fleet.entryLimit) (etcd's request limit, docs/FLEET.md): nothing was applied; send fewer changes at once"
       )
     }
+    ownEntry = OwnEntry(
+      prefix: ValuePrefix(of: entry, count: (entry.firstIndex(of: 0x0A) ?? entry.count) + 1),
+      revision: group.revision, commit: commit)
     var success: [Operation] = [.put(key: logKey(group.revision), value: entry)]
     var snapshot = snapshotRevision
     if group.revision >= snapshotRevision + Fleet.snapshotEvery || group.needsSnapshot {
