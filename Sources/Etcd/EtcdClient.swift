@@ -148,7 +148,7 @@ public final class EtcdClient {
     decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
     completion: @escaping (Result<Answer, EtcdError>) -> Void
   ) {
-    let body = Array(body.serialized().utf8)
+    let body = body.serializedBytes()
     authorized { [weak self] error in
       if let error { return completion(.failure(error)) }
       self?.attempt(name, path, body, mutating, decode, completion, tried: 0, failures: [])
@@ -168,7 +168,7 @@ public final class EtcdClient {
       ("name", .string(credentials.user)), ("password", .string(credentials.password)),
     ])
     attempt(
-      "authenticate", "/v3/auth/authenticate", Array(request.serialized().utf8), false,
+      "authenticate", "/v3/auth/authenticate", request.serializedBytes(), false,
       { (json) throws(MalformedAnswer) in try json.string("token") },
       { [weak self] result in
         guard let self else { return }

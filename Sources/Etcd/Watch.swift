@@ -12,7 +12,7 @@ extension EtcdClient {
     handler: @escaping (WatchUpdate) -> Void
   ) -> Watch {
     let watch = Watch(handler: handler, skip: skip)
-    let body = Array(request.json.serialized().utf8)
+    let body = request.json.serializedBytes()
     authorized { [weak self] error in
       if let error { return watch.deliver(.failed(error)) }
       guard !watch.isOver else { return }
