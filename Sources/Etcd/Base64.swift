@@ -12,7 +12,13 @@ public enum Base64 {
 
   public static func encode(_ bytes: some Collection<UInt8>) -> String {
     var output: [UInt8] = []
-    output.reserveCapacity((bytes.count + 2) / 3 * 4)
+    encode(bytes, into: &output)
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// Appends the encoding of `bytes` to `output` (a request's body being written).
+  public static func encode(_ bytes: some Collection<UInt8>, into output: inout [UInt8]) {
+    output.reserveCapacity(output.count + (bytes.count + 2) / 3 * 4)
     var iterator = bytes.makeIterator()
     while let first = iterator.next() {
       let second = iterator.next()
@@ -23,7 +29,6 @@ public enum Base64 {
       output.append(second == nil ? UInt8(ascii: "=") : alphabet[Int(group >> 6 & 0x3F)])
       output.append(third == nil ? UInt8(ascii: "=") : alphabet[Int(group & 0x3F)])
     }
-    return String(decoding: output, as: UTF8.self)
   }
 
   /// The bytes `text` encodes; nil when it is not base64 (a length not a multiple of four,

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Recognizes, in a watch stream's line as the gateway sends it, an update whose one value
 /// starts with known bytes, without parsing the JSON or decoding any base64: a client that
 /// wrote the value knows it already, and each line it reads back otherwise costs a parse, a
@@ -29,19 +31,22 @@ public struct ValuePrefix: Sendable {
     return Self.find(Self.member, in: line, from: first + pattern.count) == nil
   }
 
-  /// Where `needle` first occurs in `haystack` at or after `start`.
-  private static func find(
-    _ needle: [UInt8], in haystack: ArraySlice<UInt8>, from start: Int
-  ) -> Int? {
-    guard let head = needle.first, haystack.endIndex - start >= needle.count else { return nil }
-    var index = start
-    let last = haystack.endIndex - needle.count
-    while index <= last {
-      if haystack[index] == head, haystack[index..<(index + needle.count)].elementsEqual(needle) {
-        return index
+  /// Where `needle` (not empty) first occurs in `haystack` at or after `start`: memchr for
+  /// its first byte, memcmp for the rest.
+  private static func find(_ needle: [UInt8], in haystack: ArraySlice<UInt8>, from start: Int) -> Int? {
+    haystack.withUnsafeBufferPointer { hay -> Int? in
+      needle.withUnsafeBufferPointer { pin -> Int? in
+        guard let base = hay.baseAddress, let first = pin.first else { return nil }
+        var offset = start - haystack.startIndex
+        let last = hay.count - pin.count
+        while offset <= last {
+          guard let found = memchr(base + offset, Int32(first), last - offset + 1) else { return nil }
+          offset = found.assumingMemoryBound(to: UInt8.self) - UnsafeMutablePointer(mutating: base)
+          if memcmp(base + offset, pin.baseAddress!, pin.count) == 0 { return haystack.startIndex + offset }
+          offset += 1
+        }
+        return nil
       }
-      index += 1
     }
-    return nil
   }
 }
