@@ -34,6 +34,7 @@ let package = Package(
   name: "sectiond",
   products: [
     .executable(name: "sectiond", targets: ["sectiond"]),
+    .executable(name: "sectiond-fleet", targets: ["sectiond-fleet"]),
     .executable(name: "sectionctl", targets: ["sectionctl"]),
     .library(name: "SectionClient", targets: ["SectionClient"]),
   ],
@@ -64,9 +65,15 @@ let package = Package(
     .target(name: "CCurl"),
     // The one place that calls libcurl: a client of etcd's v3 JSON gateway on the sd-event loop.
     .target(name: "Etcd", dependencies: ["CCurl", "SectionShared", "Systemd", "Posix"]),
-    // The daemon's I/O layer: listeners, connections, the state file, the command line.
+    // The daemon's I/O layer: listeners, connections, the state file, the command line. Not on
+    // Etcd: a sectiond without --etcd maps none of the fleet's code (it execs sectiond-fleet).
     .target(
-      name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd", "Etcd"], swiftSettings: hotPath),
+      name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),
+    // A host's part in a fleet (--etcd, docs/FLEET.md): the list's truth in etcd, behind
+    // SectionServer's `FleetAgent`. Only sectiond-fleet links it.
+    .target(
+      name: "SectionFleet", dependencies: ["SectionServer", "SectionCore", "Etcd", "Posix", "Systemd"],
+      swiftSettings: hotPath),
     // The client side of protocol 1: the library programs (and sectionctl) use to talk to sectiond.
     // Not on SectionCore: a program gets the library and what it shares with the daemon.
     .target(name: "SectionClient", dependencies: ["Posix", "SectionShared"]),
@@ -75,6 +82,13 @@ let package = Package(
     .target(name: "SectionCtl", dependencies: ["SectionClient", "SectionShared", "Posix", "CEdit"]),
     .executableTarget(
       name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
+      linkerSettings: compactDaemon + [bindNow]),
+    // sectiond with the fleet: what `sectiond --etcd` execs, in the same process. Two binaries,
+    // not a plugin: the releases link the Swift runtime statically, and a dlopen'd Swift
+    // library would bring a second one. The order file is sectiond's, harmless here (the
+    // functions it names are the same server's) and it keeps the fleet host's start compact.
+    .executableTarget(
+      name: "sectiond-fleet", dependencies: ["SectionFleet", "SectionServer"],
       linkerSettings: compactDaemon + [bindNow]),
     .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"], linkerSettings: [bindNow]),
     // The bench's load generator on SectionClient (bench/bench.py's client_* scenarios).

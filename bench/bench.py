@@ -81,17 +81,26 @@ def ensure_redis():
     return exe
 
 
-def build_sectiond(args):
-    """Return the path of a release sectiond binary, or None (with a message)."""
+def build_sectiond(args, fleet=False):
+    """Return the path of a release sectiond binary, or None (with a message). With `fleet`,
+    sectiond-fleet must be beside it (what `sectiond --etcd` execs: docs/FLEET.md)."""
     if args.sectiond_bin:
-        if os.access(args.sectiond_bin, os.X_OK):
+        fleet_bin = os.path.join(os.path.dirname(os.path.abspath(args.sectiond_bin)), "sectiond-fleet")
+        if not os.access(args.sectiond_bin, os.X_OK):
+            log(f"bench: --sectiond-bin {args.sectiond_bin} is not an executable")
+        elif fleet and not os.access(fleet_bin, os.X_OK):
+            log(f"bench: --sectiond-bin: no sectiond-fleet beside it ({fleet_bin}), which --etcd runs")
+        else:
             return os.path.abspath(args.sectiond_bin)
-        log(f"bench: --sectiond-bin {args.sectiond_bin} is not an executable")
         return None
     # Built as `make install` builds it: the Swift runtime linked in, as deployed.
     binpath = swift_product(args, "sectiond", ["--static-swift-stdlib"])
     if binpath:
         warn_if_link_order_stale(binpath)
+    # sectiond-fleet too, whichever driver builds: bench/fleet_bench.py runs after bench.py
+    # with --no-build (make bench, scripts/test.sh) and needs it beside sectiond.
+    if binpath and not swift_product(args, "sectiond-fleet", ["--static-swift-stdlib"]) and fleet:
+        return None
     return binpath
 
 

@@ -301,7 +301,7 @@ def main():
         ap.error(f"unknown scenario(s): {', '.join(sorted(only - {s[0] for s in SCENARIOS}))}")
     if "toggle_c50_d16" in (only or ()) and "toggle_c1_d1" not in only:
         log("fleet_bench: toggle_c50_d16's peer is measured on its own (toggle_c1_d1 not run)")
-    sectiond = bench.build_sectiond(args)
+    sectiond = bench.build_sectiond(args, fleet=True)
     if not sectiond:
         return 1
     os.environ["BUILD_DIR"] = os.path.dirname(sectiond)  # the fleet lab's daemons are this build

@@ -58,7 +58,7 @@ else
   BUILD_DIR="${BUILD_DIR:-.build/release}" scripts/install.sh --no-build --prefix /usr \
     --destdir "$stage" >"$work/install.log"
 fi || { cat "$work/install.log" >&2; exit 1; }
-if ldd "$stage/usr/bin/sectiond" | grep -q libswiftCore; then
+if ldd "$stage/usr/bin/sectiond" "$stage/usr/libexec/sectiond/sectiond-fleet" | grep -q libswiftCore; then
   echo "deb.sh: ${BUILD_DIR:-the build}/sectiond links the Swift runtime dynamically (a debug" \
     "build?); the package needs the release build: scripts/deb.sh, or BUILD_DIR=.build/release" >&2
   exit 1
@@ -92,14 +92,15 @@ install -D -m 0644 packaging/deb/lintian-overrides "$stage/usr/share/lintian/ove
 } | gzip -9n >"$doc/changelog.gz"
 
 # As dh_strip: no symbols, no .comment/.note sections (the Swift runtime is inside).
-for b in sectiond sectionctl; do
-  strip --remove-section=.comment --remove-section=.note --strip-unneeded "$stage/usr/bin/$b"
+for b in usr/bin/sectiond usr/libexec/sectiond/sectiond-fleet usr/bin/sectionctl; do
+  strip --remove-section=.comment --remove-section=.note --strip-unneeded "$stage/$b"
 done
 
 # --- control ---------------------------------------------------------------------
 mkdir -p "$work/debian"
 printf 'Source: sectiond\n\nPackage: sectiond\nArchitecture: any\n' >"$work/debian/control"
-shlibs="$(cd "$work" && dpkg-shlibdeps -O -e"$stage/usr/bin/sectiond" -e"$stage/usr/bin/sectionctl" 2>/dev/null)"
+shlibs="$(cd "$work" && dpkg-shlibdeps -O -e"$stage/usr/bin/sectiond" \
+  -e"$stage/usr/libexec/sectiond/sectiond-fleet" -e"$stage/usr/bin/sectionctl" 2>/dev/null)"
 depends="${shlibs#shlibs:Depends=}, systemd | systemd-sysusers"
 size="$(du -sk --apparent-size "$stage" | cut -f1)"
 mkdir -p "$stage/DEBIAN"

@@ -14,7 +14,8 @@ for option in "$@"; do
     --test) packages+=(socat netcat-openbsd systemd util-linux python3 man-db groff-base redis-server strace zsh tmux
       fuse3 cmake g++ libfuse3-dev libtoml11-dev libspdlog-dev # LazyFS (powerloss.py)
       websocketd chromium chromium-driver python3-selenium curl # the web page (web.py)
-      etcd-server etcd-client nftables) ;; # the etcd lab (Tests/System/lib/etcd_lab.py) and the fleet's partitions
+      etcd-server etcd-client nftables # the etcd lab (Tests/System/lib/etcd_lab.py) and the fleet's partitions
+      binutils) ;; # nm: sectiond has none of the fleet's code (FleetBinaryTests)
     --web) packages+=(websocketd iproute2) ;;
     --fleet) packages+=(etcd-server etcd-client) ;; # make fleet
     --deb) packages+=(dpkg-dev binutils) ;;

@@ -179,10 +179,12 @@ class Fleet:
 def main():
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _stop_on_signal)
-    binary = os.path.join(build_dir(), "sectiond")
-    if not os.access(binary, os.X_OK):
-        print(f"fleet: no {binary}: build first (make fleet does, or swift build)", file=sys.stderr)
-        return 1
+    # sectiond --etcd execs sectiond-fleet beside it (docs/FLEET.md, "The fleet's binary").
+    for name in ("sectiond", "sectiond-fleet"):
+        binary = os.path.join(build_dir(), name)
+        if not os.access(binary, os.X_OK):
+            print(f"fleet: no {binary}: build first (make fleet does, or swift build)", file=sys.stderr)
+            return 1
     fleet = Fleet(sys.argv[1:] or ["--config", os.path.join(ROOT, "examples", "sections.json")])
     try:
         print("make fleet: starting three etcd members and three sectiond...", flush=True)

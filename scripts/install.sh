@@ -31,6 +31,8 @@
 #
 # Layout for PREFIX=/usr/local (the default):
 #   /usr/local/bin/{sectiond,sectionctl}
+#   /usr/local/libexec/sectiond/sectiond-fleet (what `sectiond --etcd` runs: docs/FLEET.md;
+#     always libexec/sectiond/ beside BINDIR's directory, where sectiond looks for it)
 #   /usr/local/lib/systemd/system/{sectiond.service,sectiond.socket,sectiond-readonly.socket,
 #     sectiond-web.service, and the templates sectiond@.service, sectiond@.socket,
 #     sectiond-readonly@.socket for named lists: README.md, "Several lists"}
@@ -102,6 +104,9 @@ if [ -n "$user_install" ]; then
 fi
 
 BINDIR="${BINDIR:-$PREFIX/bin}"
+# Not a setting of its own: sectiond finds sectiond-fleet relative to itself (beside it, or
+# in ../libexec/sectiond/), so the two must keep this relation wherever BINDIR is.
+LIBEXECDIR="$(dirname "$BINDIR")/libexec/sectiond"
 DATADIR="${DATADIR:-$PREFIX/share}"
 MANDIR="${MANDIR:-$DATADIR/man}"
 SYSCONFDIR="${SYSCONFDIR:-/etc}"
@@ -131,7 +136,7 @@ if [ "$build" = 1 ]; then
 fi
 BUILD_DIR="${BUILD_DIR:-.build/release}"
 
-for b in sectiond sectionctl; do
+for b in sectiond sectiond-fleet sectionctl; do
   if [ -z "$uninstall" ] && [ ! -x "$BUILD_DIR/$b" ]; then
     echo "install.sh: $BUILD_DIR/$b is missing or not executable;" \
       "build first (swift build -c release --static-swift-stdlib) or set BUILD_DIR" >&2
@@ -180,6 +185,7 @@ subst() { # subst SRC DEST
 if [ -n "$uninstall" ]; then subst() { inst 0644 - "$2"; }; fi
 
 inst 0755 "$BUILD_DIR/sectiond" "$BINDIR/sectiond"
+inst 0755 "$BUILD_DIR/sectiond-fleet" "$LIBEXECDIR/sectiond-fleet"
 inst 0755 "$BUILD_DIR/sectionctl" "$BINDIR/sectionctl"
 
 # sectiond.service.in names the binaries by @BINDIR@; the socket units are installed as they are.
@@ -257,7 +263,7 @@ rm -rf "$completions"
 if [ -n "$uninstall" ]; then
   # sectiond's own directories, when nothing else is left in them; the shared ones (bin,
   # man1, systemd/system, ...) stay, as they may have been there before.
-  for d in "$DATADIR/sectiond/web" "$DATADIR/sectiond" "$DATADIR/doc/sectiond/examples/waybar" \
+  for d in "$LIBEXECDIR" "$DATADIR/sectiond/web" "$DATADIR/sectiond" "$DATADIR/doc/sectiond/examples/waybar" \
     "$DATADIR/doc/sectiond/examples/fleet" \
     "$DATADIR/doc/sectiond/examples" "$DATADIR/doc/sectiond" "$SYSCONFDIR/sectiond"; do
     if [ -d "$DESTDIR$d" ] && rmdir "$DESTDIR$d" 2>/dev/null; then say "removed $DESTDIR$d/"; fi

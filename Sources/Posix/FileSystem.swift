@@ -47,6 +47,12 @@ public enum FileSystem {
     access(path, F_OK) == 0
   }
 
+  /// Whether `path` is a regular file this process may execute (links followed).
+  public static func isExecutableFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+  }
+
   /// Reads a whole regular file of at most `limit` bytes (EFBIG beyond). Opened without
   /// blocking and checked before a byte is read: a FIFO planted at `path` would otherwise hang
   /// the caller in open() until a writer came, and a device could be read forever. Anything

@@ -41,6 +41,27 @@ public enum ProcessInfo {
     ]
   }
 
+  /// The path of this process's executable (`/proc/self/exe`, links resolved); nil when the
+  /// kernel cannot say. A file replaced since the start (an upgrade) reads as its path still.
+  public static func executablePath() -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return nil }
+    let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return path.hasSuffix(" (deleted)") ? String(path.dropLast(" (deleted)".count)) : path
+  }
+
+  /// Replaces this process's program with `path` (execv): the same process, its environment,
+  /// and every descriptor not close-on-exec. `arguments` include argv[0]. Returns only on
+  /// failure, with the error.
+  public static func execute(_ path: String, arguments: [String]) -> PosixError {
+    var argv = arguments.map { strdup($0) }
+    argv.append(nil)
+    defer { for pointer in argv { free(pointer) } }
+    execv(path, argv)
+    return PosixError("execve", path)
+  }
+
   public static func ignoreBrokenPipes() {
     signal(SIGPIPE, SIG_IGN)
   }

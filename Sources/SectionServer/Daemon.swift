@@ -6,7 +6,12 @@ import Systemd
 /// Start-up and shutdown of sectiond: everything `main` does, so `main` stays one line.
 public enum Daemon {
   /// Runs the daemon with `arguments` (without the program name); returns the exit status.
-  public static func main(_ arguments: [String]) -> Int32 {
+  /// With --etcd it becomes sectiond-fleet (`FleetBinary`), which has the fleet.
+  public static func main(_ arguments: [String]) -> Int32 { main(arguments, fleet: nil) }
+
+  /// The daemon, with `fleet` making this host's part in a fleet when --etcd asks for one
+  /// (sectiond-fleet's main gives it; sectiond's has none, and execs sectiond-fleet instead).
+  package static func main(_ arguments: [String], fleet makeFleet: FleetFactory?) -> Int32 {
     let options: DaemonOptions
     do {
       switch try DaemonOptions.parse(arguments) {
@@ -21,8 +26,13 @@ public enum Daemon {
     }
     Log.threshold = options.verbose ? .debug : .info
     do {
+      if options.fleet != nil && makeFleet == nil {
+        // First, before anything is opened, and before sd_listen_fds marks the inherited
+        // sockets close-on-exec. A check finds the binary as a start would.
+        if options.checkConfigOnly { _ = try FleetBinary.locate() } else { try FleetBinary.become() }
+      }
       if options.checkConfigOnly { return try checkConfig(options) }
-      return try run(options)
+      return try run(options, makeFleet: makeFleet)
     } catch let failure as StartFailure {
       Log.error(failure.message)
       Notifier.failed(failure.message, errno: failure.errno)
@@ -43,7 +53,7 @@ public enum Daemon {
     return 0
   }
 
-  private static func run(_ options: DaemonOptions) throws -> Int32 {
+  private static func run(_ options: DaemonOptions, makeFleet: FleetFactory?) throws -> Int32 {
     ProcessInfo.ignoreBrokenPipes()
     ProcessInfo.raiseFileLimit(to: options.maxClients + 64)
     let config = try loadConfig(options)
@@ -104,9 +114,9 @@ public enum Daemon {
       loop: loop, service: service, store: store, limits: limits, connectionStore: connectionStore,
       loadConfig: { try loadConfig(options) }, daemon: daemon)
     server.list = options.list
-    if let fleet = options.fleet {
+    if let fleet = options.fleet, let makeFleet {
       service.host = Array(fleet.host.utf8)
-      server.fleet = try Fleet(options: fleet, server: server)
+      server.fleet = try makeFleet(fleet, server)
     }
     service.statusFields = statusFields(options, store: store, server: server)
     if options.logChanges {
@@ -192,12 +202,12 @@ public enum Daemon {
 }
 
 /// A start-up failure with the message an administrator needs.
-struct StartFailure: Error, CustomStringConvertible {
+package struct StartFailure: Error, CustomStringConvertible {
   let message: String
   let errno: Errno?
-  init(_ message: String, errno: Errno? = nil) {
+  package init(_ message: String, errno: Errno? = nil) {
     self.message = message
     self.errno = errno
   }
-  var description: String { message }
+  package var description: String { message }
 }

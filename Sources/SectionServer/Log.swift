@@ -3,7 +3,7 @@ import Posix
 /// One line per event worth knowing, to stderr. Under systemd (JOURNAL_STREAM names our stderr)
 /// each line starts with its `<N>` syslog priority and the journal adds the time; on a terminal
 /// it is a plain `sectiond: warning: ...` line.
-enum Log {
+package enum Log {
   enum Level: Int32, Comparable {
     case error = 3
     case warning = 4
@@ -17,11 +17,11 @@ enum Log {
   nonisolated(unsafe) static var threshold = Level.info
   nonisolated(unsafe) private static var toJournal = stderrIsJournal()
 
-  static func error(_ message: String) { write(.error, message) }
-  static func warning(_ message: String) { write(.warning, message) }
-  static func notice(_ message: String) { write(.notice, message) }
-  static func info(_ message: String) { write(.info, message) }
-  static func debug(_ message: @autoclosure () -> String) {
+  package static func error(_ message: String) { write(.error, message) }
+  package static func warning(_ message: String) { write(.warning, message) }
+  package static func notice(_ message: String) { write(.notice, message) }
+  package static func info(_ message: String) { write(.info, message) }
+  package static func debug(_ message: @autoclosure () -> String) {
     if threshold >= .debug { write(.debug, message()) }
   }
 

@@ -7,20 +7,20 @@ import SectionCore
 extension Server {
   /// The turn's group goes to etcd instead of straight to the state file; it is saved here
   /// once etcd committed it (`fleetCommitted`).
-  func commit(to fleet: Fleet) {
+  func commit(to fleet: any FleetAgent) {
     if let refusal = fleet.commit(service.unsavedGroup) { fleetRefused(refusal) }
   }
 
   /// etcd committed the group: it is saved and handed on like any other.
-  func fleetCommitted() { save() }
+  package func fleetCommitted() { save() }
 
   /// Another host's group, applied as unsaved changes of this one: saved and handed on alike.
-  func fleetApplied() { save() }
+  package func fleetApplied() { save() }
 
   /// Another host committed first (or the fence proved the group never will be): the group is
   /// undone, the requests held for it go back in front of their connections' input, the bus
   /// calls are handled again, and what waited is released to run on the newer state.
-  func fleetRetry() {
+  package func fleetRetry() {
     service.rollback()
     for connection in turn.heldConnections { connection.takeBackHeldGroup() }
     turn.waitingCalls.append(contentsOf: turn.heldCalls.map(\.call))
@@ -30,7 +30,7 @@ extension Server {
 
   /// The group cannot be committed (etcd unreachable in time, too large): every request held
   /// for it is answered with `refusal`, as a failed save's are.
-  func fleetRefused(_ refusal: ProtocolError) {
+  package func fleetRefused(_ refusal: ProtocolError) {
     Log.warning("changes refused: \(refusal.message)")
     service.rollback()
     refuseHeld(refusal)
@@ -38,12 +38,12 @@ extension Server {
   }
 
   /// A catch-up ended: requests that waited for it run now.
-  func fleetCaughtUp() { releaseWaiting() }
+  package func fleetCaughtUp() { releaseWaiting() }
 
   /// The fleet's whole state replaces this host's (joining, a log trimmed past it, another
   /// host's reload): saved whole, and every subscriber is sent `events`, the group's as the
   /// host that made it sent them (a reload), or else `!state`.
-  func fleetAdopt(_ state: SavedState, events: [UInt8] = []) {
+  package func fleetAdopt(_ state: SavedState, events: [UInt8] = []) {
     service.adopt(state)
     do {
       try store?.saveWhole(service.encodeState(into:))
@@ -86,19 +86,17 @@ extension Server {
 
   /// The fleet this host's state file belongs to (its id and prefix, in a file beside it), so
   /// that a restart catches up from its own state only in the same fleet. Empty when unknown.
-  func fleetMark() -> String {
-    guard let path = fleetMarkPath, let fleet,
-      let bytes = try? FileSystem.readFile(path, limit: 4096)
-    else { return "" }
+  package func fleetMark(prefix: String) -> String {
+    guard let path = fleetMarkPath, let bytes = try? FileSystem.readFile(path, limit: 4096) else { return "" }
     let words = String(decoding: bytes, as: UTF8.self).split(separator: " ")
-    guard words.count == 2, words[1] == fleet.options.prefix else { return "" }
+    guard words.count == 2, words[1] == prefix else { return "" }
     return String(words[0])
   }
 
-  func markFleet(_ id: String) {
-    guard let path = fleetMarkPath, let fleet else { return }
+  package func markFleet(_ id: String, prefix: String) {
+    guard let path = fleetMarkPath else { return }
     do {
-      try FileSystem.replaceAtomically(path, with: Array("\(id) \(fleet.options.prefix)".utf8), sync: false)
+      try FileSystem.replaceAtomically(path, with: Array("\(id) \(prefix)".utf8), sync: false)
     } catch {
       Log.warning("cannot write \(path) (\(error)); the next start loads the fleet's state afresh")
     }

@@ -19,9 +19,9 @@ import Systemd
 /// bookkeeping of who waits for the save (`Server+Turn`), the save (`Server+Commit`), writing
 /// (`Server+Writing`), subscribers (`Server+Subscribers`) and long answers (`Server+Streams`).
 /// A connection's own life is one transition function (`Connection.Life`).
-final class Server {
-  let loop: EventLoop
-  let service: SectionService
+package final class Server {
+  package let loop: EventLoop
+  package let service: SectionService
   let store: StateStore?
   let limits: ClientLimits
   /// Keeps connections in systemd's file descriptor store; nil outside systemd or without
@@ -60,10 +60,10 @@ final class Server {
   var bus: BusFace?
   /// The list's name (`--list`), which the status line begins with; nil for the unnamed list.
   var list: ListName?
-  /// With --etcd: this host's part in the fleet that shares the list (`Fleet`).
-  var fleet: Fleet?
+  /// With --etcd: this host's part in the fleet that shares the list (SectionFleet's `Fleet`).
+  var fleet: (any FleetAgent)?
   /// SIGTERM came while a group was on its way to etcd: the stop waits for its outcome.
-  var stopRequested = false
+  package var stopRequested = false
   /// With --log-changes: the journal entries of each save.
   var changeLog: ChangeLog?
   /// Connections closed since the heap was last given back, and the timer that gives it back

@@ -89,8 +89,9 @@ def check_contents(results, deb, scratch):
     unpacked = os.path.join(scratch, "unpacked")
     sh(["dpkg-deb", "-x", deb, unpacked])
     libraries = set()
-    for binary in ("sectiond", "sectionctl"):
-        ldd = sh(["ldd", os.path.join(unpacked, "usr/bin", binary)]).stdout
+    binaries = ("usr/bin/sectiond", "usr/libexec/sectiond/sectiond-fleet", "usr/bin/sectionctl")
+    for binary in binaries:
+        ldd = sh(["ldd", os.path.join(unpacked, binary)]).stdout
         libraries |= {line.split()[0] for line in ldd.splitlines() if "=>" in line}
     swift = sorted(lib for lib in libraries if "swift" in lib.lower())
     results.check(libraries and not swift, "the Swift runtime is linked in statically (ldd finds no libswift*)",
@@ -98,8 +99,8 @@ def check_contents(results, deb, scratch):
     # Every library the binaries name (DT_NEEDED) comes from a package in Depends; the
     # rest of what ldd lists comes in with those (libsystemd0's own libraries).
     needed = set()
-    for binary in ("sectiond", "sectionctl"):
-        dynamic = sh(["readelf", "-d", os.path.join(unpacked, "usr/bin", binary)]).stdout
+    for binary in binaries:
+        dynamic = sh(["readelf", "-d", os.path.join(unpacked, binary)]).stdout
         needed |= {line.split("[")[1].split("]")[0] for line in dynamic.splitlines() if "(NEEDED)" in line}
     owners = {lib: owner_of(lib) for lib in needed}
     depends = {alt.strip().split()[0] for alt in fields.replace("|", ",").split(",")}
@@ -129,7 +130,9 @@ def check_contents(results, deb, scratch):
               # a fleet host's drop-ins and environment file (docs/FLEET.md), to copy
               "usr/share/doc/sectiond/examples/fleet/fleet.conf", "usr/share/doc/sectiond/examples/fleet/etcd-local.conf",
               "usr/share/doc/sectiond/examples/fleet/fleet.env", "usr/share/doc/sectiond/FLEET.md",
-              "usr/share/doc/sectiond/SECURITY.md"]
+              "usr/share/doc/sectiond/SECURITY.md",
+              # what `sectiond --etcd` runs (docs/FLEET.md): the fleet's code is only in it
+              "usr/libexec/sectiond/sectiond-fleet"]
     absent = [f for f in wanted if not os.path.isfile(os.path.join(unpacked, f))]
     results.check(not absent, f"the package holds units, snippets, man pages, completions, examples, D-Bus files "
                   f"({len(wanted)} files)", ", ".join(absent) and "missing: " + ", ".join(absent))
@@ -252,6 +255,11 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
                   and stat.S_IMODE(readonly.st_mode) == 0o666,
                   "control.sock 0660 group sectiond, readonly.sock 0666",
                   f"{oct(control.st_mode)} gid {control.st_gid}, {oct(readonly.st_mode)}")
+    # `sectiond --etcd` execs /usr/libexec/sectiond/sectiond-fleet (docs/FLEET.md, "The fleet's
+    # binary"): --check-config looks for it as a start would.
+    fleet = lab.run(["/usr/bin/sectiond", "--check-config", "--etcd", "http://127.0.0.1:2379"], check=False)
+    results.check(fleet.returncode == 0, "the packaged sectiond finds sectiond-fleet (--check-config --etcd)",
+                  failure(fleet))
     status = lab.run(["sectionctl", "status"], check=False)
     results.check(status.returncode == 0 and f"sectiond {version}" in status.stdout,
                   "sectionctl status answers (the socket started the daemon)", failure(status))

@@ -69,7 +69,7 @@ else
 fi
 
 expect_files=(
-  "$PREFIX/bin/sectiond" "$PREFIX/bin/sectionctl"
+  "$PREFIX/bin/sectiond" "$PREFIX/bin/sectionctl" "$PREFIX/libexec/sectiond/sectiond-fleet"
   "$PREFIX/lib/systemd/system/sectiond.service"
   "$PREFIX/lib/systemd/system/sectiond.socket"
   "$PREFIX/lib/systemd/system/sectiond-readonly.socket"
@@ -449,6 +449,7 @@ out="$(make -s -C "$root" uninstall DESTDIR="$dest3" PREFIX=/usr/local 2>&1)"
 expect "make uninstall removes the $installed files install put, and only those" "$before" "$(files "$dest3")"
 contains "  ... keeps the user's sections.json, saying so" "kept $dest3/etc/sectiond/sections.json" "$out"
 if [ ! -e "$dest3/usr/local/share/sectiond" ] && [ ! -e "$dest3/usr/local/share/doc/sectiond" ] &&
+  [ ! -e "$dest3/usr/local/libexec/sectiond" ] &&
   [ -d "$dest3/usr/local/share/doc/other" ] && [ -d "$dest3/usr/local/bin" ]; then
   pass "  ... removes sectiond's own directories, keeps the shared ones"
 else

@@ -1,6 +1,7 @@
 import Etcd
 import Posix
 import SectionCore
+import SectionServer
 
 /// Catching up: the head and the log after what is applied, read at one revision and applied
 /// entry by entry, as changes of this host's own; the snapshot when the log no longer reaches.

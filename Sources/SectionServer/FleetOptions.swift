@@ -107,7 +107,7 @@ public struct FleetOptions: Equatable {
   }
 
   /// The user and password in `file` (`USER:PASSWORD` on its first line).
-  static func credentials(in file: String) throws -> (user: String, password: String) {
+  package static func credentials(in file: String) throws -> (user: String, password: String) {
     let text = String(decoding: try FileSystem.readFile(file, limit: 4096), as: UTF8.self)
     let line = text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
     guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {

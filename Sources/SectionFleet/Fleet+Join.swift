@@ -1,6 +1,7 @@
 import Etcd
 import Posix
 import SectionCore
+import SectionServer
 
 /// Joining (seeding an empty prefix, or adopting the fleet's list), then the watch that brings
 /// other hosts' groups and the poll that finds a member gone quiet.
@@ -63,7 +64,7 @@ extension Fleet {
       return
     }
     let applied = server.service.model.revision
-    if id == server.fleetMark(), applied >= snapshot, applied <= revision {
+    if id == server.fleetMark(prefix: options.prefix), applied >= snapshot, applied <= revision {
       fleetID = id
       snapshotRevision = snapshot
       Log.notice("fleet: catching up from revision \(applied) to \(revision) under \(options.prefix)")
@@ -111,7 +112,7 @@ extension Fleet {
 
   func joined() {
     server.service.changeRefusal = nil
-    server.markFleet(fleetID)
+    server.markFleet(fleetID, prefix: options.prefix)
     if case .joining = phase { phase = .idle }
     startWatch()
     poller?.rearm(after: Fleet.pollInterval)

@@ -1,6 +1,7 @@
 import Etcd
 import Posix
 import SectionCore
+import SectionServer
 
 /// A group's commit: one txn comparing the head this host applied; on an unknown outcome,
 /// the fence that finds out; retries within the deadline, then the refusal.

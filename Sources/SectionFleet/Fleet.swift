@@ -2,6 +2,7 @@ import Etcd
 import Glibc
 import Posix
 import SectionCore
+import SectionServer
 import Systemd
 
 /// This host's part in a fleet (`--etcd`): the list's truth is in etcd, and every group commit
@@ -21,7 +22,7 @@ import Systemd
 ///
 /// The commit is `Fleet+Commit`, the catch-up `Fleet+CatchUp`, joining, the watch and the poll
 /// `Fleet+Join`; `Server+Fleet` is where their outcomes meet the group commit.
-final class Fleet {
+package final class Fleet: FleetAgent {
   let options: FleetOptions
   let client: EtcdClient
   unowned let server: Server
@@ -90,7 +91,7 @@ final class Fleet {
   /// The last failure, for STATUS and the refusals.
   var lastError: String?
   /// A SIGHUP came while a commit was under way: reload once it is through.
-  var reloadWhenIdle = false
+  package var reloadWhenIdle = false
 
   /// A change waits at most this long for etcd: then `ERR UNAVAILABLE` (issue 46: within 10 s,
   /// with room for a loaded machine).
@@ -113,7 +114,7 @@ final class Fleet {
   /// How many log entries one catch-up read takes.
   static let catchUpBatch: Int64 = 64
 
-  init(options: FleetOptions, server: Server) throws {
+  package init(options: FleetOptions, server: Server) throws {
     self.options = options
     self.server = server
     let tls = options.caFile.map {
@@ -140,7 +141,7 @@ final class Fleet {
   // MARK: What the server asks
 
   /// Whether changes must wait: a commit or a catch-up is under way.
-  var isBusy: Bool {
+  package var isBusy: Bool {
     if case .idle = phase { return false }
     return true
   }
@@ -148,7 +149,7 @@ final class Fleet {
   var member: String { client.member }
 
   /// Whether a group's commit is under way: clients wait for its outcome.
-  var isCommitting: Bool {
+  package var isCommitting: Bool {
     if case .committing = phase { return true }
     return false
   }
@@ -160,7 +161,7 @@ final class Fleet {
 
   /// STATUS's fleet lines: this host, the member in use, the revision applied, and since when
   /// (seconds) etcd has not answered (`-`: it answers).
-  var statusFields: [(String, String)] {
+  package var statusFields: [(String, String)] {
     let stale = staleSince.map { String((monotonicMicroseconds() - $0) / 1_000_000) } ?? "-"
     let state =
       switch phase {
@@ -184,7 +185,7 @@ final class Fleet {
   }
 
   /// Begins: reads the head, then seeds the fleet or adopts its list; watches and polls.
-  func start() throws {
+  package func start() throws {
     server.service.changeRefusal = ProtocolError(.unavailable, "not joined to the fleet yet (etcd \(member))")
     poller = try server.loop.timer(after: Fleet.pollInterval) { [unowned self] in self.poll() }
     retryTimer = try server.loop.timer(after: 1 << 40) { [unowned self] in
@@ -196,7 +197,7 @@ final class Fleet {
     join()
   }
 
-  func stop() {
+  package func stop() {
     watch?.cancel()
     watch = nil
     poller?.cancel()
@@ -204,7 +205,7 @@ final class Fleet {
   }
 
   /// Sends the turn's group as one txn. Returns the refusal when it cannot be sent at all.
-  func commit(_ group: SavedGroup) -> ProtocolError? {
+  package func commit(_ group: SavedGroup) -> ProtocolError? {
     if let refusal = server.service.changeRefusal { return refusal }
     counter += 1
     let commit = "\(boot).\(counter)"
