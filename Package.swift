@@ -88,7 +88,7 @@ let package = Package(
     // library would bring a second one. The order file is sectiond's, harmless here (the
     // functions it names are the same server's) and it keeps the fleet host's start compact.
     .executableTarget(
-      name: "sectiond-fleet", dependencies: ["SectionFleet", "SectionServer"],
+      name: "sectiond-fleet", dependencies: ["SectionFleet", "SectionServer", "Posix"],
       linkerSettings: compactDaemon + [bindNow]),
     .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"], linkerSettings: [bindNow]),
     // The bench's load generator on SectionClient (bench/bench.py's client_* scenarios).

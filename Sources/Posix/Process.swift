@@ -10,7 +10,12 @@ public enum ProcessInfo {
     return String(cString: value)
   }
 
-  /// A broken connection must show up as EPIPE from write, never kill the process.
+  /// Sets (or with nil, removes) a variable of this process's environment, which a program it
+  /// execs inherits.
+  public static func setEnvironment(_ name: String, _ value: String?) {
+    if let value { setenv(name, value, 1) } else { unsetenv(name) }
+  }
+
   /// The name of process `pid` as the kernel keeps it (`/proc/PID/comm`, at most 15 bytes);
   /// nil when it is gone or hidden (ProtectProc=invisible hides other users' processes).
   public static func name(of pid: Int32) -> String? {
@@ -62,6 +67,7 @@ public enum ProcessInfo {
     return PosixError("execve", path)
   }
 
+  /// A broken connection must show up as EPIPE from write, never kill the process.
   public static func ignoreBrokenPipes() {
     signal(SIGPIPE, SIG_IGN)
   }

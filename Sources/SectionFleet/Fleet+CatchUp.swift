@@ -125,6 +125,7 @@ extension Fleet {
       return false
     }
     headRevision = entry.modRevision
+    logBytesSinceSnapshot += entry.value.count
     return true
   }
 

@@ -12,9 +12,14 @@ extension Fleet {
       case .success(let answer) where answer.succeeded:
         contact()
         headRevision = answer.header.revision
+        if snapshot != snapshotRevision { snapshotKnown(snapshot, bytes: 0) }
+        logBytesSinceSnapshot += proposal.entryBytes
         snapshotRevision = snapshot
         phase = .idle
         server.fleetCommitted()
+        if let pieces = proposal.pieces, case .range(let pointer)? = answer.responses.last {
+          writeSnapshot(pieces, replacing: pointer.kvs.first)
+        }
         catchUpIfBehind()
       case .success:
         contact()

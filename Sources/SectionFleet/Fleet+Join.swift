@@ -20,24 +20,41 @@ extension Fleet {
   }
 
   /// The prefix is empty: this host's list becomes the fleet's, unless another host was first.
+  /// A list larger than one request goes in pieces first, then the txn names them.
   func seed() {
     let revision = server.service.model.revision
     var state: [UInt8] = []
     server.service.encodeState(into: &state)
-    guard state.count <= Fleet.entryLimit else {
-      Log.error(
-        "fleet: the list takes \(state.count) bytes, more than the fleet's \(Fleet.entryLimit); it cannot seed the fleet"
-      )
-      return
-    }
     fleetID = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    guard state.count > Fleet.entryLimit else {
+      return seed(snapshot: state, revision: revision, state: 0)
+    }
+    let pending = pendingSnapshot(state, revision: revision)
+    writePieces(pending) { [unowned self] error in
+      if let error {
+        failed(error)
+        later { [unowned self] in join() }
+        return
+      }
+      seed(
+        snapshot: pending.pointer.encoded, revision: revision, state: pending.pointer.bytes,
+        pieces: pieceRange(pending.pointer))
+    }
+  }
+
+  /// The txn that seeds the fleet where nothing is: `snapshot` (the state, or the pointer to
+  /// the `pieces` written before, of a `state` of that many bytes), and the head. Where another
+  /// host was first, it deletes the pieces.
+  func seed(snapshot: [UInt8], revision: UInt64, state: Int, pieces: (start: [UInt8], end: [UInt8])? = nil) {
+    var failure: [Operation] = [.range(RangeRequest(key: headKey))]
+    if let pieces { failure.append(.delete(key: pieces.start, rangeEnd: pieces.end)) }
     let txn = Txn(
       compare: [Compare(key: headKey, .createRevision(0))],
       success: [
-        .put(key: snapshotKey, value: state),
+        .put(key: snapshotKey, value: snapshot),
         .put(key: headKey, value: headValue(revision, snapshot: revision)),
       ],
-      failure: [.range(RangeRequest(key: headKey))])
+      failure: failure)
     client.txn(txn) { [unowned self] result in
       switch result {
       case .failure(let error):
@@ -47,6 +64,7 @@ extension Fleet {
         contact()
         headRevision = answer.header.revision
         snapshotRevision = revision
+        snapshotKnown(revision, bytes: state)
         Log.notice("fleet: seeded \(options.prefix) with this host's list at revision \(revision)")
         joined()
       case .success:
@@ -92,22 +110,40 @@ extension Fleet {
       case .success(let answer):
         contact()
         guard answer.responses.count == 2, case .range(let snapshots) = answer.responses[1],
-          let snapshot = snapshots.kvs.first, let state = try? SavedState.decode(snapshot.value)
-        else {
-          Log.error("fleet: the snapshot under \(options.prefix) is missing or damaged; changes are refused")
-          server.service.changeRefusal = ProtocolError(
-            .unavailable, "the fleet's snapshot in etcd is damaged")
-          return
+          let snapshot = snapshots.kvs.first
+        else { return damagedSnapshot("missing") }
+        let started = monotonicMicroseconds()
+        // The pieces at the revision the pointer was read at: a newer snapshot made current
+        // meanwhile deletes them, but not from that revision.
+        readSnapshot(snapshot.value, at: answer.header.revision) { [unowned self] result in
+          switch result {
+          case .failure(let error) where error.code == .unavailable:
+            Log.warning("fleet: reading the fleet's snapshot: \(error.message)")
+            later { [unowned self] in adoptSnapshot(joining: joining) }
+          case .failure(let error):
+            damagedSnapshot(error.message)
+          case .success(let bytes):
+            guard let state = try? SavedState.decode(bytes) else { return damagedSnapshot("not a state") }
+            snapshotRevision = state.revision
+            snapshotKnown(state.revision, bytes: bytes.count)
+            headRevision = 0
+            server.fleetAdopt(state)
+            Log.notice(
+              "fleet: loaded the fleet's state at revision \(state.revision) (\(bytes.count) bytes, \((monotonicMicroseconds() - started) / 1000) ms)"
+            )
+            if joining { joined() }
+            phase = .catchingUp
+            catchUp()
+          }
         }
-        snapshotRevision = state.revision
-        headRevision = 0
-        server.fleetAdopt(state)
-        Log.notice("fleet: loaded the fleet's state at revision \(state.revision)")
-        if joining { joined() }
-        phase = .catchingUp
-        catchUp()
       }
     }
+  }
+
+  func damagedSnapshot(_ what: String) {
+    Log.error("fleet: the snapshot under \(options.prefix) is damaged (\(what)); changes are refused")
+    server.service.changeRefusal = ProtocolError(
+      .unavailable, "the fleet's snapshot in etcd is damaged: \(what)")
   }
 
   func joined() {

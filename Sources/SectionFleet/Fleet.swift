@@ -11,7 +11,8 @@ import Systemd
 /// Keys under the prefix `P`: `P head` (`<revision> <snapshot revision> <fleet id>`, the
 /// revision every commit compares), `P log/<revision>` (each group, a `FleetEntry`) and
 /// `P snapshot` (the whole state at the snapshot revision, for a host that joins or fell
-/// behind the log). A commit is one txn: compare `head`'s mod revision with the one this host
+/// behind the log; or, when it is larger than one request, the pointer to its pieces under
+/// `P snapshot/`, `FleetSnapshot`). A commit is one txn: compare `head`'s mod revision with the one this host
 /// applied last; put the group's entry and the new head. Every other host applies the entry
 /// from its watch, as changes of its own, so all have the same revisions, events and history.
 ///
@@ -28,7 +29,10 @@ package final class Fleet: FleetAgent {
   unowned let server: Server
   let headKey: [UInt8]
   let logPrefix: [UInt8]
+  /// The snapshot: the state itself, or the pointer to its pieces (`FleetSnapshot`).
   let snapshotKey: [UInt8]
+  /// Where the pieces of snapshots are: `P snapshot/`.
+  let piecesPrefix: [UInt8]
   /// This process's commit ids: `<boot>.<counter>`, unique across restarts and hosts.
   let boot: String
   var counter: UInt64 = 0
@@ -66,6 +70,11 @@ package final class Fleet: FleetAgent {
     let base: UInt64
     let revision: UInt64
     let txn: Txn
+    /// The snapshot to write in pieces once the group is committed (the state too large for
+    /// the txn).
+    let pieces: PendingSnapshot?
+    /// The bytes of the group's entry, which the log holds once it is committed.
+    let entryBytes: Int
     /// Past it the group is refused (`ERR UNAVAILABLE`): a change never waits longer.
     let deadline: UInt64
   }
@@ -90,6 +99,12 @@ package final class Fleet: FleetAgent {
   var staleSince: UInt64?
   /// The last failure, for STATUS and the refusals.
   var lastError: String?
+  /// Whether this host is writing a snapshot in pieces (`Fleet+Snapshot`): one at a time.
+  var writingSnapshot = false
+  /// The last snapshot this host knows of (written, loaded or seeded): its revision and size,
+  /// and the bytes of the log entries this host applied since (`piecesDue`).
+  var knownSnapshot: (revision: UInt64, bytes: Int) = (0, 0)
+  var logBytesSinceSnapshot = 0
   /// A SIGHUP came while a commit was under way: reload once it is through.
   package var reloadWhenIdle = false
 
@@ -111,6 +126,23 @@ package final class Fleet: FleetAgent {
   /// A new snapshot is written with the group that is this many past the last one, and the log
   /// before it deleted, so the fleet's keys stay bounded.
   static let snapshotEvery: UInt64 = 1000
+  /// The most bytes of one piece of a snapshot: one put each, well under etcd's request
+  /// limit. Pieces of 1 MiB timed out (`attemptTimeout`) on a loaded 2-core machine with a
+  /// debug build, puts of half that did not.
+  static let pieceSize = 512 << 10
+  /// How many pieces one read takes: an answer of at most 1 MiB.
+  static let piecesPerRead: Int64 = 2
+  /// How many times a piece's put, or a read of pieces, is sent before the snapshot is given
+  /// up (a put sends the same key and value again: harmless).
+  static let pieceAttempts = 3
+  /// A snapshot in pieces is written once the log since the last one holds at least
+  /// 1/`piecesLogShare` of the state's size (`piecesDue`): the snapshots then cost etcd at most
+  /// twice the log's own bytes.
+  static let piecesLogShare = 2
+  /// ... or once this many revisions passed, however small the changes: it bounds the log's
+  /// keys (a TOGGLE's entry is about 150 bytes, so half of a 54 MB state would be 180,000 of
+  /// them), and so what a host behind reads entry by entry.
+  static let piecesEveryAtMost: UInt64 = 100_000
   /// How many log entries one catch-up read takes.
   static let catchUpBatch: Int64 = 64
 
@@ -135,6 +167,7 @@ package final class Fleet: FleetAgent {
     headKey = prefix + Array("head".utf8)
     logPrefix = prefix + Array("log/".utf8)
     snapshotKey = prefix + Array("snapshot".utf8)
+    piecesPrefix = prefix + Array("snapshot/".utf8)
     boot = String(UInt64.random(in: 1...UInt64.max), radix: 36)
   }
 
@@ -212,6 +245,14 @@ package final class Fleet: FleetAgent {
     let entry = FleetEntry.encode(
       group, host: options.host, commit: commit, state: server.service.encodeState(into:))
     guard entry.count <= Fleet.entryLimit else {
+      if group.needsSnapshot {
+        // A reload travels as the whole state in one entry, which every host applies from its
+        // watch in the order of the log (docs/FLEET.md, "Limits").
+        return ProtocolError(
+          .limit,
+          "the reloaded list takes \(entry.count) bytes in the fleet; a RELOAD in a fleet takes at most \(Fleet.entryLimit) (etcd's request limit, docs/FLEET.md): nothing was applied; edit the list with requests instead, or seed a new prefix with it"
+        )
+      }
       return ProtocolError(
         .limit,
         "the group's changes take \(entry.count) bytes in the fleet; at most \(Fleet.entryLimit) (etcd's request limit, docs/FLEET.md): nothing was applied; send fewer changes at once"
@@ -222,23 +263,37 @@ package final class Fleet: FleetAgent {
       revision: group.revision, commit: commit)
     var success: [Operation] = [.put(key: logKey(group.revision), value: entry)]
     var snapshot = snapshotRevision
-    if group.revision >= snapshotRevision + Fleet.snapshotEvery || group.needsSnapshot {
+    var pieces: PendingSnapshot?
+    let base = (group.changes.first?.revision ?? group.revision + 1) - 1
+    // A snapshot with the group that crosses a multiple of `snapshotEvery` (every host knows
+    // which, from the revisions alone), and with a reload's.
+    // (Not even encoded when its text alone is too large for the txn and a snapshot in pieces
+    // is not due: the state is at least its text.)
+    let text = server.service.model.textBytes
+    if group.revision / Fleet.snapshotEvery > base / Fleet.snapshotEvery
+      && (text <= Fleet.entryLimit || piecesDue(group.revision, bytes: text)) || group.needsSnapshot
+    {
       var state: [UInt8] = []
       server.service.encodeState(into: &state)
       if state.count <= Fleet.entryLimit - entry.count {
+        // It fits this txn: the state itself in `P snapshot`, as hosts before pieces wrote it.
         snapshot = group.revision
         success.append(.put(key: snapshotKey, value: state))
         // The log before the previous snapshot goes: a host up to `snapshotEvery` behind still
-        // catches up from the log, without the whole state.
+        // catches up from the log, without the whole state. So do pieces, now nobody's.
         success.append(.delete(key: logKey(0), rangeEnd: logKey(snapshotRevision)))
+        success.append(.delete(key: piecesPrefix, rangeEnd: RangeRequest.prefixEnd(piecesPrefix)))
+      } else if !writingSnapshot, piecesDue(group.revision, bytes: state.count) {
+        // In pieces once committed (`writeSnapshot`); this txn reads the pointer it replaces.
+        pieces = pendingSnapshot(state, revision: group.revision)
       }
     }
     success.append(.put(key: headKey, value: headValue(group.revision, snapshot: snapshot)))
+    if pieces != nil { success.append(.range(RangeRequest(key: snapshotKey))) }
     let txn = Txn(compare: [Compare(key: headKey, .modRevision(headRevision))], success: success)
     let proposal = Proposal(
-      commit: commit, base: (group.changes.first?.revision ?? group.revision + 1) - 1,
-      revision: group.revision,
-      txn: txn, deadline: monotonicMicroseconds() + Fleet.commitTimeout)
+      commit: commit, base: base, revision: group.revision, txn: txn, pieces: pieces, entryBytes: entry.count,
+      deadline: monotonicMicroseconds() + Fleet.commitTimeout)
     phase = .committing(proposal)
     send(proposal, snapshot: snapshot)
     return nil

@@ -7,7 +7,7 @@ import Posix
 /// unchanged), and the Swift runtime, linked statically into each binary, is never loaded twice
 /// as a dlopen'd Swift library would load it. The same PID, environment and descriptors carry
 /// systemd's socket activation (LISTEN_PID), notify socket, fd store and credentials across.
-enum FleetBinary {
+package enum FleetBinary {
   static let name = "sectiond-fleet"
 
   /// Where it is looked for, in order: beside the executable (a build tree: `swift build`
@@ -32,10 +32,21 @@ enum FleetBinary {
       errno: Errno.noEntry)
   }
 
+  /// Set in the environment across the exec, and removed by the fleet binary's main: a
+  /// sectiond that finds it set was itself exec'd as the fleet binary, so what is installed as
+  /// sectiond-fleet is a plain sectiond, which would exec itself for ever.
+  package static let marker = "SECTIOND_EXEC_FLEET"
+
   /// Becomes the fleet binary with this process's own arguments (argv[0] kept) and environment.
-  /// Returns only by throwing: not found, or execve failed.
+  /// Returns only by throwing: not found, not the fleet, or execve failed.
   static func become() throws {
     let path = try locate()
+    if ProcessInfo.environment(marker) != nil {
+      throw StartFailure(
+        "--etcd: \(path) is a sectiond without the fleet, not \(name); install \(name) from the same build as sectiond",
+        errno: Errno(ENOEXEC))
+    }
+    ProcessInfo.setEnvironment(marker, "1")
     let error = ProcessInfo.execute(path, arguments: CommandLine.arguments)
     throw StartFailure("--etcd: cannot run \(path): \(error)", errno: error.errno)
   }

@@ -21,7 +21,8 @@ import Testing
     try runCommand(
       "/usr/bin/timeout",
       [
-        "10", directory.file("sectiond"), "--etcd", "http://127.0.0.1:1", "--socket",
+        // KILL: the test process blocks signals, and a daemon execing in a loop inherits that.
+        "-s", "KILL", "10", directory.file("sectiond"), "--etcd", "http://127.0.0.1:1", "--socket",
         directory.file("c.sock"),
         "--no-state",
       ])
@@ -51,6 +52,17 @@ import Testing
     #expect(result.status == 1, "\(result)")
     #expect(
       result.standardError.contains("execve(\(directory.file("sectiond-fleet"))): Exec format error"),
+      "\(result.standardError)")
+  }
+
+  @Test func aPlainSectiondInstalledAsTheFleetBinaryIsFoundOut() throws {
+    // A copy of sectiond as sectiond-fleet would exec itself for ever; the second is refused.
+    let directory = try lonelyDaemon()
+    try FileManager.default.copyItem(atPath: Built.sectiond, toPath: directory.file("sectiond-fleet"))
+    let result = try startFleetHost(in: directory)
+    #expect(result.status == 1, "\(result)")
+    #expect(
+      result.standardError.contains("\(directory.file("sectiond-fleet")) is a sectiond without the fleet"),
       "\(result.standardError)")
   }
 

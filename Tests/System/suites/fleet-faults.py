@@ -18,6 +18,15 @@ Jepsen's Elle checks a version order).
   longer reaches its revision, host 1 stopped a little later, then etcd compacted; both
   start: each resyncs to the others' revision, a subscriber with SUBSCRIBE FROM the revision
   it had gets the replay or !state and ends at the fleet's list, HISTORY agrees.
+- big-snapshot: host 2 stopped, the list grown past 3 MB (sections with long titles, in groups
+  under the limit): the next snapshot is in pieces under `P snapshot/`; 2,000 TOGGLEs later
+  (a small log) it is still the snapshot; RENAMEs of long titles until the log no longer
+  reaches host 2: the new snapshot's pieces are the only ones left, the log is a few dozen
+  keys; host 2 starts, loads it (its subscriber gets `!state`) and every host ends with the
+  same list.
+- big-seed: a second fleet of two hosts whose config's list is about 3 MB: the first seeds it
+  in pieces, the second adopts it, both the same; RELOAD of that list is ERR LIMIT naming the
+  fleet's limit, nothing applied.
 - leader-kill (last: the lab keeps two members after it): SIGKILL of the etcd leader while
   clients change the list with INSERTs of unique ids among their changes: every host
   writes again within 3 s of etcd's own recovery (a plain put loop, measured in the same
@@ -28,6 +37,7 @@ fleet-faults.py concurrent leader-kill. Prints PASS/FAIL lines, then `N passed, 
 """
 
 import base64
+import json
 import os
 import secrets
 import signal
@@ -36,7 +46,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from fleet_lab import FleetError, event_revision, run_fleet_suite  # noqa: E402
+from fleet_lab import FleetError, FleetLab, event_revision, run_fleet_suite  # noqa: E402
 from fleet_workload import Workload, list_state, verify  # noqa: E402
 
 LAB = {}
@@ -197,6 +207,20 @@ def follow(subscription, state):
     return opened, revision, got_state, problems
 
 
+def follow_until(subscription, stopped, last):
+    """`follow` of a SUBSCRIBE FROM the revision of `stopped` (list_state when its host stopped)
+    up to revision `last`: from the state SUBSCRIBE answered, when it did, else from `stopped`."""
+    start = (stopped[0], stopped[2])
+    if subscription.state is not None:  # SUBSCRIBE FROM answered the state: it starts there
+        words = subscription.state.split(" ")
+        start = (int(words[1]), set(words[3].split(",")) - {"-"})
+    try:
+        subscription.events_until(last)
+    except FleetError:
+        pass
+    return follow(subscription, start)
+
+
 def behind_snapshot(results):
     fleet, etcd = LAB["fleet"], LAB["etcd"]
     fleet.converged()
@@ -241,15 +265,7 @@ def behind_snapshot(results):
         results.check(all(list_state(host) == final for host in fleet.hosts),
                       "behind-snapshot: the stopped hosts resync to the others' revision and list", f"revision {last}")  # fmt: skip
         for index, subscription in subscriptions.items():
-            start = (stopped[index][0], stopped[index][2])
-            if subscription.state is not None:  # SUBSCRIBE FROM answered the state: it starts there
-                words = subscription.state.split(" ")
-                start = (int(words[1]), set(words[3].split(",")) - {"-"})
-            try:
-                subscription.events_until(last)
-            except FleetError:
-                pass
-            opened, seen, got_state, problems = follow(subscription, start)
+            opened, seen, got_state, problems = follow_until(subscription, stopped[index], last)
             how = "the state at SUBSCRIBE" if subscription.state else "!state" if got_state else "the replay"
             results.check(opened == final[2] and seen == last and not problems,
                           f"behind-snapshot: host {index}'s SUBSCRIBE FROM {stopped[index][0]} ends at the fleet's list",
@@ -262,6 +278,135 @@ def behind_snapshot(results):
     finally:
         for subscription in subscriptions.values():
             subscription.close()
+
+
+def prefix_count(etcd, key):
+    """How many keys under `key` etcd holds now."""
+    status, answer = etcd.call(0, "/v3/kv/range", {"key": b64(key), "range_end": b64(key[:-1] + chr(ord(key[-1]) + 1)), "count_only": True})  # fmt: skip
+    if status != 200:
+        raise OSError(f"count of {key}: {answer}")
+    return int(answer.get("count", 0))
+
+
+def snapshot_value(etcd, prefix):
+    status, answer = etcd.call(0, "/v3/kv/range", {"key": b64(prefix + "snapshot")}, timeout=10)
+    if status != 200:
+        raise OSError(f"range of {prefix}snapshot: {answer}")
+    return base64.b64decode(answer["kvs"][0]["value"]).decode(errors="replace") if answer.get("kvs") else ""
+
+
+def log_lines(host, text):
+    return [line.split("fleet: ", 1)[-1] for line in host.log().splitlines() if text in line]
+
+
+# Sections with titles of 3,000 bytes: 1,000 of them make a state of about 3 MB, in groups of
+# 200 (about 600 KB each, under the fleet's limit on a group).
+BIG_SECTIONS, BIG_TITLE = 1000, 3000
+
+
+def big_snapshot(results):
+    fleet, etcd = LAB["fleet"], LAB["etcd"]
+    fleet.converged()
+    fleet.hosts[2].kill(signal.SIGTERM)
+    stopped = list_state(fleet.hosts[0])
+    ids = [f"big{n:04d}" for n in range(BIG_SECTIONS)]
+    try:
+        for start in range(0, BIG_SECTIONS, 200):
+            reply = fleet.hosts[0].request("BATCH", *[f"INSERT end {i} {i} " + "t" * BIG_TITLE for i in ids[start:start + 200]], "END", timeout=30)  # fmt: skip
+            if not reply[-1].startswith("OK "):
+                results.check(False, "big-snapshot: the list grows past 3 MB", short(str(reply)))
+                return
+        def change(lines, what):
+            reply = fleet.hosts[0].request("BATCH", *lines, "END", timeout=30)
+            if not reply[-1].startswith("OK "):
+                raise RuntimeError(f"big-snapshot: {what} answered {short(str(reply))}")
+
+        def pointer():
+            return snapshot_value(etcd, fleet.prefix).split(" ")
+
+        # TOGGLEs until a snapshot is in pieces (at the next multiple of 1,000 revisions).
+        toggles = [f"TOGGLE {n % 4}" for n in range(100)]
+        for _ in range(12):
+            if pointer()[:2] == ["sectiond-snapshot", "1"]:
+                break
+            change(toggles, "TOGGLE")
+        deadline = time.monotonic() + 20  # its pieces are written after the commit: 1-4 s here
+        while pointer()[:2] != ["sectiond-snapshot", "1"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        first = pointer()
+        # 2,000 more: their log (about 60 KB) is far from half the state: no new snapshot yet.
+        for _ in range(20):
+            change(toggles, "TOGGLE")
+        time.sleep(0.5)  # a snapshot due would be under way by now
+        results.check(first[:2] == ["sectiond-snapshot", "1"] and len(first) == 7 and int(first[4]) >= 3 and pointer() == first,
+                      "big-snapshot: a 3 MB state is snapshotted in pieces, not again until the log holds half its size",
+                      f"first {' '.join(first)[:100]}, after 2,000 TOGGLEs {' '.join(pointer())[:100]}; "
+                      f"{log_lines(fleet.hosts[0], 'snapshot at revision')[-2:]}")  # fmt: skip
+        # RENAMEs of 3,000 bytes, 200 a group, until the log no longer reaches host 2: the next
+        # snapshot made current deletes the log before the first.
+        made, oldest = 0, None
+        while made < 4000:
+            change([f"RENAME {i} {made} " + "r" * BIG_TITLE for i in ids[made % BIG_SECTIONS:][:200]], "RENAME")
+            made += 200
+            oldest, _ = log_start(etcd, fleet.prefix)
+            if oldest is not None and oldest > stopped[0] + 1:
+                break
+        last_pointer = pointer()
+        pieces = prefix_count(etcd, fleet.prefix + "snapshot/")
+        logs = prefix_count(etcd, fleet.prefix + "log/")
+        results.check(oldest is not None and oldest > stopped[0] + 1 and last_pointer[:2] == ["sectiond-snapshot", "1"]
+                      and len(last_pointer) == 7 and pieces == int(last_pointer[4]) and logs <= 60,
+                      "big-snapshot: the next snapshot deletes the log before the first and the first's pieces",
+                      f"{made} renames; host 2 at {stopped[0]}, the log from {oldest}, {logs} log keys; "
+                      f"pointer {' '.join(last_pointer)[:100]}, {pieces} keys under snapshot/; "
+                      f"{log_lines(fleet.hosts[0], 'snapshot at revision')[-2:]}")  # fmt: skip
+        fleet.hosts[2].start()
+        subscription = fleet.hosts[2].subscribe(since=stopped[0])
+        try:
+            try:
+                last = fleet.converged(timeout=30)
+            except FleetError as error:
+                results.check(False, "big-snapshot: the host far behind loads the snapshot", short(str(error), 600))
+                return
+            final = list_state(fleet.hosts[0])
+            opened, seen, got_state, problems = follow_until(subscription, stopped, last)
+            results.check(all(list_state(host) == final for host in fleet.hosts) and opened == final[2]
+                          and seen == last and (got_state or subscription.state is not None) and not problems,
+                          "big-snapshot: the host far behind loads the snapshot, its subscriber gets !state, every host the same",
+                          f"revision {last}, {len(final[1])} sections; !state {got_state}; {problems[:2]}; "
+                          f"{log_lines(fleet.hosts[2], 'loaded the fleet')[-1:]}")  # fmt: skip
+        finally:
+            subscription.close()
+    finally:
+        # The parts after this one work on the small list.
+        fleet.hosts[0].request("BATCH", *[f"DELETE {i}" for i in ids], "END", timeout=30)
+        if not fleet.hosts[2].alive():
+            fleet.hosts[2].start()
+
+
+def big_seed(results):
+    sections = [{"id": f"s{n:04d}", "title": f"s{n:04d} " + "t" * BIG_TITLE, "items": ["i"]} for n in range(BIG_SECTIONS + 1)]  # fmt: skip
+    # Host 1's config has a section more: its RELOAD would replace the list with it.
+    configs = [json.dumps({"mode": "multi", "sections": sections[:count]}) for count in (BIG_SECTIONS, BIG_SECTIONS + 1)]
+    try:
+        fleet = FleetLab(LAB["etcd"], hosts=2, configs=configs).start()
+    except FleetError as error:
+        results.check(False, "big-seed: a list of 3 MB seeds the fleet in pieces, the second host adopts it", short(str(error), 800))  # fmt: skip
+        return
+    with fleet:
+        states = [list_state(host) for host in fleet.hosts]
+        pointer = snapshot_value(LAB["etcd"], fleet.prefix).split(" ")
+        results.check(states[0] == states[1] and len(states[0][1]) == BIG_SECTIONS and pointer[:2] == ["sectiond-snapshot", "1"]
+                      and int(pointer[4]) >= 3 and prefix_count(LAB["etcd"], fleet.prefix + "snapshot/") == int(pointer[4]),
+                      "big-seed: a list of 3 MB seeds the fleet in pieces, the second host adopts it",
+                      f"{[len(state[1]) for state in states]} sections; pointer {' '.join(pointer)[:120]}; "
+                      f"{log_lines(fleet.hosts[1], 'loaded the fleet')[-1:]}")  # fmt: skip
+        before = fleet.converged()
+        reply = fleet.hosts[1].request("RELOAD", timeout=30)
+        results.check(reply[-1].startswith("ERR LIMIT ") and str(ENTRY_LIMIT) in reply[-1]
+                      and [host.revision() for host in fleet.hosts] == [before] * 2,
+                      "big-seed: RELOAD of a list over the fleet's limit is ERR LIMIT naming it, nothing applied",
+                      short(reply[-1], 300))  # fmt: skip
 
 
 def leader(etcd, alive):
@@ -348,6 +493,8 @@ PARTS = {
     "oversized-group": oversized_group,
     "sectiond-kill": sectiond_kill,
     "behind-snapshot": behind_snapshot,
+    "big-snapshot": big_snapshot,
+    "big-seed": big_seed,
     "leader-kill": leader_kill,
 }
 
