@@ -2,11 +2,12 @@
  * for a group commit, done by a client that does nothing else, on the same etcd member through
  * the same JSON gateway with the same HTTP library (libcurl, one kept-alive connection).
  *
- *     etcd_cas URL PREFIX SECONDS WARMUP [--read] [--value-bytes N]
+ *     etcd_cas URL PREFIX SECONDS WARMUP [--read] [--value-bytes N] [--head-bytes M]
  *
  * Each operation is one txn: compare PREFIX"head"'s mod revision with the one it knows, put
- * PREFIX"log/<n>" (N bytes, 150 by default: about a TOGGLE's fleet entry) and PREFIX"head", as
- * a host's commit is (Sources/SectionServer/Fleet/Fleet.swift). The revision it knows is the
+ * PREFIX"log/<n>" (N bytes, 150 by default: about a TOGGLE's fleet entry) and PREFIX"head" (M
+ * bytes, N by default), as a host's commit is (Sources/SectionServer/Fleet/Fleet.swift);
+ * bench/fleet_bench.py passes the sizes of the fleet's own last entry and head. The revision it knows is the
  * previous txn's header revision, as a host knows it from its last commit; with --read it first
  * reads the head's mod revision (a range), the read-then-swap of a client that keeps no state:
  * two round trips an operation. One operation in flight, back to back. Prints one JSON line:
@@ -99,23 +100,25 @@ static int compare_doubles(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     if (argc < 5) {
-        fprintf(stderr, "usage: etcd_cas URL PREFIX SECONDS WARMUP [--read] [--value-bytes N]\n");
+        fprintf(stderr, "usage: etcd_cas URL PREFIX SECONDS WARMUP [--read] [--value-bytes N] [--head-bytes M]\n");
         return 2;
     }
     snprintf(url_base, sizeof url_base, "%s", argv[1]);
     const char *prefix = argv[2];
     double seconds = atof(argv[3]), warmup = atof(argv[4]);
     int read_first = 0;
-    size_t value_bytes = 150;
+    size_t value_bytes = 150, head_bytes = 0; /* 0: value_bytes */
     for (int i = 5; i < argc; i++) {
         if (!strcmp(argv[i], "--read")) read_first = 1;
         else if (!strcmp(argv[i], "--value-bytes") && i + 1 < argc) value_bytes = strtoul(argv[++i], 0, 10);
+        else if (!strcmp(argv[i], "--head-bytes") && i + 1 < argc) head_bytes = strtoul(argv[++i], 0, 10);
         else {
             fprintf(stderr, "etcd_cas: unknown argument %s\n", argv[i]);
             return 2;
         }
     }
     if (value_bytes > 4096) value_bytes = 4096;
+    if (head_bytes == 0 || head_bytes > 4096) head_bytes = value_bytes;
     curl_global_init(CURL_GLOBAL_DEFAULT);
     curl = curl_easy_init();
     struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
@@ -125,13 +128,14 @@ int main(int argc, char **argv) {
     curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 10000L);
 
-    char key[300], head64[420], value[4097], value64[5500], body[16384];
+    char key[300], head64[420], value[4097], value64[5500], headvalue64[5500], body[16384];
     snprintf(key, sizeof key, "%shead", prefix);
     base64(key, strlen(key), head64);
     memset(value, 'x', value_bytes);
     base64(value, value_bytes, value64);
+    base64(value, head_bytes, headvalue64);
     /* The head, made: its mod revision is what the first compare names. */
-    snprintf(body, sizeof body, "{\"key\":\"%s\",\"value\":\"%s\"}", head64, value64);
+    snprintf(body, sizeof body, "{\"key\":\"%s\",\"value\":\"%s\"}", head64, headvalue64);
     long long known = field(post("/v3/kv/put", body), "revision");
 
     size_t capacity = 1 << 16, ops = 0, failed = 0;
@@ -151,7 +155,7 @@ int main(int argc, char **argv) {
                  "{\"compare\":[{\"key\":\"%s\",\"target\":\"MOD\",\"mod_revision\":\"%lld\"}],"
                  "\"success\":[{\"request_put\":{\"key\":\"%s\",\"value\":\"%s\"}},"
                  "{\"request_put\":{\"key\":\"%s\",\"value\":\"%s\"}}]}",
-                 head64, known, log64, value64, head64, value64);
+                 head64, known, log64, value64, head64, headvalue64);
         const char *answer = post("/v3/kv/txn", body);
         int succeeded = strstr(answer, "\"succeeded\":true") != NULL;
         if (succeeded) known = field(answer, "revision");

@@ -13,12 +13,14 @@ busy machine):
 
 - toggle_c1_d1: TOGGLEs per second through host h0, one connection, one in flight
   (bench/loadgen.c), against bench/etcd_cas.c on h0's member: the compare-and-swap a host's
-  commit is (compare the head's mod revision, put a log entry and the head), one in flight,
-  back to back on one kept-alive connection, the revision to compare taken from the previous
-  txn's answer as a host takes it. Goal >= 0.9x.
-- toggle_c1_d1_watched: the same while curl holds one watch on the plain client's prefix on
-  each member, as the hosts hold theirs: the peer then pays etcd's sending of every change to
-  the fleet's watches, which a host's commit cannot avoid; not its applying. Goal >= 0.9x.
+  commit is (compare the head's mod revision, put a log entry and the head, of the sizes the
+  fleet's own last entry and head have in etcd), one in flight, back to back on one kept-alive
+  connection, the revision to compare taken from the previous txn's answer as a host takes it.
+  Goal >= 0.9x.
+- toggle_c1_d1_watched: the same while curl holds one watch on the plain client's log keys on
+  each member, as the hosts hold theirs (on `log/`, not the head): the peer then pays etcd's
+  sending of every change to the fleet's watches, which a host's commit cannot avoid; not its
+  applying. Goal >= 0.9x.
 - toggle_c1_d1_read: the same against etcd_cas --read, which reads the head's mod revision
   before each txn (two round trips: a client that keeps no state). Goal >= 0.9x.
 - toggle_c50_d16: TOGGLEs per second through h0 from 50 connections with 16 in flight each,
@@ -107,6 +109,7 @@ class Env:
         self.d1 = {}  # run -> toggle_c1_d1's sectiond figure, toggle_c50_d16's peer
         self.cpu = {}  # scenario side -> the host's CPU µs per TOGGLE, per run (loadgen's count)
         self.peer_watchers = 0  # watches on the peer's prefix while it runs (toggle_c1_d1_watched)
+        self.sizes = None  # (entry bytes, head bytes) of the fleet's last commit: the peer's values
 
     def run(self, argv):
         p = self.prof
@@ -135,20 +138,39 @@ class Env:
     def cas_peer(self, read):
         p = self.prof
         prefix = f"/bench{secrets.token_hex(4)}/"
-        # watches on the peer's prefix, one on each member in turn, as the hosts watch theirs: what
-        # etcd spends sending the events, without a host applying them (toggle_c1_d1_watched)
+        # watches on the peer's log keys, one on each member in turn, as the hosts watch theirs:
+        # what etcd spends sending the events, without a host applying them (toggle_c1_d1_watched)
         watchers = [subprocess.Popen(
             ["curl", "-sN", "-X", "POST", f"{self.etcd.urls[i % len(self.etcd.urls)]}/v3/watch", "-d",
-             json.dumps({"create_request": {"key": b64(prefix), "range_end": b64(prefix[:-1] + "0")}})],
+             json.dumps({"create_request": {"key": b64(prefix + "log/"), "range_end": b64(prefix + "log0")}})],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(self.peer_watchers)]
         try:
             time.sleep(0.2 if watchers else 0)
-            return self.run([self.cas, self.etcd.urls[0], prefix, str(p["seconds"]), str(p["warmup"])]
-                            + (["--read"] if read else []))
+            entry, head = self.fleet_sizes()
+            return self.run([self.cas, self.etcd.urls[0], prefix, str(p["seconds"]), str(p["warmup"]),
+                             "--value-bytes", str(entry), "--head-bytes", str(head)] + (["--read"] if read else []))
         finally:
             for watcher in watchers:
                 watcher.kill()
                 watcher.wait()
+
+
+    def fleet_sizes(self):
+        """The sizes of the fleet's newest log entry and of its head in etcd (after a TOGGLE of
+        h0's, made twice so the list is as it was), for the peer's txn to be the host's size."""
+        if self.sizes is None:
+            for _ in range(2):
+                self.fleet.hosts[0].request("TOGGLE 0")
+            gateway = Gateway(self.etcd.urls[0], self.prof["timeout"])
+            try:
+                prefix = self.fleet.prefix
+                log = gateway.post("/v3/kv/range", {"key": b64(prefix + "log/"), "range_end": b64(prefix + "log0"),
+                                                    "sort_order": "DESCEND", "limit": 1})
+                head = gateway.post("/v3/kv/range", {"key": b64(prefix + "head")})
+            finally:
+                gateway.close()
+            self.sizes = tuple(len(base64.b64decode(r["kvs"][0]["value"])) for r in (log, head))
+        return self.sizes
 
 
 # --- scenarios: measure(env, side, run) -> one figure ---------------------------------
@@ -346,11 +368,14 @@ def main():
     cpu = {k: statistics.median(v) for k, v in env.cpu.items() if None not in v and v}
     if cpu:
         print("  h0's CPU per TOGGLE: " + ", ".join(f"{k} {v:.0f} µs" for k, v in cpu.items()))
+    if env.sizes:
+        print(f"  the peer's txn: a log entry of {env.sizes[0]} bytes and a head of {env.sizes[1]}, as h0's TOGGLE's")
     print(f"  load average {load_before:.2f} before, {load_after:.2f} after, on {os.cpu_count()} CPUs"
           + ("; the daemons ran with --fsync " + args.fsync if args.fsync else ""))
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump(dict(profile="smoke" if args.smoke else "full", fsync=args.fsync, hosts=args.hosts, host_cpu_us_per_toggle=cpu,
+                       peer_value_bytes=env.sizes,
                        load_average=[load_before, load_after], results=results), f, indent=2)
     missed = [n for n, r in results.items() if not r["met"]]
     return 1 if args.require_targets and missed else 0

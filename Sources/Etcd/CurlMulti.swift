@@ -17,6 +17,14 @@ final class CurlMulti {
   private var soon: EventSource?
   /// The transfers under way, by easy handle: this keeps them alive while curl has them.
   private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
+  /// Easy handles whose transfers ended, for the next ones: making a handle (curl_easy_init)
+  /// and freeing it cost more of libcurl's time than the request itself (a fleet host makes
+  /// one or two a change). Each transfer sets every option it uses, so nothing of the last
+  /// one's carries over; curl keeps the connections in the multi handle either way.
+  private var idle: [UnsafeMutableRawPointer] = []
+  /// Enough for the calls a host has under way at once (a commit, a read, a watch); more are
+  /// freed.
+  private static let idleLimit = 4
 
   /// Loads libcurl (the first time in the process) and makes the multi handle.
   init(loop: EventLoop) throws(EtcdError) {
@@ -41,6 +49,7 @@ final class CurlMulti {
     ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, nil)
     for easy in transfers.keys { ccurl_multi_remove_handle(multi, easy) }
     transfers.removeAll()
+    for easy in idle { ccurl_easy_cleanup(easy) }
     ccurl_multi_cleanup(multi)
   }
 
@@ -49,6 +58,16 @@ final class CurlMulti {
   /// within callback"): those wait in `deferred` until it returns.
   private var acting = false
   private var deferred: [(start: Bool, transfer: Transfer)] = []
+
+  /// An easy handle for a new transfer: one that served before, or a new one (nil without
+  /// memory).
+  func easyHandle() -> UnsafeMutableRawPointer? { idle.popLast() ?? ccurl_easy_init() }
+
+  /// Takes back the handle of a transfer that is over (no longer in the multi handle).
+  func recycle(_ easy: UnsafeMutableRawPointer) {
+    guard idle.count < Self.idleLimit else { return ccurl_easy_cleanup(easy) }
+    idle.append(easy)
+  }
 
   /// Starts `transfer`; its completion runs from the loop once curl is done with it.
   func start(_ transfer: Transfer) {

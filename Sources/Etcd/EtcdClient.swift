@@ -97,7 +97,8 @@ public final class EtcdClient {
   public func put(
     key: [UInt8], value: [UInt8], completion: @escaping (Result<PutResponse, EtcdError>) -> Void
   ) {
-    call("put", "/v3/kv/put", .object([("key", .bytes(key)), ("value", .bytes(value))]), mutating: true) {
+    let body = JSON.object([("key", .bytes(key)), ("value", .bytes(value))])
+    call("put", "/v3/kv/put", body.serializedBytes(), mutating: true) {
       (json) throws(MalformedAnswer) in
       PutResponse(header: try ResponseHeader(json))
     } completion: {
@@ -107,7 +108,8 @@ public final class EtcdClient {
 
   public func range(_ request: RangeRequest, completion: @escaping (Result<RangeResponse, EtcdError>) -> Void)
   {
-    call("range", "/v3/kv/range", request.json, mutating: false) { (json) throws(MalformedAnswer) in
+    call("range", "/v3/kv/range", request.json.serializedBytes(), mutating: false) {
+      (json) throws(MalformedAnswer) in
       try RangeResponse(json)
     } completion: {
       completion($0)
@@ -115,7 +117,7 @@ public final class EtcdClient {
   }
 
   public func txn(_ txn: Txn, completion: @escaping (Result<TxnResponse, EtcdError>) -> Void) {
-    call("txn", "/v3/kv/txn", txn.json, mutating: txn.writes) { (json) throws(MalformedAnswer) in
+    call("txn", "/v3/kv/txn", txn.body, mutating: txn.writes) { (json) throws(MalformedAnswer) in
       try TxnResponse(json)
     } completion: {
       completion($0)
@@ -125,7 +127,8 @@ public final class EtcdClient {
   /// Drops the history before `revision` (physically: the answer comes once it is gone).
   public func compact(revision: Int64, completion: @escaping (Result<ResponseHeader, EtcdError>) -> Void) {
     let body = JSON.object([("revision", .int64(revision)), ("physical", .bool(true))])
-    call("compact", "/v3/kv/compaction", body, mutating: true) { (json) throws(MalformedAnswer) in
+    call("compact", "/v3/kv/compaction", body.serializedBytes(), mutating: true) {
+      (json) throws(MalformedAnswer) in
       try ResponseHeader(json)
     } completion: {
       completion($0)
@@ -135,7 +138,8 @@ public final class EtcdClient {
   /// A member's status (version, leader, raft index, alarms): the current member's, or, when
   /// it does not answer, the next's (the answer's `header.memberID` says whose).
   public func status(completion: @escaping (Result<MemberStatus, EtcdError>) -> Void) {
-    call("status", "/v3/maintenance/status", .object([]), mutating: false) { (json) throws(MalformedAnswer) in
+    call("status", "/v3/maintenance/status", Array("{}".utf8), mutating: false) {
+      (json) throws(MalformedAnswer) in
       try MemberStatus(json)
     } completion: {
       completion($0)
@@ -144,11 +148,10 @@ public final class EtcdClient {
 
   /// One unary call, tried on one member after another as the class comment says.
   private func call<Answer>(
-    _ name: String, _ path: String, _ body: JSON, mutating: Bool,
+    _ name: String, _ path: String, _ body: [UInt8], mutating: Bool,
     decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
     completion: @escaping (Result<Answer, EtcdError>) -> Void
   ) {
-    let body = Array(body.serialized().utf8)
     authorized { [weak self] error in
       if let error { return completion(.failure(error)) }
       self?.attempt(name, path, body, mutating, decode, completion, tried: 0, failures: [])
@@ -168,7 +171,7 @@ public final class EtcdClient {
       ("name", .string(credentials.user)), ("password", .string(credentials.password)),
     ])
     attempt(
-      "authenticate", "/v3/auth/authenticate", Array(request.serialized().utf8), false,
+      "authenticate", "/v3/auth/authenticate", request.serializedBytes(), false,
       { (json) throws(MalformedAnswer) in try json.string("token") },
       { [weak self] result in
         guard let self else { return }

@@ -114,44 +114,86 @@ extension RangeResponse {
   }
 }
 
+// A txn is written straight into the request's bytes, not built as a `JSON` tree and then
+// serialized: a fleet host sends one a change, and the tree, its base64 Strings and their
+// release were an eighth of a host's instructions a TOGGLE (docs/PERFORMANCE.md, "Fleet").
+// The text is what the tree's serialization was: members in the same order, base64 and
+// decimal digits, which need no escaping.
+
 extension Compare {
-  var json: JSON {
-    let (name, field, value): (String, String, JSON) =
+  func write(to output: inout [UInt8]) {
+    let (name, field): (String, String) =
       switch target {
-      case .version(let version): ("VERSION", "version", .int64(version))
-      case .createRevision(let revision): ("CREATE", "create_revision", .int64(revision))
-      case .modRevision(let revision): ("MOD", "mod_revision", .int64(revision))
-      case .value(let bytes): ("VALUE", "value", .bytes(bytes))
+      case .version: ("VERSION", "version")
+      case .createRevision: ("CREATE", "create_revision")
+      case .modRevision: ("MOD", "mod_revision")
+      case .value: ("VALUE", "value")
       }
-    return .object([
-      ("result", .string(relation.rawValue)), ("target", .string(name)), ("key", .bytes(key)), (field, value),
-    ])
+    output += #"{"result":"\#(relation.rawValue)","target":"\#(name)","key":""#.utf8
+    Base64.encode(key, into: &output)
+    output += #"",""#.utf8
+    output += field.utf8
+    output += #"":""#.utf8
+    switch target {
+    case .version(let number), .createRevision(let number), .modRevision(let number):
+      output += String(number).utf8
+    case .value(let bytes): Base64.encode(bytes, into: &output)
+    }
+    output += #""}"#.utf8
   }
 }
 
 extension Operation {
-  var json: JSON {
+  func write(to output: inout [UInt8]) {
     switch self {
     case .put(let key, let value):
-      .object([("request_put", .object([("key", .bytes(key)), ("value", .bytes(value))]))])
-    case .range(let request): .object([("request_range", request.json)])
+      output += #"{"request_put":{"key":""#.utf8
+      Base64.encode(key, into: &output)
+      output += #"","value":""#.utf8
+      Base64.encode(value, into: &output)
+      output += #""}}"#.utf8
+    case .range(let request):
+      output += #"{"request_range":"#.utf8
+      output += request.json.serializedBytes()
+      output += "}".utf8
     case .delete(let key, let rangeEnd):
-      .object([
-        (
-          "request_delete_range",
-          .message([("key", .bytes(key)), ("range_end", rangeEnd.isEmpty ? nil : .bytes(rangeEnd))])
-        )
-      ])
+      output += #"{"request_delete_range":{"key":""#.utf8
+      Base64.encode(key, into: &output)
+      if !rangeEnd.isEmpty {
+        output += #"","range_end":""#.utf8
+        Base64.encode(rangeEnd, into: &output)
+      }
+      output += #""}}"#.utf8
     }
   }
 }
 
 extension Txn {
-  var json: JSON {
-    .object([
-      ("compare", .array(compare.map(\.json))), ("success", .array(success.map(\.json))),
-      ("failure", .array(failure.map(\.json))),
-    ])
+  /// The request's body: `{"compare":[…],"success":[…],"failure":[…]}`.
+  var body: [UInt8] {
+    var output = Array(#"{"compare":["#.utf8)
+    output.reserveCapacity(
+      success.reduce(256) { total, operation in
+        guard case .put(let key, let value) = operation else { return total + 128 }
+        return total + (key.count + value.count) * 4 / 3 + 64
+      })
+    Self.write(compare, to: &output) { $0.write(to: &$1) }
+    output += #"],"success":["#.utf8
+    Self.write(success, to: &output) { $0.write(to: &$1) }
+    output += #"],"failure":["#.utf8
+    Self.write(failure, to: &output) { $0.write(to: &$1) }
+    output += "]}".utf8
+    return output
+  }
+
+  /// The elements of a JSON array, comma-separated.
+  private static func write<Element>(
+    _ elements: [Element], to output: inout [UInt8], _ write: (Element, inout [UInt8]) -> Void
+  ) {
+    for (index, element) in elements.enumerated() {
+      if index > 0 { output.append(UInt8(ascii: ",")) }
+      write(element, &output)
+    }
   }
 }
 

@@ -45,7 +45,7 @@ final class Transfer {
     configuration: EtcdClient.Configuration, onLine: ((ArraySlice<UInt8>) -> Bool)? = nil,
     completion: @escaping (Outcome) -> Void
   ) throws(EtcdError) {
-    guard let easy = ccurl_easy_init() else {
+    guard let easy = multi.easyHandle() else {
       throw EtcdError(.library, call: "curl_easy_init", member: url, detail: "out of memory")
     }
     self.easy = easy
@@ -76,7 +76,8 @@ final class Transfer {
   }
 
   deinit {
-    ccurl_easy_cleanup(easy)
+    // Over: curl no longer has the handle (a transfer in the multi handle is kept alive by it).
+    if let multi { multi.recycle(easy) } else { ccurl_easy_cleanup(easy) }
     ccurl_slist_free_all(headers)
   }
 

@@ -5,9 +5,14 @@ extension EtcdClient {
   /// ends it (`.compacted`, `.canceled`, `.failed`) or `Watch.cancel()`. A member that cannot
   /// be reached before the watch is in place is skipped for the next, as for a call; after a
   /// watch failed for want of a leader or of an answer, the next watch goes to the next member.
-  public func watch(_ request: WatchRequest, handler: @escaping (WatchUpdate) -> Void) -> Watch {
-    let watch = Watch(handler: handler)
-    let body = Array(request.json.serialized().utf8)
+  /// A line for which `skip` returns true (an update the owner recognizes from its text, as
+  /// `ValuePrefix` does its own writes) is neither parsed nor handed to `handler`.
+  public func watch(
+    _ request: WatchRequest, skip: ((ArraySlice<UInt8>) -> Bool)? = nil,
+    handler: @escaping (WatchUpdate) -> Void
+  ) -> Watch {
+    let watch = Watch(handler: handler, skip: skip)
+    let body = request.json.serializedBytes()
     authorized { [weak self] error in
       if let error { return watch.deliver(.failed(error)) }
       guard !watch.isOver else { return }
@@ -21,6 +26,10 @@ extension EtcdClient {
     var over = false
     // Each line is one `{"result":…}` (or `{"error":…}` when the stream fails).
     let onLine = { [weak self] (line: ArraySlice<UInt8>) -> Bool in
+      if watch.skips(line) {
+        watch.started = true
+        return true
+      }
       let update = Self.watchUpdate(line, member: member)
       watch.started = true
       switch update {
@@ -82,8 +91,15 @@ public final class Watch {
   var transfer: Transfer?
   var started = false
   private var handler: ((WatchUpdate) -> Void)?
+  private let skip: ((ArraySlice<UInt8>) -> Bool)?
 
-  init(handler: @escaping (WatchUpdate) -> Void) { self.handler = handler }
+  init(handler: @escaping (WatchUpdate) -> Void, skip: ((ArraySlice<UInt8>) -> Bool)?) {
+    self.handler = handler
+    self.skip = skip
+  }
+
+  /// Whether the owner recognizes `line` and wants it neither parsed nor handed over.
+  func skips(_ line: ArraySlice<UInt8>) -> Bool { handler != nil && skip?(line) == true }
 
   /// Cancelled, or ended by an update: nothing more is to be opened for it.
   var isOver: Bool { handler == nil }

@@ -158,7 +158,8 @@ extension Fleet {
   func startWatch() {
     watch?.cancel()
     // From now on: what came before is read by the catch-up that follows a (re)start.
-    watch = client.watch(WatchRequest.prefix(logPrefix)) { [unowned self] update in
+    watch = client.watch(WatchRequest.prefix(logPrefix), skip: { [unowned self] in skipsOwn($0) }) {
+      [unowned self] update in
       switch update {
       case .events(let events, _):
         contact()
@@ -179,6 +180,21 @@ extension Fleet {
         watch = nil
       }
     }
+  }
+
+  /// Whether a watch line is this host's own commit (its header, host and commit id, begins
+  /// the line's one value): nothing in it is news here, so it is not parsed. Only while that
+  /// commit is under way or once it is applied, when the handler would not apply it either; an
+  /// own entry that turns up after its commit was given up on (outcome unknown) is applied as
+  /// any other host's.
+  func skipsOwn(_ line: ArraySlice<UInt8>) -> Bool {
+    guard let own = ownEntry, own.prefix.isOnlyValue(in: line) else { return false }
+    let underWay = if case .committing(let proposal) = phase { proposal.commit == own.commit } else { false }
+    guard underWay || own.revision <= server.service.model.revision else { return false }
+    contact()
+    seenRevision = max(seenRevision, own.revision)
+    catchUpIfBehind()
+    return true
   }
 
   func poll() {

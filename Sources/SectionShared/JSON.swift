@@ -68,10 +68,14 @@ extension JSON {
   }
 
   /// The compact serialization, with members in order: `{"a":1,"b":[true,null]}`.
-  package func serialized() -> String {
+  package func serialized() -> String { String(decoding: serializedBytes(), as: UTF8.self) }
+
+  /// `serialized()` as the bytes a request sends, without the String between (a fleet host
+  /// sends one a change).
+  package func serializedBytes() -> [UInt8] {
     var output: [UInt8] = []
     write(to: &output)
-    return String(decoding: output, as: UTF8.self)
+    return output
   }
 
   /// Writes the compact text; only error messages and sectionctl's output take this path, so it
