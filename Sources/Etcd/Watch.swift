@@ -67,8 +67,14 @@ extension EtcdClient {
     }
   }
 
-  /// The update in one line of a watch stream.
-  private static func watchUpdate(_ line: ArraySlice<UInt8>, member: String) -> WatchUpdate {
+  /// The update in one line of a watch stream: events read straight from the bytes when the
+  /// line has the usual shape (`WatchLine`), anything else parsed in full.
+  static func watchUpdate(_ line: ArraySlice<UInt8>, member: String) -> WatchUpdate {
+    WatchLine.events(in: line) ?? parsedUpdate(line, member: member)
+  }
+
+  /// The update in one line of a watch stream, through the JSON tree.
+  static func parsedUpdate(_ line: ArraySlice<UInt8>, member: String) -> WatchUpdate {
     do {
       let json = try JSON.parse(line)
       if let result = json["result"] { return try WatchUpdate(result: result) }
