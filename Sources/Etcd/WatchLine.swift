@@ -106,29 +106,26 @@ private struct Scanner {
     var kv = KeyValue(key: [], value: [], createRevision: 0, modRevision: 0, version: 0, lease: 0)
     var seen = Members()
     repeat {
+      let read: Bool
       switch name() {
-      case "key" where seen.first(0):
-        guard let bytes = base64() else { return nil }
-        kv.key = bytes
-      case "value" where seen.first(1):
-        guard let bytes = base64() else { return nil }
-        kv.value = bytes
-      case "create_revision" where seen.first(2):
-        guard let number = signed() else { return nil }
-        kv.createRevision = number
-      case "mod_revision" where seen.first(3):
-        guard let number = signed() else { return nil }
-        kv.modRevision = number
-      case "version" where seen.first(4):
-        guard let number = signed() else { return nil }
-        kv.version = number
-      case "lease" where seen.first(5):
-        guard let number = signed() else { return nil }
-        kv.lease = number
-      default: return nil
+      case "key" where seen.first(0): read = Self.store(base64(), in: &kv.key)
+      case "value" where seen.first(1): read = Self.store(base64(), in: &kv.value)
+      case "create_revision" where seen.first(2): read = Self.store(signed(), in: &kv.createRevision)
+      case "mod_revision" where seen.first(3): read = Self.store(signed(), in: &kv.modRevision)
+      case "version" where seen.first(4): read = Self.store(signed(), in: &kv.version)
+      case "lease" where seen.first(5): read = Self.store(signed(), in: &kv.lease)
+      default: read = false
       }
+      guard read else { return nil }
     } while take(",")
     return take("}") ? kv : nil
+  }
+
+  /// Puts `value` in `field` when there is one.
+  private static func store<Value>(_ value: Value?, in field: inout Value) -> Bool {
+    guard let value else { return false }
+    field = value
+    return true
   }
 
   /// Consumes `text` when the bytes at `at` are exactly it.
