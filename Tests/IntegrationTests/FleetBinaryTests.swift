@@ -48,22 +48,23 @@ import Testing
   @Test func aFleetBinaryThatCannotRunIsNamedWithExecve() throws {
     // Executable, but not a program the kernel can run (no #! line, no ELF header): ENOEXEC.
     let directory = try lonelyDaemon(fleet: (contents: "not a program\n", mode: 0o755))
-    let result = try startFleetHost(in: directory)
-    #expect(result.status == 1, "\(result)")
-    #expect(
-      result.standardError.contains("execve(\(directory.file("sectiond-fleet"))): Exec format error"),
-      "\(result.standardError)")
+    try expectStartRefused(
+      in: directory, saying: "execve(\(directory.file("sectiond-fleet"))): Exec format error")
   }
 
   @Test func aPlainSectiondInstalledAsTheFleetBinaryIsFoundOut() throws {
     // A copy of sectiond as sectiond-fleet would exec itself for ever; the second is refused.
     let directory = try lonelyDaemon()
     try FileManager.default.copyItem(atPath: Built.sectiond, toPath: directory.file("sectiond-fleet"))
+    try expectStartRefused(
+      in: directory, saying: "\(directory.file("sectiond-fleet")) is a sectiond without the fleet")
+  }
+
+  /// The fleet host in `directory` exits with status 1, its error containing `message`.
+  private func expectStartRefused(in directory: TemporaryDirectory, saying message: String) throws {
     let result = try startFleetHost(in: directory)
     #expect(result.status == 1, "\(result)")
-    #expect(
-      result.standardError.contains("\(directory.file("sectiond-fleet")) is a sectiond without the fleet"),
-      "\(result.standardError)")
+    #expect(result.standardError.contains(message), "\(result.standardError)")
   }
 
   @Test func withItTheSameProcessServesAsAFleetHost() throws {
