@@ -72,6 +72,16 @@ import Testing
           ], revision: 5))
   }
 
+  /// A group's entry of hundreds of KB in one value (a fleet's big commit) reads the same.
+  @Test func readsALongValue() throws {
+    let value = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+    let line = Self.eventLines[0].replacing(#""aGVsbG8=""#, with: "\"\(Base64.encode(value))\"")
+    let update = try #require(fast(line))
+    #expect(update == full(line))
+    guard case .events(let events, _) = update else { return }
+    #expect(events.first?.kv.value == value)
+  }
+
   @Test func leavesEveryOtherLineToTheParser() {
     for line in Self.otherLines { #expect(fast(line) == nil, "\(line)") }
     // What the full parser makes of them is what a watch delivers.
