@@ -117,7 +117,8 @@ public final class EtcdClient {
   }
 
   public func txn(_ txn: Txn, completion: @escaping (Result<TxnResponse, EtcdError>) -> Void) {
-    call("txn", "/v3/kv/txn", txn.body, mutating: txn.writes) { (json) throws(MalformedAnswer) in
+    call("txn", "/v3/kv/txn", txn.body, mutating: txn.writes, read: TxnAnswer.response) {
+      (json) throws(MalformedAnswer) in
       try TxnResponse(json)
     } completion: {
       completion($0)
@@ -149,12 +150,12 @@ public final class EtcdClient {
   /// One unary call, tried on one member after another as the class comment says.
   private func call<Answer>(
     _ name: String, _ path: String, _ body: [UInt8], mutating: Bool,
-    decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
+    read: ((ArraySlice<UInt8>) -> Answer?)? = nil, decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
     completion: @escaping (Result<Answer, EtcdError>) -> Void
   ) {
     authorized { [weak self] error in
       if let error { return completion(.failure(error)) }
-      self?.attempt(name, path, body, mutating, decode, completion, tried: 0, failures: [])
+      self?.attempt(name, path, body, mutating, read, decode, completion, tried: 0, failures: [])
     }
   }
 
@@ -171,7 +172,7 @@ public final class EtcdClient {
       ("name", .string(credentials.user)), ("password", .string(credentials.password)),
     ])
     attempt(
-      "authenticate", "/v3/auth/authenticate", request.serializedBytes(), false,
+      "authenticate", "/v3/auth/authenticate", request.serializedBytes(), false, nil,
       { (json) throws(MalformedAnswer) in try json.string("token") },
       { [weak self] result in
         guard let self else { return }
@@ -198,7 +199,7 @@ public final class EtcdClient {
 
   private func attempt<Answer>(
     _ name: String, _ path: String, _ body: [UInt8], _ mutating: Bool,
-    _ decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
+    _ read: ((ArraySlice<UInt8>) -> Answer?)?, _ decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
     _ completion: @escaping (Result<Answer, EtcdError>) -> Void, tried: Int, failures: [String]
   ) {
     let member = self.member
@@ -214,6 +215,8 @@ public final class EtcdClient {
           let error = self.error(
             of: outcome, call: name, member: member, mutating: mutating, failures: failures)
         else {
+          // An answer of the usual shape read from its bytes (`read`), any other parsed.
+          if let answer = read?(outcome.body[...]) { return completion(.success(answer)) }
           do {
             return completion(.success(try decode(try JSON.parse(outcome.body))))
           } catch {
@@ -224,7 +227,7 @@ public final class EtcdClient {
           // Refused before anything was done: asked again with a new token, once.
           return self.authorized { [weak self] refusal in
             if let refusal { return completion(.failure(refusal)) }
-            self?.attempt(name, path, body, mutating, decode, completion, tried: 1, failures: failures)
+            self?.attempt(name, path, body, mutating, read, decode, completion, tried: 1, failures: failures)
           }
         }
         let retry = [.noLeader, .unavailable, .timedOut].contains(error.kind) && !error.outcomeUnknown
@@ -237,7 +240,7 @@ public final class EtcdClient {
         }
         self.moveOn(from: member)
         self.attempt(
-          name, path, body, mutating, decode, completion, tried: tried + 1,
+          name, path, body, mutating, read, decode, completion, tried: tried + 1,
           failures: failures + ["\(member): \(error.detail)"])
       }
     } catch {

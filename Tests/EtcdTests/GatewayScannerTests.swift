@@ -1,6 +1,27 @@
+import SectionShared
 import Testing
 
 @testable import Etcd
+
+/// Each text in `texts` changed in one byte (replaced by one that matters to JSON, or left
+/// out), handed to `check`: how many it took (returned true for).
+private func oneByteAway(from texts: [String], _ check: ([UInt8]) -> Bool) -> Int {
+  let replacements = Array(#""\,:{}[]0-A= tr"#.utf8)
+  var taken = 0
+  for original in texts {
+    let bytes = Array(original.utf8)
+    for index in bytes.indices {
+      var variants = replacements.filter { $0 != bytes[index] }.map { byte in
+        var changed = bytes
+        changed[index] = byte
+        return changed
+      }
+      variants.append(Array(bytes[..<index] + bytes[(index + 1)...]))
+      for variant in variants where check(variant) { taken += 1 }
+    }
+  }
+  return taken
+}
 
 /// A watch line's events are read straight from its bytes (`WatchLine`) when the line has the
 /// gateway's usual shape; the full parser reads every other. The fast reader must give what
@@ -128,27 +149,76 @@ import Testing
   /// Every line one byte away from the gateway's (each byte replaced by one that matters to
   /// JSON, or left out): the reader gives the parser's answer or none.
   @Test func agreesWithTheParserOnLinesOneByteAway() {
-    let replacements = Array(#""\,:{}[]0-A= "#.utf8)
-    var taken = 0
-    for original in Self.eventLines {
-      let bytes = Array(original.utf8)
-      for index in bytes.indices {
-        var variants = replacements.filter { $0 != bytes[index] }.map { byte in
-          var changed = bytes
-          changed[index] = byte
-          return changed
-        }
-        variants.append(Array(bytes[..<index] + bytes[(index + 1)...]))
-        for variant in variants {
-          guard let update = WatchLine.events(in: variant[...]) else { continue }
-          taken += 1
-          #expect(
-            update == EtcdClient.parsedUpdate(variant[...], member: "m"),
-            "\(String(decoding: variant, as: UTF8.self))")
-        }
-      }
+    let taken = oneByteAway(from: Self.eventLines) { variant in
+      guard let update = WatchLine.events(in: variant[...]) else { return false }
+      #expect(
+        update == EtcdClient.parsedUpdate(variant[...], member: "m"),
+        "\(String(decoding: variant, as: UTF8.self))")
+      return true
     }
     // Some changed lines are still events (another digit, another base64 letter).
     #expect(taken > 0)
+  }
+}
+
+/// A txn's answer of puts is read straight from its bytes (`TxnAnswer`); any other by the
+/// parser. Above all a failed compare must never read as a success.
+@Suite struct TxnAnswerTests {
+  private static let header =
+    #"{"cluster_id":"15118495548433857066","member_id":"13668033151171901709","revision":"4","raft_term":"2"}"#
+
+  /// As etcd 3.4.23's gateway wrote them: two puts that ran; a failed compare without a failure
+  /// branch; a failed compare whose failure branch put.
+  static let putAnswers = [
+    #"{"header":\#(header),"succeeded":true,"responses":[{"response_put":{"header":{"revision":"4"}}},{"response_put":{"header":{"revision":"4"}}}]}"#,
+    #"{"header":\#(header)}"#,
+    #"{"header":\#(header),"responses":[{"response_put":{"header":{"revision":"4"}}}]}"#,
+  ]
+
+  private func full(_ text: String) -> TxnResponse? {
+    try? TxnResponse(JSON.parse(Array(text.utf8)))
+  }
+  private func fast(_ text: String) -> TxnResponse? { TxnAnswer.response(in: Array(text.utf8)[...]) }
+
+  @Test func readsPutAnswersAsTheParserDoes() throws {
+    let header = ResponseHeader(
+      clusterID: 15_118_495_548_433_857_066, memberID: 13_668_033_151_171_901_709, revision: 4, raftTerm: 2)
+    #expect(
+      fast(Self.putAnswers[0]) == TxnResponse(header: header, succeeded: true, responses: [.put, .put]))
+    #expect(fast(Self.putAnswers[1]) == TxnResponse(header: header, succeeded: false, responses: []))
+    #expect(fast(Self.putAnswers[2]) == TxnResponse(header: header, succeeded: false, responses: [.put]))
+    for answer in Self.putAnswers { #expect(fast(answer) == full(answer), "\(answer)") }
+  }
+
+  @Test func leavesEveryOtherAnswerToTheParser() {
+    let range =
+      #"{"header":\#(Self.header),"responses":[{"response_range":{"header":{"revision":"4"},"kvs":[{"key":"aw==","create_revision":"2","mod_revision":"4","version":"3","value":"eA=="}],"count":"1"}}]}"#
+    let delete =
+      #"{"header":\#(Self.header),"succeeded":true,"responses":[{"response_delete_range":{"header":{"revision":"5"},"deleted":"1"}}]}"#
+    let put = Self.putAnswers[0]
+    for answer in [
+      range, delete, put.replacing(#""succeeded":true"#, with: #""succeeded":false"#),
+      put.replacing(#""succeeded":true"#, with: #""succeeded":"true""#),
+      put.replacing(#""succeeded":true,"#, with: #""succeeded":true,"succeeded":true,"#),
+      put.replacing(#""raft_term":"2""#, with: #""raft_term":"2","extra":1"#), put + " ", put + ",",
+      #"{"error":"etcdserver: no leader","code":14,"message":"etcdserver: no leader"}"#,
+    ] {
+      #expect(fast(answer) == nil, "\(answer)")
+    }
+    #expect(full(range)?.responses.count == 1)
+  }
+
+  @Test func agreesWithTheParserOnAnswersOneByteAway() {
+    var successes = 0
+    let taken = oneByteAway(from: Self.putAnswers) { variant in
+      guard let response = TxnAnswer.response(in: variant[...]) else { return false }
+      let parsed = try? TxnResponse(JSON.parse(variant))
+      #expect(response == parsed, "\(String(decoding: variant, as: UTF8.self))")
+      if response.succeeded { successes += 1 }
+      return true
+    }
+    #expect(taken > 0)
+    // A success only where the answer says "succeeded":true.
+    #expect(successes > 0)
   }
 }
