@@ -28,21 +28,30 @@ struct GatewayScanner {
 
   /// A response's header, its numbers checked as the full parser checks them.
   mutating func header() -> ResponseHeader? {
-    guard take("{") else { return nil }
     var header = ResponseHeader()
     var seen = Members()
-    repeat {
-      let read: Bool
-      switch name() {
-      case "cluster_id" where seen.first(0): read = Self.store(unsigned(), in: &header.clusterID)
-      case "member_id" where seen.first(1): read = Self.store(unsigned(), in: &header.memberID)
-      case "revision" where seen.first(2): read = Self.store(signed(), in: &header.revision)
-      case "raft_term" where seen.first(3): read = Self.store(unsigned(), in: &header.raftTerm)
-      default: read = false
+    let read = object { scanner, name in
+      switch name {
+      case "cluster_id" where seen.first(0): Self.store(scanner.unsigned(), in: &header.clusterID)
+      case "member_id" where seen.first(1): Self.store(scanner.unsigned(), in: &header.memberID)
+      case "revision" where seen.first(2): Self.store(scanner.signed(), in: &header.revision)
+      case "raft_term" where seen.first(3): Self.store(scanner.unsigned(), in: &header.raftTerm)
+      default: false
       }
-      guard read else { return nil }
+    }
+    return read ? header : nil
+  }
+
+  /// Reads an object (`{"name":value,…}`, one member at least): `member` reads each member's
+  /// value, given its name; false when it does (an unknown name, a value it cannot read), or
+  /// when this is no object.
+  mutating func object(_ member: (inout GatewayScanner, Text) -> Bool) -> Bool {
+    guard take("{") else { return false }
+    repeat {
+      let name = name()
+      guard member(&self, name) else { return false }
     } while take(",")
-    return take("}") ? header : nil
+    return take("}")
   }
 
   /// Puts `value` in `field` when there is one.

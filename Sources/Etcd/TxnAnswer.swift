@@ -16,28 +16,28 @@ enum TxnAnswer {
 
 extension GatewayScanner {
   fileprivate mutating func txnResponse() -> TxnResponse? {
-    guard take("{") else { return nil }
     var response = TxnResponse(header: ResponseHeader(), succeeded: false, responses: [])
     var seen = Members()
-    repeat {
-      switch name() {
-      case "header" where seen.first(0):
-        guard let header = header() else { return nil }
-        response.header = header
+    let read = object { scanner, name in
+      switch name {
+      case "header" where seen.first(0): return Self.store(scanner.header(), in: &response.header)
       case "succeeded" where seen.first(1):
-        guard take("true") else { return nil }
         response.succeeded = true
+        return scanner.take("true")
       case "responses" where seen.first(2):
-        guard take("[") else { return nil }
+        guard scanner.take("[") else { return false }
         repeat {
           // The put's own header is not kept (the full parser does not read it), but checked.
-          guard take(#"{"response_put":{"header":"#), header() != nil, take("}}") else { return nil }
+          guard scanner.take(#"{"response_put":{"header":"#), scanner.header() != nil, scanner.take("}}")
+          else {
+            return false
+          }
           response.responses.append(.put)
-        } while take(",")
-        guard take("]") else { return nil }
-      default: return nil
+        } while scanner.take(",")
+        return scanner.take("]")
+      default: return false
       }
-    } while take(",")
-    return take("}") && atEnd ? response : nil
+    }
+    return read && atEnd ? response : nil
   }
 }

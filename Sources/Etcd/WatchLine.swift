@@ -19,22 +19,21 @@ enum WatchLine {
 
 extension GatewayScanner {
   fileprivate mutating func watchUpdate() -> WatchUpdate? {
-    guard take(#"{"result":{"#) else { return nil }
+    guard take(#"{"result":"#) else { return nil }
     var revision: Int64 = 0
     var events: [KeyEvent] = []
     var seen = Members()
-    repeat {
-      switch name() {
+    let read = object { scanner, name in
+      switch name {
       case "header" where seen.first(0):
-        guard let found = header() else { return nil }
+        guard let found = scanner.header() else { return false }
         revision = found.revision
-      case "events" where seen.first(1):
-        guard let found = eventList() else { return nil }
-        events = found
-      default: return nil
+        return true
+      case "events" where seen.first(1): return Self.store(scanner.eventList(), in: &events)
+      default: return false
       }
-    } while take(",")
-    guard take("}}"), atEnd, !events.isEmpty else { return nil }
+    }
+    guard read, take("}"), atEnd, !events.isEmpty else { return nil }
     return .events(events, revision: revision)
   }
 
@@ -49,45 +48,39 @@ extension GatewayScanner {
   }
 
   private mutating func event() -> KeyEvent? {
-    guard take("{") else { return nil }
     var kind = KeyEvent.Kind.put
     var kv = KeyValue(key: [], value: [], createRevision: 0, modRevision: 0, version: 0, lease: 0)
     var seen = Members()
-    repeat {
-      switch name() {
+    let read = object { scanner, name in
+      switch name {
       case "type" where seen.first(0):
-        switch Text(string()) {
+        switch Text(scanner.string()) {
         case "PUT": kind = .put
         case "DELETE": kind = .delete
-        default: return nil
+        default: return false
         }
-      case "kv" where seen.first(1):
-        guard let found = keyValue() else { return nil }
-        kv = found
-      default: return nil
+        return true
+      case "kv" where seen.first(1): return Self.store(scanner.keyValue(), in: &kv)
+      default: return false
       }
-    } while take(",")
-    return take("}") ? KeyEvent(kind: kind, kv: kv, prevKV: nil) : nil
+    }
+    return read ? KeyEvent(kind: kind, kv: kv, prevKV: nil) : nil
   }
 
   private mutating func keyValue() -> KeyValue? {
-    guard take("{") else { return nil }
     var kv = KeyValue(key: [], value: [], createRevision: 0, modRevision: 0, version: 0, lease: 0)
     var seen = Members()
-    repeat {
-      let read: Bool
-      switch name() {
-      case "key" where seen.first(0): read = Self.store(base64(), in: &kv.key)
-      case "value" where seen.first(1): read = Self.store(base64(), in: &kv.value)
-      case "create_revision" where seen.first(2): read = Self.store(signed(), in: &kv.createRevision)
-      case "mod_revision" where seen.first(3): read = Self.store(signed(), in: &kv.modRevision)
-      case "version" where seen.first(4): read = Self.store(signed(), in: &kv.version)
-      case "lease" where seen.first(5): read = Self.store(signed(), in: &kv.lease)
-      default: read = false
+    let read = object { scanner, name in
+      switch name {
+      case "key" where seen.first(0): Self.store(scanner.base64(), in: &kv.key)
+      case "value" where seen.first(1): Self.store(scanner.base64(), in: &kv.value)
+      case "create_revision" where seen.first(2): Self.store(scanner.signed(), in: &kv.createRevision)
+      case "mod_revision" where seen.first(3): Self.store(scanner.signed(), in: &kv.modRevision)
+      case "version" where seen.first(4): Self.store(scanner.signed(), in: &kv.version)
+      case "lease" where seen.first(5): Self.store(scanner.signed(), in: &kv.lease)
+      default: false
       }
-      guard read else { return nil }
-    } while take(",")
-    return take("}") ? kv : nil
+    }
+    return read ? kv : nil
   }
-
 }
