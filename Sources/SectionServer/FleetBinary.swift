@@ -14,10 +14,8 @@ package enum FleetBinary {
   /// builds both), then in `libexec/sectiond/` beside the executable's directory
   /// (scripts/install.sh and the .deb: /usr/bin/sectiond, /usr/libexec/sectiond/sectiond-fleet).
   static func candidates(beside executable: String) -> [String] {
-    var directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast()
-    let here = directory.joined(separator: "/")
-    if directory.count > 1 { directory.removeLast() }
-    return ["\(here)/\(name)", "\(directory.joined(separator: "/"))/libexec/sectiond/\(name)"]
+    let here = directoryName(of: executable)
+    return ["\(here)/\(name)", "\(directoryName(of: here))/libexec/sectiond/\(name)"]
   }
 
   /// The fleet binary's path, or the failure that names where it was looked for and the fix.
