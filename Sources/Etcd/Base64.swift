@@ -79,9 +79,27 @@ public enum Base64 {
       [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
         var at = 0
         var index = 0
-        while index < input.count {
-          // The padding's places (in the last group only) count as zero bits.
-          let real = index + 4 == input.count ? 4 - padding : 4
+        // Every group but the last has four characters of the alphabet and makes three bytes.
+        while index + 4 < input.count {
+          let a = table[Int(input[index])]
+          let b = table[Int(input[index + 1])]
+          let c = table[Int(input[index + 2])]
+          let d = table[Int(input[index + 3])]
+          // Only 0xFF (not in the alphabet) has bits above the six a value takes.
+          guard (a | b | c | d) & 0xC0 == 0 else {
+            valid = false
+            break
+          }
+          let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+          buffer[at] = UInt8(truncatingIfNeeded: group >> 16)
+          buffer[at + 1] = UInt8(truncatingIfNeeded: group >> 8)
+          buffer[at + 2] = UInt8(truncatingIfNeeded: group)
+          at += 3
+          index += 4
+        }
+        if valid && index < input.count {
+          // The last: the padding's places count as zero bits.
+          let real = 4 - padding
           var group: UInt32 = 0
           var bad: UInt8 = 0
           for offset in 0..<4 {
@@ -89,17 +107,15 @@ public enum Base64 {
             bad |= value
             group = group << 6 | UInt32(value & 0x3F)
           }
-          // Only 0xFF (not in the alphabet) has bits above the six a value takes.
-          guard bad & 0xC0 == 0 else {
+          if bad & 0xC0 != 0 {
             valid = false
-            break
+          } else {
+            let count = real - 1
+            if count > 0 { buffer[at] = UInt8(group >> 16 & 0xFF) }
+            if count > 1 { buffer[at + 1] = UInt8(group >> 8 & 0xFF) }
+            if count > 2 { buffer[at + 2] = UInt8(group & 0xFF) }
+            at += count
           }
-          let count = real - 1
-          if count > 0 { buffer[at] = UInt8(group >> 16 & 0xFF) }
-          if count > 1 { buffer[at + 1] = UInt8(group >> 8 & 0xFF) }
-          if count > 2 { buffer[at + 2] = UInt8(group & 0xFF) }
-          at += count
-          index += 4
         }
         initialized = valid ? at : 0
       }
