@@ -5,7 +5,7 @@ import Testing
 
 /// A TCP listener on 127.0.0.1 that accepts connections (the kernel does) and never answers:
 /// a frozen member. No etcd needed.
-private final class SilentMember {
+final class SilentMember {
   let fd: Int32
   let url: String
 
