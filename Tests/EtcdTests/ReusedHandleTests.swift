@@ -17,19 +17,9 @@ private final class RecordingMember: @unchecked Sendable {
   var requests: [String] { lock.withLock { recorded } }
 
   init() throws {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let (fd, url) = try listenOnLoopback()
     self.fd = fd
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard bound else { throw EtcdLabFailure("cannot listen on 127.0.0.1: errno \(errno)") }
-    url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+    self.url = url
     Thread.detachNewThread { [weak self] in
       // Ends when the member goes and shuts its socket down.
       while case let client = accept(fd, nil, nil), client >= 0 {
