@@ -13,6 +13,7 @@ public struct ValuePrefix: Sendable {
   /// How a value begins in the gateway's JSON (base64 holds no quote, so only a value's
   /// member name matches it).
   private static let member = Array(#""value":""#.utf8)
+  private static let modRevision = Array(#""mod_revision":""#.utf8)
   /// `member` and the base64 of the prefix.
   private let pattern: [UInt8]
 
@@ -23,12 +24,21 @@ public struct ValuePrefix: Sendable {
     pattern = Self.member + Array(Base64.encode(value.prefix(length)).utf8)
   }
 
-  /// Whether `line` holds exactly one value, and that value starts with the prefix.
-  public func isOnlyValue(in line: ArraySlice<UInt8>) -> Bool {
+  /// The mod revision of the line's one event when its value starts with the prefix: the
+  /// revision the writer's txn committed at (a txn is one revision, so also its header's).
+  /// Nil when the line holds no such value, more than one value or mod revision, or digits that
+  /// are no revision.
+  public func revision(in line: ArraySlice<UInt8>) -> Int64? {
     guard let first = Self.find(Self.member, in: line, from: line.startIndex),
-      line[first...].starts(with: pattern)
-    else { return false }
-    return Self.find(Self.member, in: line, from: first + pattern.count) == nil
+      line[first...].starts(with: pattern),
+      Self.find(Self.member, in: line, from: first + pattern.count) == nil,
+      let modRevision = Self.find(Self.modRevision, in: line, from: line.startIndex)
+    else { return nil }
+    let digits = modRevision + Self.modRevision.count
+    guard Self.find(Self.modRevision, in: line, from: digits) == nil,
+      let end = line[digits...].firstIndex(of: UInt8(ascii: "\""))
+    else { return nil }
+    return line[digits..<end].withUnsafeBufferPointer(GatewayScanner.magnitude).flatMap { Int64(exactly: $0) }
   }
 
   /// Where `needle` (not empty) first occurs in `haystack` at or after `start`: memchr for

@@ -22,6 +22,7 @@ extension Fleet {
             key: logKey(applied + 1), rangeEnd: RangeRequest.prefixEnd(logPrefix), limit: Fleet.catchUpBatch)),
       ])
     client.txn(txn) { [unowned self] result in
+      if let proposal, !awaits(proposal) { return }  // the watch showed it committed meanwhile
       switch result {
       case .success(let answer):
         contact()

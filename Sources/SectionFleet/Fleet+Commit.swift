@@ -6,21 +6,17 @@ import SectionServer
 /// A group's commit: one txn comparing the head this host applied; on an unknown outcome,
 /// the fence that finds out; retries within the deadline, then the refusal.
 extension Fleet {
-  func send(_ proposal: Proposal, snapshot: UInt64) {
+  func send(_ proposal: Proposal) {
     client.txn(proposal.txn) { [unowned self] result in
+      // Its entry came back in the watch first (`skipsOwn`): committed, nothing left to learn.
+      guard awaits(proposal) else { return }
       switch result {
       case .success(let answer) where answer.succeeded:
-        contact()
-        headRevision = answer.header.revision
-        if snapshot != snapshotRevision { snapshotKnown(snapshot, bytes: 0) }
-        logBytesSinceSnapshot += proposal.entryBytes
-        snapshotRevision = snapshot
-        phase = .idle
-        server.fleetCommitted()
-        if let pieces = proposal.pieces, case .range(let pointer)? = answer.responses.last {
-          writeSnapshot(pieces, replacing: pointer.kvs.first)
+        var pointer: KeyValue??
+        if proposal.pieces != nil, case .range(let range)? = answer.responses.last {
+          pointer = range.kvs.first
         }
-        catchUpIfBehind()
+        committed(proposal, at: answer.header.revision, replacing: pointer)
       case .success:
         contact()
         phase = .idle
@@ -33,23 +29,47 @@ extension Fleet {
           ProtocolError(.limit, "etcd refused the group as too large (\(error.detail)); nothing was applied"))
       case .failure(let error) where error.outcomeUnknown:
         failed(error)
-        fence(proposal, snapshot: snapshot)
+        fence(proposal)
       case .failure(let error):
         failed(error)
-        retry(proposal, because: error) { [unowned self] in send(proposal, snapshot: snapshot) }
+        retry(proposal, because: error) { [unowned self] in send(proposal) }
       }
     }
+  }
+
+  /// Whether `proposal` is the commit under way: an answer about one that is not (its entry
+  /// came back in the watch before the answer) is stale.
+  func awaits(_ proposal: Proposal) -> Bool {
+    if case .committing(let current) = phase { return current.commit == proposal.commit }
+    return false
+  }
+
+  /// etcd committed the group at `revision`, as the txn's answer says or, often sooner, the
+  /// watch, which sends the entry back before the answer comes (`skipsOwn`). `pointer`: the
+  /// snapshot's pointer the txn read, when the state is to be written in pieces (only the
+  /// answer has it).
+  func committed(_ proposal: Proposal, at revision: Int64, replacing pointer: KeyValue?? = nil) {
+    contact()
+    headRevision = revision
+    if proposal.snapshot != snapshotRevision { snapshotKnown(proposal.snapshot, bytes: 0) }
+    logBytesSinceSnapshot += proposal.entryBytes
+    snapshotRevision = proposal.snapshot
+    phase = .idle
+    server.fleetCommitted()
+    if let pieces = proposal.pieces, let pointer { writeSnapshot(pieces, replacing: pointer) }
+    catchUpIfBehind()
   }
 
   /// After a txn whose outcome is unknown: re-puts the head under the same compare. If that
   /// succeeds the earlier txn can never commit any more (the head it compared has moved), so
   /// the group is run again; if the compare fails, the head moved, and the catch-up finds
   /// whether the group is the entry after ours (`apply`).
-  func fence(_ proposal: Proposal, snapshot: UInt64) {
+  func fence(_ proposal: Proposal) {
     let txn = Txn(
       compare: [Compare(key: headKey, .modRevision(headRevision))],
       success: [.put(key: headKey, value: headValue(proposal.base, snapshot: snapshotRevision))])
     client.txn(txn) { [unowned self] result in
+      guard awaits(proposal) else { return }
       switch result {
       case .success(let answer) where answer.succeeded:
         contact()
@@ -64,7 +84,7 @@ extension Fleet {
       case .failure(let error):
         failed(error)
         retry(proposal, because: error, mayBeApplied: true) { [unowned self] in
-          fence(proposal, snapshot: snapshot)
+          fence(proposal)
         }
       }
     }
@@ -86,7 +106,8 @@ extension Fleet {
       server.service.changeRefusal = unavailable(error)
       return
     }
-    later(again)
+    // Not if the watch showed the group committed meanwhile.
+    later { [unowned self] in if awaits(proposal) { again() } }
   }
 
   static let retryDelay: UInt64 = 250_000

@@ -70,6 +70,9 @@ package final class Fleet: FleetAgent {
     let base: UInt64
     let revision: UInt64
     let txn: Txn
+    /// The snapshot revision the head names once the group is committed: the group's own when
+    /// the txn holds the state, else the one before.
+    let snapshot: UInt64
     /// The snapshot to write in pieces once the group is committed (the state too large for
     /// the txn).
     let pieces: PendingSnapshot?
@@ -292,10 +295,11 @@ package final class Fleet: FleetAgent {
     if pieces != nil { success.append(.range(RangeRequest(key: snapshotKey))) }
     let txn = Txn(compare: [Compare(key: headKey, .modRevision(headRevision))], success: success)
     let proposal = Proposal(
-      commit: commit, base: base, revision: group.revision, txn: txn, pieces: pieces, entryBytes: entry.count,
+      commit: commit, base: base, revision: group.revision, txn: txn, snapshot: snapshot, pieces: pieces,
+      entryBytes: entry.count,
       deadline: monotonicMicroseconds() + Fleet.commitTimeout)
     phase = .committing(proposal)
-    send(proposal, snapshot: snapshot)
+    send(proposal)
     return nil
   }
 

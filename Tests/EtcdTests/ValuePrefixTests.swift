@@ -24,10 +24,24 @@ import Testing
   }
 
   @Test func knowsTheOwnEntry() {
-    #expect(prefix(own).isOnlyValue(in: line([own])))
+    // Its revision is the event's mod revision: the revision the commit's txn made.
+    #expect(prefix(own).revision(in: line([own], revision: 7_000_000_001)) == 7_000_000_001)
     // A header whose length is a multiple of three, and a value no longer than the header.
     let short = "sectiond-fleet 1 7 h0 k3x9.10\n"
-    #expect(prefix(short).isOnlyValue(in: line([short])))
+    #expect(prefix(short).revision(in: line([short])) == 7)
+  }
+
+  @Test func aLineWithoutOneReadableRevisionIsNotOurs() {
+    let ours = line([own])
+    let text = String(decoding: ours, as: UTF8.self)
+    for broken in [
+      text.replacingOccurrences(#""mod_revision":"7""#, #""mod_revision":"7x""#),
+      text.replacingOccurrences(#""mod_revision":"7""#, #""mod_revision":"99999999999999999999""#),
+      text.replacingOccurrences(#""mod_revision":"7","#, ""),
+      text.replacingOccurrences(#""mod_revision":"7""#, #""mod_revision":"7","mod_revision":"8""#),
+    ] {
+      #expect(prefix(own).revision(in: Array(broken.utf8)[...]) == nil, "\(broken)")
+    }
   }
 
   @Test func anotherHostsEntryThatLooksAlikeIsNotSkipped() {
@@ -38,13 +52,13 @@ import Testing
       own.replacingOccurrences("h0 ", "h1 "), own.replacingOccurrences("k3x9.1\n", "k3x9.12\n"),
       own.replacingOccurrences(" 7 h0", " 8 h0"),
     ] {
-      #expect(!mark.isOnlyValue(in: line([other])), "\(other)")
+      #expect(mark.revision(in: line([other])) == nil, "\(other)")
     }
     // Ours beside another's in one update: the other must be read.
-    #expect(!mark.isOnlyValue(in: line([own, own.replacingOccurrences("h0 ", "h1 ")])))
-    #expect(!mark.isOnlyValue(in: line([own.replacingOccurrences("h0 ", "h1 "), own])))
+    #expect(mark.revision(in: line([own, own.replacingOccurrences("h0 ", "h1 ")])) == nil)
+    #expect(mark.revision(in: line([own.replacingOccurrences("h0 ", "h1 "), own])) == nil)
     // An update without a value (a progress notification, a deletion).
-    #expect(!mark.isOnlyValue(in: line([])))
+    #expect(mark.revision(in: line([])) == nil)
   }
 }
 

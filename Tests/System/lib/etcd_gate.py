@@ -11,7 +11,9 @@ and the watch's stream keep flowing back).
 
 So a test makes a host's commit lose its compare for certain, instead of hoping two hosts
 collide. `gate.hold_only(b"request_range")` lets everything pass again but what contains the
-needle (a catch-up's txn), held until open(). Everything the host sends while the gate is shut is held (its txn, a poll of the head),
+needle (a catch-up's txn), held until open(). `gate.hold_answers(b'"succeeded":true')` holds
+instead what etcd sends back with the needle in it (a committed txn's answer; the watch's
+stream, on a connection of its own, keeps flowing), also until open(). Everything the host sends while the gate is shut is held (its txn, a poll of the head),
 on every connection, and goes on in order when it opens; keep it shut well under the host's 2 s
 an attempt (Fleet.attemptTimeout). Standard library only.
 """
@@ -32,6 +34,8 @@ class EtcdGate:
         self.lock = threading.Condition()
         self.shut_for = None  # None: open; b"": everything held; else what a held piece contains
         self.held = b""  # what was held since the last shut()
+        self.answers_for = None  # None: answers flow; else what a held answer contains
+        self.held_answers = 0  # answers held since the last hold_answers()
         self.sockets = []
         self.closed = False
         threading.Thread(target=self._accept, daemon=True).start()
@@ -47,12 +51,21 @@ class EtcdGate:
             self.shut_for = needle
             self.lock.notify_all()
 
+    def hold_answers(self, needle):
+        """From now on a piece etcd sends back with `needle` in it is held until open()."""
+        with self.lock:
+            self.held_answers = 0
+            self.answers_for = needle
+
     def open(self):
         with self.lock:
             self.shut_for = None
+            self.answers_for = None
             self.lock.notify_all()
 
-    def _holds(self, data):
+    def _holds(self, data, gated):
+        if not gated:
+            return self.answers_for is not None and self.answers_for in data
         return self.shut_for is not None and self.shut_for in data
 
     def wait_for(self, needle, timeout=5.0):
@@ -93,13 +106,15 @@ class EtcdGate:
                 data = source.recv(65536)
                 if not data:
                     break
-                if gated:
-                    with self.lock:
-                        if self._holds(data):
+                with self.lock:
+                    if self._holds(data, gated):
+                        if gated:
                             self.held += data
-                            self.lock.notify_all()
-                            while self._holds(data):
-                                self.lock.wait()
+                        else:
+                            self.held_answers += 1
+                        self.lock.notify_all()
+                        while self._holds(data, gated):
+                            self.lock.wait()
                 sink.sendall(data)
         except OSError:
             pass
@@ -113,6 +128,7 @@ class EtcdGate:
         with self.lock:
             self.closed = True
             self.shut_for = None
+            self.answers_for = None
             self.lock.notify_all()
             sockets, self.sockets = self.sockets, []
         self.listener.close()

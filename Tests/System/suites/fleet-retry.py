@@ -14,6 +14,10 @@ compare fails for certain; its requests then run again on the newer state.
   group before it was committed, the batch's own group losing its compare: only the batch runs
   again (not the TOGGLE before it).
 
+- watch-acknowledges: host 1's gate holds etcd's answers to its committed txns: its TOGGLEs are
+  answered from its watch, which sends its entry back (the next one committed while the previous
+  answer is still held); once the answers come they change nothing.
+
 Needs etcd, dbus-daemon and busctl (else one SKIP line). Run one part: fleet-retry.py bus-toggle.
 Prints PASS/FAIL lines, then `N passed, N failed`.
 """
@@ -439,8 +443,46 @@ def hangup_held(results):
                   f"{clients} clients")  # fmt: skip
 
 
+# Well under the 2 s a host gives one attempt (Fleet.attemptTimeout), after which a txn without
+# an answer is one of unknown outcome: answered later, by the fence.
+ACK_BOUND = 1.5
+
+
+def watch_acknowledges(results):
+    fleet, gate = LAB["fleet"], LAB["gate"]
+    h1 = fleet.hosts[1]
+    what = "host 1's TOGGLEs while etcd's answers to its txns are held"
+    h1.request("CLOSE all")
+    first = fleet.converged()
+    with subscribed(fleet) as watches:
+        gate.hold_answers(b'"succeeded":true')
+        try:
+            with h1.connect() as client:
+                # The second commits while the first's answer is still held on its connection.
+                for count, section in enumerate(("beta", "gamma"), 1):
+                    started = time.monotonic()
+                    reply = client.request(f"TOGGLE {section}")
+                    took = time.monotonic() - started
+                    with gate.lock:
+                        held = gate.held_answers
+                    results.check(reply[-1].startswith("OK ") and took < ACK_BOUND and held >= count,
+                                  f"{what}: TOGGLE {section} is answered from the watch, its txn's answer held",
+                                  f"{reply} after {took:.2f} s, {held} answers held")  # fmt: skip
+        finally:
+            gate.open()
+        reply = h1.request("TOGGLE delta")
+        results.check(reply[-1].startswith("OK "), f"{what}: once the answers come, the next TOGGLE is answered",
+                      str(reply))  # fmt: skip
+        events = same_everywhere(results, fleet, watches, first, what)
+    results.check([e.split()[-1] for e in events] == ["beta", "gamma", "delta"],
+                  f"{what}: each change applied once, in order", str(events))  # fmt: skip
+    status = h1.status()
+    results.check("fleet-error" not in status and status.get("fleet-state") == "serving",
+                  f"{what}: the stale answers changed nothing (STATUS)", str(status))  # fmt: skip
+
+
 PARTS = {"bus-toggle": bus_toggle, "batch-behind": batch_behind, "catch-up-fails": catch_up_fails,
-         "batch-bound": batch_bound, "hangup-held": hangup_held}
+         "batch-bound": batch_bound, "hangup-held": hangup_held, "watch-acknowledges": watch_acknowledges}
 
 
 def main(argv):
