@@ -129,7 +129,11 @@ extension Compare {
       case .modRevision: ("MOD", "mod_revision")
       case .value: ("VALUE", "value")
       }
-    output += #"{"result":"\#(relation.rawValue)","target":"\#(name)","key":""#.utf8
+    output += #"{"result":""#.utf8
+    output += relation.rawValue.utf8
+    output += #"","target":""#.utf8
+    output += name.utf8
+    output += #"","key":""#.utf8
     Base64.encode(key, into: &output)
     output += #"",""#.utf8
     output += field.utf8

@@ -23,6 +23,17 @@ import Testing
     }
   }
 
+  /// A request's body is written by appending: after what is there, from any collection (a
+  /// slice, or one with no contiguous storage).
+  @Test func appendsAfterWhatIsThere() {
+    for (plain, encoded) in ["f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foobar": "Zm9vYmFy"] {
+      var output = Array("{".utf8)
+      Base64.encode(Array(plain.utf8).lazy.map { $0 }, into: &output)
+      Base64.encode(Array(("x" + plain).utf8).dropFirst(), into: &output)
+      #expect(String(decoding: output, as: UTF8.self) == "{" + encoded + encoded)
+    }
+  }
+
   @Test func refusesWhatIsNotBase64() {
     for text in ["Zg=", "Zg=a", "Z===", "Zm9v!A==", "=Zm9", "Zg==Zg=="] {
       #expect(Base64.decode(text) == nil, "\(text)")

@@ -63,6 +63,9 @@ public final class Author {
     shown = name.elementsEqual("-".utf8) ? [] : Array(name)
   }
 
+  /// Whether it is the author read back from a history line that says `who`.
+  func isRendered(as who: ArraySlice<UInt8>) -> Bool { rendered.elementsEqual(who) }
+
   /// The same client asking for a config reload: its changes came `via` reload.
   public func reloading() -> Author {
     Author(via: .reload, uid: uid, pid: pid, name: name)

@@ -19,14 +19,13 @@ extension SectionService {
     saved = .checkpoint(model.checkpoint)
     let ownClock = clock
     defer { clock = ownClock }
-    var known: [[UInt8]: Author] = [:]
     var position = 0
     do throws(ProtocolError) {
       while position < changes.count {
         let who = authors[changes[position].revision]
         var end = position + 1
         while end < changes.count && authors[changes[end].revision] == who { end += 1 }
-        let (time, author) = remoteAuthor(who, known: &known)
+        let (time, author) = remoteAuthor(who)
         clock = { time }
         let start = unsaved.count
         for change in changes[position..<end] { try model.replay(change, into: &unsaved) }
@@ -41,17 +40,17 @@ extension SectionService {
 
   /// The author a `by` line names, as every host shows it (its name as written, the host
   /// included), and when the change was made; unknown when the group came without one.
-  private func remoteAuthor(_ who: [UInt8]?, known: inout [[UInt8]: Author]) -> (UInt64, Author) {
+  private func remoteAuthor(_ who: [UInt8]?) -> (UInt64, Author) {
     guard let who else { return (clock(), Author(via: .socket, uid: nil, pid: nil)) }
     var words = Words(who[...])
     guard
       let time = words.next().flatMap({ HistoryClock.milliseconds(of: String(decoding: $0, as: UTF8.self)) }),
       let via = words.next(), let uid = words.next(), let pid = words.next(), let name = words.next()
     else { return (clock(), Author(via: .socket, uid: nil, pid: nil)) }
-    let rendered = Array(who[via.startIndex..<name.endIndex])
-    if let author = known[rendered] { return (time, author) }
-    let author = Author(rendered: rendered, via: via, uid: uid, pid: pid, name: name)
-    known[rendered] = author
+    let rendered = who[via.startIndex..<name.endIndex]
+    if let last = lastRemoteAuthor, last.isRendered(as: rendered) { return (time, last) }
+    let author = Author(rendered: Array(rendered), via: via, uid: uid, pid: pid, name: name)
+    lastRemoteAuthor = author
     return (time, author)
   }
 

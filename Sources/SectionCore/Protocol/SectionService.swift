@@ -52,6 +52,9 @@ public final class SectionService {
   /// The host this daemon serves as in a fleet: the history shows every change's author as
   /// `<name>@<host>` on every host. Nil outside a fleet, where names are as they were.
   public var host: [UInt8]?
+  /// The author of the last group another fleet host committed (`applyRemote`): the next is
+  /// most often by the same, and one object keeps the history's author table small.
+  var lastRemoteAuthor: Author?
   /// Every change is refused with it, until it is nil again: a fleet's host that has not
   /// joined yet, or knows etcd unreachable (`ERR UNAVAILABLE`). Reads are answered still.
   public var changeRefusal: ProtocolError?
