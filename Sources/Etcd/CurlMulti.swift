@@ -19,9 +19,12 @@ final class CurlMulti {
   private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
   /// Easy handles whose transfers ended, for the next ones: making a handle (curl_easy_init)
   /// and freeing it cost more of libcurl's time than the request itself (a fleet host makes
-  /// one or two a change). Each transfer sets every option it uses, so nothing of the last
-  /// one's carries over; curl keeps the connections in the multi handle either way.
-  private var idle: [UnsafeMutableRawPointer] = []
+  /// one or two a change). They are not `curl_easy_reset`: every transfer sets every option
+  /// any transfer sets (`Transfer.init` says why that suffices), and a reset would cost each
+  /// reuse 2,600 instructions more (callgrind, libcurl 7.88.1: bench/curl_reset_cost.c), where
+  /// the host that commits a TOGGLE spends 180k on it in all. Readable for the tests. curl
+  /// keeps the connections in the multi handle either way.
+  private(set) var idle: [UnsafeMutableRawPointer] = []
   /// Enough for the calls a host has under way at once (a commit, a read, a watch); more are
   /// freed.
   private static let idleLimit = 4

@@ -44,7 +44,8 @@ struct GatewayScanner {
 
   /// Reads an object (`{"name":value,…}`, one member at least): `member` reads each member's
   /// value, given its name; false when it does (an unknown name, a value it cannot read), or
-  /// when this is no object.
+  /// when this is no object. Each reader is this call with a switch over its own members (the
+  /// name, once, its value stored): the readers share that shape and no logic.
   mutating func object(_ member: (inout GatewayScanner, Text) -> Bool) -> Bool {
     guard take("{") else { return false }
     repeat {

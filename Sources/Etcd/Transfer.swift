@@ -54,6 +54,14 @@ final class Transfer {
     self.onLine = onLine
     self.completion = completion
     for header in headers { self.headers = ccurl_slist_append(self.headers, header) }
+    // The handle may have served another transfer (a watch, a unary call, a TLS member) and
+    // keeps every option it was given then (`CurlMulti.idle`). So every option any transfer
+    // sets is set here, on every use, whatever the kind of call; the TLS files are the
+    // client's configuration, which does not change, and a handle never leaves its client's
+    // multi handle. An option one kind of transfer needs must be set, or set back, by every
+    // transfer (`aHandleThatServedAWatchServesAPutAsAFreshOne`). While idle, the handle still
+    // points at the last transfer's header list and write target, freed with it: curl reads
+    // neither until the next transfer sets them again.
     ccurl_easy_setopt_string(easy, CURLOPT_URL, url)
     ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, self.headers)
     ccurl_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, request.count)

@@ -29,9 +29,11 @@ extension Connection {
   /// connection can never be, say, released from a save it was not waiting for, or take a
   /// request after QUIT.
   ///
-  /// The value has three parts. `state` is what the connection waits for (requests are taken
+  /// The value has four parts. `state` is what the connection waits for (requests are taken
   /// only in `.ready`); `inputEnded`, that the client ended its input (once, for good);
-  /// `subscription`, whether and how it is sent events.
+  /// `subscription`, whether and how it is sent events; `parked`, that the client hung up
+  /// while the connection waits for a save, so its socket is out of the server's epoll set
+  /// until the wait ends (`Server.park`).
   ///
   /// Events, and the changes they make (every other pair is illegal):
   ///
@@ -43,11 +45,12 @@ extension Connection {
   /// | | `awaitingSave(s, n)` | `awaitingSave(s, n + 1)` |
   /// | `outputMoved(by: m)` | `awaitingSave(s, n)` | `awaitingSave(s - m, n)` |
   /// | `waitForOthers` | `ready` | `awaitingOthersSave` |
-  /// | `released` (the save is done or refused) | `awaitingSave`, `awaitingOthersSave` | `ready` |
+  /// | `released` (the save is done or refused) | `awaitingSave`, `awaitingOthersSave` | `ready`, not parked |
+  /// | `park` | `awaitingSave`, `awaitingOthersSave`, not parked | parked |
   /// | `outputFull` | `ready` | `outputBlocked` |
   /// | `outputDrained` | `outputBlocked` | `ready` |
   /// | `quit` | `ready` | `quitting` |
-  /// | `close` | any but `closed` | `closed` |
+  /// | `close` | any but `closed` | `closed`, not parked |
   /// | `endOfInput` | any but `closed`, input not ended | input ended |
   /// | `subscribe` | subscription `none` | `live` |
   /// | `replay` | `live` | `replaying` |
@@ -57,11 +60,19 @@ extension Connection {
   /// | `unsubscribe` | any but `none` | `none` |
   ///
   /// The subscription events are legal in any state but `closed`; `close` needs the
-  /// subscription ended first (`Server.close` unsubscribes).
+  /// subscription ended first (`Server.close` unsubscribes). Parking changes no other event's
+  /// legality, and only `released` and `close` end it: so a parked connection is always one
+  /// that waits for a save, and every wait that ends puts it back (`Server.release`).
   struct Life: Equatable {
     var state = State.ready
     var inputEnded = false
     var subscription = Subscription.none
+    /// Out of the epoll set: epoll reports a hang-up at every poll whatever the socket is
+    /// watched for, and a connection waiting for a save can neither read nor write, so the
+    /// loop would spin until the save (in a fleet, a commit's round trip to etcd: seconds
+    /// when a member is slow). What it does once released meets the hang-up as any
+    /// connection does.
+    var parked = false
 
     /// What happens to a connection; see the table above for what each may change.
     enum Event: Equatable {
@@ -76,6 +87,8 @@ extension Connection {
       case waitForOthers
       /// The save it waited for is done, or refused.
       case released
+      /// The client hung up while the connection waits for a save: it leaves the epoll set.
+      case park
       case outputFull
       case outputDrained
       case quit
@@ -110,6 +123,9 @@ extension Connection {
         next.state = .awaitingOthersSave
       case (.released, .awaitingSave), (.released, .awaitingOthersSave):
         next.state = .ready
+        next.parked = false
+      case (.park, .awaitingSave) where !parked, (.park, .awaitingOthersSave) where !parked:
+        next.parked = true
       case (.outputFull, .ready):
         next.state = .outputBlocked
       case (.outputDrained, .outputBlocked):
@@ -118,6 +134,7 @@ extension Connection {
         next.state = .quitting
       case (.close, _) where state != .closed && subscription == .none:
         next.state = .closed
+        next.parked = false
       case (.endOfInput, _) where state != .closed && !inputEnded:
         next.inputEnded = true
       case (.subscribe, _) where state != .closed && subscription == .none:

@@ -11,22 +11,22 @@ final class Connection {
   let fd: FileDescriptor
   let access: SectionService.Access
   /// Where it is in its life (`Life`): what it waits for, whether its input ended, its
-  /// subscription. Changed only by `handle(_:)`, which traps an illegal change; stored
-  /// apiece, so that the request path reads each as a field (a debug build would otherwise
-  /// call a getter and copy the whole value for every look).
+  /// subscription, whether it is parked. Changed only by `handle(_:)`, which traps an illegal
+  /// change; stored apiece, so that the request path reads each as a field (a debug build
+  /// would otherwise call a getter and copy the whole value for every look).
   private(set) var state = State.ready
   /// The client sent end of input; answer what it sent, then close.
   private(set) var inputEnded = false
   private(set) var subscription = Subscription.none
-  var life: Life { Life(state: state, inputEnded: inputEnded, subscription: subscription) }
+  /// Hung up while it waits for a save: out of the epoll set until released (`Life.parked`).
+  private(set) var parked = false
+  var life: Life {
+    Life(state: state, inputEnded: inputEnded, subscription: subscription, parked: parked)
+  }
   /// Its socket's inode and its name in systemd's file descriptor store, while it is kept there.
   var stored: (inode: UInt64, name: String)?
   /// What the server's epoll set watches this socket for.
   var watchedEvents: IOEvents = .readable
-  /// Hung up while it waits for a save (a fleet's commit takes milliseconds to seconds): out of
-  /// the epoll set until released, since epoll reports a hang-up at every poll whatever it is
-  /// watched for, and a waiting connection can neither read nor write (`Server.park`).
-  var parked = false
 
   var framer = LineFramer()
   /// Input read but not handled yet: a partial line, or lines left while the connection waited.
@@ -74,6 +74,7 @@ final class Connection {
     state = next.state
     inputEnded = next.inputEnded
     subscription = next.subscription
+    parked = next.parked
   }
 
   /// The trap, out of line: the request path that inlines `handle` stays as small as it was.

@@ -98,8 +98,9 @@ extension Server {
   private func release(_ connection: Connection) {
     guard !connection.isClosed else { return }
     if fleet != nil { connection.forgetHeldGroup() }
+    let parked = connection.parked
     connection.handle(.released)
-    unpark(connection)
+    if parked { unpark(connection) }
     queueFlush(connection)
     if !connection.pending.isEmpty { turn.releasedConnections.append(connection) }
   }

@@ -48,20 +48,17 @@ extension Server {
     watch(connection, for: events)
   }
 
-  /// Takes a hung-up connection that waits for a save out of the epoll set (in a fleet the wait
-  /// is a commit's round trip to etcd, seconds when a member is slow: the hang-up, reported at
-  /// every poll, had the loop spin meanwhile); `release` puts it back, and what it then does
-  /// (its requests answered, run again) meets the hang-up as any connection does.
+  /// Takes a hung-up connection that waits for a save out of the epoll set (`Life.parked`: in
+  /// a fleet the wait is a commit's round trip to etcd, seconds when a member is slow, and the
+  /// hang-up, reported at every poll, had the loop spin meanwhile). `release` puts it back.
   func park(_ connection: Connection) {
-    guard !connection.parked else { return }
+    connection.handle(.park)
     clients.remove(connection.fd)
-    connection.parked = true
   }
 
-  /// Puts a parked connection back in the epoll set.
+  /// Puts a connection back in the epoll set once its release ended its parking, watched for
+  /// what it was watched for before.
   func unpark(_ connection: Connection) {
-    guard connection.parked else { return }
-    connection.parked = false
     do {
       try clients.add(connection.fd, events: connection.watchedEvents)
     } catch {

@@ -3,27 +3,32 @@ import Testing
 
 @testable import Etcd
 
+/// A TCP socket listening on 127.0.0.1 at a port the kernel picks, and its URL.
+func listenOnLoopback() throws -> (fd: Int32, url: String) {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+  let bound = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
+    }
+  }
+  guard bound else {
+    close(fd)
+    throw EtcdLabFailure("cannot listen on 127.0.0.1: errno \(errno)")
+  }
+  return (fd, "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))")
+}
+
 /// A TCP listener on 127.0.0.1 that accepts connections (the kernel does) and never answers:
 /// a frozen member. No etcd needed.
-private final class SilentMember {
+final class SilentMember {
   let fd: Int32
   let url: String
 
-  init() throws {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    self.fd = fd
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard bound else { throw EtcdLabFailure("cannot listen on 127.0.0.1: errno \(errno)") }
-    url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
-  }
+  init() throws { (fd, url) = try listenOnLoopback() }
 
   deinit { close(fd) }
 }

@@ -17,7 +17,7 @@ import Testing
     .closed,
   ]
   static let phaseEvents: [Event] = [
-    .changed(replyStart: 7), .replied, .outputMoved(by: 4), .waitForOthers, .released, .outputFull,
+    .changed(replyStart: 7), .replied, .outputMoved(by: 4), .waitForOthers, .released, .park, .outputFull,
     .outputDrained, .quit, .close,
   ]
 
@@ -33,6 +33,7 @@ import Testing
     case (.outputMoved, .awaitingSave): .awaitingSave(replyStart: 6, replies: 2)
     case (.waitForOthers, .ready): .awaitingOthersSave
     case (.released, .awaitingSave), (.released, .awaitingOthersSave): .ready
+    case (.park, .awaitingSave), (.park, .awaitingOthersSave): state
     case (.outputFull, .ready): .outputBlocked
     case (.outputDrained, .outputBlocked): .ready
     case (.quit, .ready): .quitting
@@ -53,6 +54,37 @@ import Testing
     }
   }
 
+  /// A client that hung up while its connection waits for a save is parked (out of the epoll
+  /// set) once, only while it waits; parking changes no other event's legality, and only the
+  /// end of the wait (`released`) or `close` ends it: a parked connection is always one that
+  /// waits for a save, and every release is seen to unpark.
+  @Test func parkedOnlyWhileWaitingForASave() {
+    func waiting(_ state: State) -> Bool {
+      switch state {
+      case .awaitingSave, .awaitingOthersSave: true
+      case .ready, .outputBlocked, .quitting, .closed: false
+      }
+    }
+    for state in Self.states {
+      let parked = Life(state: state).next(on: .park)
+      #expect(parked == (waiting(state) ? Life(state: state, parked: true) : nil), "\(state)")
+      guard let parked else { continue }
+      #expect(parked.next(on: .park) == nil, "parked twice in \(state)")
+      for event in Self.phaseEvents + [.endOfInput, .subscribe] where event != .park {
+        var unparked = Life(state: state).next(on: event)
+        #expect((parked.next(on: event) == nil) == (unparked == nil), "\(event) in \(state)")
+        guard let next = parked.next(on: event) else { continue }
+        #expect(next.parked == waiting(next.state), "\(event) in \(state): \(next)")
+        unparked?.parked = next.parked
+        #expect(next == unparked, "\(event) in \(state)")
+      }
+    }
+    #expect(Life(state: .awaitingOthersSave, parked: true).next(on: .released) == Life(state: .ready))
+    #expect(
+      Life(state: .awaitingSave(replyStart: 0, replies: 1), parked: true).next(on: .close)
+        == Life(state: .closed))
+  }
+
   /// Illegal events are refused, not applied: a connection never takes a request after QUIT,
   /// is never released from a save it did not wait for, never closed twice.
   @Test func illegalTransitionsAreRefused() {
@@ -60,6 +92,7 @@ import Testing
     #expect(Life(state: .ready).next(on: .released) == nil)
     #expect(Life(state: .outputBlocked).next(on: .waitForOthers) == nil)
     #expect(Life(state: .awaitingOthersSave).next(on: .quit) == nil)
+    #expect(Life(state: .ready).next(on: .park) == nil)
     #expect(Life(state: .closed).next(on: .close) == nil)
     #expect(Life(inputEnded: true).next(on: .endOfInput) == nil)
     #expect(Life(state: .closed).next(on: .endOfInput) == nil)
