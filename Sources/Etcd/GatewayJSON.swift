@@ -249,7 +249,9 @@ extension WatchRequest {
         .message([
           ("key", .bytes(key)), ("range_end", rangeEnd.isEmpty ? nil : .bytes(rangeEnd)),
           ("start_revision", startRevision == 0 ? nil : .int64(startRevision)),
-          ("progress_notify", progressNotify ? .bool(true) : nil), ("prev_kv", prevKV ? .bool(true) : nil),
+          ("progress_notify", progressNotify ? .bool(true) : nil),
+          ("filters", withoutDeletes ? .array([.string("NODELETE")]) : nil),
+          ("prev_kv", prevKV ? .bool(true) : nil),
         ])
       )
     ])

@@ -171,25 +171,31 @@ public struct WatchRequest: Equatable, Sendable {
   public var progressNotify: Bool
   /// Each event carries the key as it was before the change.
   public var prevKV: Bool
+  /// Deletions are left out of the stream by etcd (its `NODELETE` filter): a watcher that
+  /// acts on puts alone is then not sent a range deleted, which etcd writes out as one event a
+  /// key to every watch (a fleet trimming 1,000 log entries at each snapshot).
+  public var withoutDeletes: Bool
 
   public init(
     key: [UInt8], rangeEnd: [UInt8] = [], startRevision: Int64 = 0, progressNotify: Bool = true,
-    prevKV: Bool = false
+    prevKV: Bool = false, withoutDeletes: Bool = false
   ) {
     self.key = key
     self.rangeEnd = rangeEnd
     self.startRevision = startRevision
     self.progressNotify = progressNotify
     self.prevKV = prevKV
+    self.withoutDeletes = withoutDeletes
   }
 
   /// Every key that starts with `prefix`.
   public static func prefix(
-    _ prefix: [UInt8], startRevision: Int64 = 0, progressNotify: Bool = true, prevKV: Bool = false
+    _ prefix: [UInt8], startRevision: Int64 = 0, progressNotify: Bool = true, prevKV: Bool = false,
+    withoutDeletes: Bool = false
   ) -> WatchRequest {
     WatchRequest(
       key: prefix, rangeEnd: RangeRequest.prefixEnd(prefix), startRevision: startRevision,
-      progressNotify: progressNotify, prevKV: prevKV)
+      progressNotify: progressNotify, prevKV: prevKV, withoutDeletes: withoutDeletes)
   }
 }
 

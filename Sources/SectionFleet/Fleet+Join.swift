@@ -158,7 +158,10 @@ extension Fleet {
   func startWatch() {
     watch?.cancel()
     // From now on: what came before is read by the catch-up that follows a (re)start.
-    watch = client.watch(WatchRequest.prefix(logPrefix), skip: { [unowned self] in skipsOwn($0) }) {
+    // Puts only: the log's entries; its trimming at each snapshot is nothing to apply.
+    watch = client.watch(
+      WatchRequest.prefix(logPrefix, withoutDeletes: true), skip: { [unowned self] in skipsOwn($0) }
+    ) {
       [unowned self] update in
       switch update {
       case .events(let events, _):

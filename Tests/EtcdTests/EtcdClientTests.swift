@@ -91,6 +91,26 @@ import Testing
     try runner.run(until: { false }, timeout: 0.2)
     #expect(updates.count == 2, "no update after cancel()")
 
+    // A watch without deletes (etcd's NODELETE filter): a key deleted is not sent, the put
+    // after it is.
+    var puts: [WatchUpdate] = []
+    let putsOnly = client.watch(.prefix(bytes("/t/"), withoutDeletes: true)) { puts.append($0) }
+    #expect(try runner.run(until: { !puts.isEmpty }))
+    _ = try #require(
+      try runner.wait {
+        other.txn(Txn(compare: [], success: [.delete(key: bytes("/t/b"), rangeEnd: [])]), completion: $0)
+      }.value)
+    let put3 = try #require(
+      try runner.wait { other.put(key: bytes("/t/e"), value: bytes("6"), completion: $0) }.value)
+    #expect(try runner.run(until: { puts.count >= 2 }))
+    guard case .events(let only, _) = puts[1] else {
+      Issue.record("the watch without deletes saw \(puts)")
+      return
+    }
+    #expect(only.map(\.kind) == [.put])
+    #expect(only.first?.kv.modRevision == put3.header.revision)
+    putsOnly.cancel()
+
     // Compaction: a watch from before it is cancelled with compact_revision; a range at a
     // compacted revision is refused as compacted.
     let last = try #require(
