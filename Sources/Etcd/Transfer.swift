@@ -69,6 +69,10 @@ final class Transfer {
       _ = ccurl_easy_setopt_pointer(
         easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
     }
+    // The members are reached directly: a proxy named in the environment (http_proxy,
+    // all_proxy) would see the credentials and every change, and looking for one is six
+    // getenv calls a request.
+    ccurl_easy_setopt_string(easy, CURLOPT_PROXY, "")
     // A member is http or https: never a file:// or any other of curl's schemes.
     ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
     ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
