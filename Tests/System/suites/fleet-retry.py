@@ -420,12 +420,16 @@ def cpu_seconds(pid):
 WAIT_CPU = 0.10
 
 
-def hangup_held(results):
+def host1_closed():
+    """The lab's fleet, gate and host 1, every section closed; and the revision all then have."""
     fleet, gate = LAB["fleet"], LAB["gate"]
-    h1 = fleet.hosts[1]
+    fleet.hosts[1].request("CLOSE all")
+    return fleet, gate, fleet.hosts[1], fleet.converged()
+
+
+def hangup_held(results):
     what = "a client gone while its TOGGLE is held for host 1's commit"
-    h1.request("CLOSE all")
-    first = fleet.converged()
+    fleet, gate, h1, first = host1_closed()
     with subscribed(fleet) as watches:
         gate.shut()
         try:
@@ -454,11 +458,8 @@ ACK_BOUND = 1.5
 
 
 def watch_acknowledges(results):
-    fleet, gate = LAB["fleet"], LAB["gate"]
-    h1 = fleet.hosts[1]
     what = "host 1's TOGGLEs while etcd's answers to its txns are held"
-    h1.request("CLOSE all")
-    first = fleet.converged()
+    fleet, gate, h1, first = host1_closed()
     with subscribed(fleet) as watches:
         gate.hold_answers(b'"succeeded":true')
         try:
