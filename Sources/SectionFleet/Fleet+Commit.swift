@@ -12,11 +12,9 @@ extension Fleet {
       guard awaits(proposal) else { return }
       switch result {
       case .success(let answer) where answer.succeeded:
-        var pointer: KeyValue??
-        if proposal.pieces != nil, case .range(let range)? = answer.responses.last {
-          pointer = range.kvs.first
-        }
-        committed(proposal, at: answer.header.revision, replacing: pointer)
+        let pointer: RangeResponse? =
+          if case .range(let range)? = answer.responses.last { range } else { nil }
+        committed(proposal, at: answer.header.revision, pointer: pointer)
       case .success:
         contact()
         phase = .idle
@@ -46,9 +44,9 @@ extension Fleet {
 
   /// etcd committed the group at `revision`, as the txn's answer says or, often sooner, the
   /// watch, which sends the entry back before the answer comes (`skipsOwn`). `pointer`: the
-  /// snapshot's pointer the txn read, when the state is to be written in pieces (only the
+  /// txn's read of the snapshot's pointer, when the state is to be written in pieces (only the
   /// answer has it).
-  func committed(_ proposal: Proposal, at revision: Int64, replacing pointer: KeyValue?? = nil) {
+  func committed(_ proposal: Proposal, at revision: Int64, pointer: RangeResponse? = nil) {
     contact()
     headRevision = revision
     if proposal.snapshot != snapshotRevision { snapshotKnown(proposal.snapshot, bytes: 0) }
@@ -56,7 +54,7 @@ extension Fleet {
     snapshotRevision = proposal.snapshot
     phase = .idle
     server.fleetCommitted()
-    if let pieces = proposal.pieces, let pointer { writeSnapshot(pieces, replacing: pointer) }
+    if let pieces = proposal.pieces, let pointer { writeSnapshot(pieces, replacing: pointer.kvs.first) }
     catchUpIfBehind()
   }
 

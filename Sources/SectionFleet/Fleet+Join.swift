@@ -196,14 +196,15 @@ extension Fleet {
   /// up on (outcome unknown) is applied as any other host's.
   func skipsOwn(_ line: ArraySlice<UInt8>) -> Bool {
     guard let own = ownEntry, let revision = own.prefix.revision(in: line) else { return false }
-    if case .committing(let proposal) = phase, proposal.commit == own.commit {
-      if proposal.pieces == nil { committed(proposal, at: revision) }
-    } else if own.revision > server.service.model.revision {
-      return false
-    }
-    contact()
+    let underWay: Proposal? = if case .committing(let p) = phase, p.commit == own.commit { p } else { nil }
+    guard underWay != nil || own.revision <= server.service.model.revision else { return false }
     seenRevision = max(seenRevision, own.revision)
-    catchUpIfBehind()
+    if let proposal = underWay, proposal.pieces == nil {
+      committed(proposal, at: revision)  // which also notes the contact and catches up if behind
+    } else {
+      contact()
+      catchUpIfBehind()
+    }
     return true
   }
 
