@@ -222,8 +222,13 @@ extension Fleet {
         contact()
         if let head = answer.kvs.first, let (revision, _, _) = parseHead(head.value) {
           seenRevision = max(seenRevision, revision)
-          if revision == server.service.model.revision, head.modRevision != headRevision, !isBusy {
-            // A fence moved the head without an entry.
+          // A fence moved the head without an entry: the next commit compares the newer head.
+          // Only with nothing unsaved here: a group gathering locally can reach the very list
+          // revision another host's commit brought the head to, and comparing that head would
+          // let the group commit over the other's entry (fleet-faults sectiond-kill caught a
+          // host acknowledging such a group once). And only a newer head than the one known:
+          // the answer may be older than this host's last commit.
+          if revision == server.service.model.revision, head.modRevision > headRevision, canApply {
             headRevision = head.modRevision
           }
         }
