@@ -293,7 +293,14 @@ package final class Fleet: FleetAgent {
     }
     success.append(.put(key: headKey, value: headValue(group.revision, snapshot: snapshot)))
     if pieces != nil { success.append(.range(RangeRequest(key: snapshotKey))) }
-    let txn = Txn(compare: [Compare(key: headKey, .modRevision(headRevision))], success: success)
+    // The head this host applied, and no entry at the group's revision yet: the head alone
+    // decides, and the second compare makes sure that a mistake in following it can only
+    // fail a commit, never put this group over another host's entry.
+    let txn = Txn(
+      compare: [
+        Compare(key: headKey, .modRevision(headRevision)),
+        Compare(key: logKey(group.revision), .createRevision(0)),
+      ], success: success)
     let proposal = Proposal(
       commit: commit, base: base, revision: group.revision, txn: txn, snapshot: snapshot, pieces: pieces,
       entryBytes: entry.count,
