@@ -4,9 +4,10 @@
  *
  *     etcd_cas URL PREFIX SECONDS WARMUP [--read] [--value-bytes N] [--head-bytes M]
  *
- * Each operation is one txn: compare PREFIX"head"'s mod revision with the one it knows, put
+ * Each operation is one txn: compare PREFIX"head"'s mod revision with the one it knows (and that
+ * PREFIX"log/<n>" does not exist yet, as a host's commit does), put
  * PREFIX"log/<n>" (N bytes, 150 by default: about a TOGGLE's fleet entry) and PREFIX"head" (M
- * bytes, N by default), as a host's commit is (Sources/SectionServer/Fleet/Fleet.swift);
+ * bytes, N by default), as a host's commit is (Sources/SectionFleet/Fleet.swift);
  * bench/fleet_bench.py passes the sizes of the fleet's own last entry and head. The revision it knows is the
  * previous txn's header revision, as a host knows it from its last commit; with --read it first
  * reads the head's mod revision (a range), the read-then-swap of a client that keeps no state:
@@ -152,10 +153,11 @@ int main(int argc, char **argv) {
         snprintf(log_key, sizeof log_key, "%slog/%020lld", prefix, n);
         base64(log_key, strlen(log_key), log64);
         snprintf(body, sizeof body,
-                 "{\"compare\":[{\"key\":\"%s\",\"target\":\"MOD\",\"mod_revision\":\"%lld\"}],"
+                 "{\"compare\":[{\"key\":\"%s\",\"target\":\"MOD\",\"mod_revision\":\"%lld\"},"
+                 "{\"key\":\"%s\",\"target\":\"CREATE\",\"create_revision\":\"0\"}],"
                  "\"success\":[{\"request_put\":{\"key\":\"%s\",\"value\":\"%s\"}},"
                  "{\"request_put\":{\"key\":\"%s\",\"value\":\"%s\"}}]}",
-                 head64, known, log64, value64, head64, headvalue64);
+                 head64, known, log64, log64, value64, head64, headvalue64);
         const char *answer = post("/v3/kv/txn", body);
         int succeeded = strstr(answer, "\"succeeded\":true") != NULL;
         if (succeeded) known = field(answer, "revision");

@@ -13,7 +13,7 @@ busy machine):
 
 - toggle_c1_d1: TOGGLEs per second through host h0, one connection, one in flight
   (bench/loadgen.c), against bench/etcd_cas.c on h0's member: the compare-and-swap a host's
-  commit is (compare the head's mod revision, put a log entry and the head, of the sizes the
+  commit is (compare the head's mod revision and that the log entry is new, put a log entry and the head, of the sizes the
   fleet's own last entry and head have in etcd), one in flight, back to back on one kept-alive
   connection, the revision to compare taken from the previous txn's answer as a host takes it.
   Goal >= 0.9x.
