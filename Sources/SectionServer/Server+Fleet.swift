@@ -40,6 +40,11 @@ extension Server {
   /// A catch-up ended: requests that waited for it run now.
   package func fleetCaughtUp() { releaseWaiting() }
 
+  /// The most bytes of a state the fleet's snapshot may name: what a start reads of a state
+  /// file, so that the pointer read from etcd is held to the file's bound before anything is
+  /// read or allocated by it.
+  package static var fleetStateLimit: Int { StateStore.readLimit }
+
   /// The fleet's whole state replaces this host's (joining, a log trimmed past it, another
   /// host's reload): saved whole, and every subscriber is sent `events`, the group's as the
   /// host that made it sent them (a reload), or else `!state`.
