@@ -38,6 +38,8 @@ extension Fleet {
           server.service.changeRefusal = unavailable(error)
           phase = .idle
           server.fleetCaughtUp()
+          // The poll pauses while a key is damaged: its retry goes on.
+          if damage != nil { later(after: damageDelay) { [unowned self] in catchUp() } }
         }
       }
     }
