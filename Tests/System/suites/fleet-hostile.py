@@ -28,6 +28,7 @@ Prints PASS/FAIL lines, then `N passed, N failed`.
 """
 
 import base64
+import contextlib
 import http.client
 import os
 import re
@@ -225,12 +226,7 @@ class Watch:
                 time.sleep(0.3)
             self.results.check(reply[-1].startswith("OK "), f"{self.what}: fixed, {host.name} takes changes again",
                                repr(reply[-1]))  # fmt: skip
-        try:
-            self.fleet.converged(timeout=RESUME_LIMIT)
-            converged = ""
-        except FleetError as error:
-            converged = str(error)
-        self.results.check(not converged, f"{self.what}: fixed, every host applies the same revision", converged)
+        converges(self.results, self.fleet, f"{self.what}: fixed")
 
     def finish(self):
         """What the subscribers got: only the protocol's event lines, printable, no !state flood."""
@@ -242,6 +238,15 @@ class Watch:
             self.results.check(not bad and states <= 1,
                                f"{self.what}: {listener.host.name}'s subscriber got only the protocol's events",
                                f"{bad[:3]!r}, {states} !state")  # fmt: skip
+
+
+def converges(results, fleet, what):
+    try:
+        fleet.converged(timeout=RESUME_LIMIT)
+        problem = ""
+    except FleetError as error:
+        problem = str(error)
+    results.check(not problem, f"{what}, every host applies the same revision", problem)
 
 
 def stops_then_resumes(results, what, key, plant, fix):
@@ -321,12 +326,18 @@ def bad_head(results):
                        lambda: keys.put("head", original))  # fmt: skip
 
 
+@contextlib.contextmanager
 def joiner(fleet, index, sections):
-    """A further host of the fleet, started: it joins by the keys as they are."""
+    """A further host of the fleet with `sections` in its config, started: it joins by the keys
+    as they are. Stopped and taken out of the fleet on leaving."""
     host = Host(fleet, index, config_json(sections))
     fleet.hosts.append(host)
-    host.start()
-    return host
+    try:
+        host.start()
+        yield host
+    finally:
+        host.kill(signal.SIGTERM)
+        fleet.hosts.remove(host)
 
 
 def until(condition, timeout):
@@ -343,41 +354,37 @@ def bad_snapshot(results):
     keys = Keys(fleet)
     original = keys.get("snapshot")
     running = list(fleet.hosts)
-    host = None
+    keys.put("snapshot", "sectiond-snapshot 1 1 evil.1 1 4611686018427387904 00000000")
     try:
-        for what, value in [
-            ("claiming 2^62 bytes", "sectiond-snapshot 1 1 evil.1 1 4611686018427387904 00000000"),
-            ("claiming a billion pieces", "sectiond-snapshot 1 1 evil.1 1000000000 1000000000 00000000"),
-            ("that is neither pointer nor state", "{garbage"),
-        ]:
-            keys.put("snapshot", value)
-            if host is None:
-                host = joiner(fleet, 3, ["alpha", "beta", "gamma", "delta"])
-            seen = until(lambda: "snapshot" in host.status().get("fleet-error", ""), CHANGE_LIMIT)
-            results.check(seen and host.alive(), f"a snapshot {what}: the joining host stays up and shows it in fleet-error",
-                          str(host.status().get("fleet-error")))  # fmt: skip
-            reply = host.request("TOGGLE 0", timeout=CHANGE_LIMIT + 5)
-            results.check(reply[-1].startswith("ERR UNAVAILABLE "), f"a snapshot {what}: the joining host refuses changes",
-                          reply[-1])  # fmt: skip
-            reply = running[0].request("TOGGLE 0", timeout=CHANGE_LIMIT + 5)
-            results.check(reply[-1].startswith("OK "), f"a snapshot {what}: the running hosts take changes", reply[-1])
-        keys.put("snapshot", original)
-        joined = until(lambda: host.status().get("fleet-state") == "serving", RESUME_LIMIT)
-        results.check(joined, "the snapshot restored, the joining host joins without a restart", str(host.status()))
-        reply = host.request("TOGGLE 2", timeout=CHANGE_LIMIT + 5)
-        results.check(reply[-1].startswith("OK "), "the snapshot restored, the joined host takes changes", reply[-1])
-        try:
-            fleet.converged(timeout=RESUME_LIMIT)
-            converged = ""
-        except FleetError as error:
-            converged = str(error)
-        results.check(not converged, "the snapshot restored, every host applies the same revision", converged)
+        with joiner(fleet, 3, ["alpha", "beta", "gamma", "delta"]) as host:
+            # What fleet-error says of each: the pointer's claim, the pieces found, the value.
+            for what, value, said in [
+                ("claiming 2^62 bytes", None, "4611686018427387904 bytes"),
+                ("claiming a billion pieces", "sectiond-snapshot 1 1 evil.1 1000000000 1000000000 00000000",
+                 "1000000000 pieces"),
+                ("that is neither pointer nor state", "{garbage", "not a state"),
+            ]:  # fmt: skip
+                if value is not None:
+                    keys.put("snapshot", value)
+                seen = until(lambda: said in host.status().get("fleet-error", ""), CHANGE_LIMIT)
+                error = host.status().get("fleet-error", "")
+                results.check(seen and host.alive() and "snapshot" in error,
+                              f"a snapshot {what}: the joining host stays up and shows it in fleet-error", repr(error))  # fmt: skip
+                reply = host.request("TOGGLE 0", timeout=CHANGE_LIMIT + 5)
+                results.check(reply[-1].startswith("ERR UNAVAILABLE "),
+                              f"a snapshot {what}: the joining host refuses changes", reply[-1])  # fmt: skip
+                reply = running[0].request("TOGGLE 0", timeout=CHANGE_LIMIT + 5)
+                results.check(reply[-1].startswith("OK "), f"a snapshot {what}: the running hosts take changes",
+                              reply[-1])  # fmt: skip
+            keys.put("snapshot", original)
+            joined = until(lambda: host.status().get("fleet-state") == "serving", RESUME_LIMIT)
+            results.check(joined, "the snapshot restored, the joining host joins without a restart", str(host.status()))
+            reply = host.request("TOGGLE 2", timeout=CHANGE_LIMIT + 5)
+            results.check(reply[-1].startswith("OK "), "the snapshot restored, the joined host takes changes", reply[-1])
+            converges(results, fleet, "the snapshot restored")
     finally:
         if keys.get("snapshot") != original:
             keys.put("snapshot", original)
-        if host is not None:
-            host.kill(signal.SIGTERM)
-            fleet.hosts.remove(host)
 
 
 def no_head(results):
@@ -385,33 +392,29 @@ def no_head(results):
     keys = Keys(fleet)
     head = keys.get("head")
     snapshot = keys.get("snapshot")
-    host = None
     watch = Watch(results, fleet, "no head")
+    keys.delete("head")
     try:
-        keys.delete("head")
-        host = joiner(fleet, 4, ["other", "list"])
-        seen = until(lambda: "head" in host.status().get("fleet-error", ""), CHANGE_LIMIT)
-        results.check(seen and keys.get("head") is None and keys.get("snapshot") == snapshot,
-                      "no head: a host with another list does not seed a prefix that has a log and a snapshot",
-                      f"fleet-error {host.status().get('fleet-error')!r}, head {keys.get('head')!r}")  # fmt: skip
-        watch.listeners.append(Listener(host))
-        watch.revisions[host.name] = host.revision()
-        watch.log_start[host.name] = 0
-        watch.refused("head")
-        watch.forward("the head deleted")
-        keys.put("head", head)
-        watch.resumes()
-        listed = host.request("LIST")
-        results.check(any(" alpha " in line for line in listed) and not any(" other " in line for line in listed),
-                      "the head put back, the new host serves the fleet's list, not its own", str(listed))  # fmt: skip
-        watch.forward("the head put back")
+        with joiner(fleet, 4, ["other", "list"]) as host:
+            seen = until(lambda: "head" in host.status().get("fleet-error", ""), CHANGE_LIMIT)
+            results.check(seen and keys.get("head") is None and keys.get("snapshot") == snapshot,
+                          "no head: a host with another list does not seed a prefix that has a log and a snapshot",
+                          f"fleet-error {host.status().get('fleet-error')!r}, head {keys.get('head')!r}")  # fmt: skip
+            watch.listeners.append(Listener(host))
+            watch.revisions[host.name] = host.revision()
+            watch.log_start[host.name] = 0
+            watch.refused("head")
+            watch.forward("the head deleted")
+            keys.put("head", head)
+            watch.resumes()
+            listed = host.request("LIST")
+            results.check(any(" alpha " in line for line in listed) and not any(" other " in line for line in listed),
+                          "the head put back, the new host serves the fleet's list, not its own", str(listed))  # fmt: skip
+            watch.forward("the head put back")
+            watch.finish()  # before the new host stops, which says !bye to its subscriber
     finally:
-        watch.finish()
         if keys.get("head") is None:
             keys.put("head", head)
-        if host is not None:
-            host.kill(signal.SIGTERM)
-            fleet.hosts.remove(host)
 
 
 def provenance(results):
