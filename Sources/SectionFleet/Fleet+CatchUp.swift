@@ -65,16 +65,12 @@ extension Fleet {
     for entry in logs.kvs {
       switch apply(entry, ownCommit: &pending) {
       case .applied: continue
-      case .notNext where snapshot > server.service.model.revision:
-        // The log was trimmed past what is applied: only the snapshot can help.
-        if pending != nil { server.fleetRetry() }
-        return adoptSnapshot()
       case .notNext:
-        let missing = logKey((pending?.base ?? server.service.model.revision) + 1)
-        return halt(at: missing, "is missing: the log goes on at \(Fleet.shown(entry.key))", unknown: pending)
-        {
-          [unowned self] in catchUp()
-        }
+        // The log was trimmed past what is applied (the head's snapshot revision may be older
+        // than a snapshot in pieces written since): only the snapshot can help, if it reaches
+        // past what is applied.
+        if pending != nil { server.fleetRetry() }
+        return adoptSnapshot(missing: logKey(server.service.model.revision + 1))
       case .damaged(let problem):
         return halt(at: entry.key, problem, unknown: pending) { [unowned self] in catchUp() }
       }
@@ -94,12 +90,8 @@ extension Fleet {
       finishCatchUp(pending)
     } else if !logs.kvs.isEmpty {
       catchUp(after: pending)
-    } else if snapshot > applied {
-      adoptSnapshot()
     } else {
-      halt(at: logKey(applied + 1), "is missing: the head names revision \(revision)", unknown: pending) {
-        [unowned self] in catchUp()
-      }
+      adoptSnapshot(missing: logKey(applied + 1))
     }
   }
 

@@ -123,7 +123,9 @@ extension Fleet {
   }
 
   /// Loads the fleet's snapshot and head at one revision, adopts it, then catches up the log.
-  func adoptSnapshot(joining: Bool = false) {
+  /// `missing`: the log key a catch-up needed and did not find; a snapshot that does not reach
+  /// past it cannot help, and the key is what is wrong (read again by a catch-up).
+  func adoptSnapshot(joining: Bool = false, missing: [UInt8]? = nil) {
     phase = joining ? .joining : .catchingUp
     let txn = Txn(
       compare: [], success: [.range(RangeRequest(key: headKey)), .range(RangeRequest(key: snapshotKey))])
@@ -131,12 +133,19 @@ extension Fleet {
       switch result {
       case .failure(let error):
         failed(error)
-        later { [unowned self] in adoptSnapshot(joining: joining) }
+        later { [unowned self] in adoptSnapshot(joining: joining, missing: missing) }
       case .success(let answer):
         contact()
         guard answer.responses.count == 2, case .range(let snapshots) = answer.responses[1],
           let snapshot = snapshots.kvs.first
         else { return damagedSnapshot("is missing", joining: joining) }
+        if let missing, let revision = snapshotRevision(in: snapshot.value),
+          revision <= server.service.model.revision
+        {
+          return halt(
+            at: missing, "is missing, and the fleet's snapshot at revision \(revision) does not reach past it"
+          ) { [unowned self] in catchUp() }
+        }
         let started = monotonicMicroseconds()
         // The pieces at the revision the pointer was read at: a newer snapshot made current
         // meanwhile deletes them, but not from that revision.
@@ -144,7 +153,7 @@ extension Fleet {
           switch result {
           case .failure(let error) where error.code == .unavailable:
             Log.warning("fleet: reading the fleet's snapshot: \(error.message)")
-            later { [unowned self] in adoptSnapshot(joining: joining) }
+            later { [unowned self] in adoptSnapshot(joining: joining, missing: missing) }
           case .failure(let error):
             damagedSnapshot("is damaged: \(error.message)", joining: joining)
           case .success(let bytes):
