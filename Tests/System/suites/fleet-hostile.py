@@ -220,7 +220,10 @@ class Watch:
             deadline = time.monotonic() + RESUME_LIMIT
             reply = ["-"]
             while time.monotonic() < deadline:
-                reply = host.request("TOGGLE 1", timeout=CHANGE_LIMIT + 5)
+                try:
+                    reply = host.request("TOGGLE 1", timeout=CHANGE_LIMIT + 5)
+                except OSError as error:
+                    reply = [repr(error)]
                 if reply[-1].startswith("OK "):
                     break
                 time.sleep(0.3)
