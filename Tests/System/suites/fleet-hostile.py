@@ -357,6 +357,9 @@ def bad_snapshot(results):
     keys = Keys(fleet)
     original = keys.get("snapshot")
     running = list(fleet.hosts)
+    # The claimed piece is there: only the claimed size is wrong.
+    piece = f"snapshot/{1:020d}.evil.1/{0:06d}"
+    keys.put(piece, "junk")
     keys.put("snapshot", "sectiond-snapshot 1 1 evil.1 1 4611686018427387904 00000000")
     try:
         with joiner(fleet, 3, ["alpha", "beta", "gamma", "delta"]) as host:
@@ -388,6 +391,7 @@ def bad_snapshot(results):
     finally:
         if keys.get("snapshot") != original:
             keys.put("snapshot", original)
+        keys.delete(piece)
 
 
 def no_head(results):
