@@ -20,6 +20,9 @@ stay within about one a second per host, no subscriber gets a line the protocol 
 - no-head: the head deleted, a host with another list starts: it does not seed, the snapshot is
   left as it was, the running hosts refuse changes; the head put back, all take changes and the
   new host serves the fleet's list.
+- restore-backup: the prefix put back as it was three changes before: every host refuses changes
+  (its revision is past the head's); the operator's steps of docs/FLEET.md (stop, delete each
+  state file's fleet mark, start) make every host serve the backup's revision and take changes.
 - provenance: host 2 runs with --history 0; its change is named in host 0's history as made
   through h2.
 
@@ -103,6 +106,18 @@ class Keys:
     def head(self):
         revision, snapshot, fleet_id = self.get("head").decode().split(" ")
         return int(revision), int(snapshot), fleet_id
+
+    def everything(self):
+        """Every key under the prefix and its value: a backup of the fleet."""
+        answer = self.call("/v3/kv/range", {"key": b64(self.prefix), "range_end": b64(self.prefix[:-1] + "0")})
+        return {base64.b64decode(kv["key"]).decode()[len(self.prefix):]: base64.b64decode(kv.get("value", ""))
+                for kv in answer.get("kvs", [])}  # fmt: skip
+
+    def restore(self, backup):
+        """The prefix as `backup` has it, as etcd restored from a backup holds it."""
+        self.call("/v3/kv/deleterange", {"key": b64(self.prefix), "range_end": b64(self.prefix[:-1] + "0")})
+        for key, value in backup.items():
+            self.put(key, value)
 
     @staticmethod
     def log(revision):
@@ -432,6 +447,38 @@ def no_head(results):
             keys.put("head", head)
 
 
+def restore_backup(results):
+    """docs/FLEET.md, "Restoring etcd from a backup": the hosts refuse a fleet gone back; the
+    operator's steps (stop, fleet marks deleted, start) make them serve the backup's list."""
+    fleet = LAB["fleet"]
+    keys = Keys(fleet)
+    fleet.hosts[0].request("TOGGLE 0")
+    fleet.converged()
+    backup = keys.everything()
+    taken = keys.head()[0]
+    for _ in range(3):
+        fleet.hosts[1].request("TOGGLE 1")
+    applied = fleet.converged()
+    keys.restore(backup)
+    for host in fleet.hosts:
+        reply = host.request("TOGGLE 2", timeout=CHANGE_LIMIT + 5)
+        results.check(reply[-1].startswith("ERR UNAVAILABLE ") and "went back" in reply[-1],
+                      f"etcd restored from a backup at {taken}: {host.name}, at {applied}, refuses changes", reply[-1])  # fmt: skip
+    for host in fleet.hosts:
+        host.kill(signal.SIGTERM)
+        os.remove(host.daemon.state + ".fleet")
+    for host in fleet.hosts:
+        host.start()
+    try:
+        revision = fleet.converged(timeout=RESUME_LIMIT)
+    except FleetError as error:
+        revision = str(error)
+    results.check(revision == taken, "the operator's steps taken, every host serves the backup's revision", str(revision))
+    for host in fleet.hosts:
+        reply = host.request("TOGGLE 2", timeout=CHANGE_LIMIT + 5)
+        results.check(reply[-1].startswith("OK "), f"the operator's steps taken, {host.name} takes changes", reply[-1])
+
+
 def provenance(results):
     fleet = LAB["fleet"]
     reply = fleet.hosts[2].request("TOGGLE 3")
@@ -450,6 +497,7 @@ PARTS = {
     "bad-head": bad_head,
     "bad-snapshot": bad_snapshot,
     "no-head": no_head,
+    "restore-backup": restore_backup,
     "provenance": provenance,
 }
 
