@@ -6,9 +6,9 @@ import SectionServer
 /// Joining (seeding an empty prefix, or adopting the fleet's list), then the watch that brings
 /// other hosts' groups and the poll that finds a member gone quiet.
 extension Fleet {
-  /// Reads the head and the prefix's first key at one revision: only a prefix without any key
-  /// is seeded; one with a log or a snapshot but no head is a damaged fleet, which this host's
-  /// list must not replace.
+  /// Reads the head and the prefix's first key at one revision: only a prefix without a head, a
+  /// log or a snapshot is seeded; one with a log or a snapshot but no head is a damaged fleet,
+  /// which this host's list must not replace.
   func join() {
     let prefix = Array(options.prefix.utf8)
     let txn = Txn(
@@ -26,7 +26,9 @@ extension Fleet {
         else { return halt(at: headKey, "was not answered as read") { [unowned self] in join() } }
         if let head = heads.kvs.first {
           adopt(head)
-        } else if let found = keys.kvs.first {
+        } else if let found = keys.kvs.first, !found.key.starts(with: piecesPrefix) {
+          // (Pieces alone sort last: another host seeding a large list writes them before its
+          // txn, and a seed that failed leaves them; neither is a fleet.)
           halt(
             at: headKey,
             "is missing, but the prefix holds \(Fleet.shown(found.key)): a damaged fleet, not an empty one; restore etcd's backup (docs/FLEET.md, \"Restoring etcd from a backup\"), or delete the prefix to seed it afresh"
