@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fleet (issue 46, docs/FLEET.md, docs/SECURITY.md "Several hosts") as an administrator
+"""The fleet (docs/FLEET.md, docs/SECURITY.md "Several hosts") as an administrator
 meets it: the first host's list, a reload, and etcd secured.
 
 - seed-and-reload: hosts with different configs: the first host's list is the fleet's, the
