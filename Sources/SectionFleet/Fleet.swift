@@ -115,7 +115,7 @@ package final class Fleet: FleetAgent {
   /// Whose config the list this host serves comes from, for STATUS's `fleet-config`: a RELOAD
   /// on any host replaces the list on every host, so each host must say whether its own
   /// config file is the one in use.
-  var listSource = "not joined yet; this host's config is not used until it seeds the fleet"
+  var listSource = "not known until this host has joined the fleet"
 
   /// A change waits at most this long for etcd: then `ERR UNAVAILABLE`. The bound a client
   /// is promised, and the fleet suites check, is 10 s (docs/FLEET.md, "Failures"): the other

@@ -66,8 +66,8 @@ import Testing
     ]
     #expect(
       JSONRenderer.status(facts)["fleet"]?.serialized()
-        == #"{"host":"h1","member":"http://m:2379","behind":3,"stale_seconds":null,"error":null,"#
-        + #""config":"h2's config","future":"x","revision":"9","state":"refusing"}"#)
+        == #"{"host":"h1","member":"http://m:2379","behind":3,"stale_seconds":null,"error":null,"revision":9,"#
+        + #""config":"h2's config","future":"x","state":"refusing"}"#)
     #expect(
       TextRenderer.status(facts).contains(
         """

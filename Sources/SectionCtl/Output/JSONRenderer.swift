@@ -75,13 +75,15 @@ enum JSONRenderer {
     ])
   }
 
-  /// A fleet's host (`sectiond --etcd`): which host, through which member, how far behind, and
-  /// for how long etcd has not answered; then every other `fleet-*` fact STATUS sent, by its
-  /// name without `fleet-` and with `_` for `-` (`state`, `config`), so that a fact a newer
-  /// daemon adds shows without a newer sectionctl. Null outside a fleet.
+  /// A fleet's host (`sectiond --etcd`): which host, through which member, how far behind, for
+  /// how long etcd has not answered, and the revision applied; then every other `fleet-*` fact
+  /// STATUS sent, by its name without `fleet-` and with `_` for `-` (`state`, `config`), so
+  /// that a fact a newer daemon adds shows without a newer sectionctl. Null outside a fleet.
   private static func fleet(_ facts: [String: String]) -> JSON {
     guard facts["fleet-host"] != nil else { return .null }
-    let named = ["fleet-host", "fleet-member", "fleet-behind", "fleet-stale-since", "fleet-error"]
+    let named = [
+      "fleet-host", "fleet-member", "fleet-behind", "fleet-stale-since", "fleet-error", "fleet-revision",
+    ]
     let others = facts.keys.filter { $0.hasPrefix("fleet-") && !named.contains($0) }.sorted().map {
       (String($0.dropFirst("fleet-".count).map { $0 == "-" ? "_" : $0 }), fact(facts[$0], number: false))
     }
@@ -92,6 +94,7 @@ enum JSONRenderer {
         ("behind", fact(facts["fleet-behind"], number: true)),
         ("stale_seconds", fact(facts["fleet-stale-since"], number: true)),
         ("error", fact(facts["fleet-error"], number: false)),
+        ("revision", fact(facts["fleet-revision"], number: true)),
       ] + others)
   }
 
