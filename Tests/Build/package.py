@@ -255,8 +255,8 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
                   and stat.S_IMODE(readonly.st_mode) == 0o666,
                   "control.sock 0660 group sectiond, readonly.sock 0666",
                   f"{oct(control.st_mode)} gid {control.st_gid}, {oct(readonly.st_mode)}")
-    # `sectiond --etcd` execs /usr/libexec/sectiond/sectiond-fleet (docs/FLEET.md, "The fleet's
-    # binary"): --check-config looks for it as a start would.
+    # `sectiond --etcd` execs /usr/libexec/sectiond/sectiond-fleet (docs/FLEET-DESIGN.md, "The
+    # fleet's binary"): --check-config looks for it as a start would.
     fleet = lab.run(["/usr/bin/sectiond", "--check-config", "--etcd", "http://127.0.0.1:2379"], check=False)
     results.check(fleet.returncode == 0, "the packaged sectiond finds sectiond-fleet (--check-config --etcd)",
                   failure(fleet))
