@@ -130,6 +130,7 @@ def check_contents(results, deb, scratch):
               # a fleet host's drop-ins and environment file (docs/FLEET.md), to copy
               "usr/share/doc/sectiond/examples/fleet/fleet.conf", "usr/share/doc/sectiond/examples/fleet/etcd-local.conf",
               "usr/share/doc/sectiond/examples/fleet/fleet.env", "usr/share/doc/sectiond/FLEET.md",
+              "usr/share/doc/sectiond/FLEET-DESIGN.md",
               "usr/share/doc/sectiond/SECURITY.md",
               # what `sectiond --etcd` runs (docs/FLEET.md): the fleet's code is only in it
               "usr/libexec/sectiond/sectiond-fleet"]
