@@ -161,6 +161,7 @@ extension Fleet {
       if decoded.commit == proposal.commit {
         headRevision = entry.modRevision
         server.fleetCommitted()
+        if proposal.reload { reloadedHere(at: revision) }
         return .applied
       }
       server.fleetRetry()
@@ -183,6 +184,14 @@ extension Fleet {
         server.fleetApplied()
       case .state(let state, _):
         server.fleetAdopt(state, reloaded: true)
+        // Once on every host, as the reloading host says it too (`reloadedHere`). The host's
+        // name is etcd's text: only a name's characters reach STATUS and the log.
+        let host = String(decoding: ClientName.asName(Array(decoded.host.utf8)), as: UTF8.self)
+        listSource =
+          "\(host)'s config (reloaded for every host at revision \(revision)); \(Fleet.configUnused)"
+        Log.notice(
+          "fleet: \(host) reloaded its config for every host: the list is replaced here too, at revision \(revision), \(counted(server.service.model.sections.count, "section")); \(Fleet.configUnused)"
+        )
       }
     } catch {
       return .damaged("does not apply to revision \(applied): \(error.message)")
