@@ -157,6 +157,17 @@ package final class Fleet: FleetAgent {
         certificateAuthority: $0, certificate: options.certificateFile, key: options.keyFile)
     }
     let credentials = try options.credentials ?? options.credentialsFile.map(FleetOptions.credentials(in:))
+    if credentials != nil {
+      // The password stays in memory for the life of the process (a new token is asked for
+      // whenever etcd drops the old one): no core file or same-user tracer may read it.
+      do { try ProcessInfo.forbidDumps() } catch { throw StartFailure("--etcd: \(error)", errno: nil) }
+      let clear = options.members.filter { $0.hasPrefix("http://") }
+      if !clear.isEmpty {
+        Log.warning(
+          "fleet: etcd's password goes in clear to \(clear.joined(separator: ", ")): anyone who can watch that traffic, or bind a member's port while the member is down, reads it; use https:// members with --etcd-cacert"
+        )
+      }
+    }
     do {
       client = try EtcdClient(
         loop: server.loop,
