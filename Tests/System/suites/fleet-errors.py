@@ -36,7 +36,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
 from fleet_lab import FleetLab, Host  # noqa: E402
-from sdlib import Client, Daemon, build_dir, config_json, known_parts, require_binary, run_parts  # noqa: E402
+from sdlib import Daemon, build_dir, config_json, known_parts, run_parts  # noqa: E402
 
 SECTIONS = ["alpha", "beta", "gamma", "delta"]
 # A change is answered within 10 s, done or ERR UNAVAILABLE (docs/FLEET.md).
@@ -318,12 +318,7 @@ def early_change(results):
 PARTS = {"hostile-member": hostile_member, "no-quorum": no_quorum, "secrets": secrets, "early-change": early_change}
 
 
-def main(argv):
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    require_binary()
-    known_parts(PARTS, argv)
-    return run_parts(PARTS, argv)
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    known_parts(PARTS, sys.argv[1:])  # before any lab starts; run_parts checks the binary
+    sys.exit(run_parts(PARTS, sys.argv[1:]))
