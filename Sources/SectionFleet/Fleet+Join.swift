@@ -164,11 +164,11 @@ extension Fleet {
   }
 
   /// The join takes longer than a change may wait (etcd unreachable, or the fleet's keys
-  /// damaged): the changes that waited are refused, and every change after them until the
-  /// join is done; the host tells systemd it is up all the same, as it serves reads from its
-  /// state file, so that a unit ordered after it is not held up by etcd.
+  /// damaged), or etcd refused it: the changes that waited are refused, and every change after
+  /// them until the join is done; the host tells systemd it is up all the same, as it serves
+  /// reads from its state file, so that a unit ordered after it is not held up by etcd.
   func joinBoundPassed() {
-    joinTimer = nil
+    joinTimer?.cancel()  // it may be the timer's own call: kept until the join drops it
     guard case .joining = phase else { return }
     server.service.changeRefusal = notJoined(lastFailure)
     Log.warning("fleet: \(server.service.changeRefusal!.message)")
@@ -282,8 +282,14 @@ extension Fleet {
 
   func failed(_ error: EtcdError) {
     lastFailure = error
-    if case .joining = phase, server.service.changeRefusal != nil {
-      server.service.changeRefusal = notJoined(error)
+    if case .joining = phase {
+      if server.service.changeRefusal != nil {
+        server.service.changeRefusal = notJoined(error)
+      } else if case .rejected = error.kind {
+        // etcd's refusal (a wrong password, a role without the prefix) does not pass by
+        // waiting: the changes that wait for the join are refused now.
+        joinBoundPassed()
+      }
     }
     if staleSince == nil { staleSince = monotonicMicroseconds() }
     if lastError == nil { Log.warning("fleet: \(error)") }
