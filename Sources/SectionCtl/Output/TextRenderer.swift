@@ -175,7 +175,8 @@ enum TextRenderer {
   }
 
   static let fleetOrder = [
-    "fleet-host", "fleet-state", "fleet-member", "fleet-revision", "fleet-behind", "fleet-stale-since",
+    "fleet-host", "fleet-prefix", "fleet-id", "fleet-state", "fleet-member", "fleet-revision", "fleet-behind",
+    "fleet-stale-since",
     "fleet-config", "fleet-error",
   ]
 
