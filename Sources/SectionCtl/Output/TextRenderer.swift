@@ -176,8 +176,7 @@ enum TextRenderer {
 
   static let fleetOrder = [
     "fleet-host", "fleet-prefix", "fleet-id", "fleet-state", "fleet-member", "fleet-revision", "fleet-behind",
-    "fleet-stale-since",
-    "fleet-config", "fleet-error",
+    "fleet-stale-since", "fleet-config", "fleet-error",
   ]
 
   /// Seconds as a person reads them: `42s`, `3m 5s`, `2h 0m`, `3d 4h`.
