@@ -103,13 +103,10 @@ extension Fleet {
     // Only an attempt that can end before the deadline: a change is never held past it.
     guard monotonicMicroseconds() + Fleet.retryDelay + Fleet.attemptTimeout < proposal.deadline else {
       phase = .idle
-      // The error says itself when its own outcome is unknown.
       let note =
-        error.outcomeUnknown
-        ? ""
-        : mayBeApplied
-          ? "; the change may still be applied (its outcome is unknown)" : "; nothing was applied"
-      server.fleetRefused(ProtocolError(.unavailable, "etcd: \(error)" + note))
+        error.outcomeUnknown || mayBeApplied
+        ? "; the change may have been applied (its outcome is unknown)" : "; nothing was applied"
+      server.fleetRefused(unavailable(error, note))
       server.service.changeRefusal = unavailable(error)
       return
     }

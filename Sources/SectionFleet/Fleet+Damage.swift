@@ -35,13 +35,26 @@ extension Fleet {
     }
     damage = found
     damageDelay = min(max(damageDelay * 2, Fleet.damageRetry), Fleet.damageRetryMost)
-    if case .joining = phase {} else { phase = .idle }
-    server.service.changeRefusal = ProtocolError(
-      .unavailable,
-      "\(found.key) in etcd \(found.problem); reads are served from revision \(applied); changes are taken again once the key is fixed or removed (docs/FLEET.md, \"A damaged key\")"
-    )
-    if unknown != nil { server.fleetRetry() } else { server.fleetCaughtUp() }
+    if case .joining = phase {
+      // Changes wait for the join within their bound, past which `joinBoundPassed` refuses
+      // them with this; once it has, the refusal says this instead.
+      if server.service.changeRefusal != nil { server.service.changeRefusal = damageRefusal(at: applied) }
+    } else {
+      phase = .idle
+      server.service.changeRefusal = damageRefusal(at: applied)
+      if unknown != nil { server.fleetRetry() } else { server.fleetCaughtUp() }
+    }
     later(after: damageDelay, retry)
+  }
+
+  /// The refusal of every change while a key is damaged, the host at revision `applied`.
+  func damageRefusal(at applied: UInt64) -> ProtocolError? {
+    damage.map {
+      ProtocolError(
+        .unavailable,
+        "\($0.key) in etcd \($0.problem); reads are served from revision \(applied); changes are taken again once the key is fixed or removed (docs/FLEET.md, \"A damaged key\")"
+      )
+    }
   }
 
   /// The damaged key was read again and is usable: changes are taken again.

@@ -2,6 +2,7 @@ import Etcd
 import Posix
 import SectionCore
 import SectionServer
+import Systemd
 
 /// Joining (seeding an empty prefix, or adopting the fleet's list), then the watch that brings
 /// other hosts' groups and the poll that finds a member gone quiet.
@@ -90,6 +91,7 @@ extension Fleet {
         Log.notice("fleet: seeded \(options.prefix) with this host's list at revision \(revision)")
         listSource = "this host's config (it seeded the fleet at revision \(revision))"
         joined()
+        server.fleetCaughtUp()
       case .success:
         contact()
         join()
@@ -197,13 +199,38 @@ extension Fleet {
     halt(at: snapshotKey, problem) { [unowned self] in adoptSnapshot(joining: joining) }
   }
 
+  /// The fleet's list is this host's (seeded, adopted, or its own state is the fleet's): the
+  /// changes that waited for it run once the catch-up that follows is through (at once after
+  /// seeding: the caller releases them).
   func joined() {
     server.service.changeRefusal = nil
     server.markFleet(fleetID, prefix: options.prefix)
     if case .joining = phase { phase = .idle }
+    joinTimer?.cancel()
+    joinTimer = nil
     startWatch()
     poller?.rearm(after: Fleet.pollInterval)
     poller?.setEnabled(true)
+    announceReady()
+  }
+
+  /// The join takes longer than a change may wait (etcd unreachable, or the fleet's keys
+  /// damaged), or etcd refused it: the changes that waited are refused, and every change after
+  /// them until the join is done; the host tells systemd it is up all the same, as it serves
+  /// reads from its state file, so that a unit ordered after it is not held up by etcd.
+  func joinBoundPassed() {
+    joinTimer?.cancel()  // it may be the timer's own call: kept until the join drops it
+    guard case .joining = phase else { return }
+    server.service.changeRefusal = damageRefusal(at: server.service.model.revision) ?? notJoined(lastFailure)
+    if damage == nil { Log.warning("fleet: \(server.service.changeRefusal!.message)") }  // else logged
+    server.fleetCaughtUp()
+    announceReady()
+  }
+
+  func announceReady() {
+    guard !announced else { return }
+    announced = true
+    Notifier.ready(status: server.statusLine)
   }
 
   func startWatch() {
@@ -307,16 +334,33 @@ extension Fleet {
   }
 
   func failed(_ error: EtcdError) {
+    lastFailure = error
     if case .joining = phase {
-      server.service.changeRefusal = ProtocolError(.unavailable, "not joined to the fleet yet: \(error)")
+      if server.service.changeRefusal != nil {
+        server.service.changeRefusal = notJoined(error)
+      } else if case .rejected = error.kind {
+        // etcd's refusal (a wrong password, a role without the prefix) does not pass by
+        // waiting: the changes that wait for the join are refused now.
+        joinBoundPassed()
+      }
     }
     if staleSince == nil { staleSince = monotonicMicroseconds() }
-    if lastError == nil { Log.warning("fleet: etcd: \(error)") }
+    if lastError == nil { Log.warning("fleet: \(error)") }
     lastError = "\(error)"
   }
 
-  func unavailable(_ error: EtcdError) -> ProtocolError {
+  /// The refusal a change gets while etcd cannot take it: what is wrong and what to do, in
+  /// one line. Each member's own error is in STATUS's `fleet-error` and the log, not here: a
+  /// client needs the verdict, and the members' texts are theirs, not the protocol's.
+  func unavailable(_ error: EtcdError, _ outcome: String = "") -> ProtocolError {
     ProtocolError(
-      .unavailable, "etcd: \(error); reads are served from revision \(server.service.model.revision)")
+      .unavailable,
+      "\(error.headline(members: options.members.count))\(outcome); reads are served from revision \(server.service.model.revision); \(error.remedy)"
+    )
+  }
+
+  func notJoined(_ error: EtcdError?) -> ProtocolError {
+    let why = error.map { "\($0.headline(members: options.members.count)); \($0.remedy)" } ?? "see the log"
+    return ProtocolError(.unavailable, "not joined to the fleet under \(options.prefix) yet: \(why)")
   }
 }

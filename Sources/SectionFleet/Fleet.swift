@@ -107,6 +107,12 @@ package final class Fleet: FleetAgent {
   /// A key this host cannot use, and the pause before it is read again (`Fleet+Damage`).
   var damage: Damage?
   var damageDelay: UInt64 = 0
+  /// etcd's last error, for the refusal of a change that waited for the join in vain.
+  var lastFailure: EtcdError?
+  /// Ends the wait of the changes sent before the host joined (`joinBoundPassed`).
+  var joinTimer: EventSource?
+  /// Whether systemd was told READY=1.
+  var announced = false
   /// Whether this host is writing a snapshot in pieces (`Fleet+Snapshot`): one at a time.
   var writingSnapshot = false
   /// The last snapshot this host knows of (written, loaded or seeded): its revision and size,
@@ -170,6 +176,17 @@ package final class Fleet: FleetAgent {
         certificateAuthority: $0, certificate: options.certificateFile, key: options.keyFile)
     }
     let credentials = try options.credentials ?? options.credentialsFile.map(FleetOptions.credentials(in:))
+    if credentials != nil {
+      // The password stays in memory for the life of the process (a new token is asked for
+      // whenever etcd drops the old one): no core file or same-user tracer may read it.
+      do { try ProcessInfo.forbidDumps() } catch { throw StartFailure("--etcd: \(error)", errno: nil) }
+      let clear = options.members.filter { $0.hasPrefix("http://") }
+      if !clear.isEmpty {
+        Log.warning(
+          "fleet: etcd's password goes in clear to \(clear.joined(separator: ", ")): anyone who can watch that traffic, or bind a member's port while the member is down, reads it; use https:// members with --etcd-cacert"
+        )
+      }
+    }
     do {
       client = try EtcdClient(
         loop: server.loop,
@@ -222,7 +239,10 @@ package final class Fleet: FleetAgent {
       case .catchingUp: "catching-up"
       }
     var fields = [
-      ("fleet-host", options.host), ("fleet-state", state), ("fleet-member", member),
+      ("fleet-host", options.host), ("fleet-prefix", options.prefix),
+      // The head's text, from etcd: one printable word.
+      ("fleet-id", fleetID.isEmpty ? "-" : VisibleText.line(fleetID, limit: 64)),
+      ("fleet-state", state), ("fleet-member", member),
       ("fleet-revision", String(server.service.model.revision)),
       (
         "fleet-behind",
@@ -232,14 +252,17 @@ package final class Fleet: FleetAgent {
       ("fleet-stale-since", stale), ("fleet-config", listSource),
     ]
     if let error = lastError ?? damage.map({ "\($0.key) \($0.problem)" }) {
-      fields.append(("fleet-error", String(error.map { $0 == "\n" ? " " : $0 })))
+      fields.append(("fleet-error", VisibleText.escape(error)))
     }
     return fields
   }
 
   /// Begins: reads the head, then seeds the fleet or adopts its list; watches and polls.
+  /// Changes wait for the join as for a commit (the service is sealed), within the same bound
+  /// (`joinBoundPassed`); systemd hears READY=1 once the host has joined (`announceReady`).
   package func start() throws {
-    server.service.changeRefusal = ProtocolError(.unavailable, "not joined to the fleet yet (etcd \(member))")
+    phase = .joining
+    joinTimer = try server.loop.timer(after: Fleet.commitTimeout) { [unowned self] in joinBoundPassed() }
     poller = try server.loop.timer(after: Fleet.pollInterval) { [unowned self] in self.poll() }
     retryTimer = try server.loop.timer(after: 1 << 40) { [unowned self] in
       let action = self.retryAction
@@ -251,6 +274,7 @@ package final class Fleet: FleetAgent {
   }
 
   package func stop() {
+    joinTimer?.cancel()
     watch?.cancel()
     watch = nil
     poller?.cancel()

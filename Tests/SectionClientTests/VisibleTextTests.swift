@@ -50,3 +50,11 @@ import Testing
     #expect(VisibleText.escapeLines("first\nsecond \u{1B}[31m") == "first\nsecond \\x1b[31m")
   }
 }
+
+@Suite struct VisibleTextLineTests {
+  @Test func oneLineCutAtItsLimit() {
+    #expect(VisibleText.line("a\r\nb") == "a\\x0d\\x0ab")
+    #expect(VisibleText.line(String(repeating: "é", count: 10), limit: 4) == "éééé...")
+    #expect(VisibleText.line("short", limit: 5) == "short")
+  }
+}

@@ -175,8 +175,8 @@ enum TextRenderer {
   }
 
   static let fleetOrder = [
-    "fleet-host", "fleet-state", "fleet-member", "fleet-revision", "fleet-behind", "fleet-stale-since",
-    "fleet-config", "fleet-error",
+    "fleet-host", "fleet-prefix", "fleet-id", "fleet-state", "fleet-member", "fleet-revision", "fleet-behind",
+    "fleet-stale-since", "fleet-config", "fleet-error",
   ]
 
   /// Seconds as a person reads them: `42s`, `3m 5s`, `2h 0m`, `3d 4h`.

@@ -22,7 +22,9 @@ meets it: the first host's list, a reload, and etcd secured.
   serves reads and refuses changes with ERR UNAVAILABLE.
 - auth: etcd's auth on, a user whose role reaches only the fleet's prefix; hosts with its user
   and password from --etcd-credentials FILE and from SECTIOND_ETCD_USER/PASSWORD share the list;
-  a host with a wrong password refuses changes with ERR UNAVAILABLE, naming etcd's refusal.
+  a host with a wrong password refuses changes with ERR UNAVAILABLE, naming etcd's refusal; a
+  user with docs/FLEET.md's read-only role reads the prefix but cannot write it, and a host run
+  as that user serves reads and refuses changes, naming the role as what to check.
 
 Needs etcd and etcdctl (else one SKIP line). Run one part: fleet-admin.py tls.
 Prints PASS/FAIL lines, then `N passed, N failed`.
@@ -258,9 +260,13 @@ def auth(results):
             return
         fleet = FleetLab(etcd)
         prefix = fleet.prefix
+        # docs/FLEET.md's roles: readwrite on the prefix for the hosts, read for what only watches.
         for command in (["user", "add", "root:rootpw"], ["user", "add", "fleet:fleetpw"], ["role", "add", "fleet"],
                         ["role", "grant-permission", "fleet", "--prefix=true", "readwrite", prefix],
-                        ["user", "grant-role", "fleet", "fleet"], ["auth", "enable"]):
+                        ["user", "grant-role", "fleet", "fleet"], ["user", "add", "watcher:watchpw"],
+                        ["role", "add", "fleet-reader"],
+                        ["role", "grant-permission", "fleet-reader", "--prefix=true", "read", prefix],
+                        ["user", "grant-role", "watcher", "fleet-reader"], ["auth", "enable"]):
             done = etcdctl(etcd, *command)
             if not results.check(done.returncode == 0, f"etcdctl {' '.join(command)}", done.stderr):
                 return
@@ -279,6 +285,16 @@ def auth(results):
             reply = host.request("TOGGLE 2")
             results.check(reply[-1] == f"OK {revision + 1}",
                           "auth from SECTIOND_ETCD_USER/PASSWORD: the host joins and changes the list", str(reply))
+            # The read-only role: it reads the fleet's keys, it cannot write them, and a host
+            # given it joins, serves reads and refuses changes naming the role.
+            read = etcdctl(etcd, "--user", "watcher:watchpw", "get", "--prefix", "--keys-only", prefix)
+            written = etcdctl(etcd, "--user", "watcher:watchpw", "put", prefix + "head", "0 0 forged")
+            results.check(read.returncode == 0 and prefix + "head" in read.stdout and written.returncode != 0
+                          and "permission denied" in written.stderr,
+                          "the read-only role reads the prefix and cannot write it", f"{read} {written}")  # fmt: skip
+            fleet.hosts.pop().kill()
+            refused_host(results, fleet, "a host with the read-only role", "role", [],
+                         {"SECTIOND_ETCD_USER": "watcher", "SECTIOND_ETCD_PASSWORD": "watchpw"})
 
 
 PARTS = {"seed-and-reload": seed_and_reload, "no-quorum": no_quorum, "stop-while-committing": stop_while_committing,
