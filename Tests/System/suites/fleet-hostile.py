@@ -43,6 +43,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from fleet_lab import FleetError, Host, run_fleet_suite  # noqa: E402
 from sdlib import config_json  # noqa: E402
+from web_socket import wait_for  # noqa: E402
 
 LAB = {}
 # A change waits at most 8 s for etcd (Fleet.commitTimeout); the margin is for a loaded machine.
@@ -358,15 +359,6 @@ def joiner(fleet, index, sections):
         fleet.hosts.remove(host)
 
 
-def until(condition, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return False
-
-
 def bad_snapshot(results):
     fleet = LAB["fleet"]
     keys = Keys(fleet)
@@ -399,7 +391,7 @@ def joined_snapshot(results, fleet, keys, original, running):
         ]:  # fmt: skip
             if value is not None:
                 keys.put("snapshot", value)
-            seen = until(lambda: said in host.status().get("fleet-error", ""), CHANGE_LIMIT)
+            seen = wait_for(lambda: said in host.status().get("fleet-error", ""), CHANGE_LIMIT, 0.2)
             error = host.status().get("fleet-error", "")
             results.check(seen and host.alive() and "snapshot" in error,
                           f"a snapshot {what}: the joining host stays up and shows it in fleet-error", repr(error))  # fmt: skip
@@ -410,7 +402,7 @@ def joined_snapshot(results, fleet, keys, original, running):
             results.check(reply[-1].startswith("OK "), f"a snapshot {what}: the running hosts take changes",
                           reply[-1])  # fmt: skip
         keys.put("snapshot", original)
-        joined = until(lambda: host.status().get("fleet-state") == "serving", RESUME_LIMIT)
+        joined = wait_for(lambda: host.status().get("fleet-state") == "serving", RESUME_LIMIT, 0.2)
         results.check(joined, "the snapshot restored, the joining host joins without a restart", str(host.status()))
         reply = host.request("TOGGLE 2", timeout=CHANGE_LIMIT + 5)
         results.check(reply[-1].startswith("OK "), "the snapshot restored, the joined host takes changes", reply[-1])
@@ -426,7 +418,7 @@ def no_head(results):
     keys.delete("head")
     try:
         with joiner(fleet, 4, ["other", "list"]) as host:
-            seen = until(lambda: "head" in host.status().get("fleet-error", ""), CHANGE_LIMIT)
+            seen = wait_for(lambda: "head" in host.status().get("fleet-error", ""), CHANGE_LIMIT, 0.2)
             results.check(seen and keys.get("head") is None and keys.get("snapshot") == snapshot,
                           "no head: a host with another list does not seed a prefix that has a log and a snapshot",
                           f"fleet-error {host.status().get('fleet-error')!r}, head {keys.get('head')!r}")  # fmt: skip
