@@ -104,6 +104,16 @@ def build_sectiond(args, fleet=False):
     return binpath
 
 
+def version(argv):
+    """The first line `argv` prints (a tool's --version), for the JSON's record of what ran;
+    None when it cannot be run."""
+    try:
+        return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=10).stdout.strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return None
+
+
 def side_by_side_options(ap, json_name):
     """The options of the drivers that measure sectiond beside a peer scenario by scenario
     (bench/dbus_bench.py, bench/fleet_bench.py): counts, which scenarios, where the JSON goes
@@ -1130,13 +1140,6 @@ def main():
         for kind, note in r["notes"].items():
             print(f"  note: {r['name']} {kind}: {note}")
     sys.stdout.flush()
-
-    def version(argv):
-        try:
-            return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  text=True, timeout=10).stdout.strip().splitlines()[0]
-        except (OSError, IndexError, subprocess.TimeoutExpired):
-            return None
 
     cpu = None
     try:

@@ -233,6 +233,7 @@ def main():
     ap.add_argument("--no-pin", action="store_true", help="do not pin the service and the client to CPUs")
     ap.add_argument("--require-targets", action="store_true", help="exit 1 when a goal is missed")
     args = ap.parse_args()
+    began = time.monotonic()
     prof = dict(PROFILES["smoke" if args.smoke else "full"])
     if args.runs:
         prof["runs"] = args.runs
@@ -288,8 +289,10 @@ def main():
         print(f"note: load average {load1:.1f} on {len(os.sched_getaffinity(0))} CPUs: other work shared the machine")
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump(dict(profile="smoke" if args.smoke else "full", load_average=os.getloadavg(), results=results), f,
-                  indent=2)
+        json.dump(dict(profile="smoke" if args.smoke else "full", load_average=os.getloadavg(),
+                       seconds=round(time.monotonic() - began, 1),
+                       versions={"dbus-daemon": bench.version(["dbus-daemon", "--version"])}, results=results),
+                  f, indent=2)
     missed = [n for n, r in results.items() if r["goal"] is not None and r["paired_ratio"] < r["goal"]]
     return 1 if args.require_targets and missed else 0
 
