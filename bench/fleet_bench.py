@@ -364,6 +364,8 @@ def main():
         peer = r["sides"][1]
         print(f"{name:<20} {r['sectiond']:>10,.3f} {peer:>16} {r['peer']:>10,.3f} {r['ratio']:>6.2f} "
               f"{r['paired']:>7.2f}  {r['goal']:<18} {'yes' if r['met'] else 'NO'}")
+    if args.smoke:
+        print(bench.SMOKE_NOTE)
     if "toggle_c1_d1" in results and "toggle_c1_d1_watched" in results:
         bare, watched = (results[n]["peer"] for n in ("toggle_c1_d1", "toggle_c1_d1_watched"))
         results["toggle_c1_d1"]["peer_watched_share"] = watched / bare
