@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sectiond's D-Bus face against a floor (issue 21; docs/PERFORMANCE.md, "D-Bus").
+"""sectiond's D-Bus face against a floor (docs/PERFORMANCE.md, "D-Bus").
 
     python3 bench/dbus_bench.py            # the full run (about 2 minutes)
     python3 bench/dbus_bench.py --smoke    # tiny counts, seconds; what `make test` runs

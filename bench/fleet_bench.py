@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fleet's figures (issue 46, "Performance"; docs/PERFORMANCE.md, "Fleet"): sectiond --etcd
+"""The fleet's figures (docs/PERFORMANCE.md, "The fleet"): sectiond --etcd
 against etcd itself, in the same run.
 
     python3 bench/fleet_bench.py            # the full run (about 2 minutes)
