@@ -1,4 +1,4 @@
-"""Clients across restarts of the installed service (issue 10), parts of Tests/System/suites/systemd-lab.py:
+"""Clients across restarts of the installed service, parts of Tests/System/suites/systemd-lab.py:
 
   restart   `systemctl restart` with 200 subscribers, a read-only client and a client
             pipelining TOGGLEs: nobody sees end-of-file, every request is answered once and

@@ -1,4 +1,4 @@
-"""The page's speed (issue 22): a burst of 1,000 changes a second from another client while the
+"""The page's speed: a burst of 1,000 changes a second from another client while the
 page clicks, and the 1,000 x 100 list; prints the FIGURE lines docs/PERFORMANCE.md quotes.
 Run by Tests/System/suites/web.py.
 """
