@@ -12,7 +12,7 @@
             the three the store holds are kept across a restart, the other two are told
             `!bye restart` and closed
   handover  1,000 subscribers and a client pipelining PINGs: the longest pause that client
-            sees across `systemctl restart`. The issue's target is 100 ms; most of the pause is
+            sees across `systemctl restart`. The goal is 100 ms; most of the pause is
             systemd setting up the unit's sandbox for the new process (docs/PERFORMANCE.md), so
             the check fails at 250 ms, what a loaded CI machine still meets, and prints the figure
 """
