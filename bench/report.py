@@ -15,6 +15,7 @@ a results file cannot be read or the markers are missing, 2 on bad usage.
 import argparse
 import json
 import os
+import re
 import sys
 
 import bench  # fmt_num: the figures as bench.py prints them
@@ -94,6 +95,23 @@ def fleet_rows(doc):
                f"{peer} {number(r['peer'], r['unit'])}", ratio, r["goal"] + " (paired)", met_cell(r["met"]))
 
 
+def fleet_notes(doc):
+    """What the fleet's findings rest on, from the same run: the group commit's size, a host's
+    CPU a change, and what etcd's feeding of three watches costs the plain client."""
+    notes = []
+    big = doc["results"].get("toggle_c50_d16", {})
+    if big.get("changes_per_txn"):
+        notes.append(f"{big['list_revisions']:,} list revisions in {big['etcd_txns']:,} etcd txns at 50 x 16 "
+                     f"({big['changes_per_txn']:.0f} changes a txn)")
+    cpu = doc.get("host_cpu_us_per_toggle") or {}
+    if cpu:
+        notes.append("h0's CPU a TOGGLE " + ", ".join(f"{v:.0f} µs at {k.replace('_', ' ')}" for k, v in cpu.items()))
+    share = doc["results"].get("toggle_c1_d1", {}).get("peer_watched_share")
+    if share:
+        notes.append(f"etcd_cas holding the hosts' three watches ran at {share:.2f} of its bare rate")
+    return ["Fleet, in the same run: " + "; ".join(notes) + ".", ""] if notes else []
+
+
 def table(rows):
     head = ("scenario", "sectiond", "peer", "ratio (paired)", "goal", "met")
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
@@ -126,6 +144,8 @@ def render(main, dbus, fleet):
     if missing:
         lines.append("Not in this run (no results file): " + ", ".join(missing) + ".")
         lines.append("")
+    if fleet is not None:
+        lines += fleet_notes(fleet)
     if main is not None:
         m = main["machine"]
         load_after = m["loadavg_after"][0] if isinstance(m["loadavg_after"], list) else m["loadavg_after"]
@@ -140,7 +160,9 @@ def render(main, dbus, fleet):
         if doc is not None:
             versions += [v for v in doc.get("versions", {}).values() if v]
     if versions:
-        lines.append("Versions: " + "; ".join(v for v in versions if v) + ".")
+        # redis-server --version also prints its build's id and allocator: the version is enough
+        versions = [re.sub(r" (?:sha|malloc|bits|build)=\S+", "", v) for v in versions if v]
+        lines.append("Versions: " + "; ".join(versions) + ".")
         lines.append("")
     took = []
     if main is not None:
