@@ -47,7 +47,7 @@ fuzz:
 package-test:
 	bash -c 'source Tests/System/lib/suites.sh && run_bounded "$${PACKAGE_TIMEOUT:-900}" package.py python3 Tests/Build/package.py'
 
-## bench: the benchmarks, as ratios against peers measured in the same run (about 25 minutes); ends with perf-report
+## bench: the benchmarks, as ratios against peers measured in the same run (about 35 minutes, the release build included); ends with perf-report
 bench:
 	scripts/deps.sh --test
 	python3 bench/bench.py
