@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sectiond on the system bus under a real systemd 252 (issue 21), in the systemd lab
+"""sectiond on the system bus under a real systemd 252, in the systemd lab
 (Tests/System/lib/lab.py): dbus-daemon as the system bus (dbus.socket), the project installed
 as the Debian package installs it (scripts/install.sh with PREFIX=/usr: the units, the
 policy in /usr/share/dbus-1/system.d, the activation file in system-services), and then:

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""sectiond's D-Bus face (issue 21, docs/DBUS.md) on a private dbus-daemon, with real clients:
+"""sectiond's D-Bus face (docs/DBUS.md) on a private dbus-daemon, with real clients:
 busctl, gdbus, and Python on Gio as a desktop program would be.
 
 Each part starts the daemon (and, where it matters, the bus) afresh in its own directory:
@@ -576,7 +576,7 @@ def errors_on(bus, daemon, client, config, good, state_dir, mounted):
     name, message = client.error("Toggle", "s", ("a b",))
     check(name == "org.freedesktop.DBus.Error.InvalidArgs" and "one word" in message,
           "a ref with a space: InvalidArgs", f"{name}: {message}")
-    # Issue 31: an error quotes at most a few dozen bytes of an argument, however long it is
+    # An error quotes at most a few dozen bytes of an argument, however long it is
     # (a 30 MB one was quoted whole, and sd-bus queued each such reply for a caller that never
     # read it).
     name, message = client.error("Toggle", "s", ("a " + "b" * 100,))
@@ -717,7 +717,7 @@ def missing_bus(tmp):
 
 
 def several_lists(tmp):
-    """Lists a-b and a_b (issue 44, item 11) own names of their own, each its list as it is:
+    """Lists a-b and a_b own names of their own, each its list as it is:
     neither waits for the other's name, a call reaches the list it names, and after a restart
     of a-b its name and calls come back to it, never to a_b."""
     bus = PrivateBus(tmp).start()
@@ -753,7 +753,7 @@ def several_lists(tmp):
 
 
 def access_after_bus_restart(tmp):
-    """Access decisions die with the bus connection that made them (issue 31, item 2): a
+    """Access decisions die with the bus connection that made them: a
     restarted dbus-daemon hands out the same unique names again, and the name root called
     from before the restart, now an unprivileged caller's, must not keep root's allowance."""
     if os.geteuid() != 0:
@@ -846,8 +846,8 @@ while True:
 
 
 def items_flood(tmp):
-    """Eight callers that never read their replies flood Items (issue 31, item 1: sectiond
-    grew to 2 GB and socket clients waited 449 ms): sectiond's memory stays bounded, socket
+    """Eight callers that never read their replies flood Items (before the
+    bound, sectiond grew to 2 GB and socket clients waited 449 ms): sectiond's memory stays bounded, socket
     PINGs are answered within a loop turn, and other bus callers are served during the flood
     and after it. On a bus with the system bus's limits and the packaged policy, as nobody."""
     if os.geteuid() != 0:
@@ -987,7 +987,7 @@ def rss_kib(pid):
 
 def huge_batch(tmp):
     """A Batch far past --max-batch-lines is refused at the bound, while socket clients are
-    served (issue 31, item 3: 4 million lines, 32 MB, held every socket client for 1.6 s and
+    served (before: 4 million lines, 32 MB, held every socket client for 1.6 s and
     left RSS 180 MB higher). The call's array is laid out by hand (HUGE_BATCH_LINES sets its
     length)."""
     lines = int(os.environ.get("HUGE_BATCH_LINES", 4_000_000))
@@ -1076,7 +1076,7 @@ def history(tmp):
             check(gone.startswith("Call failed: ") and sock.request("PING") == ["OK"],
                   f"ChangedBy of revision {revision}, not reached yet, is an error", gone)
         sock.close()
-    # Issue 44, item 20: the packaged policy let every user read the properties, List and Items
+    # The packaged policy let every user read the properties, List and Items
     # but not History and ChangedBy, which DBUS.md and SECURITY.md open to every peer as the
     # read-only socket opens HISTORY (who made a change stays blank for them).
     if os.geteuid() != 0:

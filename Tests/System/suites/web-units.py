@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sectiond-web.service as installed (issue 22), in the systemd lab (Tests/System/lib/lab.py):
+"""sectiond-web.service as installed, in the systemd lab (Tests/System/lib/lab.py):
 scripts/install.sh's units and page, the real websocketd, the real sandbox.
 
 System unit: started with the documented port drop-in (the lab shares the host's network, so a

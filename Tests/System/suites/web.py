@@ -163,7 +163,7 @@ def browser_checks(context):
 
 
 def named_list_checks(context):
-    """?list=NAME (issue 34): the same bridge shows the list NAME, whose sockets are in the
+    """?list=NAME: the same bridge shows the list NAME, whose sockets are in the
     directory NAME beside the bridge's socket, as sectiond --list NAME puts them; a click
     changes that list, not the other; a bad name gets no list."""
     driver = context.driver
