@@ -267,7 +267,9 @@ public final class EtcdClient {
   ) -> EtcdError? {
     let earlier = failures.isEmpty ? "" : "; before: " + failures.joined(separator: "; ")
     guard outcome.code == CURLE_OK else {
-      let kind: EtcdError.Kind = outcome.code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .unavailable
+      let kind: EtcdError.Kind =
+        outcome.overLimit
+        ? .answerTooLarge : outcome.code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .unavailable
       return EtcdError(
         kind, call: call, member: member, detail: outcome.detail + earlier,
         outcomeUnknown: mutating && !outcome.isConnectionRefused)
