@@ -235,6 +235,7 @@ extension Fleet {
         if server.service.changeRefusal?.code == .unavailable, case .idle = phase {
           server.service.changeRefusal = nil
         }
+        if outOfSpace != nil { checkSpace() }
         catchUpIfBehind()
       case .failure(let error):
         failed(error)
@@ -254,6 +255,8 @@ extension Fleet {
   }
 
   func failed(_ error: EtcdError) {
+    // etcd answered: out of space is not stale.
+    if error.kind == .noSpace { return server.service.changeRefusal = refusedForSpace(error) }
     if case .joining = phase {
       server.service.changeRefusal = ProtocolError(.unavailable, "not joined to the fleet yet: \(error)")
     }

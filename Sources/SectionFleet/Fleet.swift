@@ -111,6 +111,11 @@ package final class Fleet: FleetAgent {
   /// How many log entries the next catch-up read takes: `catchUpPageLimit`, halved for each
   /// answer over the client's limit and doubled back for each read that fits.
   var catchUpPage: Int64 = 1
+  /// etcd refused this host's last write for want of space (its NOSPACE alarm), and no write
+  /// succeeded since: etcd answers, so the host is not stale, but changes are refused until an
+  /// operator frees room (`Fleet+Space`). The refusal's text, which STATUS's `fleet-error`
+  /// shows meanwhile.
+  var outOfSpace: String?
   /// A SIGHUP came while a commit was under way: reload once it is through.
   package var reloadWhenIdle = false
 
@@ -238,7 +243,7 @@ package final class Fleet: FleetAgent {
     let state =
       switch phase {
       case .joining: "joining"
-      case .idle: "serving"
+      case .idle: outOfSpace == nil ? "serving" : "no-space"
       case .committing: "committing"
       case .catchingUp: "catching-up"
       }
@@ -252,7 +257,9 @@ package final class Fleet: FleetAgent {
       ),
       ("fleet-stale-since", stale),
     ]
-    if let lastError { fields.append(("fleet-error", String(lastError.map { $0 == "\n" ? " " : $0 }))) }
+    if let lastError = lastError ?? outOfSpace {
+      fields.append(("fleet-error", String(lastError.map { $0 == "\n" ? " " : $0 })))
+    }
     return fields
   }
 
