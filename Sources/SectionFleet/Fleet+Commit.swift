@@ -54,7 +54,10 @@ extension Fleet {
     contact()
     roomAgain()
     headRevision = revision
-    if proposal.snapshot != snapshotRevision { snapshotKnown(proposal.snapshot, bytes: 0) }
+    if proposal.snapshot != snapshotRevision {
+      snapshotKnown(proposal.snapshot, bytes: 0)
+      compactHistory(before: revision)
+    }
     logBytesSinceSnapshot += proposal.entryBytes
     snapshotRevision = proposal.snapshot
     phase = .idle
