@@ -232,8 +232,10 @@ fi
 inst 0644 README.md "$DATADIR/doc/sectiond/README.md"
 inst 0644 docs/PROTOCOL.md "$DATADIR/doc/sectiond/PROTOCOL.md"
 inst 0644 docs/DBUS.md "$DATADIR/doc/sectiond/DBUS.md"
-# A fleet host's guide and the threat model it points to, beside the fleet's examples below.
+# A fleet host's guide, the design it links to and the threat model it points to, beside the
+# fleet's examples below.
 inst 0644 docs/FLEET.md "$DATADIR/doc/sectiond/FLEET.md"
+inst 0644 docs/FLEET-DESIGN.md "$DATADIR/doc/sectiond/FLEET-DESIGN.md"
 inst 0644 docs/SECURITY.md "$DATADIR/doc/sectiond/SECURITY.md"
 for recipe in examples/i3blocks.conf examples/tmux.conf examples/sectiond-loop.sh examples/waybar/*; do
   inst 0644 "$recipe" "$DATADIR/doc/sectiond/$recipe"

@@ -121,6 +121,7 @@ extension Fleet {
       if decoded.commit == proposal.commit {
         headRevision = entry.modRevision
         server.fleetCommitted()
+        if proposal.reload { reloadedHere(at: revision) }
         return true
       }
       server.fleetRetry()
@@ -135,6 +136,14 @@ extension Fleet {
         server.fleetApplied()
       case .state(let state, let events):
         server.fleetAdopt(state, events: events)
+        // Once on every host, as the reloading host says it too (`reloadedHere`). The host's
+        // name is etcd's text: only a name's characters reach STATUS and the log.
+        let host = String(decoding: ClientName.asName(Array(decoded.host.utf8)), as: UTF8.self)
+        listSource =
+          "\(host)'s config (reloaded for every host at revision \(revision)); \(Fleet.configUnused)"
+        Log.notice(
+          "fleet: \(host) reloaded its config for every host: the list is replaced here too, at revision \(revision), \(counted(server.service.model.sections.count, "section")); \(Fleet.configUnused)"
+        )
       }
     } catch {
       Log.error(

@@ -62,8 +62,17 @@ extension Fleet {
     snapshotRevision = proposal.snapshot
     phase = .idle
     server.fleetCommitted()
+    if proposal.reload { reloadedHere(at: proposal.revision) }
     if let pieces = proposal.pieces, let pointer { writeSnapshot(pieces, replacing: pointer.kvs.first) }
     catchUpIfBehind()
+  }
+
+  /// This host's RELOAD is committed: it replaced the list on every host, which its log says
+  /// once, as every other host's does when it applies it.
+  func reloadedHere(at revision: UInt64) {
+    listSource = "this host's config (reloaded for every host at revision \(revision))"
+    Log.notice(
+      "fleet: this host's reload replaced the list on every host of the fleet, at revision \(revision)")
   }
 
   /// After a txn whose outcome is unknown: re-puts the head under the same compare. If that

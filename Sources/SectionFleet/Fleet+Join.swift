@@ -66,6 +66,7 @@ extension Fleet {
         snapshotRevision = revision
         snapshotKnown(revision, bytes: state)
         Log.notice("fleet: seeded \(options.prefix) with this host's list at revision \(revision)")
+        listSource = "this host's config (it seeded the fleet at revision \(revision))"
         joined()
       case .success:
         contact()
@@ -86,11 +87,13 @@ extension Fleet {
       fleetID = id
       snapshotRevision = snapshot
       Log.notice("fleet: catching up from revision \(applied) to \(revision) under \(options.prefix)")
+      listSource =
+        "the fleet's list (caught up from this host's state file at revision \(applied)); \(Fleet.configUnused)"
       joined()
       catchUp()
     } else {
       Log.notice(
-        "fleet: the fleet's list under \(options.prefix) is at revision \(revision); this host's config is not used"
+        "fleet: the fleet's list under \(options.prefix) is at revision \(revision); \(Fleet.configUnused)"
       )
       fleetID = id
       adoptSnapshot(joining: true)
@@ -128,6 +131,7 @@ extension Fleet {
             snapshotKnown(state.revision, bytes: bytes.count)
             headRevision = 0
             server.fleetAdopt(state)
+            listSource = "the fleet's list (loaded at revision \(state.revision)); \(Fleet.configUnused)"
             Log.notice(
               "fleet: loaded the fleet's state at revision \(state.revision) (\(bytes.count) bytes, \((monotonicMicroseconds() - started) / 1000) ms)"
             )

@@ -130,6 +130,7 @@ def check_contents(results, deb, scratch):
               # a fleet host's drop-ins and environment file (docs/FLEET.md), to copy
               "usr/share/doc/sectiond/examples/fleet/fleet.conf", "usr/share/doc/sectiond/examples/fleet/etcd-local.conf",
               "usr/share/doc/sectiond/examples/fleet/fleet.env", "usr/share/doc/sectiond/FLEET.md",
+              "usr/share/doc/sectiond/FLEET-DESIGN.md",
               "usr/share/doc/sectiond/SECURITY.md",
               # what `sectiond --etcd` runs (docs/FLEET.md): the fleet's code is only in it
               "usr/libexec/sectiond/sectiond-fleet"]
@@ -255,8 +256,8 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
                   and stat.S_IMODE(readonly.st_mode) == 0o666,
                   "control.sock 0660 group sectiond, readonly.sock 0666",
                   f"{oct(control.st_mode)} gid {control.st_gid}, {oct(readonly.st_mode)}")
-    # `sectiond --etcd` execs /usr/libexec/sectiond/sectiond-fleet (docs/FLEET.md, "The fleet's
-    # binary"): --check-config looks for it as a start would.
+    # `sectiond --etcd` execs /usr/libexec/sectiond/sectiond-fleet (docs/FLEET-DESIGN.md, "The
+    # fleet's binary"): --check-config looks for it as a start would.
     fleet = lab.run(["/usr/bin/sectiond", "--check-config", "--etcd", "http://127.0.0.1:2379"], check=False)
     results.check(fleet.returncode == 0, "the packaged sectiond finds sectiond-fleet (--check-config --etcd)",
                   failure(fleet))

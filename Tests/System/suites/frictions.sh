@@ -161,7 +161,7 @@ sed -i 's/"Inbox"/"In box"/' "$dir/titled.json"
 expect "reload after a title change: the dropped section (open) and the added one are printed" \
   $'dropped section inbox (Inbox), which was open\nadded section in-box (In box)\nreloaded the config: 2 sections, revision 1' \
   "$("$ctl" -s "$dir/titled.sock" reload)"
-expect "  ... and with --json" '{"revision":1,"dropped":[],"added":[]}' "$("$ctl" -s "$dir/titled.sock" -j reload)"
+expect "  ... and with --json" '{"revision":1,"dropped":[],"added":[],"fleet_host":null}' "$("$ctl" -s "$dir/titled.sock" -j reload)"
 contains "  ... and the daemon's log line names them" "reloaded the config: 2 sections; went: inbox (open); came: in-box" \
   "$(cat "$dir/titled.log")"
 # Issue 44, item 20: a section whose id is "added" read "added added (Added)"; and with a
