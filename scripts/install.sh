@@ -43,6 +43,8 @@
 #   /usr/local/share/zsh/site-functions/_sectionctl
 #   /usr/local/share/dbus-1/{system-services,services,interfaces}/org.sectiond.Sectiond1.*,
 #   /etc/dbus-1/system.d/org.sectiond.Sectiond1.conf (/usr/share/dbus-1/system.d with PREFIX=/usr)
+#   /usr/share/polkit-1/actions/org.sectiond.Sectiond1.policy (whatever the prefix: polkitd
+#     reads no other directory)
 #   /etc/sectiond/sections.json.example (a real sections.json is never touched)
 # With PREFIX=/usr the units go to /lib/systemd/system and /usr/lib/systemd/user
 # (Debian's systemdsystemunitdir and systemduserunitdir) and the snippets to
@@ -210,6 +212,10 @@ if [ -z "$user_install" ]; then
   inst 0644 packaging/dbus/org.sectiond.Sectiond1.conf "$DBUSPOLICYDIR/org.sectiond.Sectiond1.conf"
   inst 0644 packaging/dbus/system-services/org.sectiond.Sectiond1.service \
     "$DATADIR/dbus-1/system-services/org.sectiond.Sectiond1.service"
+  # polkit's actions for bus callers without a direct right (docs/DBUS.md, "Access"). polkitd
+  # reads actions from /usr/share/polkit-1/actions only, whatever the prefix.
+  inst 0644 packaging/polkit/org.sectiond.Sectiond1.policy \
+    /usr/share/polkit-1/actions/org.sectiond.Sectiond1.policy
   inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"
 fi
 # A user's session bus reads ~/.local/share/dbus-1/services too.

@@ -28,9 +28,9 @@ final class BusFace {
   /// The saved changes whose signals are not sent yet, and the ids of the sections they name.
   private var unpublished: [Change] = []
   private var unpublishedIDs: [String?] = []
-  /// Calls of callers whose uid and groups the bus daemon has been asked for, in the order
-  /// they came, by sender.
-  private var awaitingCredentials: [String: [(BusCall, BusRequest)]] = [:]
+  /// Calls of callers whose uid and groups the bus daemon has been asked for, or for the
+  /// first of which polkit has been asked, in the order they came, by sender.
+  private var waiting: [String: [(BusCall, BusRequest)]] = [:]
   /// The most calls of one caller held while it is asked about: the system bus lets a
   /// caller have 128 calls unanswered, a session bus more.
   static let heldPerCaller = 1024
@@ -59,7 +59,7 @@ final class BusFace {
         connected: { [unowned self] in
           // Calls from the last connection cannot be answered on this one.
           self.access.forget()
-          self.awaitingCredentials.removeAll()
+          self.waiting.removeAll()
         }
       ))
   }
@@ -97,44 +97,102 @@ final class BusFace {
     return true
   }
 
-  /// Runs `request` once its sender's right to change is known: a change from a caller not
-  /// seen before waits for the bus daemon to say who it is, and that caller's further calls
-  /// wait behind it, in order. The loop serves everyone else meanwhile.
+  /// Runs `request` once its sender's right to it is known: a change from a caller not seen
+  /// before waits for the bus daemon to say who it is, and a change of a caller without a
+  /// direct right (`BusAccess`) waits for polkit's decision; that caller's further calls wait
+  /// behind it, in order. The loop serves everyone else meanwhile.
   func run(_ call: BusCall, _ request: BusRequest) {
     let sender = call.sender
-    if awaitingCredentials[sender] != nil {
-      guard awaitingCredentials[sender]!.count < BusFace.heldPerCaller else {
+    if waiting[sender] != nil {
+      guard waiting[sender]!.count < BusFace.heldPerCaller else {
         return send(
           error: "org.freedesktop.DBus.Error.LimitsExceeded",
-          "\(BusFace.heldPerCaller) calls wait already for the bus daemon to say who you are: try again shortly",
+          "\(BusFace.heldPerCaller) calls of yours wait already for the bus daemon or polkit to decide: try again shortly",
           to: call)
       }
-      awaitingCredentials[sender]!.append((call, request))
+      waiting[sender]!.append((call, request))
       return
     }
-    guard request.changesState || request.answer.showsWho, access.mayChange(sender) == nil else {
-      return execute(call, request)
+    if case .run(let granted) = step(sender, request) { return execute(call, request, granted: granted) }
+    waiting[sender] = [(call, request)]
+    proceed(sender)
+  }
+
+  /// What a call needs before it runs.
+  private enum Step {
+    /// It runs now; `granted`: with the right to change state.
+    case run(granted: Bool)
+    /// The bus daemon is to say who the caller is.
+    case askCredentials
+    /// polkit is to decide whether the caller may do `action`.
+    case askPolkit(action: String)
+  }
+
+  private func step(_ sender: String, _ request: BusRequest) -> Step {
+    guard request.changesState || request.answer.showsWho else { return .run(granted: false) }
+    guard let direct = access.mayChange(sender) else { return .askCredentials }
+    // Who made the changes is shown to callers with a direct right only, as on the sockets.
+    guard !direct, request.changesState else { return .run(granted: direct) }
+    return .askPolkit(action: BusAccess.action(for: request))
+  }
+
+  /// Runs the waiting calls of `sender` in order, up to one that waits for an answer.
+  private func proceed(_ sender: String) {
+    while let (call, request) = waiting[sender]?.first {
+      switch step(sender, request) {
+      case .run(let granted):
+        waiting[sender]!.removeFirst()
+        execute(call, request, granted: granted)
+      case .askCredentials:
+        do {
+          try call.askSenderCredentials { [unowned self] credentials in self.decided(sender, credentials) }
+        } catch {
+          access.decide(sender, .failure(error))
+          continue
+        }
+        return
+      case .askPolkit(let action):
+        do {
+          try call.checkAuthorization(action) { [unowned self] answer in self.authorized(call, answer) }
+        } catch {
+          authorized(call, .failure(error))
+        }
+        return
+      }
     }
-    awaitingCredentials[sender] = [(call, request)]
-    do {
-      try call.askSenderCredentials { [unowned self] credentials in self.decided(sender, credentials) }
-    } catch {
-      decided(sender, .failure(error))
-    }
+    waiting[sender] = nil
   }
 
   /// The bus daemon said who `sender` is (or could not): its calls that waited run, in order.
   private func decided(_ sender: String, _ credentials: Result<BusCredentials, any Error>) {
     access.decide(sender, credentials)
-    for (call, request) in awaitingCredentials.removeValue(forKey: sender) ?? [] { execute(call, request) }
+    proceed(sender)
   }
 
-  /// Executes `request` in a session of the caller (its right to change state, and who it is
-  /// for the history), then answers, holds the call for the save, or keeps it for after the
+  /// polkit decided about `call`, the first of its caller's waiting calls: it runs with the
+  /// right polkit gave, or is refused, and the caller's next calls follow.
+  private func authorized(_ call: BusCall, _ answer: Result<PolkitAnswer, any Error>) {
+    let sender = call.sender
+    guard let (first, request) = waiting[sender]?.first, first === call else { return }
+    waiting[sender]!.removeFirst()
+    switch access.granted(sender, answer) {
+    case .challenge:
+      send(
+        error: "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired",
+        "polkit asks you to authenticate for this: call again allowing interactive authorization"
+          + " (busctl --allow-interactive-authorization=yes, gdbus call --interactive)",
+        to: call)
+    case let granted:
+      execute(call, request, granted: granted == .authorized)
+    }
+    proceed(sender)
+  }
+
+  /// Executes `request` in a session of the caller (`granted`: its right to change state, and
+  /// who it is for the history), then answers, holds the call for the save, or keeps it for after the
   /// save of other changes its answer would show.
-  private func execute(_ call: BusCall, _ request: BusRequest) {
-    let privileged = access.mayChange(call.sender) == true
-    let mayChange = (!request.changesState && !request.answer.showsWho) || privileged
+  private func execute(_ call: BusCall, _ request: BusRequest, granted: Bool) {
+    let mayChange = (!request.changesState && !request.answer.showsWho) || granted
     var session = Session(access: mayChange ? .control : .readOnly, author: access.author(call.sender))
     var batch = request.batch
     switch server.answer(request.request, session: &session, batch: &batch) {
