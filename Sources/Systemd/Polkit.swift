@@ -59,7 +59,8 @@ extension BusCall {
       case .failure(let error as BusErrorReply) where BusCall.noService.contains(error.name):
         answer(.success(.absent))
       case .failure(let error): answer(.failure(error))
-      case .success(let reply): answer(Result { try BusCall(reply).readAuthorization() })
+      case .success(let reply):
+        answer(Result { try BusCall(reply).readAuthorization(interactive: interactive) })
       }
     }
   }
@@ -74,13 +75,15 @@ extension BusCall {
     "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
   ]
 
-  /// CheckAuthorization's `(bba{ss})`: is_authorized, is_challenge, details (not read).
-  fileprivate func readAuthorization() throws -> PolkitAnswer {
+  /// CheckAuthorization's `(bba{ss})`: is_authorized, is_challenge, details (not read). A
+  /// challenge to a call that allowed interaction means that no authentication agent could
+  /// ask for the password: a refusal, not a reason to call again.
+  fileprivate func readAuthorization(interactive: Bool) throws -> PolkitAnswer {
     try enter("r", "bba{ss}")
     var authorized: Int32 = 0
     var challenge: Int32 = 0
     try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "b")), &authorized), "read_basic")
     try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "b")), &challenge), "read_basic")
-    return authorized != 0 ? .authorized : challenge != 0 ? .challenge : .notAuthorized
+    return authorized != 0 ? .authorized : challenge != 0 && !interactive ? .challenge : .notAuthorized
   }
 }
