@@ -137,7 +137,7 @@ public enum Daemon {
     let hangUp = try loop.onSignal(SIGHUP) { server.reloadFromSignal() }
     let watchdog = try loop.enableWatchdog()
     let names = sockets.map {
-      $0.file?.path ?? "inherited \($0.access == .control ? "control" : "readonly") socket"
+      $0.file?.path ?? "inherited \($0.access.readOnlySocket ? "readonly" : "control") socket"
     }
     Log.notice(
       "serving \(counted(service.model.sections.count, "section")) on \(names.joined(separator: " and "))"
@@ -175,7 +175,7 @@ public enum Daemon {
     let list = options.list?.rawValue ?? "-"
     return { [unowned server] access in
       let uptime = String((monotonicMicroseconds() - started) / 1_000_000)
-      guard access == .control else { return [("list", list), ("systemd", systemd), ("uptime", uptime)] }
+      guard access.seesWho else { return [("list", list), ("systemd", systemd), ("uptime", uptime)] }
       return [
         ("list", list), ("pid", pid), ("uid", uid), ("systemd", systemd), ("uptime", uptime),
         ("config", config), ("state", state),
