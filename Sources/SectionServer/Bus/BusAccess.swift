@@ -64,9 +64,15 @@ struct BusAccess {
   /// polkit was found missing, and that was logged: the log says so once, not for every call.
   private var polkitAbsentLogged = false
 
-  /// The polkit action a change stands for (the policy file org.sectiond.Sectiond1.policy).
-  static func action(for request: BusRequest) -> String {
-    "org.sectiond.Sectiond1.edit"
+  /// The polkit action of a level above read (the policy file org.sectiond.Sectiond1.policy).
+  static func action(_ level: AccessLevel) -> String { "org.sectiond.Sectiond1.\(level.rawValue)" }
+
+  /// polkit's refusal of `member`, which needs `needs`, as the protocol's DENIED says it: the
+  /// two levels first (a caller without a direct right has read), then what to do.
+  static func refusal(_ member: String, needs: AccessLevel) -> String {
+    "\(needs.rawValue) \(AccessLevel.read.rawValue) \(member) needs the \(needs.rawValue) level, and polkit"
+      + " does not grant \(action(needs)) to this caller; nothing was changed; an administrator grants it"
+      + " with a polkit rule (docs/DBUS.md, \"Granting with a polkit rule\")"
   }
 
   /// What polkit's answer for `sender` means: a polkit that failed, or is not there, grants

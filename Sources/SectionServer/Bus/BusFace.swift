@@ -113,36 +113,38 @@ final class BusFace {
       waiting[sender]!.append((call, request))
       return
     }
-    if case .run(let granted) = step(sender, request) { return execute(call, request, granted: granted) }
+    if case .run(let access) = step(sender, request) { return execute(call, request, access: access) }
     waiting[sender] = [(call, request)]
     proceed(sender)
   }
 
   /// What a call needs before it runs.
   private enum Step {
-    /// It runs now; `granted`: with the right to change state.
-    case run(granted: Bool)
+    /// It runs now, with this access.
+    case run(SectionService.Access)
     /// The bus daemon is to say who the caller is.
     case askCredentials
-    /// polkit is to decide whether the caller may do `action`.
-    case askPolkit(action: String)
+    /// polkit is to decide whether the caller may act at this level.
+    case askPolkit(AccessLevel)
   }
 
   private func step(_ sender: String, _ request: BusRequest) -> Step {
-    guard request.changesState || request.answer.showsWho else { return .run(granted: false) }
+    // A read that names no one needs no right.
+    guard request.changesState || request.answer.showsWho else { return .run(.control) }
     guard let direct = access.mayChange(sender) else { return .askCredentials }
-    // Who made the changes is shown to callers with a direct right only, as on the sockets.
-    guard !direct, request.changesState else { return .run(granted: direct) }
-    return .askPolkit(action: BusAccess.action(for: request))
+    if direct { return .run(.control) }
+    // Who made the changes is shown to callers with a direct right only, as before polkit.
+    guard request.changesState else { return .run(.readOnly) }
+    return .askPolkit(request.level)
   }
 
   /// Runs the waiting calls of `sender` in order, up to one that waits for an answer.
   private func proceed(_ sender: String) {
     while let (call, request) = waiting[sender]?.first {
       switch step(sender, request) {
-      case .run(let granted):
+      case .run(let access):
         waiting[sender]!.removeFirst()
-        execute(call, request, granted: granted)
+        execute(call, request, access: access)
       case .askCredentials:
         do {
           try call.askSenderCredentials { [unowned self] credentials in self.decided(sender, credentials) }
@@ -151,11 +153,13 @@ final class BusFace {
           continue
         }
         return
-      case .askPolkit(let action):
+      case .askPolkit(let level):
         do {
-          try call.checkAuthorization(action) { [unowned self] answer in self.authorized(call, answer) }
+          try call.checkAuthorization(BusAccess.action(level)) { [unowned self] answer in
+            self.authorized(call, level, answer)
+          }
         } catch {
-          authorized(call, .failure(error))
+          authorized(call, level, .failure(error))
         }
         return
       }
@@ -169,31 +173,34 @@ final class BusFace {
     proceed(sender)
   }
 
-  /// polkit decided about `call`, the first of its caller's waiting calls: it runs with the
-  /// right polkit gave, or is refused, and the caller's next calls follow.
-  private func authorized(_ call: BusCall, _ answer: Result<PolkitAnswer, any Error>) {
+  /// polkit decided whether `call`, the first of its caller's waiting calls, may act at
+  /// `level`: it runs at that level, or is refused changing nothing, and the caller's next
+  /// calls follow. Without polkit it runs as it did before polkit was asked: on the direct
+  /// right alone, which the caller lacks (`READONLY`, AccessDenied).
+  private func authorized(_ call: BusCall, _ level: AccessLevel, _ answer: Result<PolkitAnswer, any Error>) {
     let sender = call.sender
     guard let (first, request) = waiting[sender]?.first, first === call else { return }
     waiting[sender]!.removeFirst()
     switch access.granted(sender, answer) {
+    case .authorized: execute(call, request, access: SectionService.Access(level: level))
+    case .absent: execute(call, request, access: .readOnly)
     case .challenge:
       send(
         error: "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired",
-        "polkit asks you to authenticate for this: call again allowing interactive authorization"
-          + " (busctl --allow-interactive-authorization=yes, gdbus call --interactive)",
+        "\(call.member) needs \(BusAccess.action(level)), for which polkit asks you to authenticate:"
+          + " call again allowing interactive authorization (busctl does by default; gdbus call --interactive)",
         to: call)
-    case let granted:
-      execute(call, request, granted: granted == .authorized)
+    case .notAuthorized:
+      send(error: ProtocolError.Code.denied.busName, BusAccess.refusal(call.member, needs: level), to: call)
     }
     proceed(sender)
   }
 
-  /// Executes `request` in a session of the caller (`granted`: its right to change state, and
-  /// who it is for the history), then answers, holds the call for the save, or keeps it for after the
-  /// save of other changes its answer would show.
-  private func execute(_ call: BusCall, _ request: BusRequest, granted: Bool) {
-    let mayChange = (!request.changesState && !request.answer.showsWho) || granted
-    var session = Session(access: mayChange ? .control : .readOnly, author: access.author(call.sender))
+  /// Executes `request` in a session of the caller (its access, and who it is for the
+  /// history), then answers, holds the call for the save, or keeps it for after the save of
+  /// other changes its answer would show.
+  private func execute(_ call: BusCall, _ request: BusRequest, access: SectionService.Access) {
+    var session = Session(access: access, author: self.access.author(call.sender))
     var batch = request.batch
     switch server.answer(request.request, session: &session, batch: &batch) {
     case .failure(let error):
