@@ -5,7 +5,7 @@ scripts/install.sh's units and page, the real websocketd, the real sandbox.
 System unit: started with the documented port drop-in (the lab shares the host's network, so a
 free port rather than 8047), it serves the page and its WebSocket runs `sectionctl pipe` on the
 read-only socket (SUBSCRIBE answers, TOGGLE is ERR READONLY); a cross-site Origin gets 403; it
-runs as a dynamic user, not root; `systemd-analyze security` rates it (the figure is printed);
+runs as the user sectiond-web, not root; `systemd-analyze security` rates it (the figure is printed);
 the documented control drop-in (SECTIOND_WEB_SOCKET, SupplementaryGroups=sectiond) lets TOGGLE
 through. User unit: under a lab user's manager, with its own port drop-in, the page reads the
 user's own daemon and cannot change it; its `systemd-analyze --user security` figure. No journal
@@ -86,7 +86,7 @@ def system_unit(lab):
 
     pid = lab.main_pid("sectiond-web.service")
     user = lab.run(["ps", "-o", "user=", "-p", str(pid)], check=False).stdout.strip()
-    check(pid > 0 and user not in ("", "root"), "websocketd runs as a dynamic user, not root", user)
+    check(pid > 0 and user == "sectiond-web", "websocketd runs as the user sectiond-web (sysusers.d), not root", user)
 
     exposure = security(lab.run(["systemd-analyze", "security", "sectiond-web.service"], check=False))
     check(exposure <= 1.0, "systemd-analyze security rates the system unit at most 1.0", str(exposure))
