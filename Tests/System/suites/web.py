@@ -8,7 +8,8 @@ websocketd runs with the command line of systemd/sectiond-web.service.in (origin
 is on what the page shows (the DOM: titles, counts, aria-expanded, tiles, the status line) or on
 what the daemon saw (a socket subscriber's events). Also the origin checks with raw HTTP
 handshakes, `sectionctl pipe` on its own (web_pipe.py), a real `!state` after the page's
-connection fell behind (web_snapshot.py) and the speed figures for
+connection fell behind (web_snapshot.py), the operate option: a bridge at the operate level
+toggles and is refused edits (web_operate.py), and the speed figures for
 docs/PERFORMANCE.md (web_speed.py); web_lib.py has what they share.
 
 Screenshots (light and dark) go to $WEB_SCREENSHOTS (default build/web-screenshots/).
@@ -34,6 +35,7 @@ if not all(shutil.which(tool) for tool in BROWSER_TOOLS) or importlib.util.find_
 from web_lib import (ROOT, Subscriber, Websocketd, browser, check, header, load, page, results,  # noqa: E402
                      run, settled, view)
 from web_busy import busy_checks  # noqa: E402
+from web_operate import operate_checks  # noqa: E402
 from web_pipe import pipe_checks  # noqa: E402
 from web_snapshot import snapshot_checks  # noqa: E402
 from web_socket import free_port, handshake, wait_for, ws_read_lines, ws_send_text  # noqa: E402
@@ -152,6 +154,7 @@ def browser_checks(context):
     restart_checks(context)
     snapshot_checks(context)
     readonly_checks(context)
+    operate_checks(context)
     speed_checks(context)
     named_list_checks(context)
     busy_checks(context)
