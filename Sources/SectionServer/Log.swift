@@ -25,7 +25,7 @@ package enum Log {
     if threshold >= .debug { write(.debug, message()) }
   }
 
-  private static func write(_ level: Level, _ message: String) {
+  static func write(_ level: Level, _ message: String) {
     guard level <= threshold else { return }
     let line: String
     if toJournal {

@@ -17,7 +17,7 @@ extension SectionService {
         // A batch is one change: a line above the client's level refuses it whole, before
         // any line is applied.
         if request.level > session.access.level {
-          throw session.access.refusal(of: request, line: number)
+          throw refusal(of: request, by: session, line: number)
         }
         requests.append((request, number))
       case .success?:

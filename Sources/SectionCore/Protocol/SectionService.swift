@@ -98,6 +98,17 @@ public final class SectionService {
   /// Asked with the access of the client that asks: a read-level client is told less
   /// (SECURITY.md, "What a read-only client learns from STATUS").
   public var statusFields: (Access) -> [(String, String)] = { _ in [] }
+  /// The last request refused as above its client's level (`ERR DENIED`), with who sent it,
+  /// until the face takes it (`takeDenial`) to log it once its reply stands: a reply that
+  /// waits for a save is made again. The read-only socket's refusals, which every local user
+  /// may provoke and which name no level, are not kept.
+  public private(set) var denial: (author: Author, refusal: ProtocolError)?
+
+  /// The refusal `denial` holds, which it no longer does.
+  public func takeDenial() -> (author: Author, refusal: ProtocolError)? {
+    defer { denial = nil }
+    return denial
+  }
   /// The RELOAD being done is RELOAD FRESH: `reload(_:by:reply:)` drops clients' edits.
   private var reloadDropsEdits = false
   var rendered: RenderedSections
@@ -186,7 +197,7 @@ public final class SectionService {
   public func execute(
     _ request: Request, session: inout Session, batch: inout Batch?, reply: inout OutputQueue
   ) throws(ProtocolError) -> Outcome? {
-    if request.level > session.access.level { throw session.access.refusal(of: request) }
+    if request.level > session.access.level { throw refusal(of: request, by: session) }
     if hasUnsavedChanges && request.readsState {
       // A group sealed for a fleet's commit may wait seconds for etcd: reads are answered from
       // the state as last committed meanwhile, never from the group's.
@@ -213,6 +224,15 @@ public final class SectionService {
       batch = nil
       throw error
     }
+  }
+
+  /// The refusal of `request` (line `line` of a batch), above what `session` may; out of line,
+  /// so that the requests allowed pay nothing for it.
+  @inline(never)
+  func refusal(of request: Request, by session: Session, line: Int? = nil) -> ProtocolError {
+    let refusal = session.access.refusal(of: request, line: line)
+    if refusal.code == .denied { denial = (session.author, refusal) }
+    return refusal
   }
 
   func execute(_ request: Request, session: inout Session, reply: inout OutputQueue)
