@@ -191,6 +191,10 @@ final class BusFace {
           + " call again allowing interactive authorization (busctl does by default; gdbus call --interactive)",
         to: call)
     case .notAuthorized:
+      let author = access.author(sender)
+      server.denials.note(
+        "D-Bus: refused \(call.member) of uid \(author.uid.map(String.init) ?? "?"), pid \(author.pid.map(String.init) ?? "?") (\(sender)): polkit does not grant \(BusAccess.action(level))"
+      )
       send(error: ProtocolError.Code.denied.busName, BusAccess.refusal(call.member, needs: level), to: call)
     }
     proceed(sender)

@@ -910,6 +910,10 @@ def polkit(tmp):
                               "org.sectiond.Sectiond1.Error.Denied"] and client.get("Revision") == 3,
                   "polkit granting operate: nobody toggles and batches opening and closing; inserting a section,"
                   " alone or in a batch, is refused whole", f"{answers} {errors}")
+            logged = [line for line in daemon.log_text().splitlines() if "D-Bus: refused" in line]
+            check(len(logged) == 2 and all(f"of uid 65534" in line and f"({name})" in line for line in logged)
+                  and "InsertSection" in logged[0] and "org.sectiond.Sectiond1.edit" in logged[0],
+                  "each refusal is logged with who (uid, pid, unique name) and what", "\n".join(logged))
             operate, edit = "org.sectiond.Sectiond1.operate", "org.sectiond.Sectiond1.edit"
             check(authority.asked == [("system-bus-name", name, action, 0) for action in (operate, edit, operate, edit)],
                   "polkit is asked for the action of each call's level (a Batch's highest line's), about the"
