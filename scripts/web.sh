@@ -97,7 +97,9 @@ cat <<EOF
 
   Change the list from a terminal and watch the page follow:
     $BUILD_DIR/sectionctl --socket $control toggle 0
-    $BUILD_DIR/sectionctl --socket $control add news Latest news
+    $BUILD_DIR/sectionctl --socket $control $([ "${WEB_OPERATE:-0}" = 1 ] &&
+  echo "add news Latest news   # refused: you, like the page, have the operate level here" ||
+  echo "add news Latest news")
 
   Ctrl-C stops websocketd$([ -n "${WEB_SOCKET:-}" ] || echo " and sectiond").
 EOF
