@@ -23,6 +23,8 @@ struct BusAccess {
   private var decided: [String: Bool] = [:]
   /// Who each caller is, for the history.
   private var authors: [String: Author] = [:]
+  /// polkit was found missing, and that was logged: the log says so once, not for every call.
+  private var polkitAbsentLogged = false
   /// Unique names remembered at most; past it the cache starts over (a name asks again).
   static let remembered = 4096
 
@@ -61,9 +63,6 @@ struct BusAccess {
     }
   }
 
-  /// polkit was found missing, and that was logged: the log says so once, not for every call.
-  private var polkitAbsentLogged = false
-
   /// The polkit action of a level above read (the policy file org.sectiond.Sectiond1.policy).
   static func action(_ level: AccessLevel) -> String { "org.sectiond.Sectiond1.\(level.rawValue)" }
 
@@ -82,7 +81,8 @@ struct BusAccess {
     case .success(.absent):
       if !polkitAbsentLogged {
         Log.notice(
-          "D-Bus: polkit is not on the system bus; callers other than root, sectiond and group sectiond may only read"
+          "D-Bus: polkit is not on this bus (org.freedesktop.PolicyKit1 neither runs nor is activatable);"
+            + " callers other than root, the daemon's user and group sectiond may only read"
         )
         polkitAbsentLogged = true
       }

@@ -656,6 +656,9 @@ def errors_on(bus, daemon, client, config, good, state_dir, mounted):
         listed = run(nobody + f"busctl --address={bus.address} call {NAME} {PATH} {IFACE} List", env)
         check(read == f"t {client.get('Revision')}" and listed.startswith("ta(ssbu)"),
               "... while reading properties and List", f"{read}\n{listed}")
+        notices = daemon.log_text().count("D-Bus: polkit is not on this bus")
+        check(notices == 1, "without polkit on the bus, the log says so once, not for each refused call",
+              daemon.log_text()[-600:])
     else:
         print("SKIP AccessDenied: calling as another user needs root")
     sock.close()
