@@ -20,7 +20,6 @@ Needs root for the users; standard library only.
 """
 
 import os
-import socket
 import sys
 import time
 
@@ -57,42 +56,6 @@ TABLE = [
     ("RELOAD FRESH", "edit"),
 ]
 ORDER = ["read", "operate", "edit"]
-
-
-def connect_as(path, uid, groups):
-    """A connection to `path` made by a process of `uid` (its gid the same) in `groups`."""
-    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            parent.close()
-            os.setgroups(groups)
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                s.connect(path)
-                socket.send_fds(child, [b"ok"], [s.fileno()])
-            except OSError as error:
-                child.sendall(f"{error.errno}".encode())
-        except BaseException:
-            code = 1
-        os._exit(code)
-    child.close()
-    try:
-        message, fds, _, _ = socket.recv_fds(parent, 64, 1)
-    finally:
-        os.waitpid(pid, 0)
-        parent.close()
-    if not fds:
-        raise PermissionError(int(message or b"0"), f"uid {uid} could not connect to {path}")
-    client = sdlib.Client.__new__(sdlib.Client)
-    client.sock = socket.socket(fileno=fds[0])
-    client.sock.settimeout(5)
-    client.buf = b""
-    client.events = []
-    return client
 
 
 def start(rules=RULES):
@@ -141,7 +104,7 @@ def levels(results):
     try:
         watch = Watch(daemon)
         for uid, level in ((READER, "read"), (OPERATOR, "operate"), (EDITOR, "edit")):
-            client = connect_as(daemon.socket, uid, USERS[uid])
+            client = sdlib.connect_as(daemon.socket, uid, USERS[uid])
             status = client.request("STATUS")
             results.check(status[0] == f"status access {level}",
                           f"STATUS tells uid {uid} its level {level}", status[0])
@@ -169,7 +132,7 @@ def levels(results):
                       [line for line in log.splitlines() if "refused" in line][:2])
         # Ten a second at most: the rest of the second's are counted when the next comes.
         time.sleep(1.1)
-        operator = connect_as(daemon.socket, OPERATOR, USERS[OPERATOR])
+        operator = sdlib.connect_as(daemon.socket, OPERATOR, USERS[OPERATOR])
         operator.request("DELETE a")
         log = daemon.log()
         results.check("more refusals of requests above their level in the last second, not logged" in log
@@ -184,7 +147,7 @@ def batch(results):
     daemon = start()
     try:
         watch = Watch(daemon)
-        operator = connect_as(daemon.socket, OPERATOR, USERS[OPERATOR])
+        operator = sdlib.connect_as(daemon.socket, OPERATOR, USERS[OPERATOR])
         before = watch.snapshot()
         reply = operator.request("BATCH", "OPEN a", "TOGGLE c", "DELETE b", "OPEN b", "END")
         results.check(reply == [reply[-1]] and reply[-1].startswith("ERR DENIED edit operate line 3 of the batch, DELETE"),
@@ -201,7 +164,7 @@ def batch(results):
 def readonly_socket(results):
     daemon = start()
     try:
-        viewer = connect_as(daemon.readonly_socket, OUTSIDER, USERS[OUTSIDER])
+        viewer = sdlib.connect_as(daemon.readonly_socket, OUTSIDER, USERS[OUTSIDER])
         reply = viewer.request("TOGGLE a")
         results.check(reply == ["ERR READONLY TOGGLE changes state; use the control socket"],
                       "the read-only socket still answers ERR READONLY, whoever connects", reply)
@@ -215,7 +178,7 @@ def readonly_socket(results):
 def defaults(results):
     daemon = start(rules=None)
     try:
-        member = connect_as(daemon.socket, MEMBER, USERS[MEMBER])
+        member = sdlib.connect_as(daemon.socket, MEMBER, USERS[MEMBER])
         results.check(member.request("STATUS")[0] == "status access edit",
                       "without rules a member of the socket's group is edit, as before")
         results.check(member.request("DELETE c")[-1].startswith("OK "), "and may edit")
@@ -224,12 +187,12 @@ def defaults(results):
     daemon = start(rules=f"user {OUTSIDER} edit\n")
     try:
         try:
-            connect_as(daemon.socket, OUTSIDER, USERS[OUTSIDER])
+            sdlib.connect_as(daemon.socket, OUTSIDER, USERS[OUTSIDER])
             results.check(False, "a user the socket's mode keeps out stays out whatever the rules say")
         except PermissionError as error:
             results.check(error.errno == 13, "a user the socket's mode keeps out stays out whatever the rules say",
                           os.strerror(error.errno))
-        member = connect_as(daemon.socket, MEMBER, USERS[MEMBER])
+        member = sdlib.connect_as(daemon.socket, MEMBER, USERS[MEMBER])
         results.check(member.request("STATUS")[0] == "status access edit",
                       "a user no rule names is edit (no others rule)")
     finally:
