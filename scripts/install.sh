@@ -45,7 +45,8 @@
 #   /etc/dbus-1/system.d/org.sectiond.Sectiond1.conf (/usr/share/dbus-1/system.d with PREFIX=/usr)
 #   /usr/share/polkit-1/actions/org.sectiond.Sectiond1.policy (whatever the prefix: polkitd
 #     reads no other directory)
-#   /etc/sectiond/sections.json.example (a real sections.json is never touched)
+#   /etc/sectiond/sections.json.example, access.conf.example (a real sections.json or
+#   access.conf is never touched)
 # With PREFIX=/usr the units go to /lib/systemd/system and /usr/lib/systemd/user
 # (Debian's systemdsystemunitdir and systemduserunitdir) and the snippets to
 # /usr/lib/{sysusers,tmpfiles}.d.
@@ -224,6 +225,7 @@ inst 0644 docs/org.sectiond.Sectiond1.xml "$DATADIR/dbus-1/interfaces/org.sectio
 
 # The example config only ever goes beside the real one, never over it.
 inst 0644 examples/sections.json "$SYSCONFDIR/sectiond/sections.json.example"
+inst 0644 examples/access.conf "$SYSCONFDIR/sectiond/access.conf.example"
 if [ -n "$uninstall" ]; then
   if [ -e "$DESTDIR$SYSCONFDIR/sectiond/sections.json" ]; then
     say "kept $DESTDIR$SYSCONFDIR/sectiond/sections.json (yours, not installed)"

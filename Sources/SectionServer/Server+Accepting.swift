@@ -54,7 +54,7 @@ extension Server {
     connectionStore?.keep(connection)
     if Log.threshold >= .debug, let peer = UnixSocket.peerCredentials(fd) {
       Log.debug(
-        "client connected on the \(access.readOnlySocket ? "read-only" : "control") socket at level \(access.level.rawValue): uid \(peer.uid), pid \(peer.pid)"
+        "client connected on the \(access.readOnlySocket ? "read-only" : "control") socket: uid \(peer.uid), pid \(peer.pid), level \(access.level.rawValue)"
       )
     }
   }
