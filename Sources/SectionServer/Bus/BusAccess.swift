@@ -10,8 +10,8 @@ import Systemd
 /// Without polkit on the machine, the direct right alone decides. Reading is open to every peer.
 ///
 /// The caller's effective uid and supplementary groups come from the bus daemon
-/// (GetConnectionCredentials, see `BusCall.askSenderCredentials`), which took them from the caller's socket when it connected;
-/// The direct right's answer is kept per unique name: a unique name is never
+/// (GetConnectionCredentials, see `BusCall.askSenderCredentials`), which took them from the
+/// caller's socket when it connected. The direct right's answer is kept per unique name: a unique name is never
 /// given to another connection while the bus runs, and asking costs a round trip to the bus
 /// daemon that the loop would wait for on every change. A restarted bus daemon gives the
 /// same names out again, so the answers are forgotten whenever the connection to the bus is
@@ -91,7 +91,10 @@ struct BusAccess {
       polkitAbsentLogged = false
       return answer
     case .failure(let error):
-      Log.warning("D-Bus: polkit did not decide for \(sender) (\(error)); its change is refused")
+      // Another peer's error text: at most a line's worth of it, without control characters.
+      Log.warning(
+        "D-Bus: polkit did not decide for \(sender) (\(VisibleName.of("\(error)", limit: 300))); its change is refused"
+      )
       return .notAuthorized
     }
   }
