@@ -39,8 +39,6 @@ struct AccessRules: Equatable {
       throw ConfigError("\(file): not UTF-8 text")
     }
     var rules = AccessRules()
-    var seenUsers: Set<uid_t> = []
-    var seenGroups: Set<gid_t> = []
     for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       let words = (line.firstIndex(of: "#").map { line[..<$0] } ?? line[...])
         .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
@@ -53,26 +51,25 @@ struct AccessRules: Equatable {
       guard let levelWord = words.last, let level = AccessLevel(rawValue: levelWord) else {
         throw problem("\"\(VisibleName.of(words.last ?? ""))\" is not a level")
       }
+      /// A rule for the user or group `name` (a number, or a name `resolve` knows), once.
+      func add(
+        _ kind: String, _ name: String, _ resolve: (String) -> UInt32?,
+        into table: inout [UInt32: AccessLevel]
+      ) throws(ConfigError) {
+        guard let id = UInt32(name) ?? resolve(name) else {
+          throw problem("no \(kind) \"\(VisibleName.of(name))\" on this system")
+        }
+        guard table[id] == nil else { throw problem("a second rule for \(kind) \(VisibleName.of(name))") }
+        table[id] = level
+      }
       switch (words.first, words.count) {
       case ("others", 2):
         guard rules.others == nil else { throw problem("a second \"others\" rule") }
         rules.others = level
       case ("user", 3):
-        guard let uid = UInt32(words[1]) ?? userID(words[1]) else {
-          throw problem("no user \"\(VisibleName.of(words[1]))\" on this system")
-        }
-        guard seenUsers.insert(uid).inserted else {
-          throw problem("a second rule for user \(VisibleName.of(words[1]))")
-        }
-        rules.users[uid] = level
+        try add("user", words[1], userID, into: &rules.users)
       case ("group", 3):
-        guard let gid = UInt32(words[1]) ?? groupID(words[1]) else {
-          throw problem("no group \"\(VisibleName.of(words[1]))\" on this system")
-        }
-        guard seenGroups.insert(gid).inserted else {
-          throw problem("a second rule for group \(VisibleName.of(words[1]))")
-        }
-        rules.groups[gid] = level
+        try add("group", words[1], groupID, into: &rules.groups)
       default:
         throw problem("\"\(VisibleName.of(words.joined(separator: " ")))\" is not a rule")
       }

@@ -119,16 +119,21 @@ class Daemon:
         self.args = ["--socket", self.socket, "--readonly-socket", self.readonly_socket]
         self.args += ["--state", self.state] if state else ["--no-state"]
         if config is not None:
-            path = os.path.join(self.dir, "sections.json")
-            with open(path, "w") as f:
-                f.write(config)
-            os.chmod(path, 0o644)
-            self.args += ["--config", path]
+            self.args += ["--config", self.write("sections.json", config)]
         self.args += list(extra_args)
         self.wrapper = list(wrapper)
         self.proc = None
         self.log_path = os.path.join(self.dir, "sectiond.log")
         self.environment = {}  # added to the daemon's environment (SECTIOND_ETCD_USER...)
+
+    def write(self, name, text):
+        """Writes `text` to the file `name` in the daemon's directory, readable by all (a root
+        daemon refuses files others can write); returns its path."""
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        return path
 
     def start(self, timeout=10):
         log = open(self.log_path, "ab")

@@ -62,11 +62,7 @@ def start(rules=RULES):
     daemon = sdlib.Daemon(config=sdlib.config_json(["a", "b", "c"]))
     os.chmod(daemon.dir, 0o755)  # traversable by the test users, as /run/sectiond is
     if rules is not None:
-        path = os.path.join(daemon.dir, "access.conf")
-        with open(path, "w") as f:
-            f.write(rules)
-        os.chmod(path, 0o644)
-        daemon.args += ["--access", path]
+        daemon.args += ["--access", daemon.write("access.conf", rules)]
     daemon.start()
     os.chown(daemon.socket, 0, TEAM)
     return daemon
