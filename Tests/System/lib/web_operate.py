@@ -18,10 +18,9 @@ CONFIG = '{"sections":[{"id":"one","title":"One","items":["a"]},{"id":"two","tit
 def leveled_daemon(directory, level):
     """A daemon whose control socket gives this process's user (the bridge's) `level`."""
     os.makedirs(directory, mode=0o755)
-    rules = os.path.join(directory, "access.conf")
-    with open(rules, "w") as f:
-        f.write(f"user {os.getuid()} {level}\n")
-    return sdlib.Daemon(CONFIG, directory=directory, extra_args=["--access", rules]).start()
+    daemon = sdlib.Daemon(CONFIG, directory=directory)
+    daemon.args += ["--access", daemon.write("access.conf", f"user {os.getuid()} {level}\n")]
+    return daemon.start()
 
 
 def operate_checks(context):
