@@ -125,6 +125,8 @@ def check_contents(results, deb, scratch):
               "usr/share/dbus-1/system-services/org.sectiond.Sectiond1.service",
               "usr/share/dbus-1/services/org.sectiond.Sectiond1.service",
               "usr/share/dbus-1/interfaces/org.sectiond.Sectiond1.xml", "usr/share/doc/sectiond/DBUS.md",
+              # polkit's actions for callers without a direct right
+              "usr/share/polkit-1/actions/org.sectiond.Sectiond1.policy",
               # sectiond(8) points to PROTOCOL.md (the package once shipped neither).
               "usr/share/doc/sectiond/README.md", "usr/share/doc/sectiond/PROTOCOL.md",
               # a fleet host's drop-ins and environment file (docs/FLEET.md), to copy

@@ -81,7 +81,7 @@ expect_files=(
   "$PREFIX/lib/systemd/user/sectiond@.service" "$PREFIX/lib/systemd/user/sectiond@.socket"
   "$PREFIX/lib/systemd/user/sectiond-readonly@.socket"
   "$PREFIX/lib/sysusers.d/sectiond.conf" "$PREFIX/lib/tmpfiles.d/sectiond.conf"
-  /etc/sectiond/sections.json.example
+  /etc/sectiond/sections.json.example /etc/sectiond/access.conf.example
 )
 for page in man/*.1 man/*.8; do
   [ -f "$page" ] && expect_files+=("$PREFIX/share/man/man${page##*.}/$(basename "$page")")
@@ -94,7 +94,7 @@ if [ -z "$absent" ]; then
 else
   fail "installed files in place" "$absent"
 fi
-if [ -e "$dest/etc/sectiond/sections.json" ]; then
+if [ -e "$dest/etc/sectiond/sections.json" ] || [ -e "$dest/etc/sectiond/access.conf" ]; then
   fail "install creates no real config (only sections.json.example)"
 else
   pass "install creates no real config (only sections.json.example)"
