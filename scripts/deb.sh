@@ -72,6 +72,7 @@ export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/
 # --- Debian's layout -----------------------------------------------------------
 mkdir -p "$doc/examples"
 mv "$stage/etc/sectiond/sections.json.example" "$doc/examples/sections.json"
+mv "$stage/etc/sectiond/access.conf.example" "$doc/examples/access.conf"
 # The status-bar and shell recipes (README, "Status bars and shells") came with install.sh,
 # none executable under /usr/share/doc, as policy asks.
 chmod -R u=rwX,go=rX "$doc/examples"

@@ -43,7 +43,10 @@
 #   /usr/local/share/zsh/site-functions/_sectionctl
 #   /usr/local/share/dbus-1/{system-services,services,interfaces}/org.sectiond.Sectiond1.*,
 #   /etc/dbus-1/system.d/org.sectiond.Sectiond1.conf (/usr/share/dbus-1/system.d with PREFIX=/usr)
-#   /etc/sectiond/sections.json.example (a real sections.json is never touched)
+#   /usr/share/polkit-1/actions/org.sectiond.Sectiond1.policy (whatever the prefix: polkitd
+#     reads no other directory)
+#   /etc/sectiond/sections.json.example, access.conf.example (a real sections.json or
+#   access.conf is never touched)
 # With PREFIX=/usr the units go to /lib/systemd/system and /usr/lib/systemd/user
 # (Debian's systemdsystemunitdir and systemduserunitdir) and the snippets to
 # /usr/lib/{sysusers,tmpfiles}.d.
@@ -210,6 +213,10 @@ if [ -z "$user_install" ]; then
   inst 0644 packaging/dbus/org.sectiond.Sectiond1.conf "$DBUSPOLICYDIR/org.sectiond.Sectiond1.conf"
   inst 0644 packaging/dbus/system-services/org.sectiond.Sectiond1.service \
     "$DATADIR/dbus-1/system-services/org.sectiond.Sectiond1.service"
+  # polkit's actions for bus callers without a direct right (docs/DBUS.md, "Access"). polkitd
+  # reads actions from /usr/share/polkit-1/actions only, whatever the prefix.
+  inst 0644 packaging/polkit/org.sectiond.Sectiond1.policy \
+    /usr/share/polkit-1/actions/org.sectiond.Sectiond1.policy
   inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"
 fi
 # A user's session bus reads ~/.local/share/dbus-1/services too.
@@ -218,6 +225,7 @@ inst 0644 docs/org.sectiond.Sectiond1.xml "$DATADIR/dbus-1/interfaces/org.sectio
 
 # The example config only ever goes beside the real one, never over it.
 inst 0644 examples/sections.json "$SYSCONFDIR/sectiond/sections.json.example"
+inst 0644 examples/access.conf "$SYSCONFDIR/sectiond/access.conf.example"
 if [ -n "$uninstall" ]; then
   if [ -e "$DESTDIR$SYSCONFDIR/sectiond/sections.json" ]; then
     say "kept $DESTDIR$SYSCONFDIR/sectiond/sections.json (yours, not installed)"

@@ -28,6 +28,13 @@ int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
   return 0;
 }
 
+int cshim_peer_groups(int fd, gid_t *groups, int capacity) {
+  socklen_t len = (socklen_t)(capacity * sizeof(gid_t));
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+    return errno == ERANGE ? (int)(len / sizeof(gid_t)) : -1;
+  return (int)(len / sizeof(gid_t));
+}
+
 int cshim_rename_exchange(const char *from, const char *to) {
   return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
 }

@@ -267,7 +267,9 @@ public final class EtcdClient {
     of outcome: Transfer.Outcome, call: String, member: String, mutating: Bool, earlier: [EtcdError.Attempt]
   ) -> EtcdError? {
     guard outcome.code == CURLE_OK else {
-      let kind: EtcdError.Kind = outcome.code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .unavailable
+      let kind: EtcdError.Kind =
+        outcome.overLimit
+        ? .answerTooLarge : outcome.code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .unavailable
       return EtcdError(
         kind, call: call, member: member, detail: outcome.detail,
         outcomeUnknown: mutating && !outcome.isConnectionRefused, answered: false, earlier: earlier)

@@ -15,6 +15,9 @@ public struct EtcdError: Error, Equatable, CustomStringConvertible {
     case timedOut
     /// The request is over etcd's size limit (1.5 MiB by default, `--max-request-bytes`).
     case tooLarge
+    /// The answer is over this client's limit (`maximumAnswerBytes`): a range that takes
+    /// fewer keys a request may fit. Every member would send the same, so no other is asked.
+    case answerTooLarge
     /// A transaction with more operations than etcd allows (128 by default, `--max-txn-ops`).
     case tooManyOperations
     /// The revision asked for was compacted away; etcd keeps history from `revision` on.
@@ -131,6 +134,7 @@ public struct EtcdError: Error, Equatable, CustomStringConvertible {
     case .noLeader: "the member has no leader"
     case .timedOut: "timed out"
     case .tooLarge: "request too large"
+    case .answerTooLarge: "answer too large"
     case .tooManyOperations: "too many operations in one transaction"
     case .compacted(let revision):
       revision.map { "revision compacted (history starts at \($0))" } ?? "revision compacted"

@@ -35,6 +35,34 @@ public enum ProcessInfo {
     return String(cString: name)
   }
 
+  /// The uid of the user named `name` (getpwnam_r); nil when there is none.
+  public static func userID(named name: String) -> uid_t? {
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwnam_r(name, &entry, &buffer, buffer.count, &found) == 0, found != nil else { return nil }
+    return entry.pw_uid
+  }
+
+  /// The gid of the group named `name` (getgrnam_r); nil when there is none. A group of many
+  /// members needs a larger buffer: it grows, up to 1 MiB.
+  public static func groupID(named name: String) -> gid_t? {
+    var entry = group()
+    var found: UnsafeMutablePointer<group>?
+    var size = 4096
+    while size <= 1 << 20 {
+      var buffer = [CChar](repeating: 0, count: size)
+      let result = getgrnam_r(name, &entry, &buffer, buffer.count, &found)
+      if result == ERANGE {
+        size *= 4
+        continue
+      }
+      guard result == 0, found != nil else { return nil }
+      return entry.gr_gid
+    }
+    return nil
+  }
+
   /// `seconds` since the epoch in the local time zone (localtime_r): year, month (1-12), day,
   /// hour, minute, second.
   public static func localTime(_ seconds: Int) -> [Int] {

@@ -74,13 +74,28 @@ public enum UnixSocket {
     }
   }
 
-  /// Who is on the other end, from SO_PEERCRED.
-  public static func peerCredentials(_ fd: FileDescriptor) -> (pid: pid_t, uid: uid_t)? {
+  /// Who is on the other end, from SO_PEERCRED: its pid, effective uid and effective gid.
+  public static func peerCredentials(_ fd: FileDescriptor) -> (pid: pid_t, uid: uid_t, gid: gid_t)? {
     var pid: pid_t = 0
     var uid: uid_t = 0
     var gid: gid_t = 0
     guard cshim_peer_credentials(fd.rawValue, &pid, &uid, &gid) == 0 else { return nil }
-    return (pid, uid)
+    return (pid, uid, gid)
+  }
+
+  /// The peer's supplementary groups as the kernel recorded them when it connected
+  /// (SO_PEERGROUPS; its effective group is `peerCredentials`'); nil when the kernel cannot
+  /// say. The kernel never gives a process more than 65,536 groups.
+  public static func peerGroups(_ fd: FileDescriptor) -> [gid_t]? {
+    var capacity = 32
+    while true {
+      var groups = [gid_t](repeating: 0, count: capacity)
+      let count = Int(cshim_peer_groups(fd.rawValue, &groups, Int32(capacity)))
+      guard count >= 0 else { return nil }
+      if count <= capacity { return Array(groups[..<count]) }
+      guard capacity < 65_536 else { return nil }
+      capacity = min(count, 65_536)
+    }
   }
 
   /// Half-closes the sending side, so the peer sees end of input but can still answer.

@@ -25,6 +25,10 @@ extension Fleet {
         phase = .idle
         server.fleetRefused(
           ProtocolError(.limit, "etcd refused the group as too large (\(error.detail)); nothing was applied"))
+      case .failure(let error) where error.kind == .noSpace:
+        // etcd answered: it will not take the group until an operator frees room.
+        phase = .idle
+        server.fleetRefused(refusedForSpace(error))
       case .failure(let error) where error.outcomeUnknown:
         failed(error)
         fence(proposal)
@@ -48,8 +52,12 @@ extension Fleet {
   /// answer has it).
   func committed(_ proposal: Proposal, at revision: Int64, pointer: RangeResponse? = nil) {
     contact()
+    roomAgain()
     headRevision = revision
-    if proposal.snapshot != snapshotRevision { snapshotKnown(proposal.snapshot, bytes: 0) }
+    if proposal.snapshot != snapshotRevision {
+      snapshotKnown(proposal.snapshot, bytes: 0)
+      compactHistory(before: revision)
+    }
     logBytesSinceSnapshot += proposal.entryBytes
     snapshotRevision = proposal.snapshot
     phase = .idle

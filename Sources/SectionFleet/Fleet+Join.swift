@@ -315,6 +315,7 @@ extension Fleet {
         if server.service.changeRefusal?.code == .unavailable, case .idle = phase, damage == nil {
           server.service.changeRefusal = nil
         }
+        if outOfSpace != nil { checkSpace() }
         catchUpIfBehind()
       case .failure(let error):
         failed(error)
@@ -335,6 +336,8 @@ extension Fleet {
 
   func failed(_ error: EtcdError) {
     lastFailure = error
+    // etcd answered: out of space is not stale.
+    if error.kind == .noSpace { return server.service.changeRefusal = refusedForSpace(error) }
     if case .joining = phase {
       if server.service.changeRefusal != nil {
         server.service.changeRefusal = notJoined(error)

@@ -119,6 +119,14 @@ package final class Fleet: FleetAgent {
   /// and the bytes of the log entries this host applied since (`piecesDue`).
   var knownSnapshot: (revision: UInt64, bytes: Int) = (0, 0)
   var logBytesSinceSnapshot = 0
+  /// How many log entries the next catch-up read takes: `catchUpPageLimit`, halved for each
+  /// answer over the client's limit and doubled back for each read that fits.
+  var catchUpPage: Int64 = 1
+  /// etcd refused this host's last write for want of space (its NOSPACE alarm), and no write
+  /// succeeded since: etcd answers, so the host is not stale, but changes are refused until an
+  /// operator frees room (`Fleet+Space`). The refusal's text, which STATUS's `fleet-error`
+  /// shows meanwhile.
+  var outOfSpace: String?
   /// A SIGHUP came while a commit was under way: reload once it is through.
   package var reloadWhenIdle = false
   /// Whose config the list this host serves comes from, for STATUS's `fleet-config`: a RELOAD
@@ -165,8 +173,38 @@ package final class Fleet: FleetAgent {
   static let piecesEveryAtMost: UInt64 = 100_000
   /// What STATUS and the log say on a host whose own config file is not the list's.
   static let configUnused = "this host's config is not used"
-  /// How many log entries one catch-up read takes.
-  static let catchUpBatch: Int64 = 64
+  /// The most bytes one log entry can take in the gateway's answer to a range: etcd takes no
+  /// request over its `--max-request-bytes` (1.5 MiB by default), so no value it holds is
+  /// larger, whoever wrote it; base64 adds a third, the key and the revisions around it the rest.
+  static let largestEntryAnswer = (3 << 19) / 3 * 4 + 1024
+  /// How many log entries one catch-up read takes at most: as many of the largest entries etcd
+  /// holds as half the client's answer limit has room for (15 with the defaults). A count that
+  /// ignores their size (64 entries of 1 MiB are 90 MB in the answer) left a host behind a log
+  /// of large entries unable to read it at all. A page over the limit all the same (a cluster
+  /// whose members take larger requests) is read again in halves (`catchUpPage`).
+  var catchUpPageLimit: Int64 {
+    max(1, Int64(client.configuration.maximumAnswerBytes / 2 / Fleet.largestEntryAnswer))
+  }
+
+  /// The client's limit on one answer, in bytes, when not the default 64 MiB: a lower one
+  /// makes a few large log entries pass it, so that a test of the catch-up's pages need not
+  /// write a hundred megabytes into etcd first. At least 4 MiB: two of the largest entries
+  /// etcd holds (`largestEntryAnswer`), so that a page of one always fits.
+  static let answerLimitVariable = "SECTIOND_ETCD_ANSWER_LIMIT"
+  static let answerLimits = (4 << 20)...(64 << 20)
+
+  static func answerLimit(_ value: UnsafePointer<CChar>?) throws(StartFailure) -> Int {
+    guard let value else { return answerLimits.upperBound }
+    let text = Array(String(cString: value).utf8)
+    guard let bytes = RequestParser.revision(text[...]).flatMap({ Int(exactly: $0) }),
+      answerLimits.contains(bytes)
+    else {
+      throw StartFailure(
+        "\(answerLimitVariable) is not a number of bytes from \(answerLimits.lowerBound) to \(answerLimits.upperBound): unset it for the default, \(answerLimits.upperBound)"
+      )
+    }
+    return bytes
+  }
 
   package init(options: FleetOptions, server: Server) throws {
     self.options = options
@@ -175,6 +213,7 @@ package final class Fleet: FleetAgent {
       EtcdClient.TLSFiles(
         certificateAuthority: $0, certificate: options.certificateFile, key: options.keyFile)
     }
+    let answerLimit = try Fleet.answerLimit(getenv(Fleet.answerLimitVariable))
     let credentials = try options.credentials ?? options.credentialsFile.map(FleetOptions.credentials(in:))
     if credentials != nil {
       // The password stays in memory for the life of the process (a new token is asked for
@@ -191,7 +230,8 @@ package final class Fleet: FleetAgent {
       client = try EtcdClient(
         loop: server.loop,
         configuration: EtcdClient.Configuration(
-          members: options.members, requestTimeout: Int(Fleet.attemptTimeout / 1000), tls: tls,
+          members: options.members, requestTimeout: Int(Fleet.attemptTimeout / 1000),
+          maximumAnswerBytes: answerLimit, tls: tls,
           credentials: credentials.map { EtcdClient.Credentials(user: $0.user, password: $0.password) }))
     } catch {
       throw StartFailure("--etcd: \(error)", errno: nil)
@@ -202,6 +242,7 @@ package final class Fleet: FleetAgent {
     snapshotKey = prefix + Array("snapshot".utf8)
     piecesPrefix = prefix + Array("snapshot/".utf8)
     boot = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    catchUpPage = catchUpPageLimit
   }
 
   // MARK: What the server asks
@@ -227,13 +268,15 @@ package final class Fleet: FleetAgent {
   var canApply: Bool { !isBusy && !server.service.hasUnsavedChanges && damage == nil }
 
   /// STATUS's fleet lines: this host, what it does (`refusing`: it serves reads but refuses
-  /// changes, `fleet-error` says why), the member in use, the revision applied, since when
+  /// changes, `fleet-error` says why; `no-space`: so, because etcd is out of space, although
+  /// it answers), the member in use, the revision applied, since when
   /// (seconds) etcd has not answered (`-`: it answers), and whose config the list is.
   package var statusFields: [(String, String)] {
     let stale = staleSince.map { String((monotonicMicroseconds() - $0) / 1_000_000) } ?? "-"
     let state =
       switch phase {
       case .joining: "joining"
+      case .idle where outOfSpace != nil: "no-space"
       case .idle: server.service.changeRefusal == nil ? "serving" : "refusing"
       case .committing: "committing"
       case .catchingUp: "catching-up"
@@ -251,7 +294,7 @@ package final class Fleet: FleetAgent {
       ),
       ("fleet-stale-since", stale), ("fleet-config", listSource),
     ]
-    if let error = lastError ?? damage.map({ "\($0.key) \($0.problem)" }) {
+    if let error = lastError ?? outOfSpace ?? damage.map({ "\($0.key) \($0.problem)" }) {
       fields.append(("fleet-error", VisibleText.escape(error)))
     }
     return fields

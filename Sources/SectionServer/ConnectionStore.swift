@@ -63,16 +63,24 @@ final class ConnectionStore {
     count -= 1
   }
 
+  /// The access part of a stored connection's name: `ro` the read-only socket, and on the
+  /// control socket `rw` edit (as before levels), `op` operate, `rd` read. A daemon that knows
+  /// no levels takes `op` and `rd` for `ro`: less, never more.
+  private static let accessNames: [(String, SectionService.Access)] = [
+    ("rw", .control), ("op", .init(level: .operate)), ("rd", .init(level: .read)), ("ro", .readOnly),
+  ]
+
   static func name(inode: UInt64, access: SectionService.Access, subscribed: Bool) -> String {
-    "\(subscribed ? "s" : "c")-\(access == .control ? "rw" : "ro")-\(inode)"
+    let part = accessNames.first { $0.1 == access }!.0
+    return "\(subscribed ? "s" : "c")-\(part)-\(inode)"
   }
 
   /// What a stored connection's name says, or nil for a name this daemon does not give.
   static func parse(_ name: String) -> (access: SectionService.Access, subscribed: Bool)? {
     let parts = name.split(separator: "-")
     guard parts.count == 3, UInt64(parts[2]) != nil, ["c", "s"].contains(parts[0]),
-      ["rw", "ro"].contains(parts[1])
+      let access = accessNames.first(where: { $0.0 == parts[1] })?.1
     else { return nil }
-    return (parts[1] == "rw" ? .control : .readOnly, parts[0] == "s")
+    return (access, parts[0] == "s")
   }
 }

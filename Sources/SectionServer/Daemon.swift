@@ -46,6 +46,7 @@ public enum Daemon {
 
   private static func checkConfig(_ options: DaemonOptions) throws -> Int32 {
     let config = try loadConfig(options)
+    _ = try loadAccessRules(options)
     // The same refusal a start would give: OK must mean the daemon would start with it.
     try Security.checkFiles(options, statePath: nil)
     let source = options.configPath ?? "built-in demo config"
@@ -114,6 +115,8 @@ public enum Daemon {
       loop: loop, service: service, store: store, limits: limits, connectionStore: connectionStore,
       loadConfig: { try loadConfig(options) }, daemon: daemon)
     server.list = options.list
+    server.accessRules = try loadAccessRules(options)
+    server.loadAccessRules = { try loadAccessRules(options) }
     if let fleet = options.fleet, let makeFleet {
       service.host = Array(fleet.host.utf8)
       server.fleet = try makeFleet(fleet, server)
@@ -137,7 +140,7 @@ public enum Daemon {
     let hangUp = try loop.onSignal(SIGHUP) { server.reloadFromSignal() }
     let watchdog = try loop.enableWatchdog()
     let names = sockets.map {
-      $0.file?.path ?? "inherited \($0.access == .control ? "control" : "readonly") socket"
+      $0.file?.path ?? "inherited \($0.access.readOnlySocket ? "readonly" : "control") socket"
     }
     Log.notice(
       "serving \(counted(service.model.sections.count, "section")) on \(names.joined(separator: " and "))"
@@ -168,18 +171,14 @@ public enum Daemon {
     let pid = String(ProcessInfo.processID)
     let uid = String(ProcessInfo.userID)
     let systemd = Notifier.isActive ? "yes" : "no"
-    func line(_ path: String?) -> String {
-      String(
-        String.UnicodeScalarView(
-          (path ?? "-").unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
-    }
+    func line(_ path: String?) -> String { VisibleName.of(path ?? "-", limit: .max) }
     let config = line(options.configPath)
     let state = line(store?.path)
     // Which list this is, on both sockets: the name is in every socket's path anyway.
     let list = options.list?.rawValue ?? "-"
     return { [unowned server] access in
       let uptime = String((monotonicMicroseconds() - started) / 1_000_000)
-      guard access == .control else { return [("list", list), ("systemd", systemd), ("uptime", uptime)] }
+      guard access.seesWho else { return [("list", list), ("systemd", systemd), ("uptime", uptime)] }
       return [
         ("list", list), ("pid", pid), ("uid", uid), ("systemd", systemd), ("uptime", uptime),
         ("config", config), ("state", state),
@@ -191,17 +190,30 @@ public enum Daemon {
   /// The config named by the options, or the demo set when there is none.
   static func loadConfig(_ options: DaemonOptions) throws -> Config {
     guard let path = options.configPath else { return .demo }
-    let bytes: [UInt8]
-    do {
-      bytes = try FileSystem.readFile(path, limit: Config.readLimit)
-    } catch let error as PosixError {
-      throw StartFailure("cannot read the config file \(path): \(error.errno)", errno: error.errno)
-    } catch {
-      throw StartFailure("cannot read the config file \(path): \(error)")
-    }
+    let bytes = try read(path, what: "config file", limit: Config.readLimit)
     let config = try Config.parse(bytes, source: path)
     try config.check(options.editLimits, source: path)
     return config
+  }
+}
+
+extension Daemon {
+  /// The access rules named by the options; none when there are no rules.
+  static func loadAccessRules(_ options: DaemonOptions) throws -> AccessRules {
+    guard let path = options.accessPath else { return .none }
+    return try AccessRules.parse(
+      read(path, what: "access rules", limit: AccessRules.maximumBytes), file: path)
+  }
+
+  /// The bytes of the file at `path`, `what` it is for the message when it cannot be read.
+  private static func read(_ path: String, what: String, limit: Int) throws -> [UInt8] {
+    do {
+      return try FileSystem.readFile(path, limit: limit)
+    } catch let error as PosixError {
+      throw StartFailure("cannot read the \(what) \(path): \(error.errno)", errno: error.errno)
+    } catch {
+      throw StartFailure("cannot read the \(what) \(path): \(error)")
+    }
   }
 }
 

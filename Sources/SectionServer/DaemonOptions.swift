@@ -7,6 +7,9 @@ public struct DaemonOptions: Equatable {
   public var configPath: String?
   /// The config path was given on the command line, so it must exist.
   public var configRequired = false
+  /// The access rules (`AccessRules`): who on the control socket may do what; nil: none, every
+  /// connection of the control socket may do everything.
+  public var accessPath: String?
   public var socketPath: String
   public var readOnlySocketPath: String?
   public var statePath: String?
@@ -65,6 +68,11 @@ public struct DaemonOptions: Equatable {
       --config FILE            sections to serve (default, if it exists: $CONFIGURATION_DIRECTORY/
                                sections.json under systemd, /etc/sectiond/sections.json for root,
                                else $XDG_CONFIG_HOME/sectiond/sections.json; else a built-in demo set)
+      --access FILE            access rules: which users and groups connecting to the control
+                               socket may read, operate (open and close) or edit (default, if
+                               it exists: access.conf beside the default config, which every
+                               list of that directory shares; without rules the control
+                               socket allows everything, as its mode lets in)
       --socket PATH            control socket (default $SECTIOND_SOCKET, with --list NAME
                                the socket of its name in the directory NAME beside it;
                                /run/sectiond/control.sock for root, else
@@ -167,6 +175,7 @@ public struct DaemonOptions: Equatable {
       case "--config":
         options.configPath = try value(for: argument)
         options.configRequired = true
+      case "--access": options.accessPath = try value(for: argument)
       case "--socket": socket = try value(for: argument)
       case "--readonly-socket": options.readOnlySocketPath = try value(for: argument)
       case "--state": options.statePath = try value(for: argument)
@@ -257,6 +266,13 @@ public struct DaemonOptions: Equatable {
         environment: environment)
       let file = "\(directory)/\(options.list.map { "\($0).json" } ?? "sections.json")"
       if FileSystem.exists(file) { options.configPath = file }
+    }
+    if options.accessPath == nil {
+      let directory = defaultDirectory(
+        systemd: "CONFIGURATION_DIRECTORY", root: "/etc", xdg: "XDG_CONFIG_HOME", under: ".config",
+        environment: environment)
+      let file = "\(directory)/access.conf"
+      if FileSystem.exists(file) { options.accessPath = file }
     }
 
     // A named list's sockets are in a directory of their own beside the unnamed list's.

@@ -140,7 +140,8 @@ public struct FleetOptions: Equatable {
   private static func machineName() -> String {
     var buffer = [CChar](repeating: 0, count: 256)
     guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
-    let name = String(cString: buffer).split(separator: ".").first.map(String.init) ?? "host"
+    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    let name = String(decoding: bytes, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "host"
     return ClientName.isValid(name) ? String(name.prefix(32)) : "host"
   }
 }

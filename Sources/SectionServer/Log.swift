@@ -28,7 +28,7 @@ package enum Log {
 
   /// `message` as one printable line: it may quote text from outside (an etcd member's error,
   /// a path), whose line break would forge a line of the log.
-  private static func write(_ level: Level, _ message: String) {
+  static func write(_ level: Level, _ message: String) {
     guard level <= threshold else { return }
     let message = VisibleText.escape(message)
     let line: String

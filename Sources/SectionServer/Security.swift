@@ -2,11 +2,11 @@ import Posix
 
 /// Checks that keep a root daemon from trusting files other users could have written.
 enum Security {
-  /// As root, refuses a config or state file writable by group or others, or not owned by root,
+  /// As root, refuses a config, access rules or state file writable by group or others, or not owned by root,
   /// unless --allow-insecure: whoever can write them could decide what root serves.
   static func checkFiles(_ options: DaemonOptions, statePath: String?) throws {
     guard ProcessInfo.userID == 0, !options.allowInsecure else { return }
-    let paths = [(options.configPath, "--config"), (statePath, "--state")]
+    let paths = [(options.configPath, "--config"), (options.accessPath, "--access"), (statePath, "--state")]
     for case (let path?, let option) in paths {
       guard let status = try FileSystem.status(path) else { continue }
       if status.isSymbolicLink {

@@ -47,15 +47,41 @@ extension Server {
     return nil
   }
 
-  private func add(_ fd: FileDescriptor, access: SectionService.Access) {
+  private func add(_ fd: FileDescriptor, access socketAccess: SectionService.Access) {
+    let access = socketAccess.readOnlySocket ? socketAccess : self.access(of: fd)
     let connection = Connection(fd: fd, access: access)
     guard register(connection) else { return }
     connectionStore?.keep(connection)
     if Log.threshold >= .debug, let peer = UnixSocket.peerCredentials(fd) {
       Log.debug(
-        "client connected on the \(access == .control ? "control" : "read-only") socket: uid \(peer.uid), pid \(peer.pid)"
+        "client connected on the \(access.readOnlySocket ? "read-only" : "control") socket: uid \(peer.uid), pid \(peer.pid), level \(access.level.rawValue)"
       )
     }
+  }
+
+  /// The access of a connection accepted on the control socket: what the rules give who is at
+  /// the other end, as the kernel recorded them when it connected. Without rules, edit, asking
+  /// the kernel nothing; a peer the kernel cannot tell about gets read, the least.
+  private func access(of fd: FileDescriptor) -> SectionService.Access {
+    guard accessRules != .none else { return .control }
+    guard let peer = UnixSocket.peerCredentials(fd),
+      let groups = accessRules.needsGroups ? UnixSocket.peerGroups(fd) : []
+    else {
+      Log.warning("the kernel did not say who connected to the control socket: the connection may only read")
+      return SectionService.Access(level: .read)
+    }
+    return SectionService.Access(level: accessRules.level(uid: peer.uid, gids: [peer.gid] + groups))
+  }
+
+  /// Logs the request the service refused as above its client's level, with who sent it
+  /// (Redis's ACL LOG keeps the same: who, what, and why).
+  func noteDenial() {
+    guard let (author, refusal) = service.takeDenial() else { return }
+    let name =
+      author.name.map { String(decoding: $0, as: UTF8.self) } ?? author.pid.flatMap(ProcessInfo.name(of:))
+    denials.note(
+      "refused a request of uid \(author.uid.map(String.init) ?? "?"), pid \(author.pid.map(String.init) ?? "?"), \(name.map { "name " + VisibleName.of($0) } ?? "no name"): DENIED \(refusal.message)"
+    )
   }
 
   /// Watches a new connection's socket and counts it; false (and the socket closed) when it

@@ -72,6 +72,14 @@ package final class Server {
   var trimTimer: EventSource?
   /// Logs client errors with --verbose; nil otherwise, so that the request path pays nothing.
   var clientErrors = Log.threshold >= .debug ? ClientErrorLog() : nil
+  /// Who gets which level on the control socket, decided as each connection is accepted.
+  var accessRules = AccessRules.none
+  /// Reads the rules again, at each reload (RELOAD, SIGHUP): new connections get the new
+  /// rules' levels, connected ones keep theirs. Nil: the rules stay.
+  var loadAccessRules: (() throws -> AccessRules)?
+  /// Requests refused as above their client's level, logged at notice level with who sent
+  /// them, at most `ClientErrorLog.perSecond` a second.
+  var denials = ClientErrorLog(level: .notice, kind: "refusals of requests above their level")
 
   init(
     loop: EventLoop, service: SectionService, store: StateStore?, limits: ClientLimits,
@@ -271,12 +279,15 @@ package final class Server {
           continue
         }
         if outcome == .deferred || (outcome != .changed && connection.heldReplyStart != nil) {
+          // The line is handled again after the save: so is its refusal, if it is one.
+          if service.denial != nil { _ = service.takeDenial() }
           connection.output.removeTail(from: start)
           position = line.startIndex - input.startIndex
           waitForSave(connection)
           break
         }
         replies -= 1
+        if service.denial != nil { noteDenial() }
         clientErrors?.noteReply(connection.output.tail, from: start)
         apply(outcome, on: connection, session: session!, replyStart: start)
         if groupStart == nil && connection.heldReplyStart != nil { groupStart = requestStart }
@@ -335,7 +346,12 @@ package final class Server {
     reloadRequested = true
     let outcome: SectionService.Outcome
     do {
+      let rules = try loadAccessRules?() ?? accessRules
       let config = try loadConfig()
+      if rules != accessRules {
+        accessRules = rules
+        Log.notice("access rules changed: connections from now on get the new levels")
+      }
       let before = service.model
       outcome = try service.reload(config, by: session.author.reloading(), reply: &reply)
       Log.notice(

@@ -44,11 +44,11 @@ public struct ListName: Equatable, Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// A name as a message shows it: control characters as `?`, at most 40 characters, so that a
-/// refusal of a hostile name stays one readable line.
-enum VisibleName {
-  static func of(_ name: String) -> String {
-    let scalars = name.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }
-    return String(String.UnicodeScalarView(scalars)) + (name.unicodeScalars.count > 40 ? "..." : "")
+/// A name as a message shows it: control characters as `?`, at most `limit` characters (and
+/// `...` after), so that a refusal of a hostile name stays one readable line.
+package enum VisibleName {
+  package static func of(_ name: String, limit: Int = 40) -> String {
+    let scalars = name.unicodeScalars.prefix(limit).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }
+    return String(String.UnicodeScalarView(scalars)) + (name.unicodeScalars.count > limit ? "..." : "")
   }
 }

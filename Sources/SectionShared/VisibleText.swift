@@ -33,7 +33,7 @@ public enum VisibleText {
   }
 
   /// `bytes` as a String if they are all ASCII, as nearly everything the daemon sends is: a
-  /// check and a copy, without the generic validation (a third of reading a reply, issue 35).
+  /// check and a copy, without the generic validation (a third of reading a reply, by callgrind).
   private static func ascii(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
     isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
   }

@@ -2,7 +2,7 @@ import Testing
 
 @testable import SectionClient
 
-/// Everything a client prints from the socket is data (issue 19): what a fake server or a
+/// Everything a client prints from the socket is data: what a fake server or a
 /// daemon bug sends must not reach the terminal as control sequences, nor hide itself.
 /// `VisibleText` is the library's; sectionctl's outputs through it are `EscapedOutputTests`.
 @Suite struct VisibleTextTests {

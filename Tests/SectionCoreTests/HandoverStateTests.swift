@@ -31,6 +31,22 @@ import Testing
     #expect(throws: ConfigError.self) { try HandoverState.decode(named.encode()) }
   }
 
+  /// A control-socket connection's level goes across a restart; a record of the edit level
+  /// (and every record written before levels) has no level byte.
+  @Test func levelsGoAcross() throws {
+    var lowered = state
+    lowered.connections.append(.init(inode: 9, access: .init(level: .operate), subscription: .live))
+    lowered.connections.append(
+      .init(inode: 10, access: .init(level: .read), subscription: .none, name: Array("kiosk".utf8)))
+    let bytes = lowered.encode()
+    #expect(try HandoverState.decode(bytes) == lowered)
+    #expect(bytes.count == state.encode().count + 2 * (8 + 1 + 8 + 8 + 1) + (8 + 5))
+    // A level byte past read and operate is damage, not a level.
+    var damaged = bytes
+    damaged[damaged.count - 1] = 2
+    #expect(throws: ConfigError.self) { try HandoverState.decode(damaged) }
+  }
+
   @Test(arguments: [1, 20, 40, 100])
   func aTruncatedRecordIsRefused(cut: Int) {
     let bytes = state.encode()

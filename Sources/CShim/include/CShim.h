@@ -11,6 +11,11 @@ int cshim_accept_nonblocking(int fd);
 /// Returns 0 or -1 with errno set.
 int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 
+/// The peer's supplementary groups from SO_PEERGROUPS (Linux 4.13), as they were when it
+/// connected, into `groups` of `capacity`: how many there are; more than `capacity` when they
+/// did not fit (call again with room for that many); -1 with errno set.
+int cshim_peer_groups(int fd, gid_t *groups, int capacity);
+
 /// renameat2(RENAME_EXCHANGE): swaps two names atomically. Returns 0 or -1 with errno set.
 int cshim_rename_exchange(const char *from, const char *to);
 

@@ -6,6 +6,9 @@ public struct ProtocolError: Error, Equatable, Sendable {
     case noSection = "NOSECTION"
     case mode = "MODE"
     case readOnly = "READONLY"
+    /// A request above the connection's `AccessLevel`: the message starts with the level it
+    /// needs and the level the connection has (`denied`).
+    case denied = "DENIED"
     case tooLong = "TOOLONG"
     case busy = "BUSY"
     case config = "CONFIG"
@@ -39,6 +42,17 @@ public struct ProtocolError: Error, Equatable, Sendable {
 
   /// The whole status line, LF included.
   public var line: [UInt8] { Array("ERR \(code.rawValue) \(message)\n".utf8) }
+
+  /// `ERR DENIED <needs> <has> ...`: the two levels first, for programs; then, for people, the
+  /// request and who can change the level. `line` is the request's line in a batch, which
+  /// the refusal stops whole.
+  static func denied(_ verb: String, needs: AccessLevel, has: AccessLevel, line: Int?) -> ProtocolError {
+    let which = line.map { "line \($0) of the batch, \(verb)," } ?? verb
+    return ProtocolError(
+      .denied,
+      "\(needs.rawValue) \(has.rawValue) \(which) needs the \(needs.rawValue) level and this connection has \(has.rawValue); nothing was changed; sectiond's access rules grant levels (sectiond(8), ACCESS)"
+    )
+  }
 
   public static let tooLong = ProtocolError(
     .tooLong, "request longer than \(LineFramer.maximumLineLength) bytes")

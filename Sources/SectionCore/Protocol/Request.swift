@@ -72,14 +72,22 @@ public enum Request: Equatable, Sendable {
     }
   }
 
-  /// Whether the request changes state, and so is refused on the read-only socket.
-  public var changesState: Bool {
+  /// The least `AccessLevel` that may make the request: every face asks this, and only this,
+  /// whether a client may. Opening and closing (one section or all, and a batch, whose lines
+  /// are each checked again at its END) is `operate`; what changes the list itself, the mode,
+  /// or the config it comes from (`RELOAD FRESH` drops every client's edits) is `edit`;
+  /// everything else only reads.
+  public var level: AccessLevel {
     switch self {
-    case .open, .close, .toggle, .reload, .reloadFresh, .batch, .end: true
-    case .mode(let mode): mode != nil
-    default: isEdit
+    case .open, .close, .toggle, .batch, .end: .operate
+    case .reload, .reloadFresh: .edit
+    case .mode(let mode): mode == nil ? .read : .edit
+    default: isEdit ? .edit : .read
     }
   }
+
+  /// Whether the request changes state, and so is refused on the read-only socket.
+  public var changesState: Bool { level > .read }
 
   /// Whether the request changes the list itself.
   public var isEdit: Bool {

@@ -10,7 +10,7 @@ extension SectionService {
       return .replied
     }
     let kind = HistoryStream.Kind.lines(
-      through: newest, revision: model.revision, blankingWho: access == .readOnly)
+      through: newest, revision: model.revision, blankingWho: !access.seesWho)
     return start(HistoryStream(next: oldest + UInt64(position), kind: kind), reply: &reply)
   }
 
@@ -32,7 +32,7 @@ extension SectionService {
   /// `access`.
   func records(from position: Int, access: Access) -> [HistoryRecord] {
     (position..<history.count).map {
-      history.record($0, blankingWho: access == .readOnly, processName: processName)
+      history.record($0, blankingWho: !access.seesWho, processName: processName)
     }
   }
 

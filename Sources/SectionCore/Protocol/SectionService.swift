@@ -7,10 +7,41 @@ public final class SectionService {
   public static let daemonVersion = Release.daemonVersion
   public static let protocolVersion = Release.protocolVersion
 
-  /// Which socket a request came in on.
-  public enum Access: Sendable {
-    case control
-    case readOnly
+  /// What a client may do (its `AccessLevel`), and whether it came in on the read-only socket,
+  /// whose refusals keep their own code (`ERR READONLY`, which names the socket to use instead
+  /// of a level to ask for). A socket connection's is decided once, when it is accepted; a bus
+  /// call's from its caller.
+  public struct Access: Equatable, Sendable {
+    public let level: AccessLevel
+    public let readOnlySocket: Bool
+
+    /// A connection of the control socket (or a face like it) at `level`.
+    public init(level: AccessLevel) {
+      self.level = level
+      readOnlySocket = false
+    }
+
+    private init(readOnlySocket: Void) {
+      level = .read
+      self.readOnlySocket = true
+    }
+
+    /// The control socket's access when no rule lowers it: every request.
+    public static let control = Access(level: .edit)
+    /// The read-only socket's, whoever connects.
+    public static let readOnly = Access(readOnlySocket: ())
+
+    /// Whether the client may see who made each change and the daemon's own facts (history's
+    /// uid and pid, STATUS's paths): what the read-only socket never showed (SECURITY.md).
+    public var seesWho: Bool { level > .read }
+
+    /// The refusal of `request`, which needs more than this access has; `line` is its line
+    /// in a batch.
+    func refusal(of request: Request, line: Int? = nil) -> ProtocolError {
+      readOnlySocket
+        ? ProtocolError(.readOnly, "\(request.verb.name) changes state; use the control socket")
+        : .denied(request.verb.name, needs: request.level, has: level, line: line)
+    }
   }
 
   /// What the server must do after a request, beyond sending the reply.
@@ -64,9 +95,20 @@ public final class SectionService {
   public let limits: EditLimits
   /// What STATUS reports beside the revision, as (key, value) pairs of single-line text: the
   /// server's facts (process, paths, clients), which this I/O-free type cannot know itself.
-  /// Asked with the socket the request came in on: a read-only client is told less
+  /// Asked with the access of the client that asks: a read-level client is told less
   /// (SECURITY.md, "What a read-only client learns from STATUS").
   public var statusFields: (Access) -> [(String, String)] = { _ in [] }
+  /// The last request refused as above its client's level (`ERR DENIED`), with who sent it,
+  /// until the face takes it (`takeDenial`) to log it once its reply stands: a reply that
+  /// waits for a save is made again. The read-only socket's refusals, which every local user
+  /// may provoke and which name no level, are not kept.
+  public private(set) var denial: (author: Author, refusal: ProtocolError)?
+
+  /// The refusal `denial` holds, which it no longer does.
+  public func takeDenial() -> (author: Author, refusal: ProtocolError)? {
+    defer { denial = nil }
+    return denial
+  }
   /// The RELOAD being done is RELOAD FRESH: `reload(_:by:reply:)` drops clients' edits.
   private var reloadDropsEdits = false
   var rendered: RenderedSections
@@ -155,9 +197,7 @@ public final class SectionService {
   public func execute(
     _ request: Request, session: inout Session, batch: inout Batch?, reply: inout OutputQueue
   ) throws(ProtocolError) -> Outcome? {
-    if request.changesState && session.access == .readOnly {
-      throw ProtocolError(.readOnly, "\(request.verb.name) changes state; use the control socket")
-    }
+    if request.level > session.access.level { throw refusal(of: request, by: session) }
     if hasUnsavedChanges && request.readsState {
       // A group sealed for a fleet's commit may wait seconds for etcd: reads are answered from
       // the state as last committed meanwhile, never from the group's.
@@ -171,7 +211,7 @@ public final class SectionService {
         return nil
       case .end:
         guard let lines = batch else { throw ProtocolError(.syntax, "END without BATCH") }
-        let outcome = try apply(lines, author: session.author, reply: &reply)
+        let outcome = try apply(lines, session: session, reply: &reply)
         if outcome != .deferred { batch = nil }
         return outcome
       default:
@@ -184,6 +224,15 @@ public final class SectionService {
       batch = nil
       throw error
     }
+  }
+
+  /// The refusal of `request` (line `line` of a batch), above what `session` may; out of line,
+  /// so that the requests allowed pay nothing for it.
+  @inline(never)
+  func refusal(of request: Request, by session: Session, line: Int? = nil) -> ProtocolError {
+    let refusal = session.access.refusal(of: request, line: line)
+    if refusal.code == .denied { denial = (session.author, refusal) }
+    return refusal
   }
 
   func execute(_ request: Request, session: inout Session, reply: inout OutputQueue)
@@ -268,6 +317,9 @@ public final class SectionService {
       reloadDropsEdits = true
       return .reload
     case .status:
+      // The client's own level; the read-only socket's is always read, and its STATUS stays
+      // the three facts SECURITY.md lists.
+      if !access.readOnlySocket { reply.append(utf8: "status access \(access.level.rawValue)\n") }
       for (key, value) in statusFields(access) { reply.append(utf8: "status \(key) \(value)\n") }
       appendStatus(to: &reply.tail)
     case .batch, .end:

@@ -4,7 +4,8 @@
 /// rights and credentials; `CLIENT NAME` changes the session it came in, and so only the
 /// changes made after it in that session.
 public struct Session {
-  /// The socket the requests came in on (a bus caller allowed to change state is `.control`).
+  /// What the client may do, and whether it is the read-only socket's (a bus caller allowed to
+  /// change state is `.control`).
   public let access: SectionService.Access
   /// Who makes the changes of the session's requests, for the history.
   public var author: Author

@@ -33,10 +33,11 @@ public struct Config: Equatable, Sendable {
     ])
 }
 
-/// A config that breaks a rule: the message names the file, the section and the rule.
+/// A config (or another file the daemon reads, such as the access rules) that breaks a rule:
+/// the message names the file, the place and the rule.
 public struct ConfigError: Error, Equatable, CustomStringConvertible {
   public let description: String
-  init(_ description: String) { self.description = description }
+  package init(_ description: String) { self.description = description }
 }
 
 extension Config {

@@ -80,6 +80,11 @@ public struct HandoverState: Equatable, Sendable {
       if connection.quitting { flags |= 1 << 5 }
       // A handover of a version before names has no such bit, and is read as before.
       if connection.name != nil { flags |= 1 << 6 }
+      // A control-socket connection below edit (the access rules lowered it) carries its level
+      // in a byte after its blocks; without the bit it is edit, as every handover before
+      // levels reads.
+      let lowered = connection.access.level != .edit && !connection.access.readOnlySocket
+      if lowered { flags |= 1 << 7 }
       bytes.append(flags)
       append(UInt64(connection.pending.count), to: &bytes)
       bytes.append(contentsOf: connection.pending)
@@ -89,6 +94,7 @@ public struct HandoverState: Equatable, Sendable {
         append(UInt64(name.count), to: &bytes)
         bytes.append(contentsOf: name)
       }
+      if lowered { bytes.append(connection.access.level == .read ? 0 : 1) }
     }
     return bytes
   }
@@ -110,9 +116,16 @@ public struct HandoverState: Equatable, Sendable {
       let output = try reader.block()
       let name = flags & (1 << 6) != 0 ? Array(try reader.block()) : nil
       if let name, !ClientName.isWord(name) { throw ConfigError("handover holds a damaged client name") }
+      var access = flags & (1 << 2) == 0 ? SectionService.Access.control : .readOnly
+      if flags & (1 << 7) != 0 {
+        guard access == .control, let level = reader.take(1).first, level <= 1 else {
+          throw ConfigError("handover holds a damaged access level")
+        }
+        access = SectionService.Access(level: level == 0 ? .read : .operate)
+      }
       connections.append(
         Connection(
-          inode: inode, access: flags & (1 << 2) == 0 ? .control : .readOnly, subscription: subscription,
+          inode: inode, access: access, subscription: subscription,
           discarding: flags & (1 << 3) != 0, inputEnded: flags & (1 << 4) != 0,
           quitting: flags & (1 << 5) != 0,
           pending: pending, output: output, name: name))

@@ -1,3 +1,4 @@
+import Posix
 import SectionClient
 
 extension ClientError.Remedies {
@@ -35,5 +36,24 @@ extension ClientError {
 
   /// The diagnostic as sectionctl shows it, without the `sectionctl: ` prefix: the library's
   /// message with sectionctl's options as the fixes (`message` names a program's).
-  var diagnostic: String { message(.commandLine) }
+  var diagnostic: String { denial.map(ClientError.deniedMessage) ?? message(.commandLine) }
+
+  /// What `ERR DENIED <needs> <has> <message>` says: the level the request needs, the level
+  /// the connection has, and the daemon's words up to their first `;` (what was refused).
+  var denial: (needs: AccessLevel, has: AccessLevel, what: Substring)? {
+    guard case .daemon("DENIED", let message) = self else { return nil }
+    let words = message.split(separator: " ", maxSplits: 2)
+    guard words.count == 3, let needs = AccessLevel(rawValue: String(words[0])),
+      let has = AccessLevel(rawValue: String(words[1]))
+    else { return nil }
+    return (needs, has, words[2].prefix { $0 != ";" })
+  }
+
+  /// A refusal above the connection's level, with the level missing and how an administrator
+  /// grants it: a rule for this user in the daemon's access rules, then a reload.
+  static func deniedMessage(_ denial: (needs: AccessLevel, has: AccessLevel, what: Substring)) -> String {
+    let user = ProcessInfo.userName(of: ProcessInfo.userID) ?? String(ProcessInfo.userID)
+    return
+      "\(denial.what); nothing was changed. This connection may \(denial.has.rawValue), not \(denial.needs.rawValue): an administrator grants it with the line \"user \(user) \(denial.needs.rawValue)\" (or a group of yours) in sectiond's access rules, access.conf beside its config (/etc/sectiond/access.conf for the system's daemon; sectiond(8), ACCESS), then sectionctl reload"
+  }
 }

@@ -144,6 +144,8 @@ enum TextRenderer {
       socket:    \(show(status.socket)) (\(whose))
 
       """
+    // What this connection may do (the control socket says; the read-only socket is read).
+    if let access = facts["access"] { text += "access:    \(access)\n" }
     if let list = facts["list"], list != "-" { text += "list:      \(list)\n" }
     if let uptime = facts["uptime"].flatMap({ UInt64($0) }) { text += "uptime:    \(duration(uptime))\n" }
     if let config = facts["config"] { text += "config:    \(config == "-" ? "built-in demo set" : config)\n" }

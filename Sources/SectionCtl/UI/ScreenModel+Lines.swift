@@ -10,7 +10,9 @@ extension ScreenModel {
   ) -> [ScreenLine] {
     var lines: [ScreenLine] =
       showsHelp
-      ? ScreenModel.help(unicode: style.unicode).dropFirst(helpScroll).map { ScreenLine([.init(text: $0)]) }
+      ? ScreenModel.help(unicode: style.unicode, level: status.level).dropFirst(helpScroll).map {
+        ScreenLine([.init(text: $0)])
+      }
       : state.map { state in
         (top..<min(top + listHeight, layout.rows.count)).map {
           line(layout.rows[$0], state: state, style: style, isCursor: $0 == layout.cursor)
@@ -79,7 +81,9 @@ extension ScreenModel {
     if let prompt = status.prompt { return ScreenLine([.init(text: prompt)], highlighted: true) }
     let link =
       switch status.link {
-      case .connected: status.readonly ? "viewer (read-only)" : "connected"
+      case .connected:
+        status.readonly
+          ? "viewer (read-only)" : status.level.map { "connected (may \($0.rawValue))" } ?? "connected"
       case .syncing: "connecting"
       case .disconnected: "disconnected, retrying"
       }
@@ -97,23 +101,26 @@ extension ScreenModel {
   }
 
   /// The key list `?` shows in place of the accordion.
-  static func help(unicode: Bool) -> [String] {
-    let keys = [
-      ("\(unicode ? "↑ ↓" : "Up Down")  k j", "move the cursor"),
-      ("Enter  Space", "open or close the cursor's section"),
-      ("o  c", "open / close it"),
-      ("O  C", "open all (multi mode only) / close all"),
-      ("m", "switch mode: multi / exclusive"),
-      ("g  G", "first / last row"),
-      ("PgUp  PgDn", "a page up / down"),
-      ("r", "ask the daemon to reload its config"),
-      ("a", "add a section after the cursor's (type ID TITLE)"),
-      ("i", "add an item to the cursor's section"),
-      ("e", "rename the section, or edit the item, at the cursor"),
-      ("d", "delete the section or item at the cursor (asks first)"),
-      ("?", "these keys"),
-      ("q  Esc  Ctrl-C", "quit"),
+  /// The key list; with `level`, only the keys a connection of that level may use.
+  static func help(unicode: Bool, level: AccessLevel? = nil) -> [String] {
+    let all: [(String, String, AccessLevel?)] = [
+      ("\(unicode ? "↑ ↓" : "Up Down")  k j", "move the cursor", nil),
+      ("Enter  Space", "open or close the cursor's section", .operate),
+      ("o  c", "open / close it", .operate),
+      ("O  C", "open all (multi mode only) / close all", .operate),
+      ("m", "switch mode: multi / exclusive", .edit),
+      ("g  G", "first / last row", nil),
+      ("PgUp  PgDn", "a page up / down", nil),
+      ("r", "ask the daemon to reload its config", .edit),
+      ("a", "add a section after the cursor's (type ID TITLE)", .edit),
+      ("i", "add an item to the cursor's section", .edit),
+      ("e", "rename the section, or edit the item, at the cursor", .edit),
+      ("d", "delete the section or item at the cursor (asks first)", .edit),
+      ("?", "these keys", nil),
+      ("q  Esc  Ctrl-C", "quit", nil),
     ]
+    let keys = all.filter { key in key.2.map { needs in level.map { needs <= $0 } ?? true } ?? true }
+      .map { ($0.0, $0.1) }
     let width = keys.map { DisplayWidth.of($0.0) }.max()! + 3
     return ["sectionctl ui: keys", ""]
       + keys.map { "  " + $0 + String(repeating: " ", count: width - DisplayWidth.of($0)) + $1 }

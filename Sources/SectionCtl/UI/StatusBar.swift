@@ -1,3 +1,5 @@
+import SectionClient
+
 /// What the status line reports besides the state: where the ui is connected, how, and the
 /// answer to the last thing a person asked for.
 struct StatusBar: Equatable, Sendable {
@@ -13,6 +15,9 @@ struct StatusBar: Equatable, Sendable {
   var link: Link = .syncing
   /// The read-only socket: a viewer, whose keys cannot change state.
   var readonly: Bool
+  /// The connection's level, once the daemon refused a request above it (`ERR DENIED`): the
+  /// keys above it are then refused here, and the key list leaves them out. Nil: not known.
+  var level: AccessLevel?
   /// A refusal, an error or a confirmation; cleared by the next key.
   var message: String?
   /// The prompt line, which takes the status line's place while a person types into it.

@@ -11,7 +11,7 @@ extension TerminalUI {
   func handle(_ key: Key) {
     if prompt != nil { return handlePrompt(key) }
     if showsHelp, let scroll = helpScroll(key) {
-      let hidden = ScreenModel.help(unicode: style.unicode).count - screen.listHeight
+      let hidden = ScreenModel.help(unicode: style.unicode, level: status.level).count - screen.listHeight
       screen.helpScroll = min(max(0, screen.helpScroll + scroll), max(0, hidden))
       return changed()
     }
@@ -33,6 +33,11 @@ extension TerminalUI {
   }
 
   private func perform(_ action: UIAction) {
+    if let needs = action.level, let has = status.level, needs > has {
+      status.message =
+        "this connection may \(has.rawValue), not \(needs.rawValue): the key list (?) shows what it may"
+      return
+    }
     let layout = layout()
     let cursor = layout.cursor ?? 0
     let state = shown
@@ -117,7 +122,8 @@ extension TerminalUI {
     }
   }
 
-  /// A refusal in the status line; ERR READONLY also makes the ui a viewer from then on.
+  /// A refusal in the status line; ERR READONLY also makes the ui a viewer from then on, and
+  /// ERR DENIED offers only the keys of the level it names.
   private func refused(_ error: ClientError, _ line: String) {
     guard case .daemon(let code, let message) = error else {
       status.message = error.diagnostic
@@ -126,6 +132,9 @@ extension TerminalUI {
     if code == "READONLY" {
       status.readonly = true
       status.message = TerminalUI.readOnly(line)
+    } else if let denial = error.denial {
+      status.level = denial.has
+      status.message = error.diagnostic
     } else {
       status.message = message.isEmpty ? "\(line): \(code)" : message
     }

@@ -1,3 +1,5 @@
+import SectionClient
+
 /// What a key or a mouse report asks the ui to do: the key map, in one place.
 enum UIAction: Equatable, Sendable {
   /// The cursor down (positive) or up by rows, or by pages.
@@ -21,6 +23,16 @@ enum UIAction: Equatable, Sendable {
 
   /// Rows one wheel notch scrolls.
   static let wheelRows = 3
+
+  /// The level the daemon asks of the request the action sends (PROTOCOL.md, "Access levels");
+  /// nil for what only moves around the screen.
+  var level: AccessLevel? {
+    switch self {
+    case .toggle, .open, .close, .openAll, .closeAll: .operate
+    case .switchMode, .reload, .addSection, .addItem, .edit, .delete: .edit
+    case .move, .page, .first, .last, .help, .quit, .scroll, .click: nil
+    }
+  }
 
   init?(_ key: Key) {
     switch key {

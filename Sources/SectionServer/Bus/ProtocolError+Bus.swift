@@ -14,6 +14,9 @@ extension ProtocolError.Code {
     case .range: "org.sectiond.Sectiond1.Error.OutOfRange"
     case .config: "org.sectiond.Sectiond1.Error.Config"
     case .readOnly: "org.freedesktop.DBus.Error.AccessDenied"
+    // Above the caller's level: a name of its own, so that a caller tells it from the bus's
+    // policy refusing the call.
+    case .denied: "org.sectiond.Sectiond1.Error.Denied"
     // History takes a count, never a revision: GONE does not reach the bus.
     case .gone: "org.sectiond.Sectiond1.Error.Gone"
     // A fleet's host could not commit through etcd in time.

@@ -119,16 +119,21 @@ class Daemon:
         self.args = ["--socket", self.socket, "--readonly-socket", self.readonly_socket]
         self.args += ["--state", self.state] if state else ["--no-state"]
         if config is not None:
-            path = os.path.join(self.dir, "sections.json")
-            with open(path, "w") as f:
-                f.write(config)
-            os.chmod(path, 0o644)
-            self.args += ["--config", path]
+            self.args += ["--config", self.write("sections.json", config)]
         self.args += list(extra_args)
         self.wrapper = list(wrapper)
         self.proc = None
         self.log_path = os.path.join(self.dir, "sectiond.log")
         self.environment = {}  # added to the daemon's environment (SECTIOND_ETCD_USER...)
+
+    def write(self, name, text):
+        """Writes `text` to the file `name` in the daemon's directory, readable by all (a root
+        daemon refuses files others can write); returns its path."""
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        return path
 
     def start(self, timeout=10):
         log = open(self.log_path, "ab")
@@ -370,3 +375,42 @@ def require_binary():
         print(f"no sectiond at {sectiond_path()}; build first (swift build) or set BUILD_DIR", file=sys.stderr)
         print("0 passed, 1 failed")
         sys.exit(1)
+
+
+def connect_as(path, uid, groups):
+    """A Client on `path` connected by a process of `uid` (its gid the same) in `groups`: the
+    kernel records the peer at connect(2) (SO_PEERCRED, SO_PEERGROUPS), so a child takes the
+    user's ids, connects and passes the socket back. Raises PermissionError when the socket's
+    mode keeps the user out. Needs root."""
+    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            parent.close()
+            os.setgroups(groups)
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(path)
+                socket.send_fds(child, [b"ok"], [s.fileno()])
+            except OSError as error:
+                child.sendall(f"{error.errno}".encode())
+        except BaseException:
+            code = 1
+        os._exit(code)
+    child.close()
+    try:
+        message, fds, _, _ = socket.recv_fds(parent, 64, 1)
+    finally:
+        os.waitpid(pid, 0)
+        parent.close()
+    if not fds:
+        raise PermissionError(int(message or b"0"), f"uid {uid} could not connect to {path}")
+    client = Client.__new__(Client)
+    client.sock = socket.socket(fileno=fds[0])
+    client.sock.settimeout(5)
+    client.buf = b""
+    client.events = []
+    return client

@@ -56,7 +56,7 @@ fi
 PREFIX=/usr/local
 dest="$stage/root"
 unitdir="$dest$PREFIX/lib/systemd/system"
-# The plain units, and an instance of the templates for a named list (issue 34).
+# The plain units, and an instance of the templates for a named list.
 units=(sectiond.service sectiond.socket sectiond-readonly.socket
   sectiond@media.service sectiond@media.socket sectiond-readonly@media.socket)
 
@@ -81,7 +81,7 @@ expect_files=(
   "$PREFIX/lib/systemd/user/sectiond@.service" "$PREFIX/lib/systemd/user/sectiond@.socket"
   "$PREFIX/lib/systemd/user/sectiond-readonly@.socket"
   "$PREFIX/lib/sysusers.d/sectiond.conf" "$PREFIX/lib/tmpfiles.d/sectiond.conf"
-  /etc/sectiond/sections.json.example
+  /etc/sectiond/sections.json.example /etc/sectiond/access.conf.example
 )
 for page in man/*.1 man/*.8; do
   [ -f "$page" ] && expect_files+=("$PREFIX/share/man/man${page##*.}/$(basename "$page")")
@@ -94,7 +94,7 @@ if [ -z "$absent" ]; then
 else
   fail "installed files in place" "$absent"
 fi
-if [ -e "$dest/etc/sectiond/sections.json" ]; then
+if [ -e "$dest/etc/sectiond/sections.json" ] || [ -e "$dest/etc/sectiond/access.conf" ]; then
   fail "install creates no real config (only sections.json.example)"
 else
   pass "install creates no real config (only sections.json.example)"
@@ -244,7 +244,7 @@ judge_exposure sectiond.service 1.0 "$out"
 judge_exposure sectiond@media.service 1.0 \
   "$(systemd-analyze security --offline=yes --threshold=10 --root="$dest" sectiond@media.service 2>&1)"
 
-# --- the templates of named lists (issue 34) -----------------------------------
+# --- the templates of named lists -----------------------------------
 # An instance has the plain unit's sandbox, fd store and watchdog, its own
 # paths from %i, and the two sockets of its list in /run/sectiond/NAME.
 tsvc="$unitdir/sectiond@.service"
@@ -433,7 +433,7 @@ else
   fail "PREFIX=/usr: units in /lib/systemd/system and /usr/lib/systemd/user, ExecStart=/usr/bin/sectiond" "$out"
 fi
 
-# --- make uninstall: exactly what install put (issue 44, item 20) -------------
+# --- make uninstall: exactly what install put -------------
 # A tree with files of others and a config of the user's; install, then make uninstall: the
 # same files as before, sectiond's own directories gone, the shared ones kept.
 dest3="$stage/un-root"
