@@ -3,7 +3,7 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help build run web fleet check test asan fuzz package-test bench etcd-lab install uninstall deb format
+.PHONY: help build run web fleet check test asan fuzz package-test bench perf-report etcd-lab install uninstall deb format
 
 ## help: this list
 help:
@@ -31,7 +31,7 @@ fleet: build
 check:
 	scripts/test.sh --quick
 
-## test: every test suite, as CI runs them (about 25 minutes; asan, fuzz and package-test too)
+## test: every test suite, as CI runs them (about 30 minutes; asan, fuzz and package-test too)
 test:
 	scripts/test.sh
 
@@ -47,12 +47,17 @@ fuzz:
 package-test:
 	bash -c 'source Tests/System/lib/suites.sh && run_bounded "$${PACKAGE_TIMEOUT:-900}" package.py python3 Tests/Build/package.py'
 
-## bench: the benchmarks, as ratios against peers measured in the same run
+## bench: the benchmarks, as ratios against peers measured in the same run (about 35 minutes, the release build included); ends with perf-report
 bench:
 	scripts/deps.sh --test
 	python3 bench/bench.py
 	python3 bench/dbus_bench.py --no-build
 	python3 bench/fleet_bench.py --no-build
+	python3 bench/report.py
+
+## perf-report: docs/PERFORMANCE.md's summary regenerated from bench/out/*.json (the last make bench)
+perf-report:
+	python3 bench/report.py
 
 ## etcd-lab: three etcd members on loopback on free ports, their URLs printed (Ctrl-C stops them and removes their data)
 etcd-lab:

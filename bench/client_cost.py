@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the client library costs a program, in user-space instructions (issue 35).
+"""What the client library costs a program, in user-space instructions.
 
 Wall-clock ratios at one request in flight swing with the machine by more than the library's
 share; instruction counts do not. A sectiond is started (not under the tool), and

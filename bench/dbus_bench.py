@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sectiond's D-Bus face against a floor (issue 21; docs/PERFORMANCE.md, "D-Bus").
+"""sectiond's D-Bus face against a floor (docs/PERFORMANCE.md, "D-Bus").
 
     python3 bench/dbus_bench.py            # the full run (about 2 minutes)
     python3 bench/dbus_bench.py --smoke    # tiny counts, seconds; what `make test` runs
@@ -233,6 +233,7 @@ def main():
     ap.add_argument("--no-pin", action="store_true", help="do not pin the service and the client to CPUs")
     ap.add_argument("--require-targets", action="store_true", help="exit 1 when a goal is missed")
     args = ap.parse_args()
+    began = time.monotonic()
     prof = dict(PROFILES["smoke" if args.smoke else "full"])
     if args.runs:
         prof["runs"] = args.runs
@@ -261,8 +262,10 @@ def main():
                         figures[side].append(measure(env, side))
                 ours, theirs = (statistics.median(figures[s]) for s in sides)
                 paired = statistics.median(a / b for a, b in zip(figures[sides[0]], figures[sides[1]]))
+                goal = GOALS.get(name)
                 results[name] = dict(unit=unit, sides=list(sides), runs=figures, ratio=ours / theirs,
-                                     paired_ratio=paired, goal=GOALS.get(name), **{sides[0]: ours, sides[1]: theirs})
+                                     paired_ratio=paired, goal=goal, met=None if goal is None else paired >= goal,
+                                     **{sides[0]: ours, sides[1]: theirs})
                 if env.cpu:
                     for side, figures_ in env.cpu.items():
                         service, daemon = (statistics.median(f[i] for f in figures_) for i in (0, 1))
@@ -280,17 +283,21 @@ def main():
     print(f"{'scenario':<20} {'sectiond':>12} {'peer':>12} {'ratio':>6} {'paired':>6} {'goal':>5}  met")
     for name, r in results.items():
         a, b = r["sides"]
-        goal, met = ("-", "-") if r["goal"] is None else (r["goal"], "yes" if r["paired_ratio"] >= r["goal"] else "NO")
+        goal, met = ("-", "-") if r["goal"] is None else (r["goal"], "yes" if r["met"] else "NO")
         print(f"{name:<20} {r[a]:>12,.0f} {r[b]:>12,.0f} {r['ratio']:>6.2f} {r['paired_ratio']:>6.2f} "
               f"{goal:>5}  {met}")
+    if args.smoke:
+        print(bench.SMOKE_NOTE)
     load1 = os.getloadavg()[0]
     if load1 > len(os.sched_getaffinity(0)):
         print(f"note: load average {load1:.1f} on {len(os.sched_getaffinity(0))} CPUs: other work shared the machine")
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump(dict(profile="smoke" if args.smoke else "full", load_average=os.getloadavg(), results=results), f,
-                  indent=2)
-    missed = [n for n, r in results.items() if r["goal"] is not None and r["paired_ratio"] < r["goal"]]
+        json.dump(dict(profile="smoke" if args.smoke else "full", load_average=os.getloadavg(),
+                       seconds=round(time.monotonic() - began, 1),
+                       versions={"dbus-daemon": bench.version(["dbus-daemon", "--version"])}, results=results),
+                  f, indent=2)
+    missed = [n for n, r in results.items() if r["met"] is False]
     return 1 if args.require_targets and missed else 0
 
 

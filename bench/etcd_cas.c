@@ -1,4 +1,4 @@
-/* The plain client of bench/fleet_bench.py (issue 46): the compare-and-swap a sectiond host makes
+/* The plain client of bench/fleet_bench.py: the compare-and-swap a sectiond host makes
  * for a group commit, done by a client that does nothing else, on the same etcd member through
  * the same JSON gateway with the same HTTP library (libcurl, one kept-alive connection).
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fleet's figures (issue 46, "Performance"; docs/PERFORMANCE.md, "Fleet"): sectiond --etcd
+"""The fleet's figures (docs/PERFORMANCE.md, "The fleet"): sectiond --etcd
 against etcd itself, in the same run.
 
     python3 bench/fleet_bench.py            # the full run (about 2 minutes)
@@ -58,7 +58,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (build_sectiond, build_c, BENCH, ROOT)
 
 sys.path.insert(0, os.path.join(bench.ROOT, "Tests", "System", "lib"))
-from etcd_lab import EtcdLab, LabUnavailable  # noqa: E402
+from etcd_lab import ETCD, EtcdLab, LabUnavailable  # noqa: E402
 from fleet_lab import FleetLab, event_revision  # noqa: E402
 from sdlib import Client  # noqa: E402
 
@@ -295,6 +295,7 @@ def main():
     ap.add_argument("--hosts", type=int, default=3, help="sectiond hosts in the fleet (default 3; a_to_b_p50 needs 2)")
     ap.add_argument("--require-targets", action="store_true", help="exit 1 when a goal is missed")
     args = ap.parse_args()
+    began = time.monotonic()
     prof = dict(PROFILES["smoke" if args.smoke else "full"])
     if args.runs:
         prof["runs"] = args.runs
@@ -363,6 +364,8 @@ def main():
         peer = r["sides"][1]
         print(f"{name:<20} {r['sectiond']:>10,.3f} {peer:>16} {r['peer']:>10,.3f} {r['ratio']:>6.2f} "
               f"{r['paired']:>7.2f}  {r['goal']:<18} {'yes' if r['met'] else 'NO'}")
+    if args.smoke:
+        print(bench.SMOKE_NOTE)
     if "toggle_c1_d1" in results and "toggle_c1_d1_watched" in results:
         bare, watched = (results[n]["peer"] for n in ("toggle_c1_d1", "toggle_c1_d1_watched"))
         results["toggle_c1_d1"]["peer_watched_share"] = watched / bare
@@ -384,7 +387,8 @@ def main():
     with open(args.json, "w") as f:
         json.dump(dict(profile="smoke" if args.smoke else "full", fsync=args.fsync, hosts=args.hosts, host_cpu_us_per_toggle=cpu,
                        peer_value_bytes=env.sizes,
-                       load_average=[load_before, load_after], results=results), f, indent=2)
+                       load_average=[load_before, load_after], seconds=round(time.monotonic() - began, 1),
+                       versions=dict(etcd=bench.version([ETCD, "--version"])), results=results), f, indent=2)
     missed = [n for n, r in results.items() if not r["met"]]
     return 1 if args.require_targets and missed else 0
 

@@ -1,4 +1,4 @@
-/* floor: the least a line server can do, as the floor under sectiond's PING (issue 24).
+/* floor: the least a line server can do, as the floor under sectiond's PING.
  *
  *   floor --socket PATH
  *

@@ -1,5 +1,5 @@
 /*
- * loadgen: the load generator of the sectiond benchmark (issue 5).
+ * loadgen: the load generator of the sectiond benchmark.
  *
  * One thread, epoll, non-blocking sockets, Unix-domain stream sockets only.
  * It speaks just enough of two protocols to know when a reply is complete:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What one request costs the server, in user-space instructions and in syscalls (issue 24).
+"""What one request costs the server, in user-space instructions and in syscalls.
 
 Wall-clock figures swing by several times on a shared machine; these do not. Each server
 (the release sectiond, and the C floor of bench/floor.c) is started twice under

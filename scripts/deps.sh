@@ -23,8 +23,9 @@ for option in "$@"; do
   esac
 done
 # The D-Bus tests (Tests/System/suites/dbus.py): a private dbus-daemon, gdbus, and Python's Gio
-# (Debian's python3-gi, for /usr/bin/python3); dbus-lab.py: a user's session bus.
-case " $* " in *" --test "*) packages+=(dbus-daemon dbus-user-session libglib2.0-bin python3-gi) ;; esac
+# (Debian's python3-gi, for /usr/bin/python3); dbus-lab.py: a user's session bus, and polkitd,
+# which decides for callers without a direct right.
+case " $* " in *" --test "*) packages+=(dbus-daemon dbus-user-session libglib2.0-bin python3-gi polkitd) ;; esac
 if [ -n "$print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 missing=()
 for package in "${packages[@]}"; do

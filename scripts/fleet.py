@@ -144,9 +144,9 @@ class Fleet:
             f"  {ctl} -s {gamma} watch         # gamma's",
             f"  {ctl} -s {alpha} toggle 1      # a change through alpha: both see it, same revision",
             f"  {ctl} -s {gamma} log           # the history names the host (sectionctl@alpha)",
-            f"  {ctl} -s {beta} status         # fleet: the host, its member, how far behind, since when",
-            f"  kill -STOP {self.lab.processes[1].pid}       # freeze beta's member: a change on beta is refused within 10 s"
-            " (ERR UNAVAILABLE), then beta moves to another member; reads go on (kill -CONT thaws it)",
+            f"  {ctl} -s {beta} status         # its fleet-* facts: state, member, revision, whose config",
+            f"  kill -STOP {self.lab.processes[1].pid}       # freeze beta's member: a change on beta is answered within 10 s,"
+            " taken through another member or refused (ERR UNAVAILABLE); reads go on (kill -CONT thaws it)",
             f"  etcdctl --endpoints={self.lab.urls[0]} get --prefix /sectiond/ --keys-only",
             f"logs: {self.directory}/{{{','.join(HOSTS)}}}.log",
             f"ready: {' '.join(HOSTS)} in {self.directory}, etcd in {self.lab.directory}"
@@ -179,7 +179,7 @@ class Fleet:
 def main():
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _stop_on_signal)
-    # sectiond --etcd execs sectiond-fleet beside it (docs/FLEET.md, "The fleet's binary").
+    # sectiond --etcd execs sectiond-fleet beside it (docs/FLEET-DESIGN.md, "The fleet's binary").
     for name in ("sectiond", "sectiond-fleet"):
         binary = os.path.join(build_dir(), name)
         if not os.access(binary, os.X_OK):

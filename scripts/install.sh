@@ -43,6 +43,8 @@
 #   /usr/local/share/zsh/site-functions/_sectionctl
 #   /usr/local/share/dbus-1/{system-services,services,interfaces}/org.sectiond.Sectiond1.*,
 #   /etc/dbus-1/system.d/org.sectiond.Sectiond1.conf (/usr/share/dbus-1/system.d with PREFIX=/usr)
+#   /usr/share/polkit-1/actions/org.sectiond.Sectiond1.policy (whatever the prefix: polkitd
+#     reads no other directory)
 #   /etc/sectiond/sections.json.example, access.conf.example (a real sections.json or
 #   access.conf is never touched)
 # With PREFIX=/usr the units go to /lib/systemd/system and /usr/lib/systemd/user
@@ -211,6 +213,10 @@ if [ -z "$user_install" ]; then
   inst 0644 packaging/dbus/org.sectiond.Sectiond1.conf "$DBUSPOLICYDIR/org.sectiond.Sectiond1.conf"
   inst 0644 packaging/dbus/system-services/org.sectiond.Sectiond1.service \
     "$DATADIR/dbus-1/system-services/org.sectiond.Sectiond1.service"
+  # polkit's actions for bus callers without a direct right (docs/DBUS.md, "Access"). polkitd
+  # reads actions from /usr/share/polkit-1/actions only, whatever the prefix.
+  inst 0644 packaging/polkit/org.sectiond.Sectiond1.policy \
+    /usr/share/polkit-1/actions/org.sectiond.Sectiond1.policy
   inst 0644 systemd/tmpfiles.d/sectiond.conf "$TMPFILESDIR/sectiond.conf"
 fi
 # A user's session bus reads ~/.local/share/dbus-1/services too.
@@ -234,8 +240,10 @@ fi
 inst 0644 README.md "$DATADIR/doc/sectiond/README.md"
 inst 0644 docs/PROTOCOL.md "$DATADIR/doc/sectiond/PROTOCOL.md"
 inst 0644 docs/DBUS.md "$DATADIR/doc/sectiond/DBUS.md"
-# A fleet host's guide and the threat model it points to, beside the fleet's examples below.
+# A fleet host's guide, the design it links to and the threat model it points to, beside the
+# fleet's examples below.
 inst 0644 docs/FLEET.md "$DATADIR/doc/sectiond/FLEET.md"
+inst 0644 docs/FLEET-DESIGN.md "$DATADIR/doc/sectiond/FLEET-DESIGN.md"
 inst 0644 docs/SECURITY.md "$DATADIR/doc/sectiond/SECURITY.md"
 for recipe in examples/i3blocks.conf examples/tmux.conf examples/sectiond-loop.sh examples/waybar/*; do
   inst 0644 "$recipe" "$DATADIR/doc/sectiond/$recipe"

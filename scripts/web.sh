@@ -9,6 +9,10 @@
 #                  that one (its read-only socket, named as sectiond names it, with WEB_READONLY)
 #   WEB_PORT       the page's port on 127.0.0.1 (default 8047, the system unit's)
 #   WEB_READONLY   1: the page uses the read-only socket, as sectiond-web.service does by default
+#   WEB_OPERATE    1: a tap opens or closes a section and the page may do nothing more: the
+#                  daemon started here grants you (the page's bridge runs as you) the operate
+#                  level on its control socket (--access), as sectiond-web.service's operate
+#                  drop-in and rule do; with WEB_SOCKET, that daemon's own rules decide
 #   BUILD_DIR      the binaries (default: a debug build made here)
 #
 # Builds the binaries, starts sectiond on sockets in a fresh temporary directory (its state
@@ -52,7 +56,13 @@ if [ -n "${WEB_SOCKET:-}" ]; then
     { echo "web.sh: no daemon answers on WEB_SOCKET=$WEB_SOCKET" >&2; exit 1; }
 else
   control="$dir/control.sock" readonly="$dir/readonly.sock"
-  "$BUILD_DIR/sectiond" --socket "$control" --readonly-socket "$readonly" --state "$dir/state.json" "$@" &
+  access=()
+  if [ "${WEB_OPERATE:-0}" = 1 ]; then
+    echo "user $(id -u) operate" >"$dir/access.conf"
+    access=(--access "$dir/access.conf")
+  fi
+  "$BUILD_DIR/sectiond" --socket "$control" --readonly-socket "$readonly" --state "$dir/state.json" \
+    "${access[@]}" "$@" &
   pids+=($!)
   for _ in $(seq 100); do [ -S "$readonly" ] && break; sleep 0.05; done
   [ -S "$readonly" ] || { echo "web.sh: sectiond did not start" >&2; exit 1; }
@@ -61,6 +71,9 @@ fi
 if [ "${WEB_READONLY:-0}" = 1 ]; then
   pipe=(--readonly-socket "$readonly")
   kind="read-only socket: the page shows changes and cannot make them"
+elif [ "${WEB_OPERATE:-0}" = 1 ]; then
+  pipe=(--socket "$control")
+  kind="control socket at the operate level: a tap opens or closes a section for everyone; edits are refused"
 else
   pipe=(--socket "$control")
   kind="control socket: a tap opens or closes a section for everyone"
@@ -84,7 +97,9 @@ cat <<EOF
 
   Change the list from a terminal and watch the page follow:
     $BUILD_DIR/sectionctl --socket $control toggle 0
-    $BUILD_DIR/sectionctl --socket $control add news Latest news
+    $BUILD_DIR/sectionctl --socket $control $([ "${WEB_OPERATE:-0}" = 1 ] &&
+  echo "add news Latest news   # refused: you, like the page, have the operate level here" ||
+  echo "add news Latest news")
 
   Ctrl-C stops websocketd$([ -n "${WEB_SOCKET:-}" ] || echo " and sectiond").
 EOF

@@ -2,8 +2,9 @@
 // grid below the open ones (the WAI-ARIA Authoring Practices accordion pattern).
 //
 // The page is one protocol client. On its first connection it sends SUBSCRIBE, END (which the
-// read-only socket answers ERR READONLY and the control socket ERR SYNTAX: that is how the page
-// knows which one the bridge uses) and VIEW; on a later one, SUBSCRIBE FROM the revision it
+// read-only socket answers ERR READONLY, a control socket connection of the read level ERR
+// DENIED, and one that may open and close, at the operate or edit level, ERR SYNTAX: that is how
+// the page knows whether a tap can change anything) and VIEW; on a later one, SUBSCRIBE FROM the revision it
 // shows, and VIEW only when the daemon no longer keeps every change since (its reply is then
 // SUBSCRIBE's, with a state line): otherwise the events it missed follow the reply. Then it
 // applies `!opened`, `!closed` and `!mode` as they come, and for every other event (the edits,
@@ -118,7 +119,7 @@ function onOpen() {
     if (words[0] === "state") readView();
     else if (!state.viewInFlight) markSynced();
   }, ignore);
-  bridge.request("END").then((reply) => setReadonly(reply.code === "READONLY"), ignore);
+  bridge.request("END").then((reply) => setReadonly(reply.code === "READONLY" || reply.code === "DENIED"), ignore);
   if (!catchingUp) readView();
 }
 
@@ -407,7 +408,7 @@ function setText(view, key, text) {
   view[key].textContent = text;
 }
 
-/** A header offers a change only on the control socket, while connected. */
+/** A header offers a change only when the bridge may open and close, while connected. */
 function updateAvailability(view) {
   const available = !state.readonly && document.body.dataset.connection === "connected";
   if (available) view.button.removeAttribute("aria-disabled");
@@ -470,8 +471,11 @@ function moveFocus(event) {
 }
 
 function showError(request, reply) {
-  const readonly = reply.code === "READONLY" ? " (this page is on the read-only socket)" : "";
-  showMessage(`sectiond refused ${request}: ${reply.message || reply.status} [${reply.code}]${readonly}`);
+  const why = {
+    READONLY: " (this page is on the read-only socket)",
+    DENIED: " (the page's bridge is not allowed this)",
+  }[reply.code] ?? "";
+  showMessage(`sectiond refused ${request}: ${reply.message || reply.status} [${reply.code}]${why}`);
 }
 
 function showMessage(text) {

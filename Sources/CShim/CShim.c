@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -77,3 +78,5 @@ int cshim_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 int cshim_wcwidth(unsigned int character) { return wcwidth((wchar_t)character); }
 
 int cshim_malloc_trim(void) { return malloc_trim(0); }
+
+int cshim_set_dumpable(int dumpable) { return prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0); }

@@ -155,7 +155,7 @@ public final class EtcdClient {
   ) {
     authorized { [weak self] error in
       if let error { return completion(.failure(error)) }
-      self?.attempt(name, path, body, mutating, read, decode, completion, tried: 0, failures: [])
+      self?.attempt(name, path, body, mutating, read, decode, completion, tried: 0, earlier: [])
     }
   }
 
@@ -185,7 +185,7 @@ public final class EtcdClient {
         case .failure(let error):
           for body in waiting { body(error) }
         }
-      }, tried: 0, failures: [])
+      }, tried: 0, earlier: [])
   }
 
   /// etcd no longer takes the token (it expired, or etcd restarted): a new one is asked for.
@@ -200,7 +200,7 @@ public final class EtcdClient {
   private func attempt<Answer>(
     _ name: String, _ path: String, _ body: [UInt8], _ mutating: Bool,
     _ read: ((ArraySlice<UInt8>) -> Answer?)?, _ decode: @escaping (JSON) throws(MalformedAnswer) -> Answer,
-    _ completion: @escaping (Result<Answer, EtcdError>) -> Void, tried: Int, failures: [String]
+    _ completion: @escaping (Result<Answer, EtcdError>) -> Void, tried: Int, earlier: [EtcdError.Attempt]
   ) {
     let member = self.member
     let transfer: Transfer
@@ -213,7 +213,7 @@ public final class EtcdClient {
         guard let self else { return }
         guard
           let error = self.error(
-            of: outcome, call: name, member: member, mutating: mutating, failures: failures)
+            of: outcome, call: name, member: member, mutating: mutating, earlier: earlier)
         else {
           // An answer of the usual shape read from its bytes (`read`), any other parsed.
           if let answer = read?(outcome.body[...]) { return completion(.success(answer)) }
@@ -227,7 +227,7 @@ public final class EtcdClient {
           // Refused before anything was done: asked again with a new token, once.
           return self.authorized { [weak self] refusal in
             if let refusal { return completion(.failure(refusal)) }
-            self?.attempt(name, path, body, mutating, read, decode, completion, tried: 1, failures: failures)
+            self?.attempt(name, path, body, mutating, read, decode, completion, tried: 1, earlier: earlier)
           }
         }
         let retry = [.noLeader, .unavailable, .timedOut].contains(error.kind) && !error.outcomeUnknown
@@ -241,7 +241,7 @@ public final class EtcdClient {
         self.moveOn(from: member)
         self.attempt(
           name, path, body, mutating, read, decode, completion, tried: tried + 1,
-          failures: failures + ["\(member): \(error.detail)"])
+          earlier: error.earlier + [error.attempt])
       }
     } catch {
       return completion(.failure(error))
@@ -261,25 +261,30 @@ public final class EtcdClient {
     current = (current + 1) % configuration.members.count
   }
 
-  /// The error a finished transfer stands for, or nil when it brought a 200 answer.
+  /// The error a finished transfer stands for, or nil when it brought a 200 answer. `earlier`:
+  /// the members this call tried before, each with its own error (never nested in this one's).
   func error(
-    of outcome: Transfer.Outcome, call: String, member: String, mutating: Bool, failures: [String]
+    of outcome: Transfer.Outcome, call: String, member: String, mutating: Bool, earlier: [EtcdError.Attempt]
   ) -> EtcdError? {
-    let earlier = failures.isEmpty ? "" : "; before: " + failures.joined(separator: "; ")
     guard outcome.code == CURLE_OK else {
-      let kind: EtcdError.Kind = outcome.code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .unavailable
+      let kind: EtcdError.Kind =
+        outcome.overLimit
+        ? .answerTooLarge : outcome.code == CURLE_OPERATION_TIMEDOUT ? .timedOut : .unavailable
       return EtcdError(
-        kind, call: call, member: member, detail: outcome.detail + earlier,
-        outcomeUnknown: mutating && !outcome.isConnectionRefused)
+        kind, call: call, member: member, detail: outcome.detail,
+        outcomeUnknown: mutating && !outcome.isConnectionRefused, answered: false, earlier: earlier)
     }
     guard outcome.httpStatus != 200 else { return nil }
     guard let json = try? JSON.parse(outcome.body), case .object = json else {
       return EtcdError(
-        .rejected(code: 0, httpStatus: outcome.httpStatus), call: call, member: member,
-        detail: String(decoding: outcome.body.prefix(200), as: UTF8.self) + earlier)
+        outcome.httpStatus == 503 ? .unavailable : .rejected(code: 0, httpStatus: outcome.httpStatus),
+        call: call, member: member, detail: String(decoding: outcome.body.prefix(200), as: UTF8.self),
+        earlier: earlier)
     }
+    // The gateway's `message`; a proxy or another server in front of etcd may say `error`.
+    let message = (try? json.string("message")) ?? (try? json.string("error")) ?? ""
     return EtcdError.fromGateway(
-      code: (try? json.integer("code")) ?? 0, message: ((try? json.string("message")) ?? "") + earlier,
-      httpStatus: outcome.httpStatus, call: call, member: member, mutating: mutating)
+      code: (try? json.integer("code")) ?? 0, message: message, httpStatus: outcome.httpStatus, call: call,
+      member: member, mutating: mutating, earlier: earlier)
   }
 }

@@ -12,6 +12,8 @@ final class Transfer {
     let body: [UInt8]
     /// libcurl's words for `code`, or what went wrong before curl had the transfer.
     let detail: String
+    /// The answer grew past the client's limit (`maximumAnswerBytes`) and was cut off.
+    let overLimit: Bool
     /// The request never left: no connection, no TLS session (a certificate refused), or a
     /// URL that is not http or https.
     var isConnectionRefused: Bool {
@@ -145,7 +147,7 @@ final class Transfer {
       overLimit
       ? "the answer is over the client's limit of \(limit) bytes"
       : detail ?? String(cString: ccurl_easy_strerror(code))
-    completion(Outcome(code: code, httpStatus: status, body: body, detail: text))
+    completion(Outcome(code: code, httpStatus: status, body: body, detail: text, overLimit: overLimit))
   }
 }
 

@@ -16,12 +16,12 @@ extension EtcdClient {
     authorized { [weak self] error in
       if let error { return watch.deliver(.failed(error)) }
       guard !watch.isOver else { return }
-      self?.open(watch, body: body, tried: 0, failures: [])
+      self?.open(watch, body: body, tried: 0, earlier: [])
     }
     return watch
   }
 
-  private func open(_ watch: Watch, body: [UInt8], tried: Int, failures: [String]) {
+  private func open(_ watch: Watch, body: [UInt8], tried: Int, earlier: [EtcdError.Attempt]) {
     let member = self.member
     var over = false
     // Each line is one `{"result":…}` (or `{"error":…}` when the stream fails).
@@ -51,11 +51,12 @@ extension EtcdClient {
         guard let self else { return }
         if !watch.started, outcome.isConnectionRefused, tried + 1 < self.configuration.members.count {
           self.moveOn(from: member)
-          return self.open(
-            watch, body: body, tried: tried + 1, failures: failures + ["\(member): \(outcome.detail)"])
+          let refused = EtcdError(
+            .unavailable, call: "watch", member: member, detail: outcome.detail, answered: false)
+          return self.open(watch, body: body, tried: tried + 1, earlier: earlier + [refused.attempt])
         }
         let error =
-          self.error(of: outcome, call: "watch", member: member, mutating: false, failures: failures)
+          self.error(of: outcome, call: "watch", member: member, mutating: false, earlier: earlier)
           ?? EtcdError(.unavailable, call: "watch", member: member, detail: "the stream ended")
         self.moveOn(after: error, from: member)
         _ = self.tokenRefused(error)

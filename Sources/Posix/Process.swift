@@ -1,3 +1,4 @@
+import CShim
 import Glibc
 
 /// Process-wide settings and facts.
@@ -93,6 +94,13 @@ public enum ProcessInfo {
     defer { for pointer in argv { free(pointer) } }
     execv(path, argv)
     return PosixError("execve", path)
+  }
+
+  /// Makes the process not dumpable (`prctl(PR_SET_DUMPABLE, 0)`): no core file, and no other
+  /// process of the same user may trace it or read its memory (/proc/PID/mem, environ), which
+  /// holds a secret such as etcd's password.
+  public static func forbidDumps() throws {
+    _ = try retrying("prctl(PR_SET_DUMPABLE)") { cshim_set_dumpable(0) }
   }
 
   /// A broken connection must show up as EPIPE from write, never kill the process.

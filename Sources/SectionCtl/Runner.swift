@@ -146,19 +146,28 @@ struct Runner {
 
   /// Sends RELOAD (or RELOAD FRESH) between two LISTs, in one round trip, and prints
   /// what the reload dropped and added: a reload can take sections away (and their open
-  /// state), which the one saying it should see.
+  /// state), which the one saying it should see. STATUS, in the same round trip, tells a
+  /// fleet's host: there the reload replaced the list on every host, which is said too.
   private func reload(fresh: Bool) throws(ClientError) {
     let list = Request<Listing>.list.asReply
-    let replies = try connect().replies(to: [list, Request<UInt64>.reload(fresh: fresh).asReply, list])
-    let before = try replies[0].succeeded().sections
+    let replies = try connect().replies(to: [
+      list, Request<UInt64>.reload(fresh: fresh).asReply, list, Request<[String: String]>.status.asReply,
+    ])
+    let listed = try replies[0].succeeded()
+    let before = listed.sections
     let reload = try replies[1].succeeded()
     let after = try replies[2].succeeded().sections
+    // A reload that changed nothing sent nothing to the other hosts. A daemon older than
+    // STATUS answers it ERR UNKNOWN: no fleet then.
+    let fleetHost =
+      reload.revision == listed.revision ? nil : (try? replies[3].succeeded())?.facts["fleet-host"]
     let dropped = before.filter { old in !after.contains { $0.id == old.id } }
     let added = after.filter { new in !before.contains { $0.id == new.id } }
     show(
       text: TextRenderer.reload(
-        dropped: dropped, added: added, count: after.count, revision: reload.revision),
-      json: JSONRenderer.reload(dropped: dropped, added: added, revision: reload.revision))
+        dropped: dropped, added: added, count: after.count, revision: reload.revision, fleetHost: fleetHost),
+      json: JSONRenderer.reload(
+        dropped: dropped, added: added, revision: reload.revision, fleetHost: fleetHost))
   }
 
   /// What an edit prints: its revision (`revision 7`; with --json `{"revision"}`), so that

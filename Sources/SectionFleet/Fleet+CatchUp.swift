@@ -19,15 +19,27 @@ extension Fleet {
         .range(RangeRequest(key: headKey)),
         .range(
           RangeRequest(
-            key: logKey(applied + 1), rangeEnd: RangeRequest.prefixEnd(logPrefix), limit: Fleet.catchUpBatch)),
+            key: logKey(applied + 1), rangeEnd: RangeRequest.prefixEnd(logPrefix), limit: catchUpPage)),
       ])
     client.txn(txn) { [unowned self] result in
       if let proposal, !awaits(proposal) { return }  // the watch showed it committed meanwhile
       switch result {
       case .success(let answer):
         contact()
+        catchUpPage = min(catchUpPageLimit, catchUpPage * 2)
         caughtUp(answer, after: proposal)
-      case .failure(let error):
+      case .failure(let error) where error.kind == .answerTooLarge && catchUpPage > 1:
+        // Entries larger than etcd's default requests: the same read in half the entries.
+        catchUpPage /= 2
+        catchUp(after: proposal)
+      case .failure(var error):
+        if error.kind == .answerTooLarge {
+          // One entry alone over the limit: nothing here can read it; the poll tries again.
+          error = EtcdError(
+            .answerTooLarge, call: error.call, member: error.member,
+            detail: "the entry \(String(decoding: logKey(applied + 1), as: UTF8.self)) alone: \(error.detail)"
+          )
+        }
         failed(error)
         if let proposal {
           retry(proposal, because: error, mayBeApplied: true) { [unowned self] in catchUp(after: proposal) }
@@ -109,6 +121,7 @@ extension Fleet {
       if decoded.commit == proposal.commit {
         headRevision = entry.modRevision
         server.fleetCommitted()
+        if proposal.reload { reloadedHere(at: revision) }
         return true
       }
       server.fleetRetry()
@@ -123,6 +136,14 @@ extension Fleet {
         server.fleetApplied()
       case .state(let state, let events):
         server.fleetAdopt(state, events: events)
+        // Once on every host, as the reloading host says it too (`reloadedHere`). The host's
+        // name is etcd's text: only a name's characters reach STATUS and the log.
+        let host = String(decoding: ClientName.asName(Array(decoded.host.utf8)), as: UTF8.self)
+        listSource =
+          "\(host)'s config (reloaded for every host at revision \(revision)); \(Fleet.configUnused)"
+        Log.notice(
+          "fleet: \(host) reloaded its config for every host: the list is replaced here too, at revision \(revision), \(counted(server.service.model.sections.count, "section")); \(Fleet.configUnused)"
+        )
       }
     } catch {
       Log.error(

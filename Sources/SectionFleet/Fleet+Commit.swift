@@ -25,6 +25,10 @@ extension Fleet {
         phase = .idle
         server.fleetRefused(
           ProtocolError(.limit, "etcd refused the group as too large (\(error.detail)); nothing was applied"))
+      case .failure(let error) where error.kind == .noSpace:
+        // etcd answered: it will not take the group until an operator frees room.
+        phase = .idle
+        server.fleetRefused(refusedForSpace(error))
       case .failure(let error) where error.outcomeUnknown:
         failed(error)
         fence(proposal)
@@ -48,14 +52,27 @@ extension Fleet {
   /// answer has it).
   func committed(_ proposal: Proposal, at revision: Int64, pointer: RangeResponse? = nil) {
     contact()
+    roomAgain()
     headRevision = revision
-    if proposal.snapshot != snapshotRevision { snapshotKnown(proposal.snapshot, bytes: 0) }
+    if proposal.snapshot != snapshotRevision {
+      snapshotKnown(proposal.snapshot, bytes: 0)
+      compactHistory(before: revision)
+    }
     logBytesSinceSnapshot += proposal.entryBytes
     snapshotRevision = proposal.snapshot
     phase = .idle
     server.fleetCommitted()
+    if proposal.reload { reloadedHere(at: proposal.revision) }
     if let pieces = proposal.pieces, let pointer { writeSnapshot(pieces, replacing: pointer.kvs.first) }
     catchUpIfBehind()
+  }
+
+  /// This host's RELOAD is committed: it replaced the list on every host, which its log says
+  /// once, as every other host's does when it applies it.
+  func reloadedHere(at revision: UInt64) {
+    listSource = "this host's config (reloaded for every host at revision \(revision))"
+    Log.notice(
+      "fleet: this host's reload replaced the list on every host of the fleet, at revision \(revision)")
   }
 
   /// After a txn whose outcome is unknown: re-puts the head under the same compare. If that
@@ -94,13 +111,10 @@ extension Fleet {
     // Only an attempt that can end before the deadline: a change is never held past it.
     guard monotonicMicroseconds() + Fleet.retryDelay + Fleet.attemptTimeout < proposal.deadline else {
       phase = .idle
-      // The error says itself when its own outcome is unknown.
       let note =
-        error.outcomeUnknown
-        ? ""
-        : mayBeApplied
-          ? "; the change may still be applied (its outcome is unknown)" : "; nothing was applied"
-      server.fleetRefused(ProtocolError(.unavailable, "etcd: \(error)" + note))
+        error.outcomeUnknown || mayBeApplied
+        ? "; the change may have been applied (its outcome is unknown)" : "; nothing was applied"
+      server.fleetRefused(unavailable(error, note))
       server.service.changeRefusal = unavailable(error)
       return
     }

@@ -2,6 +2,7 @@ import Etcd
 import Posix
 import SectionCore
 import SectionServer
+import Systemd
 
 /// Joining (seeding an empty prefix, or adopting the fleet's list), then the watch that brings
 /// other hosts' groups and the poll that finds a member gone quiet.
@@ -66,7 +67,9 @@ extension Fleet {
         snapshotRevision = revision
         snapshotKnown(revision, bytes: state)
         Log.notice("fleet: seeded \(options.prefix) with this host's list at revision \(revision)")
+        listSource = "this host's config (it seeded the fleet at revision \(revision))"
         joined()
+        server.fleetCaughtUp()
       case .success:
         contact()
         join()
@@ -86,11 +89,13 @@ extension Fleet {
       fleetID = id
       snapshotRevision = snapshot
       Log.notice("fleet: catching up from revision \(applied) to \(revision) under \(options.prefix)")
+      listSource =
+        "the fleet's list (caught up from this host's state file at revision \(applied)); \(Fleet.configUnused)"
       joined()
       catchUp()
     } else {
       Log.notice(
-        "fleet: the fleet's list under \(options.prefix) is at revision \(revision); this host's config is not used"
+        "fleet: the fleet's list under \(options.prefix) is at revision \(revision); \(Fleet.configUnused)"
       )
       fleetID = id
       adoptSnapshot(joining: true)
@@ -128,6 +133,7 @@ extension Fleet {
             snapshotKnown(state.revision, bytes: bytes.count)
             headRevision = 0
             server.fleetAdopt(state)
+            listSource = "the fleet's list (loaded at revision \(state.revision)); \(Fleet.configUnused)"
             Log.notice(
               "fleet: loaded the fleet's state at revision \(state.revision) (\(bytes.count) bytes, \((monotonicMicroseconds() - started) / 1000) ms)"
             )
@@ -146,13 +152,38 @@ extension Fleet {
       .unavailable, "the fleet's snapshot in etcd is damaged: \(what)")
   }
 
+  /// The fleet's list is this host's (seeded, adopted, or its own state is the fleet's): the
+  /// changes that waited for it run once the catch-up that follows is through (at once after
+  /// seeding: the caller releases them).
   func joined() {
     server.service.changeRefusal = nil
     server.markFleet(fleetID, prefix: options.prefix)
     if case .joining = phase { phase = .idle }
+    joinTimer?.cancel()
+    joinTimer = nil
     startWatch()
     poller?.rearm(after: Fleet.pollInterval)
     poller?.setEnabled(true)
+    announceReady()
+  }
+
+  /// The join takes longer than a change may wait (etcd unreachable, or the fleet's keys
+  /// damaged), or etcd refused it: the changes that waited are refused, and every change after
+  /// them until the join is done; the host tells systemd it is up all the same, as it serves
+  /// reads from its state file, so that a unit ordered after it is not held up by etcd.
+  func joinBoundPassed() {
+    joinTimer?.cancel()  // it may be the timer's own call: kept until the join drops it
+    guard case .joining = phase else { return }
+    server.service.changeRefusal = notJoined(lastFailure)
+    Log.warning("fleet: \(server.service.changeRefusal!.message)")
+    server.fleetCaughtUp()
+    announceReady()
+  }
+
+  func announceReady() {
+    guard !announced else { return }
+    announced = true
+    Notifier.ready(status: server.statusLine)
   }
 
   func startWatch() {
@@ -235,6 +266,7 @@ extension Fleet {
         if server.service.changeRefusal?.code == .unavailable, case .idle = phase {
           server.service.changeRefusal = nil
         }
+        if outOfSpace != nil { checkSpace() }
         catchUpIfBehind()
       case .failure(let error):
         failed(error)
@@ -254,16 +286,35 @@ extension Fleet {
   }
 
   func failed(_ error: EtcdError) {
+    lastFailure = error
+    // etcd answered: out of space is not stale.
+    if error.kind == .noSpace { return server.service.changeRefusal = refusedForSpace(error) }
     if case .joining = phase {
-      server.service.changeRefusal = ProtocolError(.unavailable, "not joined to the fleet yet: \(error)")
+      if server.service.changeRefusal != nil {
+        server.service.changeRefusal = notJoined(error)
+      } else if case .rejected = error.kind {
+        // etcd's refusal (a wrong password, a role without the prefix) does not pass by
+        // waiting: the changes that wait for the join are refused now.
+        joinBoundPassed()
+      }
     }
     if staleSince == nil { staleSince = monotonicMicroseconds() }
-    if lastError == nil { Log.warning("fleet: etcd: \(error)") }
+    if lastError == nil { Log.warning("fleet: \(error)") }
     lastError = "\(error)"
   }
 
-  func unavailable(_ error: EtcdError) -> ProtocolError {
+  /// The refusal a change gets while etcd cannot take it: what is wrong and what to do, in
+  /// one line. Each member's own error is in STATUS's `fleet-error` and the log, not here: a
+  /// client needs the verdict, and the members' texts are theirs, not the protocol's.
+  func unavailable(_ error: EtcdError, _ outcome: String = "") -> ProtocolError {
     ProtocolError(
-      .unavailable, "etcd: \(error); reads are served from revision \(server.service.model.revision)")
+      .unavailable,
+      "\(error.headline(members: options.members.count))\(outcome); reads are served from revision \(server.service.model.revision); \(error.remedy)"
+    )
+  }
+
+  func notJoined(_ error: EtcdError?) -> ProtocolError {
+    let why = error.map { "\($0.headline(members: options.members.count)); \($0.remedy)" } ?? "see the log"
+    return ProtocolError(.unavailable, "not joined to the fleet under \(options.prefix) yet: \(why)")
   }
 }

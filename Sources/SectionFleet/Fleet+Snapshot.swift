@@ -101,6 +101,8 @@ extension Fleet {
         switch result {
         case .success(let answer) where answer.succeeded:
           snapshotKnown(pending.pointer.revision, bytes: pending.pointer.bytes)
+          // Not before the snapshot it replaced: a host reading that one's pieces still can.
+          if let replaced { compactHistory(before: replaced.modRevision) }
           Log.notice(
             "fleet: snapshot at revision \(pending.pointer.revision) written: \(pending.pointer.bytes) bytes in \(pending.pointer.pieces) pieces, \((written - started) / 1000) ms, made current \((monotonicMicroseconds() - written) / 1000) ms later"
           )

@@ -80,6 +80,8 @@ package final class Fleet: FleetAgent {
     let entryBytes: Int
     /// Past it the group is refused (`ERR UNAVAILABLE`): a change never waits longer.
     let deadline: UInt64
+    /// Whether the group is a RELOAD, which replaces the list on every host once committed.
+    let reload: Bool
   }
 
   /// Changes wait (the service is sealed) whenever a commit or a catch-up is under way.
@@ -102,17 +104,37 @@ package final class Fleet: FleetAgent {
   var staleSince: UInt64?
   /// The last failure, for STATUS and the refusals.
   var lastError: String?
+  /// etcd's last error, for the refusal of a change that waited for the join in vain.
+  var lastFailure: EtcdError?
+  /// Ends the wait of the changes sent before the host joined (`joinBoundPassed`).
+  var joinTimer: EventSource?
+  /// Whether systemd was told READY=1.
+  var announced = false
   /// Whether this host is writing a snapshot in pieces (`Fleet+Snapshot`): one at a time.
   var writingSnapshot = false
   /// The last snapshot this host knows of (written, loaded or seeded): its revision and size,
   /// and the bytes of the log entries this host applied since (`piecesDue`).
   var knownSnapshot: (revision: UInt64, bytes: Int) = (0, 0)
   var logBytesSinceSnapshot = 0
+  /// How many log entries the next catch-up read takes: `catchUpPageLimit`, halved for each
+  /// answer over the client's limit and doubled back for each read that fits.
+  var catchUpPage: Int64 = 1
+  /// etcd refused this host's last write for want of space (its NOSPACE alarm), and no write
+  /// succeeded since: etcd answers, so the host is not stale, but changes are refused until an
+  /// operator frees room (`Fleet+Space`). The refusal's text, which STATUS's `fleet-error`
+  /// shows meanwhile.
+  var outOfSpace: String?
   /// A SIGHUP came while a commit was under way: reload once it is through.
   package var reloadWhenIdle = false
+  /// Whose config the list this host serves comes from, for STATUS's `fleet-config`: a RELOAD
+  /// on any host replaces the list on every host, so each host must say whether its own
+  /// config file is the one in use.
+  var listSource = "not known until this host has joined the fleet"
 
-  /// A change waits at most this long for etcd: then `ERR UNAVAILABLE` (issue 46: within 10 s,
-  /// with room for a loaded machine).
+  /// A change waits at most this long for etcd: then `ERR UNAVAILABLE`. The bound a client
+  /// is promised, and the fleet suites check, is 10 s (docs/FLEET.md, "Failures"): the other
+  /// 2 s are for the wait before the commit begins (the group before it, a catch-up) and a
+  /// loaded machine.
   static let commitTimeout: UInt64 = 8_000_000
   /// One attempt on one member: a member that lost its leader says so at once (the has-leader
   /// header), so this bounds only a member frozen, cut off, or whose leader just died (a txn
@@ -146,8 +168,40 @@ package final class Fleet: FleetAgent {
   /// keys (a TOGGLE's entry is about 150 bytes, so half of a 54 MB state would be 180,000 of
   /// them), and so what a host behind reads entry by entry.
   static let piecesEveryAtMost: UInt64 = 100_000
-  /// How many log entries one catch-up read takes.
-  static let catchUpBatch: Int64 = 64
+  /// What STATUS and the log say on a host whose own config file is not the list's.
+  static let configUnused = "this host's config is not used"
+  /// The most bytes one log entry can take in the gateway's answer to a range: etcd takes no
+  /// request over its `--max-request-bytes` (1.5 MiB by default), so no value it holds is
+  /// larger, whoever wrote it; base64 adds a third, the key and the revisions around it the rest.
+  static let largestEntryAnswer = (3 << 19) / 3 * 4 + 1024
+  /// How many log entries one catch-up read takes at most: as many of the largest entries etcd
+  /// holds as half the client's answer limit has room for (15 with the defaults). A count that
+  /// ignores their size (64 entries of 1 MiB are 90 MB in the answer) left a host behind a log
+  /// of large entries unable to read it at all. A page over the limit all the same (a cluster
+  /// whose members take larger requests) is read again in halves (`catchUpPage`).
+  var catchUpPageLimit: Int64 {
+    max(1, Int64(client.configuration.maximumAnswerBytes / 2 / Fleet.largestEntryAnswer))
+  }
+
+  /// The client's limit on one answer, in bytes, when not the default 64 MiB: a lower one
+  /// makes a few large log entries pass it, so that a test of the catch-up's pages need not
+  /// write a hundred megabytes into etcd first. At least 4 MiB: two of the largest entries
+  /// etcd holds (`largestEntryAnswer`), so that a page of one always fits.
+  static let answerLimitVariable = "SECTIOND_ETCD_ANSWER_LIMIT"
+  static let answerLimits = (4 << 20)...(64 << 20)
+
+  static func answerLimit(_ value: UnsafePointer<CChar>?) throws(StartFailure) -> Int {
+    guard let value else { return answerLimits.upperBound }
+    let text = Array(String(cString: value).utf8)
+    guard let bytes = RequestParser.revision(text[...]).flatMap({ Int(exactly: $0) }),
+      answerLimits.contains(bytes)
+    else {
+      throw StartFailure(
+        "\(answerLimitVariable) is not a number of bytes from \(answerLimits.lowerBound) to \(answerLimits.upperBound): unset it for the default, \(answerLimits.upperBound)"
+      )
+    }
+    return bytes
+  }
 
   package init(options: FleetOptions, server: Server) throws {
     self.options = options
@@ -156,12 +210,25 @@ package final class Fleet: FleetAgent {
       EtcdClient.TLSFiles(
         certificateAuthority: $0, certificate: options.certificateFile, key: options.keyFile)
     }
+    let answerLimit = try Fleet.answerLimit(getenv(Fleet.answerLimitVariable))
     let credentials = try options.credentials ?? options.credentialsFile.map(FleetOptions.credentials(in:))
+    if credentials != nil {
+      // The password stays in memory for the life of the process (a new token is asked for
+      // whenever etcd drops the old one): no core file or same-user tracer may read it.
+      do { try ProcessInfo.forbidDumps() } catch { throw StartFailure("--etcd: \(error)", errno: nil) }
+      let clear = options.members.filter { $0.hasPrefix("http://") }
+      if !clear.isEmpty {
+        Log.warning(
+          "fleet: etcd's password goes in clear to \(clear.joined(separator: ", ")): anyone who can watch that traffic, or bind a member's port while the member is down, reads it; use https:// members with --etcd-cacert"
+        )
+      }
+    }
     do {
       client = try EtcdClient(
         loop: server.loop,
         configuration: EtcdClient.Configuration(
-          members: options.members, requestTimeout: Int(Fleet.attemptTimeout / 1000), tls: tls,
+          members: options.members, requestTimeout: Int(Fleet.attemptTimeout / 1000),
+          maximumAnswerBytes: answerLimit, tls: tls,
           credentials: credentials.map { EtcdClient.Credentials(user: $0.user, password: $0.password) }))
     } catch {
       throw StartFailure("--etcd: \(error)", errno: nil)
@@ -172,6 +239,7 @@ package final class Fleet: FleetAgent {
     snapshotKey = prefix + Array("snapshot".utf8)
     piecesPrefix = prefix + Array("snapshot/".utf8)
     boot = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    catchUpPage = catchUpPageLimit
   }
 
   // MARK: What the server asks
@@ -195,34 +263,45 @@ package final class Fleet: FleetAgent {
   /// turn sends: a catch-up waits for their outcome).
   var canApply: Bool { !isBusy && !server.service.hasUnsavedChanges }
 
-  /// STATUS's fleet lines: this host, the member in use, the revision applied, and since when
-  /// (seconds) etcd has not answered (`-`: it answers).
+  /// STATUS's fleet lines: this host, what it does (`refusing`: it serves reads but refuses
+  /// changes, `fleet-error` says why; `no-space`: so, because etcd is out of space, although
+  /// it answers), the member in use, the revision applied, since when
+  /// (seconds) etcd has not answered (`-`: it answers), and whose config the list is.
   package var statusFields: [(String, String)] {
     let stale = staleSince.map { String((monotonicMicroseconds() - $0) / 1_000_000) } ?? "-"
     let state =
       switch phase {
       case .joining: "joining"
-      case .idle: "serving"
+      case .idle where outOfSpace != nil: "no-space"
+      case .idle: server.service.changeRefusal == nil ? "serving" : "refusing"
       case .committing: "committing"
       case .catchingUp: "catching-up"
       }
     var fields = [
-      ("fleet-host", options.host), ("fleet-state", state), ("fleet-member", member),
+      ("fleet-host", options.host), ("fleet-prefix", options.prefix),
+      // The head's text, from etcd: one printable word.
+      ("fleet-id", fleetID.isEmpty ? "-" : VisibleText.line(fleetID, limit: 64)),
+      ("fleet-state", state), ("fleet-member", member),
       ("fleet-revision", String(server.service.model.revision)),
       (
         "fleet-behind",
         String(
           seenRevision > server.service.model.revision ? seenRevision - server.service.model.revision : 0)
       ),
-      ("fleet-stale-since", stale),
+      ("fleet-stale-since", stale), ("fleet-config", listSource),
     ]
-    if let lastError { fields.append(("fleet-error", String(lastError.map { $0 == "\n" ? " " : $0 }))) }
+    if let lastError = lastError ?? outOfSpace {
+      fields.append(("fleet-error", VisibleText.escape(lastError)))
+    }
     return fields
   }
 
   /// Begins: reads the head, then seeds the fleet or adopts its list; watches and polls.
+  /// Changes wait for the join as for a commit (the service is sealed), within the same bound
+  /// (`joinBoundPassed`); systemd hears READY=1 once the host has joined (`announceReady`).
   package func start() throws {
-    server.service.changeRefusal = ProtocolError(.unavailable, "not joined to the fleet yet (etcd \(member))")
+    phase = .joining
+    joinTimer = try server.loop.timer(after: Fleet.commitTimeout) { [unowned self] in joinBoundPassed() }
     poller = try server.loop.timer(after: Fleet.pollInterval) { [unowned self] in self.poll() }
     retryTimer = try server.loop.timer(after: 1 << 40) { [unowned self] in
       let action = self.retryAction
@@ -234,6 +313,7 @@ package final class Fleet: FleetAgent {
   }
 
   package func stop() {
+    joinTimer?.cancel()
     watch?.cancel()
     watch = nil
     poller?.cancel()
@@ -304,7 +384,7 @@ package final class Fleet: FleetAgent {
     let proposal = Proposal(
       commit: commit, base: base, revision: group.revision, txn: txn, snapshot: snapshot, pieces: pieces,
       entryBytes: entry.count,
-      deadline: monotonicMicroseconds() + Fleet.commitTimeout)
+      deadline: monotonicMicroseconds() + Fleet.commitTimeout, reload: group.needsSnapshot)
     phase = .committing(proposal)
     send(proposal)
     return nil

@@ -146,9 +146,13 @@ public enum Daemon {
       "serving \(counted(service.model.sections.count, "section")) on \(names.joined(separator: " and "))"
         + (store.map { ", state in \($0.path)" } ?? ", state in memory only")
         + (watchdog ? ", watchdog on" : ""))
-    // Serving reads from the local state meanwhile; changes wait until the fleet is joined.
-    try server.fleet?.start()
-    Notifier.ready(status: server.statusLine)
+    // Serving reads from the local state meanwhile; changes wait until the fleet is joined,
+    // which sends READY=1 itself.
+    if let fleet = server.fleet {
+      try fleet.start()
+    } else {
+      Notifier.ready(status: server.statusLine)
+    }
     let code = try loop.run()
     withExtendedLifetime((signals, hangUp, server)) {}
     return code

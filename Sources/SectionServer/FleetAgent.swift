@@ -13,7 +13,8 @@ package protocol FleetAgent: AnyObject {
   var reloadWhenIdle: Bool { get set }
   /// STATUS's `fleet-*` lines.
   var statusFields: [(String, String)] { get }
-  /// Joins the fleet; changes are refused until then, reads are served from the local state.
+  /// Joins the fleet, and then sends READY=1; changes wait for it (within a change's bound),
+  /// reads are served from the local state meanwhile.
   func start() throws
   func stop()
   /// Sends the turn's group (the service's unsaved changes); returns the refusal when it

@@ -61,10 +61,23 @@ public struct FleetOptions: Equatable {
       return nil
     }
     let members = etcd.split(separator: ",").map(String.init)
-    for member in members where !(member.hasPrefix("http://") || member.hasPrefix("https://")) {
-      throw DaemonOptions.UsageError(
-        description:
-          "--etcd: \"\(member)\" is not an etcd client URL; give http://HOST:PORT or https://HOST:PORT")
+    for member in members {
+      // Not echoed: it may hold a password, which the message would carry to the journal.
+      let authority = member.drop(while: { $0 != "/" }).dropFirst(2).prefix(while: { $0 != "/" })
+      if authority.contains("@") {
+        throw DaemonOptions.UsageError(
+          description:
+            "--etcd: a member URL holds a user or password, which every local user can read in ps; give etcd's user and password in a file with --etcd-credentials FILE (USER:PASSWORD, mode 0600) or systemd's LoadCredential=etcd:FILE (docs/FLEET.md), and the members as http(s)://HOST:PORT"
+        )
+      }
+      guard member.hasPrefix("http://") || member.hasPrefix("https://"),
+        !member.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F })
+      else {
+        throw DaemonOptions.UsageError(
+          description:
+            "--etcd: \"\(VisibleText.escape(member))\" is not an etcd client URL; give http://HOST:PORT or https://HOST:PORT"
+        )
+      }
     }
     guard !members.isEmpty else {
       throw DaemonOptions.UsageError(description: "--etcd needs at least one member URL")
@@ -106,8 +119,15 @@ public struct FleetOptions: Equatable {
     return options
   }
 
-  /// The user and password in `file` (`USER:PASSWORD` on its first line).
+  /// The user and password in `file` (`USER:PASSWORD` on its first line). A file other users
+  /// may read or write is refused, as ssh refuses such a private key: the password would be
+  /// theirs too (or theirs to replace).
   package static func credentials(in file: String) throws -> (user: String, password: String) {
+    if let status = try FileSystem.status(file, followingLinks: true), status.mode & 0o077 != 0 {
+      throw StartFailure(
+        "\(file) is open to other users (mode \(String(status.mode & 0o777, radix: 8))) and holds etcd's password: make it the service user's alone (chmod 600 \(file)), or give it with systemd's LoadCredential="
+      )
+    }
     let text = String(decoding: try FileSystem.readFile(file, limit: 4096), as: UTF8.self)
     let line = text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
     guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
@@ -120,7 +140,8 @@ public struct FleetOptions: Equatable {
   private static func machineName() -> String {
     var buffer = [CChar](repeating: 0, count: 256)
     guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
-    let name = String(cString: buffer).split(separator: ".").first.map(String.init) ?? "host"
+    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    let name = String(decoding: bytes, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "host"
     return ClientName.isValid(name) ? String(name.prefix(32)) : "host"
   }
 }

@@ -1,4 +1,5 @@
 import Posix
+import SectionShared
 
 /// One line per event worth knowing, to stderr. Under systemd (JOURNAL_STREAM names our stderr)
 /// each line starts with its `<N>` syslog priority and the journal adds the time; on a terminal
@@ -25,8 +26,11 @@ package enum Log {
     if threshold >= .debug { write(.debug, message()) }
   }
 
+  /// `message` as one printable line: it may quote text from outside (an etcd member's error,
+  /// a path), whose line break would forge a line of the log.
   static func write(_ level: Level, _ message: String) {
     guard level <= threshold else { return }
+    let message = VisibleText.escape(message)
     let line: String
     if toJournal {
       line = "<\(level.rawValue)>\(message)\n"

@@ -111,7 +111,7 @@ package final class Server {
     listeners.append(listener)
   }
 
-  var statusLine: String {
+  package var statusLine: String {
     let open = service.model.openIndices.count
     let sections = service.model.sections.count
     return (list.map { "list \($0): " } ?? "")

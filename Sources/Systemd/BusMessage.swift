@@ -110,36 +110,48 @@ public final class BusCall {
   public func askSenderCredentials(
     _ answer: @escaping (Result<BusCredentials, any Error>) -> Void
   ) throws {
-    let bus = sd_bus_message_get_bus(message)
-    var call: OpaquePointer?
-    try check(
-      sd_bus_message_new_method_call(
-        bus, &call, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-        "GetConnectionCredentials"),
-      "sd_bus_message_new_method_call")
-    defer { sd_bus_message_unref(call) }
-    var writer = BusWriter(message: call!)
-    try writer.append(sender)
-    let box = Unmanaged.passRetained(CredentialsAnswer(answer, sender: sender))
-    var slot: OpaquePointer?
-    let result = sd_bus_call_async(
-      bus, &slot, call, credentialsThunk, box.toOpaque(), BusCall.credentialsTimeout)
-    guard result >= 0 else {
-      box.release()
-      throw PosixError("GetConnectionCredentials", sender, errno: Errno(-result))
+    try callAsync(
+      "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionCredentials",
+      timeout: BusCall.credentialsTimeout, arguments: { [sender] writer in try writer.append(sender) }
+    ) { [sender] reply in
+      answer(reply.flatMap { reply in Result { try BusCall(reply).readCredentials(of: sender) } })
     }
-    // The slot belongs to the bus from here on and releases the box when it goes: after the
-    // answer, or with the connection.
-    _ = sd_bus_slot_set_destroy_callback(slot, { Unmanaged<CredentialsAnswer>.fromOpaque($0!).release() })
-    _ = sd_bus_slot_set_floating(slot, 1)
-    sd_bus_slot_unref(slot)
   }
 
   /// A bus daemon that does not answer this soon is not working; the call is refused.
   static let credentialsTimeout: UInt64 = 5_000_000
 
+  /// Calls `member` on another peer without waiting: `answer` runs with its reply, or with the
+  /// error reply (`BusErrorReply`) it or the bus daemon sent, a timeout's among them. It does
+  /// not run when the connection to the bus goes first.
+  func callAsync(
+    _ destination: String, _ path: String, _ interface: String, _ member: String, timeout: UInt64,
+    arguments: (inout BusWriter) throws -> Void, answer: @escaping (Result<OpaquePointer, any Error>) -> Void
+  ) throws {
+    let bus = sd_bus_message_get_bus(message)
+    var call: OpaquePointer?
+    try check(
+      sd_bus_message_new_method_call(bus, &call, destination, path, interface, member),
+      "sd_bus_message_new_method_call")
+    defer { sd_bus_message_unref(call) }
+    var writer = BusWriter(message: call!)
+    try arguments(&writer)
+    let box = Unmanaged.passRetained(PendingReply(answer, call: member))
+    var slot: OpaquePointer?
+    let result = sd_bus_call_async(bus, &slot, call, pendingReplyThunk, box.toOpaque(), timeout)
+    guard result >= 0 else {
+      box.release()
+      throw PosixError(member, sender, errno: Errno(-result))
+    }
+    // The slot belongs to the bus from here on and releases the box when it goes: after the
+    // answer, or with the connection.
+    _ = sd_bus_slot_set_destroy_callback(slot, { Unmanaged<PendingReply>.fromOpaque($0!).release() })
+    _ = sd_bus_slot_set_floating(slot, 1)
+    sd_bus_slot_unref(slot)
+  }
+
   /// The `UnixUserID`, `ProcessID` and `UnixGroupIDs` of GetConnectionCredentials' `a{sv}`.
-  fileprivate func readCredentials() throws -> BusCredentials {
+  fileprivate func readCredentials(of sender: String) throws -> BusCredentials {
     var uid: uid_t?
     var pid: pid_t?
     var groups: [gid_t] = []
@@ -176,13 +188,13 @@ public final class BusCall {
 
   /// Enters a container; false at the end of the array it would be an element of.
   @discardableResult
-  private func enter(_ type: Unicode.Scalar, _ contents: String) throws -> Bool {
+  func enter(_ type: Unicode.Scalar, _ contents: String) throws -> Bool {
     try check(
       sd_bus_message_enter_container(message, CChar(type.value), contents), "sd_bus_message_enter_container")
       > 0
   }
 
-  private func leave() throws {
+  func leave() throws {
     try check(sd_bus_message_exit_container(message), "sd_bus_message_exit_container")
   }
 }
@@ -248,25 +260,36 @@ public struct BusCredentials: Sendable {
   public let groups: [gid_t]
 }
 
-/// What to do with the answer to `askSenderCredentials`, kept by the call's slot.
-private final class CredentialsAnswer {
-  let answer: (Result<BusCredentials, any Error>) -> Void
-  let sender: String
+/// What to do with the reply to `callAsync`, kept by the call's slot.
+private final class PendingReply {
+  let answer: (Result<OpaquePointer, any Error>) -> Void
+  let call: String
 
-  init(_ answer: @escaping (Result<BusCredentials, any Error>) -> Void, sender: String) {
+  init(_ answer: @escaping (Result<OpaquePointer, any Error>) -> Void, call: String) {
     self.answer = answer
-    self.sender = sender
+    self.call = call
   }
 }
 
-private let credentialsThunk: sd_bus_message_handler_t = { reply, userdata, _ in
-  let pending = Unmanaged<CredentialsAnswer>.fromOpaque(userdata!).takeUnretainedValue()
+/// An error reply to a call sectiond made: its D-Bus error name, and its text.
+public struct BusErrorReply: Error, CustomStringConvertible {
+  public let call: String
+  public let name: String
+  public let message: String
+
+  public var description: String { "\(call): \(name): \(message)" }
+}
+
+private let pendingReplyThunk: sd_bus_message_handler_t = { reply, userdata, _ in
+  let pending = Unmanaged<PendingReply>.fromOpaque(userdata!).takeUnretainedValue()
   if let error = sd_bus_message_get_error(reply) {
-    let errno = sd_bus_error_get_errno(error)
     pending.answer(
-      .failure(PosixError("GetConnectionCredentials", pending.sender, errno: Errno(errno > 0 ? errno : EIO))))
+      .failure(
+        BusErrorReply(
+          call: pending.call, name: error.pointee.name.map { String(cString: $0) } ?? "",
+          message: error.pointee.message.map { String(cString: $0) } ?? "")))
   } else {
-    pending.answer(Result { try BusCall(reply!).readCredentials() })
+    pending.answer(.success(reply!))
   }
   return 0
 }

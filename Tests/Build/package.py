@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Debian package (issue 13, part 2), built and then installed for real in the systemd
+"""The Debian package, built and then installed for real in the systemd
 lab (Tests/System/lib/lab.py), whose overlays keep dpkg, apt, users and units off this machine:
 
   build     `scripts/deb.sh` (the release build, static Swift runtime) and the same binaries
@@ -110,7 +110,7 @@ def check_contents(results, deb, scratch):
     wanted = ["lib/systemd/system/sectiond.service", "lib/systemd/system/sectiond.socket",
               "lib/systemd/system/sectiond-readonly.socket", "usr/lib/systemd/user/sectiond.service",
               "usr/lib/systemd/user/sectiond.socket", "usr/lib/systemd/user/sectiond-readonly.socket",
-              # the templates of named lists (issue 34), system and user
+              # the templates of named lists, system and user
               "lib/systemd/system/sectiond@.service", "lib/systemd/system/sectiond@.socket",
               "lib/systemd/system/sectiond-readonly@.socket", "usr/lib/systemd/user/sectiond@.service",
               "usr/lib/systemd/user/sectiond@.socket", "usr/lib/systemd/user/sectiond-readonly@.socket",
@@ -125,11 +125,14 @@ def check_contents(results, deb, scratch):
               "usr/share/dbus-1/system-services/org.sectiond.Sectiond1.service",
               "usr/share/dbus-1/services/org.sectiond.Sectiond1.service",
               "usr/share/dbus-1/interfaces/org.sectiond.Sectiond1.xml", "usr/share/doc/sectiond/DBUS.md",
-              # sectiond(8) points to PROTOCOL.md (issue 23: the package shipped neither).
+              # polkit's actions for callers without a direct right
+              "usr/share/polkit-1/actions/org.sectiond.Sectiond1.policy",
+              # sectiond(8) points to PROTOCOL.md (the package once shipped neither).
               "usr/share/doc/sectiond/README.md", "usr/share/doc/sectiond/PROTOCOL.md",
               # a fleet host's drop-ins and environment file (docs/FLEET.md), to copy
               "usr/share/doc/sectiond/examples/fleet/fleet.conf", "usr/share/doc/sectiond/examples/fleet/etcd-local.conf",
               "usr/share/doc/sectiond/examples/fleet/fleet.env", "usr/share/doc/sectiond/FLEET.md",
+              "usr/share/doc/sectiond/FLEET-DESIGN.md",
               "usr/share/doc/sectiond/SECURITY.md",
               # what `sectiond --etcd` runs (docs/FLEET.md): the fleet's code is only in it
               "usr/libexec/sectiond/sectiond-fleet"]
@@ -255,8 +258,8 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
                   and stat.S_IMODE(readonly.st_mode) == 0o666,
                   "control.sock 0660 group sectiond, readonly.sock 0666",
                   f"{oct(control.st_mode)} gid {control.st_gid}, {oct(readonly.st_mode)}")
-    # `sectiond --etcd` execs /usr/libexec/sectiond/sectiond-fleet (docs/FLEET.md, "The fleet's
-    # binary"): --check-config looks for it as a start would.
+    # `sectiond --etcd` execs /usr/libexec/sectiond/sectiond-fleet (docs/FLEET-DESIGN.md, "The
+    # fleet's binary"): --check-config looks for it as a start would.
     fleet = lab.run(["/usr/bin/sectiond", "--check-config", "--etcd", "http://127.0.0.1:2379"], check=False)
     results.check(fleet.returncode == 0, "the packaged sectiond finds sectiond-fleet (--check-config --etcd)",
                   failure(fleet))
@@ -269,7 +272,7 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
     lab.run(["sectionctl", "mode", "exclusive"], check=False)
     saved = status_json(lab)
 
-    # --- an instance of the packaged templates beside the plain service (issue 34)
+    # --- an instance of the packaged templates beside the plain service
     instance = ("sectiond@pkg.socket", "sectiond-readonly@pkg.socket")
     enabled = lab.systemctl("enable", "--now", *instance, check=False)
     changed = lab.run(["sectionctl", "-l", "pkg", "open", "0"], check=False)
@@ -297,7 +300,7 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
     lab.run(["systemctl", "--user", "disable", "--now", "sectiond.socket", "sectiond-readonly.socket",
              "sectiond.service"], user="alice", check=False)
 
-    # --- upgrade, with a subscriber connected (issue 10: clients stay connected)
+    # --- upgrade, with a subscriber connected (clients stay connected)
     pid = lab.main_pid()
     subscriber = Client(lab.socket_path("readonly.sock"), timeout=30)
     subscribed_with = subscriber.request("SUBSCRIBE")[0]

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# scripts/test.sh itself (issue 23): a failing suite must not hide the others. Runs it on a
+# scripts/test.sh itself: a failing suite must not hide the others. Runs it on a
 # stub tree (a `swift` whose tests fail, one failing and one passing suite, a Python suite,
 # stub make steps and benches) and checks that every suite and step ran, the failures are
-# listed, the last line counts them and the status is not 0. Then (issue 44) a suite that
+# listed, the last line counts them and the status is not 0. Then a suite that
 # skips (exit 77 and a SKIP line) is counted as skipped, not passed, and listed with its
-# reason; a suite that passes with a SKIP line is listed too. And (issue 45) the manifest
+# reason; a suite that passes with a SKIP line is listed too. And the manifest
 # Tests/System/suites.tsv rules: its order, its time limits, --quick runs only its quick rows,
 # and a suite file it does not list or a row without a file fails the run. A few seconds.
 # Ends with "N passed, N failed".

@@ -137,6 +137,15 @@ import Testing
     let allowed = Txn(compare: [], success: (0..<128).map { .put(key: bytes("/t/many/\($0)"), value: []) })
     #expect(try runner.wait { client.txn(allowed, completion: $0) }.value?.succeeded == true)
 
+    // An answer over the client's limit: its own kind, and no other member is asked (each
+    // would send the same answer, and the same bytes).
+    let small = try EtcdClient(
+      loop: runner.loop, configuration: .init(members: lab.urls, maximumAnswerBytes: 4096))
+    let over = try runner.wait { small.range(.prefix(bytes("/t/many/")), completion: $0) }
+    #expect(over.error?.kind == .answerTooLarge, "\(over)")
+    #expect(over.error?.detail.contains("before:") == false, "\(over)")
+    #expect(small.member == lab.urls[0])
+
     let status = try #require(try runner.wait { client.status(completion: $0) }.value)
     #expect(status.leader != 0)
     #expect(status.version.hasPrefix("3."))

@@ -67,6 +67,28 @@ import Testing
     #expect(result.standardError.contains(message), "\(result.standardError)")
   }
 
+  /// SECTIOND_ETCD_ANSWER_LIMIT (the etcd client's limit on one answer, lowered by the fleet's
+  /// tests) is input: anything but a number of bytes in its range stops the start, naming the
+  /// variable and the range, and the value is not echoed.
+  @Test func anAnswerLimitOutOfItsRangeIsRefusedAtStart() throws {
+    let directory = TemporaryDirectory()
+    for value in ["12x", "1024", "67108865", "99999999999999999999999", "\u{1B}]0;x\u{7}"] {
+      let result = try runCommand(
+        "/usr/bin/timeout",
+        [
+          "-s", "KILL", "10", Built.sectiond, "--etcd", "http://127.0.0.1:1", "--socket",
+          directory.file("c.sock"),
+          "--no-state",
+        ], environment: ["SECTIOND_ETCD_ANSWER_LIMIT": value])
+      #expect(result.status == 1, "\(value): \(result)")
+      #expect(
+        result.standardError.contains(
+          "SECTIOND_ETCD_ANSWER_LIMIT is not a number of bytes from 4194304 to 67108864"),
+        "\(value): \(result.standardError)")
+      #expect(!result.standardError.contains("\u{1B}"), "\(result.standardError)")
+    }
+  }
+
   @Test func withItTheSameProcessServesAsAFleetHost() throws {
     // No etcd answers: the host serves reads from its own state while it tries to join.
     let daemon = try TestDaemon(arguments: ["--etcd", "http://127.0.0.1:1", "--host-name", "h1"])

@@ -51,7 +51,7 @@ import Testing
       resolve(Environment.fixture(["XDG_RUNTIME_DIR": ""], userID: 7)) == "/tmp/sectiond-7/control.sock")
   }
 
-  /// A user other than root: their own daemon if it answers, else the system's (issue 23).
+  /// A user other than root: their own daemon if it answers, else the system's.
   @Test func aUserFallsBackToTheSystemDaemon() throws {
     let user = Environment.fixture(["XDG_RUNTIME_DIR": "/run/user/7"], userID: 7)
     let candidates = SocketLocation.candidates(explicit: nil, readonly: false, environment: user)
@@ -83,7 +83,7 @@ import Testing
         .count == 1)
   }
 
-  /// The read-only socket is named after the control socket, as the daemon names it (issue 23).
+  /// The read-only socket is named after the control socket, as the daemon names it.
   @Test func readonlySocketFollowsTheControlSocketsName() {
     #expect(resolve(Environment.fixture(), "/tmp/a.sock", readonly: true) == "/tmp/a.readonly.sock")
     #expect(resolve(Environment.fixture(), "/tmp/b.sock", readonly: true) == "/tmp/b.readonly.sock")
@@ -92,7 +92,7 @@ import Testing
   }
 }
 
-/// `-l NAME`, `$SECTIOND_LIST`: the same resolution in the list's directory (issue 34).
+/// `-l NAME`, `$SECTIOND_LIST`: the same resolution in the list's directory.
 @Suite struct ListLocationTests {
   private let media = try! ListName(validating: "media")
 
@@ -114,7 +114,7 @@ import Testing
         == "/run/sectiond/media/control.sock")
   }
 
-  /// Issue 44, item 13: `make run` says `export SECTIOND_SOCKET=.../.run/control.sock`; then
+  /// `make run` says `export SECTIOND_SOCKET=.../.run/control.sock`; then
   /// `-l media` is `.run/media/control.sock`, where `make run ARGS='--list media'` serves it.
   @Test func aNamedSocketWinsAndAListIsBesideSectiondSocket() {
     let environment = Environment.fixture(["SECTIOND_SOCKET": "/w/.run/control.sock"], userID: 7)
@@ -164,7 +164,7 @@ import Testing
   }
 }
 
-/// The web page's `?list=NAME`, through websocketd's QUERY_STRING (issue 34).
+/// The web page's `?list=NAME`, through websocketd's QUERY_STRING.
 @Suite struct QueryListTests {
   @Test func theQueryPicksTheListBesideTheSocketGiven() throws {
     let given = "/run/sectiond/readonly.sock"

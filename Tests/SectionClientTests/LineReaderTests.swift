@@ -3,7 +3,7 @@ import Testing
 
 @testable import SectionClient
 
-/// Reading the daemon's lines is linear and bounded (issue 19: a 20 MB line took 4.96 s).
+/// Reading the daemon's lines is linear and bounded (a 20 MB line once took 4.96 s).
 @Suite struct LineReaderTests {
   @Test func linesAcrossReads() throws {
     var reader = LineReader(path: "/s")

@@ -2,7 +2,7 @@ import Testing
 
 @testable import SectionClient
 
-/// Everything a client prints from the socket is data (issue 19): what a fake server or a
+/// Everything a client prints from the socket is data: what a fake server or a
 /// daemon bug sends must not reach the terminal as control sequences, nor hide itself.
 /// `VisibleText` is the library's; sectionctl's outputs through it are `EscapedOutputTests`.
 @Suite struct VisibleTextTests {
@@ -48,5 +48,13 @@ import Testing
 
   @Test func messagesKeepTheirLinesButNotTheirControls() {
     #expect(VisibleText.escapeLines("first\nsecond \u{1B}[31m") == "first\nsecond \\x1b[31m")
+  }
+}
+
+@Suite struct VisibleTextLineTests {
+  @Test func oneLineCutAtItsLimit() {
+    #expect(VisibleText.line("a\r\nb") == "a\\x0d\\x0ab")
+    #expect(VisibleText.line(String(repeating: "é", count: 10), limit: 4) == "éééé...")
+    #expect(VisibleText.line("short", limit: 5) == "short")
   }
 }

@@ -37,7 +37,7 @@ import Testing
   }
 
   @Test func onceATextHasBegunEveryWordIsTheText() throws {
-    // Issue 32: this added "Call home" and switched to JSON; "-2" was an unknown option.
+    // Before, this added "Call home" and switched to JSON; "-2" was an unknown option.
     let call = try parse("item", "add", "today", "Call", "-j", "home")
     #expect(call.command.editLine == "ITEM INSERT today end Call -j home")
     #expect(!call.json)
@@ -201,7 +201,7 @@ import Testing
     #expect(usageError("batch", "x") == "batch takes no arguments, got 'x'")
   }
 
-  /// One-shot commands wait for the daemon at most --timeout seconds (issue 19); 0 is no limit.
+  /// One-shot commands wait for the daemon at most --timeout seconds; 0 is no limit.
   @Test func timeout() throws {
     #expect(try parse("ping").timeout == Invocation.defaultTimeout)
     #expect(try parse("--timeout", "1.5", "ping").timeout == 1.5)
@@ -213,7 +213,7 @@ import Testing
     #expect(usageError("--timeout", "5", "ui") != nil)
   }
 
-  /// Invalid UTF-8 in an argument is refused, not stored as U+FFFD (issue 19).
+  /// Invalid UTF-8 in an argument is refused, not stored as U+FFFD.
   @Test func argumentsMustBeUTF8() throws {
     var arguments: [[CChar]] = [
       Array("sectionctl\0".utf8CString.dropLast()), Array("rename\0".utf8CString.dropLast()),
@@ -237,7 +237,7 @@ import Testing
     }
   }
 
-  /// -s, -r and -j, alone, together or with the value attached (issue 23).
+  /// -s, -r and -j, alone, together or with the value attached.
   @Test func shortOptions() throws {
     let expected = Invocation(command: .list, socket: "/s.sock", readonly: true, json: true)
     #expect(try parse("-s", "/s.sock", "-r", "-j", "list") == expected)
@@ -257,7 +257,7 @@ import Testing
     #expect(usageError("--json", "shell")?.contains("does not apply to shell") == true)
   }
 
-  /// `send` refuses what would hang or write into a closed connection (issue 23).
+  /// `send` refuses what would hang or write into a closed connection.
   @Test func sendChecksBatchAndQuit() throws {
     #expect(try parse("send", "BATCH", "OPEN 0", "END").command == .send(["BATCH", "OPEN 0", "END"]))
     #expect(try parse("send", "PING", "quit").command == .send(["PING", "quit"]))
@@ -265,7 +265,7 @@ import Testing
     #expect(usageError("send", "batch", "OPEN 0")?.contains("needs its END") == true)
   }
 
-  /// `-l NAME`, `--list NAME`, `--list=NAME`, `-lNAME` (issue 34); a bad name names the rule.
+  /// `-l NAME`, `--list NAME`, `--list=NAME`, `-lNAME`; a bad name names the rule.
   @Test func aListByName() throws {
     let media = try ListName(validating: "media")
     #expect(try parse("-l", "media", "view").list == media)

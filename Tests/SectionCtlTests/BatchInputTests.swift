@@ -3,7 +3,7 @@ import Testing
 @testable import SectionClient
 @testable import SectionCtl
 
-/// `sectionctl batch` checks its whole input before it sends anything (issue 19).
+/// `sectionctl batch` checks its whole input before it sends anything.
 @Suite struct BatchInputTests {
   private func refusal(_ text: String) -> String? {
     do {

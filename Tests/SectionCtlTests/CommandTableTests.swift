@@ -5,7 +5,7 @@ import Testing
 
 /// The command table (`Subcommand`, `Subcommand.arguments`, `CommandOption`) against what is made
 /// from it: every command and every option is in the help, the parser, the shell's Tab and the
-/// bash and zsh scripts (issue 45: `sectionctl log` was missing from both scripts).
+/// bash and zsh scripts (`sectionctl log` was once missing from both scripts).
 @Suite struct CommandTableTests {
   /// A value each option's parser takes.
   private func sample(_ value: CommandOption.Value) -> String {

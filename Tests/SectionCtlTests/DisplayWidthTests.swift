@@ -21,7 +21,7 @@ import Testing
     #expect(DisplayWidth.of("\u{200B}") == 0)
   }
 
-  /// Where the old table disagreed with glibc and tmux (issue 19): a Tangut title drawn two
+  /// Where the old table disagreed with glibc and tmux: a Tangut title drawn two
   /// cells a character but counted one pushed its end into the next row.
   @Test func widthsAreTheCLibrarysAsTheTerminalsAre() {
     #expect(DisplayWidth.of("\u{17000}") == 2)

@@ -3,8 +3,8 @@ import Testing
 @testable import SectionClient
 @testable import SectionCtl
 
-/// Every output of sectionctl shows text from the socket through `VisibleText` (issue 19;
-/// SectionClientTests' VisibleTextTests check the escapes themselves).
+/// Every output of sectionctl shows text from the socket through `VisibleText`
+/// (SectionClientTests' VisibleTextTests check the escapes themselves).
 @Suite struct EscapedOutputTests {
   /// OSC 52 (clipboard), OSC 0 (title), CSI and the 8-bit CSI, as a hostile title would carry them.
   static let hostile = "a\u{1B}]52;c;cHduZWQ=\u{07}b\u{1B}]0;PWNED-TITLE\u{1B}\\c\u{1B}[2J\u{9B}31m\u{7F}\td"

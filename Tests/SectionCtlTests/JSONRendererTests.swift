@@ -57,15 +57,38 @@ import Testing
     #expect(
       json["daemon"] == .string("user") && json["pid"] == .integer(7) && json["systemd"] == .bool(false))
     #expect(json["config"] == .string("/c.json") && json["state"] == .null && json["clients"] == .integer(2))
-    // A fleet's host says which host it is, through which member, and how far behind.
+    // A fleet's host says which host it is, through which member, and how far behind; and
+    // every other fleet-* fact STATUS sent, by its name, a fact this sectionctl does not know
+    // (fleet-future) too.
     facts.facts = [
       "fleet-host": "h1", "fleet-member": "http://m:2379", "fleet-behind": "3", "fleet-stale-since": "-",
+      "fleet-state": "refusing", "fleet-config": "h2's config", "fleet-future": "x", "fleet-revision": "9",
     ]
     #expect(
       JSONRenderer.status(facts)["fleet"]?.serialized()
-        == #"{"host":"h1","member":"http://m:2379","behind":3,"stale_seconds":null,"error":null}"#)
+        == #"{"host":"h1","member":"http://m:2379","behind":3,"stale_seconds":null,"error":null,"revision":9,"#
+        + #""config":"h2's config","future":"x","state":"refusing"}"#)
     #expect(
-      TextRenderer.status(facts).contains("fleet:     host h1, etcd http://m:2379, 3 revisions behind\n"))
+      TextRenderer.status(facts).contains(
+        """
+        fleet-host:         h1
+        fleet-state:        refusing
+        fleet-member:       http://m:2379
+        fleet-revision:     9
+        fleet-behind:       3
+        fleet-stale-since:  -
+        fleet-config:       h2's config
+        fleet-future:       x
+
+        """))
+    // A reload on a fleet's host says the list was replaced on every host.
+    #expect(
+      TextRenderer.reload(dropped: [], added: [], count: 2, revision: 4, fleetHost: "h1")
+        == "reloaded the config: 2 sections, the same sections, revision 4\n"
+        + "in a fleet: every host now serves h1's config, not only h1 (sectionctl status: fleet-config)\n")
+    #expect(
+      JSONRenderer.reload(dropped: [], added: [], revision: 4, fleetHost: "h1").serialized()
+        == #"{"revision":4,"dropped":[],"added":[],"fleet_host":"h1"}"#)
   }
 
   @Test func events() {

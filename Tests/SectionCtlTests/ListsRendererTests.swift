@@ -3,7 +3,7 @@ import Testing
 @testable import SectionClient
 @testable import SectionCtl
 
-/// `sectionctl lists` (issue 34): a row per list, what it said or why it could not.
+/// `sectionctl lists`: a row per list, what it said or why it could not.
 @Suite struct ListsRendererTests {
   private let rows: [Lists.Row] = {
     let media = try! ListName(validating: "media")
@@ -36,7 +36,7 @@ import Testing
     #expect(lines[0] == "NAME   SCOPE   SECTIONS  OPEN  REVISION  CLIENTS  SOCKET")
     #expect(lines[1] == "-      system  3         1     9         -        /run/sectiond/readonly.sock")
     #expect(lines[2] == "media  system  3         1     9         2        /run/sectiond/media/control.sock")
-    // Issue 44, item 20: a short word in the SOCKET cell, the hint once below the table.
+    // A short word in the SOCKET cell, the hint once below the table.
     #expect(lines[3] == "gone   user    -         -     -         -        stopped")
     #expect(
       lines.count == 5 && lines[4].hasPrefix("gone: no daemon is listening on /run/user/7/sectiond/gone/"))

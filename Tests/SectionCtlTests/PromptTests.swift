@@ -3,8 +3,8 @@ import Testing
 @testable import SectionClient
 @testable import SectionCtl
 
-/// The ui's prompt line edits as a shell's line does (issue 32: Ctrl-U on "Release notes"
-/// then "Notes" saved "Release notesNotes").
+/// The ui's prompt line edits as a shell's line does (Ctrl-U on "Release notes"
+/// then "Notes" once saved "Release notesNotes").
 @Suite struct PromptTests {
   private func typed(_ start: String, _ keys: [Key]) -> Prompt {
     var prompt = Prompt(question: "rename notes", purpose: .rename(id: "notes"), text: start)

@@ -169,7 +169,7 @@ import Testing
     #expect(line.contains("viewer (read-only)  |  read-only: no  |  /r"))
   }
 
-  /// Issue 23: a long title is cut before the `(index id, n items)` suffix is; rows below the
+  /// A long title is cut before the `(index id, n items)` suffix is; rows below the
   /// screen are said in the status line; a long message takes the lines above the status line rather than being cut or hiding
   /// the link state.
   @Test func longTitlesKeepTheirSuffixAndHiddenRowsAreSaid() {

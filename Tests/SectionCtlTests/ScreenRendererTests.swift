@@ -38,7 +38,7 @@ import Testing
   }
 
   /// A row as wide as the terminal keeps its last character: with autowrap off the cursor
-  /// stays on it, so nothing that erases to the end of the line may follow (issue 19).
+  /// stays on it, so nothing that erases to the end of the line may follow.
   @Test func aFullRowIsClearedBeforeItIsDrawnNotAfter() {
     let row = ScreenRenderer(color: false).encode(ScreenLine([.init(text: "abcdef…")]), columns: 7)
     #expect(row == "\u{1B}[2K\u{1B}[0mabcdef…\u{1B}[0m")

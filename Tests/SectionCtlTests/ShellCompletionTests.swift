@@ -3,7 +3,7 @@ import Testing
 @testable import SectionClient
 @testable import SectionCtl
 
-/// Tab in the shell completes by the word's position (issue 32: `open t` gave `open toggle`).
+/// Tab in the shell completes by the word's position (`open t` once gave `open toggle`).
 @Suite struct ShellCompletionTests {
   private let ids = ["today", "third", "net", "0", "1", "2"]
 

@@ -25,6 +25,13 @@ import Testing
     #expect(Style(environment: Fixtures.environment(["LC_CTYPE": "de_DE.UTF-8@euro", "LANG": "C"])).unicode)
   }
 
+  /// A fleet that cannot take a change is not a refused request: a status of its own.
+  @Test func anUnavailableFleetHasItsOwnExitStatus() {
+    #expect(ClientError.daemon(code: "UNAVAILABLE", message: "no quorum").exitStatus == .fleetUnavailable)
+    #expect(ExitStatus.fleetUnavailable.rawValue == 6)
+    #expect(ClientError.daemon(code: "NOSECTION", message: "no such section").exitStatus == .daemonError)
+  }
+
   @Test func connectErrorsNameTheSocketAndTheFix() {
     let missing = ClientError.cannotConnect(path: "/run/s.sock", errno: .noEntry).diagnostic
     #expect(missing.hasPrefix("no daemon is listening on /run/s.sock"))

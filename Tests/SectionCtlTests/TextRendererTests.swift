@@ -74,7 +74,7 @@ import Testing
         """)
   }
 
-  /// What STATUS adds: which daemon, its process, files, uptime and clients (issue 23).
+  /// What STATUS adds: which daemon, its process, files, uptime and clients.
   @Test func statusWithTheDaemonsFacts() {
     let status = DaemonStatus(
       daemonVersion: "0.1.0", protocolVersion: "1", socket: "/run/sectiond/control.sock", revision: 9,

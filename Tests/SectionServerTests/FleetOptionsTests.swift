@@ -77,4 +77,29 @@ import Testing
     let read = try FleetOptions.credentials(in: directory + "/etcd")
     #expect(read.user == "fleet" && read.password == "se:cret")
   }
+
+  /// A password in a member's URL would be in ps, STATUS and every log line: refused, without
+  /// the message repeating it.
+  @Test func aPasswordInAMemberURLIsRefusedUnrepeated() throws {
+    let refused = try #require(refusal(["--etcd", "http://a:2379,https://alpha:S3cret@b:2379"]))
+    #expect(refused.contains("--etcd-credentials") && !refused.contains("S3cret"), "\(refused)")
+    #expect(refusal(["--etcd", "http://user@b:2379"]) != nil)
+    #expect(refusal(["--etcd", "http://b:2379/path@x"]) == nil, "an @ past the host is not a user")
+    #expect(refusal(["--etcd", "http://b:2379\u{1B}[2J"]) != nil, "a control character")
+  }
+
+  /// As ssh refuses a private key others can read.
+  @Test func aCredentialsFileOthersCanReadIsRefused() throws {
+    let path = "/tmp/sd-cred-open-\(getpid())"
+    let fd = open(path, O_CREAT | O_WRONLY, 0o600)
+    _ = write(fd, "fleet:secret\n", 13)
+    close(fd)
+    defer { unlink(path) }
+    for mode: mode_t in [0o644, 0o640, 0o604] {
+      chmod(path, mode)
+      #expect(throws: StartFailure.self) { try FleetOptions.credentials(in: path) }
+    }
+    chmod(path, 0o400)
+    #expect(try FleetOptions.credentials(in: path).password == "secret")
+  }
 }

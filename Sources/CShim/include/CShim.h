@@ -49,6 +49,11 @@ int cshim_eventfd(void);
 /// it is not printable there); <wchar.h> declares it only for _XOPEN_SOURCE.
 int cshim_wcwidth(unsigned int character);
 
+/// prctl(PR_SET_DUMPABLE, dumpable): whether the process may dump core and be traced or read
+/// (/proc/PID/mem) by its own user; prctl is variadic, out of Swift's reach. Returns 0 or -1
+/// with errno set.
+int cshim_set_dumpable(int dumpable);
+
 /// malloc_trim(0): gives the heap's free memory back to the system (glibc keeps what it freed
 /// below its top, and in arenas, for reuse). Returns 1 when some was given back. <malloc.h> is
 /// glibc's, not part of Swift's Glibc module.

@@ -276,7 +276,9 @@ extension AsyncClient {
   {
     try await perform(.setMode(mode))
   }
-  /// The daemon's facts: pid, uid, systemd, uptime, config, state, clients, subscribers.
+  /// The daemon's facts by STATUS's keys: list, pid, uid, systemd, uptime, config, state, clients,
+  /// subscribers, and a fleet host's `fleet-…` keys (docs/CLIENT.md lists them); on the read-only
+  /// socket only list, systemd and uptime.
   public nonisolated(nonsending) func status() async throws(ClientError) -> [String: String] {
     try await perform(.status)
   }

@@ -6,8 +6,8 @@ import Synchronization
 /// request waiting, as protocol 1 answers in order.
 ///
 /// A request's bytes and its waiter are queued together, so the order of the waiters is the
-/// order of the bytes. Requests made at once leave in one `write(2)` (issue 35 measured one
-/// write per request as much of the library's cost): on the reactor's thread a request waits
+/// order of the bytes. Requests made at once leave in one `write(2)` (one write per
+/// request was much of the library's cost, measured): on the reactor's thread a request waits
 /// until the tasks running with it have run (`Reactor.runJobs`); elsewhere the writer that finds
 /// nobody writing writes what is queued, and goes on writing what others queue meanwhile. Nobody waits for the socket: what
 /// it does not take, the reactor writes when epoll says it has room. So a daemon that stops

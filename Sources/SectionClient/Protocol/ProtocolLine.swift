@@ -5,9 +5,9 @@ import SectionShared
 /// `!` an event, `OK`/`ERR` a status line, a lower-case keyword a data line.
 ///
 /// Parsed from the bytes as they arrived, word by word: numbers straight from their digits,
-/// Strings only for the text a value keeps (ids, titles). Issue 35 measured the parse of
-/// each reply's line as a String, split into an array of Strings, as half of what the library
-/// spent on a request.
+/// Strings only for the text a value keeps (ids, titles). The parse of
+/// each reply's line as a String, split into an array of Strings, was half of what the library
+/// spent on a request (callgrind, bench/client_cost.py).
 package enum ProtocolLine: Equatable, Sendable {
   case data(DataLine)
   case status(Reply.Status)

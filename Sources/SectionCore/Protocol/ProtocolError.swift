@@ -32,9 +32,12 @@ public struct ProtocolError: Error, Equatable, Sendable {
   public let code: Code
   public let message: String
 
+  /// `message` is kept as one printable line (`VisibleText.escape`): it may quote text from
+  /// outside the daemon (an etcd member's error, a path), and a CR, LF or escape sequence in
+  /// it would give the client a line the protocol does not define, or act on its terminal.
   public init(_ code: Code, _ message: String) {
     self.code = code
-    self.message = message
+    self.message = VisibleText.escape(message)
   }
 
   /// The whole status line, LF included.

@@ -26,7 +26,8 @@ enum HelpText {
 
       Exit status: 0 done, 1 the daemon answered with an error (printed on stderr),
       2 wrong command line, 3 the daemon cannot be reached, 5 the daemon is busy (--max-clients:
-      try later) (is-open: 1 closed, 4 no such section).
+      try later), 6 the daemon's fleet cannot take changes now (etcd: no quorum or not
+      reachable; reads work) (is-open: 1 closed, 4 no such section).
 
       Examples:
         sectionctl view

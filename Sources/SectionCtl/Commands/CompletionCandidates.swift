@@ -3,7 +3,7 @@ import SectionClient
 
 /// What the completion scripts ask sectionctl for (`sectionctl completion ids|titles|lists`),
 /// one candidate a line, so that no script parses protocol text and nothing a server sends
-/// reaches a shell as code (issue 44: ids such as `$(touch /tmp/x)` ran through bash's
+/// reaches a shell as code (ids such as `$(touch /tmp/x)` ran through bash's
 /// `compgen -W`). Only what a real id (`Section.idProblem`) or list name (`ListName`) can be is
 /// printed; whatever else a server at a socket the user named answers is dropped.
 enum CompletionCandidates: String, CaseIterable, Sendable {

@@ -19,6 +19,7 @@ extension ClientError {
     case .invalidRequest, .invalidArgument: .usage
     case .cannotConnect, .noDaemon, .notASocket, .connectionLost, .untrustedSocket, .timedOut, .cancelled:
       .unavailable
+    case .daemon("UNAVAILABLE", _): .fleetUnavailable
     case .daemon, .malformedReply, .lineTooLong, .replyTooLarge, .tooManyEvents: .daemonError
     case .busy: .busy
     }

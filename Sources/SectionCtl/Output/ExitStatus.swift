@@ -13,4 +13,8 @@ enum ExitStatus: Int32, Sendable {
   /// The daemon serves as many clients as it may (`ERR BUSY`, `--max-clients`): try again later.
   /// A status of its own, as sysexits' EX_TEMPFAIL, so that a script can wait and retry.
   case busy = 5
+  /// The daemon is part of a fleet whose etcd cannot take the change now (`ERR UNAVAILABLE`:
+  /// no quorum, no member reachable, not joined yet): the request was fine, nothing may have
+  /// been applied; a script retries once the fleet is back (reads still work meanwhile).
+  case fleetUnavailable = 6
 }

@@ -34,10 +34,14 @@ enum JSONRenderer {
   }
 
   /// `sectionctl reload --json`: the revision and the ids the reload dropped and added.
-  static func reload(dropped: [ListedSection], added: [ListedSection], revision: UInt64?) -> JSON {
+  /// `fleet_host`: the host the reload was sent to, when it is a fleet's (the list was
+  /// replaced on every host); null otherwise.
+  static func reload(dropped: [ListedSection], added: [ListedSection], revision: UInt64?, fleetHost: String?)
+    -> JSON
+  {
     .object([
       ("revision", number(revision)), ("dropped", .array(dropped.map { .string($0.id) })),
-      ("added", .array(added.map { .string($0.id) })),
+      ("added", .array(added.map { .string($0.id) })), ("fleet_host", fleetHost.map(JSON.string) ?? .null),
     ])
   }
 
@@ -71,17 +75,27 @@ enum JSONRenderer {
     ])
   }
 
-  /// A fleet's host (`sectiond --etcd`): which host, through which member, how far behind, and
-  /// for how long etcd has not answered; null outside a fleet.
+  /// A fleet's host (`sectiond --etcd`): which host, through which member, how far behind, for
+  /// how long etcd has not answered, and the revision applied; then every other `fleet-*` fact
+  /// STATUS sent, by its name without `fleet-` and with `_` for `-` (`state`, `config`), so
+  /// that a fact a newer daemon adds shows without a newer sectionctl. Null outside a fleet.
   private static func fleet(_ facts: [String: String]) -> JSON {
     guard facts["fleet-host"] != nil else { return .null }
-    return .object([
-      ("host", fact(facts["fleet-host"], number: false)),
-      ("member", fact(facts["fleet-member"], number: false)),
-      ("behind", fact(facts["fleet-behind"], number: true)),
-      ("stale_seconds", fact(facts["fleet-stale-since"], number: true)),
-      ("error", fact(facts["fleet-error"], number: false)),
-    ])
+    let named = [
+      "fleet-host", "fleet-member", "fleet-behind", "fleet-stale-since", "fleet-error", "fleet-revision",
+    ]
+    let others = facts.keys.filter { $0.hasPrefix("fleet-") && !named.contains($0) }.sorted().map {
+      (String($0.dropFirst("fleet-".count).map { $0 == "-" ? "_" : $0 }), fact(facts[$0], number: false))
+    }
+    return .object(
+      [
+        ("host", fact(facts["fleet-host"], number: false)),
+        ("member", fact(facts["fleet-member"], number: false)),
+        ("behind", fact(facts["fleet-behind"], number: true)),
+        ("stale_seconds", fact(facts["fleet-stale-since"], number: true)),
+        ("error", fact(facts["fleet-error"], number: false)),
+        ("revision", fact(facts["fleet-revision"], number: true)),
+      ] + others)
   }
 
   /// One STATUS fact: null when the daemon did not give it, or gave `-` (none).

@@ -79,9 +79,11 @@ enum TextRenderer {
 
   /// `sectionctl reload`: a line for each section the reload took away (an open one says so:
   /// its open state went with it) or brought, then the count and the revision.
-  static func reload(dropped: [ListedSection], added: [ListedSection], count: Int, revision: UInt64?)
-    -> String
-  {
+  /// `fleetHost`: the fleet host the reload was sent to, whose config now is the list of every
+  /// host (docs/FLEET.md, "Reloading the list"); nil outside a fleet.
+  static func reload(
+    dropped: [ListedSection], added: [ListedSection], count: Int, revision: UInt64?, fleetHost: String? = nil
+  ) -> String {
     // "section" between the verb and the id: a section whose id is `added` read "added added".
     let gone = dropped.map {
       "dropped section \(show($0.id)) (\(show($0.title)))\($0.isOpen ? ", which was open" : "")\n"
@@ -90,6 +92,9 @@ enum TextRenderer {
     let unchanged = dropped.isEmpty && added.isEmpty ? ", the same sections" : ""
     return (gone + came).joined()
       + "reloaded the config: \(count) section\(count == 1 ? "" : "s")\(unchanged), revision \(revision.map(String.init) ?? "-")\n"
+      + (fleetHost.map {
+        "in a fleet: every host now serves \(show($0))'s config, not only \(show($0)) (sectionctl status: fleet-config)\n"
+      } ?? "")
   }
 
   /// `sectionctl view`: a header per section with its marker, the items of open sections under it.
@@ -148,15 +153,7 @@ enum TextRenderer {
     if let clients = facts["clients"], let subscribers = facts["subscribers"] {
       text += "clients:   \(clients) (this one included), \(subscribers) subscribed\n"
     }
-    if let host = facts["fleet-host"], let member = facts["fleet-member"] {
-      text += "fleet:     host \(host), etcd \(member)"
-      if let behind = facts["fleet-behind"], behind != "0" { text += ", \(behind) revisions behind" }
-      if let stale = facts["fleet-stale-since"].flatMap({ UInt64($0) }) {
-        text += ", etcd not answering for \(duration(stale))"
-      }
-      text += "\n"
-      if let error = facts["fleet-error"] { text += "           \(error)\n" }
-    }
+    text += fleet(facts)
     return text + """
       revision:  \(status.revision)
       mode:      \(status.mode.rawValue)
@@ -165,6 +162,24 @@ enum TextRenderer {
 
       """
   }
+
+  /// A fleet host's `fleet-*` facts, every one STATUS sent, by its name there (docs/FLEET.md
+  /// names them so): those a person looks for first in their order, then any others, so that
+  /// a fact a newer daemon adds shows without a newer sectionctl.
+  static func fleet(_ facts: [String: String]) -> String {
+    let known = fleetOrder.filter { facts[$0] != nil }
+    let others = facts.keys.filter { $0.hasPrefix("fleet-") && !fleetOrder.contains($0) }.sorted()
+    let keys = known + others
+    let width = (keys.map(\.count).max() ?? 0) + 3
+    return keys.map { key in
+      key + ":" + String(repeating: " ", count: width - key.count - 1) + (facts[key] ?? "") + "\n"
+    }.joined()
+  }
+
+  static let fleetOrder = [
+    "fleet-host", "fleet-prefix", "fleet-id", "fleet-state", "fleet-member", "fleet-revision", "fleet-behind",
+    "fleet-stale-since", "fleet-config", "fleet-error",
+  ]
 
   /// Seconds as a person reads them: `42s`, `3m 5s`, `2h 0m`, `3d 4h`.
   static func duration(_ seconds: UInt64) -> String {

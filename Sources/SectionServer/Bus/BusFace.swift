@@ -28,9 +28,9 @@ final class BusFace {
   /// The saved changes whose signals are not sent yet, and the ids of the sections they name.
   private var unpublished: [Change] = []
   private var unpublishedIDs: [String?] = []
-  /// Calls of callers whose uid and groups the bus daemon has been asked for, in the order
-  /// they came, by sender.
-  private var awaitingCredentials: [String: [(BusCall, BusRequest)]] = [:]
+  /// Calls of callers whose uid and groups the bus daemon has been asked for, or for the
+  /// first of which polkit has been asked, in the order they came, by sender.
+  private var waiting: [String: [(BusCall, BusRequest)]] = [:]
   /// The most calls of one caller held while it is asked about: the system bus lets a
   /// caller have 128 calls unanswered, a session bus more.
   static let heldPerCaller = 1024
@@ -59,7 +59,7 @@ final class BusFace {
         connected: { [unowned self] in
           // Calls from the last connection cannot be answered on this one.
           self.access.forget()
-          self.awaitingCredentials.removeAll()
+          self.waiting.removeAll()
         }
       ))
   }
@@ -97,45 +97,114 @@ final class BusFace {
     return true
   }
 
-  /// Runs `request` once its sender's right to change is known: a change from a caller not
-  /// seen before waits for the bus daemon to say who it is, and that caller's further calls
-  /// wait behind it, in order. The loop serves everyone else meanwhile.
+  /// Runs `request` once its sender's right to it is known: a change from a caller not seen
+  /// before waits for the bus daemon to say who it is, and a change of a caller without a
+  /// direct right (`BusAccess`) waits for polkit's decision; that caller's further calls wait
+  /// behind it, in order. The loop serves everyone else meanwhile.
   func run(_ call: BusCall, _ request: BusRequest) {
     let sender = call.sender
-    if awaitingCredentials[sender] != nil {
-      guard awaitingCredentials[sender]!.count < BusFace.heldPerCaller else {
+    if waiting[sender] != nil {
+      guard waiting[sender]!.count < BusFace.heldPerCaller else {
         return send(
           error: "org.freedesktop.DBus.Error.LimitsExceeded",
-          "\(BusFace.heldPerCaller) calls wait already for the bus daemon to say who you are: try again shortly",
+          "\(BusFace.heldPerCaller) calls of yours wait already for the bus daemon or polkit to decide: try again shortly",
           to: call)
       }
-      awaitingCredentials[sender]!.append((call, request))
+      waiting[sender]!.append((call, request))
       return
     }
-    guard request.changesState || request.answer.showsWho, access.mayChange(sender) == nil else {
-      return execute(call, request)
+    if case .run(let access) = step(sender, request) { return execute(call, request, access: access) }
+    waiting[sender] = [(call, request)]
+    proceed(sender)
+  }
+
+  /// What a call needs before it runs.
+  private enum Step {
+    /// It runs now, with this access.
+    case run(SectionService.Access)
+    /// The bus daemon is to say who the caller is.
+    case askCredentials
+    /// polkit is to decide whether the caller may act at this level.
+    case askPolkit(AccessLevel)
+  }
+
+  private func step(_ sender: String, _ request: BusRequest) -> Step {
+    // A read that names no one needs no right.
+    guard request.changesState || request.answer.showsWho else { return .run(.control) }
+    guard let direct = access.mayChange(sender) else { return .askCredentials }
+    if direct { return .run(.control) }
+    // Who made the changes is shown to callers with a direct right only, as before polkit.
+    guard request.changesState else { return .run(.readOnly) }
+    return .askPolkit(request.level)
+  }
+
+  /// Runs the waiting calls of `sender` in order, up to one that waits for an answer.
+  private func proceed(_ sender: String) {
+    while let (call, request) = waiting[sender]?.first {
+      switch step(sender, request) {
+      case .run(let access):
+        waiting[sender]!.removeFirst()
+        execute(call, request, access: access)
+      case .askCredentials:
+        do {
+          try call.askSenderCredentials { [unowned self] credentials in self.decided(sender, credentials) }
+        } catch {
+          access.decide(sender, .failure(error))
+          continue
+        }
+        return
+      case .askPolkit(let level):
+        do {
+          try call.checkAuthorization(BusAccess.action(level)) { [unowned self] answer in
+            self.authorized(call, level, answer)
+          }
+        } catch {
+          authorized(call, level, .failure(error))
+        }
+        return
+      }
     }
-    awaitingCredentials[sender] = [(call, request)]
-    do {
-      try call.askSenderCredentials { [unowned self] credentials in self.decided(sender, credentials) }
-    } catch {
-      decided(sender, .failure(error))
-    }
+    waiting[sender] = nil
   }
 
   /// The bus daemon said who `sender` is (or could not): its calls that waited run, in order.
   private func decided(_ sender: String, _ credentials: Result<BusCredentials, any Error>) {
     access.decide(sender, credentials)
-    for (call, request) in awaitingCredentials.removeValue(forKey: sender) ?? [] { execute(call, request) }
+    proceed(sender)
   }
 
-  /// Executes `request` in a session of the caller (its right to change state, and who it is
-  /// for the history), then answers, holds the call for the save, or keeps it for after the
-  /// save of other changes its answer would show.
-  private func execute(_ call: BusCall, _ request: BusRequest) {
-    let privileged = access.mayChange(call.sender) == true
-    let mayChange = (!request.changesState && !request.answer.showsWho) || privileged
-    var session = Session(access: mayChange ? .control : .readOnly, author: access.author(call.sender))
+  /// polkit decided whether `call`, the first of its caller's waiting calls, may act at
+  /// `level`: it runs at that level, or is refused changing nothing, and the caller's next
+  /// calls follow. Without polkit it runs as it did before polkit was asked: on the direct
+  /// right alone, which the caller lacks (`READONLY`, AccessDenied).
+  private func authorized(_ call: BusCall, _ level: AccessLevel, _ answer: Result<PolkitAnswer, any Error>) {
+    let sender = call.sender
+    guard let (first, request) = waiting[sender]?.first, first === call else { return }
+    waiting[sender]!.removeFirst()
+    switch access.granted(sender, answer) {
+    case .authorized: execute(call, request, access: SectionService.Access(level: level))
+    case .absent: execute(call, request, access: .readOnly)
+    case .challenge:
+      send(
+        error: "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired",
+        "\(call.member) needs \(BusAccess.action(level)), for which polkit asks you to authenticate:"
+          + " call again allowing interactive authorization (busctl does by default; gdbus call --interactive)",
+        to: call)
+    case .notAuthorized:
+      let author = access.author(sender)
+      server.denials.note(
+        "D-Bus: refused \(call.member) of uid \(author.uid.map(String.init) ?? "?"), pid \(author.pid.map(String.init) ?? "?") (\(sender)): polkit does not grant \(BusAccess.action(level))"
+      )
+      send(error: ProtocolError.Code.denied.busName, BusAccess.refusal(call.member, needs: level), to: call)
+    }
+    proceed(sender)
+  }
+
+  /// Executes `request` in a session of the caller (its access, and who it is for the
+  /// history), then answers, holds the call for the save, or keeps it for after the save of
+  /// other changes its answer would show.
+  private func execute(_ call: BusCall, _ request: BusRequest, access: SectionService.Access) {
+    var session = Session(access: access, author: self.access.author(call.sender))
     var batch = request.batch
     switch server.answer(request.request, session: &session, batch: &batch) {
     case .failure(let error):

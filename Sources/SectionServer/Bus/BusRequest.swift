@@ -47,6 +47,11 @@ struct BusRequest {
   let answer: Answer
   var changesState: Bool { !answer.isRead }
 
+  /// The level the call needs: its request's (`Request.level`), or for Batch, its highest
+  /// line's. Batch's lines are parsed for it, so it is asked only of callers without a direct
+  /// right, before asking polkit.
+  var level: AccessLevel { batch?.level ?? request.level }
+
   init(_ request: Request, batch: Batch? = nil, answer: Answer = .revision) {
     self.request = request
     self.batch = batch

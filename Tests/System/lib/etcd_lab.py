@@ -47,6 +47,7 @@ the lab's guard process (guard()) when this one dies without stop().
 Standard library only.
 """
 
+import base64
 import ctypes
 import http.client
 import json
@@ -179,13 +180,15 @@ class _NamespaceConnection(http.client.HTTPConnection):
 
 
 class EtcdLab:
-    def __init__(self, members=MEMBERS, start_timeout=30, tls=False, partition=False):
+    def __init__(self, members=MEMBERS, start_timeout=30, tls=False, partition=False, flags=()):
+        """`flags`: further arguments of every member (`--quota-backend-bytes=N`)."""
         if tls and partition:
             raise ValueError("the partition mode runs without TLS")
         self.members = members
         self.start_timeout = start_timeout
         self.tls = tls
         self.partition = partition
+        self.flags = list(flags)
         self.directory = None
         self.processes = []
         self.urls = []
@@ -385,6 +388,25 @@ class EtcdLab:
         except ValueError:
             raise OSError(f"member {index} answered {answer.status} with no JSON: {data[:200]!r}") from None
 
+    def value(self, key, index=0):
+        """The value of `key` (text) as bytes, read on member `index`; None when there is none."""
+        status, answer = self.call(index, "/v3/kv/range", {"key": base64.b64encode(key.encode()).decode()}, timeout=10)
+        if status != 200:
+            raise OSError(f"range of {key}: {answer}")
+        return base64.b64decode(answer["kvs"][0].get("value", "")) if answer.get("kvs") else None
+
+    def database(self):
+        """Every member's database size (`dbSize`, which etcd checks its quota against) and the
+        alarms any member reports (`memberID:N alarm:NOSPACE`)."""
+        sizes, alarms = [], set()
+        for index in range(len(self.urls)):
+            status, answer = self.call(index, "/v3/maintenance/status", {}, timeout=10)
+            if status != 200:
+                raise OSError(f"status of member {index}: {answer}")
+            sizes.append(int(answer.get("dbSize", 0)))
+            alarms.update(answer.get("errors", []))
+        return sizes, alarms
+
     def _healthy(self, index):
         try:
             status, answer = self.call(index, "/health", timeout=1.0)
@@ -429,7 +451,7 @@ class EtcdLab:
                 "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
                 "--initial-cluster", cluster, "--initial-cluster-token", token,
                 "--initial-cluster-state", "new", "--pre-vote=true",
-                "--logger", "zap", "--log-outputs", log,
+                "--logger", "zap", "--log-outputs", log, *self.flags,
             ]  # fmt: skip
             self.processes.append(
                 subprocess.Popen(

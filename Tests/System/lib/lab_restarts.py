@@ -1,4 +1,4 @@
-"""Clients across restarts of the installed service (issue 10), parts of Tests/System/suites/systemd-lab.py:
+"""Clients across restarts of the installed service, parts of Tests/System/suites/systemd-lab.py:
 
   restart   `systemctl restart` with 200 subscribers, a read-only client and a client
             pipelining TOGGLEs: nobody sees end-of-file, every request is answered once and
@@ -12,7 +12,7 @@
             the three the store holds are kept across a restart, the other two are told
             `!bye restart` and closed
   handover  1,000 subscribers and a client pipelining PINGs: the longest pause that client
-            sees across `systemctl restart`. The issue's target is 100 ms; most of the pause is
+            sees across `systemctl restart`. The goal is 100 ms; most of the pause is
             systemd setting up the unit's sandbox for the new process (docs/PERFORMANCE.md), so
             the check fails at 250 ms, what a loaded CI machine still meets, and prints the figure
 """

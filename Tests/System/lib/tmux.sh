@@ -3,7 +3,7 @@
 # tmux_new PREFIX: points T at a tmux server of its own, on a socket name not used before in
 # this run. A server just told to kill-server can still be exiting on its socket; a
 # new-session on that same name reaches it and fails with "server exited unexpectedly"
-# (issue 44: make check failed so on a first run), so each server gets a fresh name instead.
+# (make check once failed so on a first run), so each server gets a fresh name instead.
 # tmux_stop ends the current server; tmux_stop_all (for the EXIT trap) ends every one and
 # removes their socket files.
 tmux_servers=()

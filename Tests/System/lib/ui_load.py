@@ -1,4 +1,4 @@
-"""`sectionctl ui` under load (issue 12, "Speed"): another client makes changes at a fixed rate
+"""`sectionctl ui` under load: another client makes changes at a fixed rate
 while keys are typed, and the ui's terminal output is read from a pty with timestamps.
 
 Measured:

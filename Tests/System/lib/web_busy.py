@@ -1,4 +1,4 @@
-"""A daemon at --max-clients (issue 44, item 8): its ERR BUSY reaches the page through
+"""A daemon at --max-clients: its ERR BUSY reaches the page through
 `sectionctl pipe`, which says it is busy rather than disconnected, and the page gets in once a
 place is free. Run by Tests/System/suites/web.py with the browser the other checks use.
 """

@@ -227,6 +227,14 @@ def load(driver, url, timeout=10):
     return wait_for(lambda: page(driver)["connection"] == "connected", timeout)
 
 
+def page_request(driver, line):
+    """`line` sent through the page's own connection (window.sectiondPage.request, as a console
+    or a crafted page could); returns the reply and the page as it shows it after."""
+    reply = driver.execute_async_script(
+        f"const done = arguments[0]; window.sectiondPage.request({line!r}).then(done, (e) => done(String(e)))")
+    return reply, page(driver)
+
+
 def header(driver, index):
     return driver.find_elements(By.CSS_SELECTOR, "#sections > section button.header")[index]
 

@@ -1,4 +1,4 @@
-"""A real `!state` for the page (issue 22): the daemon sends one to a subscriber that fell more
+"""A real `!state` for the page: the daemon sends one to a subscriber that fell more
 than its event limit (64 KiB) behind, instead of the events it missed. The page's connection
 is websocketd's `sectionctl pipe` child; stopping it (SIGSTOP) while another client makes many
 changes, the mode among them, makes its connection fall behind for real; after SIGCONT the page

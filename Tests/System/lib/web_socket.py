@@ -84,3 +84,14 @@ def ws_read_lines(sock, buffered, until, timeout=5):
             break
         data += chunk
     return lines
+
+
+def ws_request(port, line):
+    """`line` over a new WebSocket of the page's own origin (127.0.0.1:port), as any program on
+    the machine could send it; returns the handshake's status and the lines up to the reply."""
+    status, sock, rest = handshake(port, f"127.0.0.1:{port}", f"http://127.0.0.1:{port}")
+    try:
+        ws_send_text(sock, line)
+        return status, ws_read_lines(sock, rest, lambda lines: any(x.startswith(("OK", "ERR")) for x in lines))
+    finally:
+        sock.close()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The daemon's bounds, end to end (issue 19): each part is the reproduction of a limit that
+"""The daemon's bounds, end to end: each part is the reproduction of a limit that
 held for its own request but not together with the others, over time, or at the next start.
 
   batch      one small BATCH alternating OPEN ALL / CLOSE ALL on 1,000 sections (10^7 changes)
@@ -20,13 +20,13 @@ held for its own request but not together with the others, over time, or at the 
              what was acknowledged before survives a restart.
   bidi       bidirectional embedding, override and isolate controls are refused in titles
              and items, naming the character.
-  history    the history at its bounds (issue 33).
+  history    the history at its bounds.
   long_answers  700 read-only clients sending HISTORY 100000 (9.5 MiB each) and 500 replaying
              SUBSCRIBE FROM, never reading, with --history 100000 full: RSS bounded and a PING
              answered meanwhile (4.8 GB and 5.2 s when each answer was rendered whole); a
-             reader that reads gets all of it, in order (issue 44).
+             reader that reads gets all of it, in order.
   given_back 900 read-only clients flooding LIST, then gone: the daemon gives the memory back
-             (a fresh daemon stayed at 465 MB; issue 44).
+             (a fresh daemon once stayed at 465 MB).
 
 usage: bounds.py [PART ...]   (all parts by default)
 Prints PASS/FAIL lines with the figures, then `N passed, N failed`.
@@ -274,7 +274,7 @@ def subscribe(results):
 # ---------------------------------------------------------------- the history
 
 def history(results):
-    """Issue 33: the history at its bounds: a thousand changes of a section with a 4,000-byte
+    """The history at its bounds: a thousand changes of a section with a 4,000-byte
     id (4 MB of events, the byte bound) cost the daemon at most about twice that, HISTORY of all
     of them answers, and a flood of HISTORY requests gets its turns like any other client."""
     long_id = "h" + "x" * 3999
@@ -393,7 +393,7 @@ def close_all(clients):
 
 
 def long_answers(results):
-    """Issue 44: HISTORY and SUBSCRIBE FROM were rendered whole into each connection's output:
+    """HISTORY and SUBSCRIBE FROM were rendered whole into each connection's output:
     700 read-only clients asking for 100,000 changes and never reading took the daemon from
     56 MB to 4.8 GB and held a PING for 5.2 s. The worst the limits allow: --history 100000,
     100,000 changes whose events fill the 4 MiB the history keeps (ids of 20 bytes), a
@@ -459,7 +459,7 @@ def long_answers(results):
 
 
 def given_back(results):
-    """Issue 44, item 2: 900 read-only clients flooding LIST without reading left a fresh 8 MB
+    """900 read-only clients flooding LIST without reading left a fresh 8 MB
     daemon at 465 MB after they were gone: their output buffers, freed, stayed with the
     process. After a burst of closed connections the daemon gives free memory back."""
     # 20 sections: a LIST of about 2.5 KB, copied into each connection's own buffer (shared

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The bash and zsh completions (printed by `sectionctl completion bash|zsh`) against a real
 # sectiond whose read-only socket is not beside its control socket: options are offered, and
-# section ids come from the socket named by --readonly-socket or --socket. Then (issue 44) a
+# section ids come from the socket named by --readonly-socket or --socket. Then a
 # hostile server at a socket named with -s answers ids and titles that are shell code: no
 # completion runs it, and only what a real id can be is offered.
 # Ends with "N passed, N failed"; exits 1 on any failure.
@@ -68,7 +68,7 @@ third:Third" "$(zsh_ids sectionctl --socket "$control" open '')"
 check "zsh: --readonly-socket is declared" "1" \
   "$(grep -c "^ *'(--socket)--readonly-socket=" "$dir/_sectionctl")"
 
-# Issue 23's additions: the new commands, the short options, reload --fresh.
+# The everyday commands, the short options, reload --fresh.
 check "bash: is-open and export are offered" "is-open
 export" "$(bash_complete sectionctl "" | grep -E "^(is-open|export)$")"
 check "bash: ids after is-open" "first" "$(bash_complete sectionctl --socket "$control" is-open f)"
@@ -79,7 +79,7 @@ check "sectionctl completion bash ends in a newline (a file written from it is a
   "$(tail -c 1 "$dir/sectionctl.bash" | wc -l)"
 check "bash: -s names the socket for ids" "second" "$(bash_complete sectionctl -s "$control" toggle s)"
 
-# Issue 44's additions: log and its options, watch --from, --name anywhere.
+# The history's: log and its options, watch --from, --name anywhere.
 check "bash: log is offered" "log" "$(bash_complete sectionctl lo)"
 check "bash: log offers --from and --follow" "--from
 --follow" "$(bash_complete sectionctl log --f)"
@@ -91,7 +91,7 @@ check "bash: the value of --name is not taken for the command" "list" \
 check "zsh: log and --name are declared" "2" \
   "$(grep -c -e "^ *'log:" -e "^ *'--name=" "$dir/_sectionctl")"
 
-# --- a hostile server (issue 44): ids and titles that are shell code ------------------------
+# --- a hostile server: ids and titles that are shell code ------------------------
 # Each would create $dir/pwned-N if a completion ran it; "good-id" is the one valid id.
 cat >"$dir/evil.py" <<'PY'
 import os, socketserver, sys

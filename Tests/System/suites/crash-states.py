@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every crash state loads (issue 36): each scenario runs the real sectiond under strace, the
+"""Every crash state loads: each scenario runs the real sectiond under strace, the
 trace becomes the operations on its state directory and the revisions it acknowledged
 (lib/crashmodel.py), and every state a power cut after each operation may leave, under
 ALICE's weakest model, is built in a directory of its own and started with the real binary.

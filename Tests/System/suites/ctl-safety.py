@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """sectionctl against a server it must not trust, and sockets in directories others could
-write (issue 19: items 6, 7, 8, 9, 13, 14, 15), and floods of events or of a reply (issue 44 item 7).
+write, and floods of events or of a reply.
 
 A fake server (a thread here, on a Unix socket) plays a hostile or hung daemon: control
 sequences in every field, lines of tens of megabytes, no reply at all. The directory checks
-plant directories as another user would (uid 4343, as in the issue, or the next uid no
+plant directories as another user would (uid 4343, or the next uid no
 account has), and run the victim as the next free uid after it through setpriv. The ui checks run in tmux (Tests/System/lib/tmux_pane.py). Needs root
 for the users; standard library only.
 """
@@ -290,7 +290,7 @@ class CtlSafety:
         self.check(status == 1 and b"longer than 64 MiB" in err and seconds < 30,
                    f"a line past 64 MiB is refused ({seconds:.2f} s)", repr(err))
 
-    # Issue 44, item 7: what the blocking client holds is bounded.
+    # What the blocking client holds is bounded.
 
     def run_measured(self, *args, timeout=60, kill_above=1024):
         """sectionctl's status, stderr, seconds and peak RSS in MiB (VmHWM, read every 20 ms:
@@ -456,7 +456,7 @@ class CtlSafety:
         self.check(status == 3 and not out and fallback.encode() in err and b"written by other users" in err,
                    f"the victim's sectionctl view refuses it too", repr(out + err))
 
-    # Issue 44, item 12: /tmp/sectiond-UID must be the user's own as it stands (lstat).
+    # /tmp/sectiond-UID must be the user's own as it stands (lstat).
 
     def own_directory(self):
         """Root's daemon in a directory of root's; another user links the victim's
@@ -550,7 +550,7 @@ class CtlSafety:
         status, _, _, _ = self.run("--socket", daemon.socket, "batch", stdin=b"TOGGLE 0\n\nRENAME 1 End\n")
         self.check(status == 0 and state() != before, "a good batch still goes through")
 
-    # Issue 31, item 5: the shell's history follows no link that someone else planted.
+    # The shell's history follows no link that someone else planted.
 
     def history_links(self):
         """Root with another user's XDG_STATE_HOME (`sudo -E`): a history link that user

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sectiond on the system bus under a real systemd 252 (issue 21), in the systemd lab
+"""sectiond on the system bus under a real systemd 252, in the systemd lab
 (Tests/System/lib/lab.py): dbus-daemon as the system bus (dbus.socket), the project installed
 as the Debian package installs it (scripts/install.sh with PREFIX=/usr: the units, the
 policy in /usr/share/dbus-1/system.d, the activation file in system-services), and then:
@@ -12,7 +12,11 @@ policy in /usr/share/dbus-1/system.d, the activation file in system-services), a
 - the name after `systemctl restart` and after a crash (SIGKILL, Restart=on-failure):
   the new process owns it and Revision continues;
 - the hardened unit keeps its `systemd-analyze security` rating (at most 1.0);
-- the user unit on a user's session bus (dbus-user-session): activated by the first call.
+- the user unit on a user's session bus (dbus-user-session): activated by the first call;
+- polkit (Debian's polkitd, activated by the bus as on a desktop): the package's actions are
+  known to it; a rule in /etc/polkit-1/rules.d grants operate to one user, who opens and
+  closes but may not edit, while another user, not granted, may do neither; a caller that
+  does not allow interactive authorization is told so when polkit would ask for a password.
 
 Prints PASS/FAIL lines, then `N passed, N failed`.
 """
@@ -30,6 +34,14 @@ NAME = "org.sectiond.Sectiond1"
 PATH = "/org/sectiond/Sectiond1"
 OUTSIDER = "bob"
 MEMBER = "carol"
+OPERATOR = "erin"
+# The rule an administrator writes (docs/DBUS.md, "Access"): operate for one user.
+RULE = """polkit.addRule(function(action, subject) {
+    if (action.id == "org.sectiond.Sectiond1.operate" && subject.user == "%s") {
+        return polkit.Result.YES;
+    }
+});
+""" % OPERATOR
 SESSION_USER = "dave"
 
 
@@ -101,12 +113,15 @@ def access(lab, r):
             "a user outside the group reads the properties", out)
     status, out = busctl(lab, "call", NAME, PATH, NAME, "List", user=OUTSIDER)
     r.check(status == 0 and out.startswith("ta(ssbu) 1 3"), "... and List", out)
+    # polkit runs in the lab: bob has no direct right, is not at a seat, and no rule grants
+    # him anything, so polkit would ask for an administrator's password; gdbus call does not
+    # allow that, and is told so.
     status, out = gdbus_call(lab, f"{NAME}.Toggle", "beta", user=OUTSIDER)
-    r.check(status != 0 and "org.freedesktop.DBus.Error.AccessDenied" in out,
-            "... and gets AccessDenied for Toggle", out)
+    r.check(status != 0 and "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired" in out,
+            "... and is refused Toggle, polkit wanting a password it may not ask for", out)
     status, out = gdbus_call(lab, "org.freedesktop.DBus.Properties.Set", NAME, "Mode", "<'exclusive'>",
                              user=OUTSIDER)
-    r.check(status != 0 and "AccessDenied" in out, "... and for setting Mode", out)
+    r.check(status != 0 and "InteractiveAuthorizationRequired" in out, "... and setting Mode", out)
     r.check(revision(lab) == 1, "nothing changed")
     status, out = busctl(lab, "call", NAME, PATH, NAME, "Toggle", "s", "beta", user=MEMBER)
     r.check(status == 0 and out == "bt true 2", "a member of the sectiond group may change", out)
@@ -165,7 +180,39 @@ def session_activation(lab, r):
     r.check(state == "active", "session: the user's sectiond.service was started by bus activation", state)
 
 
-PARTS = [installed, activation, access, one_sequence, restarts, security, session_activation]
+def polkit_rule(lab, r):
+    """A user granted operate by a polkit rule, and one not granted, each through busctl."""
+    if not os.path.exists(lab.host_path("/usr/share/dbus-1/system-services/org.freedesktop.PolicyKit1.service")):
+        r.check(False, "polkit: polkitd is installed (scripts/deps.sh --test installs it)")
+        return
+    lab.add_user(OPERATOR)
+    lab.write_file("/etc/polkit-1/rules.d/50-sectiond-test.rules", RULE)
+    out = lab.run(["pkaction", "--action-id", "org.sectiond.Sectiond1.operate", "--verbose"], check=False)
+    r.check(out.returncode == 0 and "implicit active:   yes" in out.stdout,
+            "polkit knows the installed action org.sectiond.Sectiond1.operate (allow_active=yes)",
+            out.stdout + out.stderr)
+    start = revision(lab)
+    status, out = busctl(lab, "call", NAME, PATH, NAME, "Open", "s", "gamma", user=OPERATOR)
+    r.check(status == 0 and out == f"t {start + 1}", "the user the rule grants operate opens a section", out)
+    status, out = busctl(lab, "call", NAME, PATH, NAME, "Toggle", "s", "gamma", user=OPERATOR)
+    r.check(status == 0 and out == f"bt false {start + 2}", "... and toggles it", out)
+    status, out = busctl(lab, "call", NAME, PATH, NAME, "InsertSection", "sss", "end", "extra", "Extra",
+                         user=OPERATOR)
+    r.check(status != 0 and "edit read InsertSection needs the edit level" in out and revision(lab) == start + 2,
+            "... but may not insert a section (edit is not granted): Denied, nothing changed", out)
+    status, out = busctl(lab, "--allow-interactive-authorization=no", "call", NAME, PATH, NAME, "Toggle", "s",
+                         "gamma", user=OUTSIDER)
+    r.check(status != 0 and "polkit asks you to authenticate" in out and revision(lab) == start + 2,
+            "a user the rule does not grant is asked to authenticate when polkit would want a password",
+            out)
+    status, out = busctl(lab, "--allow-interactive-authorization=yes", "call", NAME, PATH, NAME, "Toggle", "s",
+                         "gamma", user=OUTSIDER)
+    r.check(status != 0 and "polkit does not grant org.sectiond.Sectiond1.operate" in out
+            and revision(lab) == start + 2,
+            "... and refused when it allows authentication but no agent can ask for the password", out)
+
+
+PARTS = [installed, activation, access, one_sequence, restarts, security, session_activation, polkit_rule]
 
 
 def main():

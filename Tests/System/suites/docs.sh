@@ -137,7 +137,7 @@ says "sectiond --help: /tmp/sectiond-UID" "$(sectiond --help)" "/tmp/sectiond-UI
 says "sectiond(8): /tmp/sectiond-UID" "$sectiond_page" "/tmp/sectiond-UID/control.sock when XDG_RUNTIME_DIR is not set"
 says "README: /tmp/sectiond-UID" "$(cat "$readme")" "\`/tmp/sectiond-UID/control.sock\` when \`XDG_RUNTIME_DIR\` is unset"
 
-# watch --help on a restart (issue 44, item 20): watch resumes, printing what it missed and no
+# watch --help on a restart: watch resumes, printing what it missed and no
 # new state line, as the help says; a daemon that kept no history gets the fresh state.
 start kept "$dir/kept.sock" --state "$dir/kept.json"
 sectionctl -s "$dir/kept.sock" watch --count 2 >"$dir/watch.out" 2>/dev/null &
@@ -155,8 +155,8 @@ check "watch across a restart: the missed change, no new state line" \
 says "watch --help: it resumes after a restart" "$(sectionctl watch --help | tr '\n' ' ')" \
   "resumes where it left off: the changes it missed"
 
-# make run installs the clients the README's first session talks to the daemon with (issue
-# 44, item 20): it runs scripts/deps.sh without options, whose packages hold nc and socat.
+# make run installs the clients the README's first session talks to the daemon with: it runs
+# scripts/deps.sh without options, whose packages hold nc and socat.
 session="$(sed -n '/^## A session/,/^## sectionctl/p' "$readme")"
 base_packages="$("$root/scripts/deps.sh" --print)"
 says "make run runs scripts/deps.sh" "$(make -n -s -C "$root" run 2>/dev/null)" "scripts/deps.sh"
@@ -165,7 +165,7 @@ for pair in "nc -U:netcat-openbsd" "socat -:socat"; do
   says "  ... and make run's deps.sh installs ${pair#*:}" "$base_packages" "${pair#*:}"
 done
 
-# Every option --help lists is in each synopsis (issue 44, item 15: the README's lacked
+# Every option --help lists is in each synopsis (the README's once lacked
 # --list, --history and --log-changes): sectiond's in the README's "Command line" and
 # sectiond(8)'s SYNOPSIS, sectionctl's in sectionctl(1)'s.
 # in_synopsis NAME TEXT FLAG: FLAG stands in TEXT as an option ([--flag, | --flag], --flag ...).
@@ -188,6 +188,59 @@ history_text="$(sed -n '/^## History/,/^## /p' "$readme")"
 for needle in "sectionctl log" "HISTORY" "--history N" "--log-changes" "CLIENT NAME" "SUBSCRIBE FROM"; do
   says "README, History: $needle" "$history_text" "$needle"
 done
+
+# The README's `sectionctl log` example has the columns the command prints: revision, time, who.
+log_shape='^[0-9]+  [0-9]{2}:[0-9]{2}:[0-9]{2}  [^ ]+ \([^,]+, [0-9]+\)  [a-z]'
+sectionctl toggle first >/dev/null
+check "sectionctl log prints revision, time, who, what" yes \
+  "$(sectionctl log -n 1 | grep -qE "$log_shape" && echo yes || sectionctl log -n 1)"
+readme_log="$(sed -n '/^\$ sectionctl log -n/,/^\$/p' "$readme" | sed '1d;$d')"
+check "README's sectionctl log example has those columns" yes \
+  "$([ -n "$readme_log" ] && ! grep -vqE "$log_shape" <<<"$readme_log" && echo yes || echo "$readme_log")"
+
+# The README's first screen says what sectiond is and how to try it: `make run` and `make test`
+# within its first 30 lines, and every package `make run` installs (scripts/deps.sh without
+# options) named in its quick start.
+first_screen="$(head -30 "$readme")"
+for needle in "make run" "make test" "sectiond is a"; do
+  says "README's first screen: $needle" "$first_screen" "$needle"
+done
+quick_start="$(sed -n '/^## Quick start/,/^## /p' "$readme" | tr '\n' ' ')"
+for package in $base_packages; do
+  says "README's quick start names make run's package $package" "$quick_start" "$package"
+done
+# make test's announced duration is the measured one (about 30 minutes).
+says "make help: make test takes about 30 minutes" "$(make -s -C "$root" help)" "about 30 minutes"
+
+# docs/README.md, the index, names every page of docs/ and man/, and CONTRIBUTING.md.
+index="$root/docs/README.md"
+check "docs/README.md exists" yes "$([ -f "$index" ] && echo yes || echo no)"
+for page in "$root"/docs/* "$root"/man/* "$root/CONTRIBUTING.md"; do
+  name="$(basename "$page")"
+  [ "$name" = README.md ] && continue
+  says "docs/README.md names $name" "$(cat "$index" 2>/dev/null)" "$name"
+done
+
+# Pages for readers carry no account of how the work was done: no tracker numbers ("issue 46",
+# "#46"; a sample item's "pull request #42" is content), no commit hashes, no branch or session
+# names. FLEET.md and FLEET-DESIGN.md are checked by the fleet's own suites.
+how_made=""
+for page in "$root/README.md" "$root/CONTRIBUTING.md" "$root"/docs/*.md "$root"/docs/*.txt "$root"/docs/*.xml "$root"/man/*; do
+  case $(basename "$page") in FLEET.md | FLEET-DESIGN.md) continue ;; esac
+  found="$(grep -nHiP '\bissues? [0-9]+|(?<!pull request )#[0-9]+\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b|\bbranch `[^`]+`|\bsession [0-9]+' "$page")"
+  how_made+="${found:+$found$'\n'}"
+done
+check "no tracker numbers, commit hashes or branch names in the docs" "" "$how_made"
+
+# docs/PERFORMANCE.md's summary is generated (bench/report.py), between its two markers.
+perf="$(cat "$root/docs/PERFORMANCE.md")"
+says "PERFORMANCE.md: the generated part's start" "$perf" "<!-- generated by bench/report.py"
+says "PERFORMANCE.md: the generated part's end" "$perf" "<!-- end of the generated part -->"
+says "make bench ends by regenerating PERFORMANCE.md" "$(make -n -s -C "$root" bench 2>/dev/null | tail -1)" "bench/report.py"
+
+# The power-cut suite's skip says where LazyFS comes from.
+says "powerloss's skip says where LazyFS comes from" \
+  "$(LAZYFS_SRC=/nonexistent python3 "$root/Tests/System/suites/powerloss.py" 2>&1)" "https://github.com/dsrhaslab/lazyfs"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A person's everyday use of sectionctl (issue 23), against real daemons: send with BATCH and
+# A person's everyday use of sectionctl, against real daemons: send with BATCH and
 # QUIT, batch's line numbers, the read-only socket named after its control socket, is-open,
 # status, export and back, JSON errors, the shell (piped, and in tmux with libedit and
 # events), the ui's edit prompt (tmux), help texts a shell can paste, config corners, and
@@ -148,7 +148,7 @@ case "$("$ctl" -s "$dir/b.sock" list 2>&1)" in
   *) pass "  ... and nothing of it was sent" ;;
 esac
 
-# --- tmux servers one after another (issue 44): each starts, though the last is still exiting
+# --- tmux servers one after another: each starts, though the last is still exiting
 started=0
 for _ in $(seq 30); do
   tmux_new sdday

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fault tests of a real sectiond (issue 6, "Faults"):
+"""Fault tests of a real sectiond:
 
   kill       SIGKILL at random moments during a burst of changes from several clients,
              50 rounds: after each restart the state file parses and holds every change

@@ -122,7 +122,8 @@ def change_goes_everywhere(results, output, directory):
                       "the printed etcdctl line lists the fleet's keys", done.stdout[-300:] + done.stderr[-300:])
     if status:
         done = shell(status)
-        results.check(done.returncode == 0 and re.search(r"^fleet: +host beta, etcd http://", done.stdout, re.M),
+        results.check(done.returncode == 0 and re.search(r"^fleet-host: +beta$", done.stdout, re.M)
+                      and re.search(r"^fleet-member: +http://", done.stdout, re.M),
                       "the printed status on beta names its fleet host and member", done.stdout + done.stderr)
 
 

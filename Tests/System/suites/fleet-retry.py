@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A group that lost its compare is run again (issue 46, docs/FLEET.md "One transaction per group
-commit"): two sectiond on three etcd members, host 1 reaching etcd through a gate
+"""A group that lost its compare is run again (docs/FLEET-DESIGN.md, "One transaction per
+group commit"): two sectiond on three etcd members, host 1 reaching etcd through a gate
 (lib/etcd_gate.py) that holds its commit's txn until host 0 has committed, so that host 1's
 compare fails for certain; its requests then run again on the newer state.
 
@@ -19,7 +19,7 @@ compare fails for certain; its requests then run again on the newer state.
   answer is still held); once the answers come they change nothing.
 
 Host 1 runs with http_proxy and all_proxy set to a port where nothing listens: a fleet host
-reaches its members directly (docs/FLEET.md, "The etcd client").
+reaches its members directly (docs/FLEET-DESIGN.md, "The etcd client").
 
 Needs etcd, dbus-daemon and busctl (else one SKIP line). Run one part: fleet-retry.py bus-toggle.
 Prints PASS/FAIL lines, then `N passed, N failed`.
@@ -317,7 +317,7 @@ def batch_behind(results):
                   str([open_sections(h) for h in fleet.hosts]))  # fmt: skip
 
 
-# issue 46: a change is answered within 10 s, done or ERR UNAVAILABLE, whatever etcd does.
+# A change is answered within 10 s, done or ERR UNAVAILABLE, whatever etcd does (docs/FLEET.md, "Failures").
 CHANGE_LIMIT = 10.0
 # How long the catch-up is kept from etcd: past that bound, so that a change waiting for it shows.
 STALL = 12.0

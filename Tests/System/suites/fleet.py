@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fleet (issue 46, docs/FLEET.md): three sectiond sharing one list through three etcd
+"""The fleet (docs/FLEET.md, "Failures"): three sectiond sharing one list through three etcd
 members, on the partition lab (Tests/System/lib/fleet_lab.py, etcd_lab.py) so that later parts
 can cut and freeze members.
 
@@ -50,7 +50,7 @@ def toggle_everywhere(results):
             watch.close()
 
 
-# What issue 46 allows a host with a cut or frozen member before it answers a change.
+# What docs/FLEET.md ("Failures") allows a host with a cut or frozen member before it answers a change.
 CHANGE_LIMIT = 10.0
 # A read is answered from the host's own state: milliseconds; the margin is for a loaded CI.
 READ_LIMIT = 2.0

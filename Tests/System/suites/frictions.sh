@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The newcomer's frictions of issue 32, against real daemons and a real terminal (tmux):
+# A newcomer's frictions, against real daemons and a real terminal (tmux):
 # Tab in the shell completes by the word's position, the ui's prompt line edits as a shell's
 # line does, Ctrl-C in the shell cancels the line (and, under sh -c, leaves the calling shell
 # alone), a free text keeps words that look like options, and a reload says what it dropped
@@ -161,10 +161,10 @@ sed -i 's/"Inbox"/"In box"/' "$dir/titled.json"
 expect "reload after a title change: the dropped section (open) and the added one are printed" \
   $'dropped section inbox (Inbox), which was open\nadded section in-box (In box)\nreloaded the config: 2 sections, revision 1' \
   "$("$ctl" -s "$dir/titled.sock" reload)"
-expect "  ... and with --json" '{"revision":1,"dropped":[],"added":[]}' "$("$ctl" -s "$dir/titled.sock" -j reload)"
+expect "  ... and with --json" '{"revision":1,"dropped":[],"added":[],"fleet_host":null}' "$("$ctl" -s "$dir/titled.sock" -j reload)"
 contains "  ... and the daemon's log line names them" "reloaded the config: 2 sections; went: inbox (open); came: in-box" \
   "$(cat "$dir/titled.log")"
-# Issue 44, item 20: a section whose id is "added" read "added added (Added)"; and with a
+# A section whose id is "added" read "added added (Added)"; and with a
 # client's deletion kept, sectionctl counted the list (1) while the daemon logged the config (2).
 "$ctl" -s "$dir/titled.sock" rm kept >/dev/null
 echo '{"sections": [{"title": "In box"}, {"id": "kept", "title": "Kept"}, {"id": "added", "title": "Added"}]}' >"$dir/titled.json"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile local clients against a real sectiond (issue 15). Each part is a reproduction of a
+"""Hostile local clients against a real sectiond. Each part is a reproduction of a
 defect found by attacking the daemon as any local user can, through the 0666 read-only socket:
 
   spin       a client that pipelines LIST (or SUBSCRIBE + HELP), shuts down its sending
@@ -17,8 +17,7 @@ defect found by attacking the daemon as any local user can, through the 0666 rea
   barrier    a subscriber that fell behind gets its `!state` before the reply to its next
              request, so PING -> OK is a barrier.
   verbose    with --verbose, client errors are logged one line each (SYNTAX, TOOLONG,
-             NOSECTION, a peer gone before reading its replies), at most ten a second
-             (issue 14, point 7).
+             NOSECTION, a peer gone before reading its replies), at most ten a second.
 
 usage: hostile.py [PART ...]   (all parts by default)
 Prints PASS/FAIL lines with the figures, then `N passed, N failed`.

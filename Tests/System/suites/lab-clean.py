@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The systemd lab starts from a state of its own, whatever the machine holds (issue 23,
-defect 2): a `make run` as root, a `make install` or the package leave /var/lib/sectiond,
+"""The systemd lab starts from a state of its own, whatever the machine holds:
+a `make run` as root, a `make install` or the package leave /var/lib/sectiond,
 /etc/sectiond and enabled units on the host, and before the fix the lab's /var and /etc
 overlays showed them, so a README walk-through's `sectionctl add x X` appeared in the lab's
 lists and the package test saw a /var/lib/sectiond it had not made.

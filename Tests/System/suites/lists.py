@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Several lists on one machine (issue 34), under a real systemd 252 as PID 1 (the lab,
+"""Several lists on one machine, under a real systemd 252 as PID 1 (the lab,
 Tests/System/lib/lab.py), installed as the Debian package installs it (PREFIX=/usr, the D-Bus
 policy in /usr/share/dbus-1/system.d): the unnamed list (sectiond.service), two system
 instances (sectiond@a, with /etc/sectiond/a.json, and sectiond@b, with no config yet) and

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A client's pipelined changes share one save (issue 24), and reads are not starved by
-clients flooding changes (issue 19, item 4). Against a real sectiond from $BUILD_DIR:
+"""A client's pipelined changes share one save, and reads are not starved by
+clients flooding changes. Against a real sectiond from $BUILD_DIR:
 
   order      one client pipelines changes, batches (one that fails), PING, LIST, an unknown
              request and QUIT in one write: every reply in request order, the failed batch

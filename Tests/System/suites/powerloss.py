@@ -19,8 +19,9 @@ the subscriber saw, the state must load (never set aside), and:
 
 usage: powerloss.py [part ...]   (BUILD_DIR names the build, as for the others)
 
-LazyFS is built from the shared third-party folder beside the checkout (LAZYFS_SRC, default
-../shared/third_party/lazyfs from the repository's root), once per machine and user
+LazyFS (https://github.com/dsrhaslab/lazyfs) is built by the build.sh of the shared third-party
+folder beside the checkout (LAZYFS_SRC, default ../shared/third_party/lazyfs from the repository's
+root; its build.sh builds LazyFS into the folder given and prints the binary's path), once per machine and user
 (LAZYFS_BUILD, default /tmp/sectiond-lazyfs-UID). Skips, saying why, when that folder,
 /dev/fuse or root is missing.
 LazyFS is mounted and ended by its PID in every case.
@@ -528,7 +529,10 @@ def lazyfs_binary():
     """LazyFS built from its source folder (build.sh returns at once when the binary is there)."""
     src = os.environ.get("LAZYFS_SRC") or os.path.join(ROOT, "..", "shared", "third_party", "lazyfs")
     if not os.path.isfile(os.path.join(src, "build.sh")):
-        skip(f"no LazyFS at {src} (set LAZYFS_SRC to its folder)")
+        skip(f"no LazyFS at {src}: LazyFS is https://github.com/dsrhaslab/lazyfs, a FUSE file system that "
+             "simulates power cuts; the suite builds it with the build.sh of its source folder, which builds it "
+             "into the folder it is given and prints the binary's path (../shared/third_party/lazyfs beside "
+             "the checkout is such a folder, with its README); set LAZYFS_SRC to one")
     if not os.path.exists("/dev/fuse"):
         skip("/dev/fuse is missing")
     if os.getuid() != 0:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The status-bar and shell recipes in examples/ (issue 13), each run as its bar would run
+# The status-bar and shell recipes in examples/, each run as its bar would run
 # it, against a real sectiond serving examples/sections.json: the command is taken from the
 # recipe file itself (waybar's "exec" and "on-click", i3blocks' command=, tmux's #(...) as
 # tmux itself reads the file, the shell loop as it is), then what it prints is held to the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Several lists by hand and under `make run` (issue 44, items 13 and 20): scripts/run.sh for
+# Several lists by hand and under `make run`: scripts/run.sh for
 # the unnamed list and for `--list media` at once, each in its own directory of .run/, with a
 # banner that names the list's socket; followed as the banner says (SECTIOND_SOCKET exported),
 # `sectionctl -l media` reaches .run/media/ and `sectionctl lists` finds both; `-s` with `-l`

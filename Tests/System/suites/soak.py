@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Soak test of a real sectiond (issue 6, "Load").
+"""Soak test of a real sectiond under load.
 
 200 client slots loop for the whole run, each connecting (mostly to the control socket,
 some to the read-only one), sending a random mix of every command of protocol 1 (one at a
@@ -89,7 +89,7 @@ def random_request(rng):
         return "RELOAD"
     if roll < 0.93:
         return rng.choice(["FROB", "OPEN 99", "ITEMS nosuch", "PING extra", "TOGGLE"])
-    # Runtime edits (issue 11): sections t0..t19 come and go, items grow and shrink.
+    # Runtime edits: sections t0..t19 come and go, items grow and shrink.
     temporary = f"t{rng.randrange(20)}"
     if roll < 0.95:
         return rng.choice([f"ITEM INSERT {ref} end soak item", f"ITEM DELETE {ref} 0", f"ITEM SET {ref} 0 set",

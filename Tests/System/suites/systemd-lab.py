@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of sectiond as installed, under a real systemd (issue 10), in the lab of
+"""Tests of sectiond as installed, under a real systemd, in the lab of
 Tests/System/lib/lab.py: scripts/install.sh puts the binaries ($BUILD_DIR) and the hardened units,
 unchanged, into the lab's /usr/local; only the sockets are started.
 

@@ -56,7 +56,7 @@ fi
 PREFIX=/usr/local
 dest="$stage/root"
 unitdir="$dest$PREFIX/lib/systemd/system"
-# The plain units, and an instance of the templates for a named list (issue 34).
+# The plain units, and an instance of the templates for a named list.
 units=(sectiond.service sectiond.socket sectiond-readonly.socket
   sectiond@media.service sectiond@media.socket sectiond-readonly@media.socket)
 
@@ -244,7 +244,7 @@ judge_exposure sectiond.service 1.0 "$out"
 judge_exposure sectiond@media.service 1.0 \
   "$(systemd-analyze security --offline=yes --threshold=10 --root="$dest" sectiond@media.service 2>&1)"
 
-# --- the templates of named lists (issue 34) -----------------------------------
+# --- the templates of named lists -----------------------------------
 # An instance has the plain unit's sandbox, fd store and watchdog, its own
 # paths from %i, and the two sockets of its list in /run/sectiond/NAME.
 tsvc="$unitdir/sectiond@.service"
@@ -433,7 +433,7 @@ else
   fail "PREFIX=/usr: units in /lib/systemd/system and /usr/lib/systemd/user, ExecStart=/usr/bin/sectiond" "$out"
 fi
 
-# --- make uninstall: exactly what install put (issue 44, item 20) -------------
+# --- make uninstall: exactly what install put -------------
 # A tree with files of others and a config of the user's; install, then make uninstall: the
 # same files as before, sectiond's own directories gone, the shared ones kept.
 dest3="$stage/un-root"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The suites that add users pass on a machine that already has those users (issue 37).
+# The suites that add users pass on a machine that already has those users.
 #
 # A developer's or a CI machine may well have an `alice`, or a `sectiond` user from an install
 # on the host. Inside a private mount namespace (nothing outside it changes), /etc and /home get

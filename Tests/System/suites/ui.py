@@ -180,7 +180,7 @@ class UITest:
         pane.literal("jj")
         ok, screen = pane.wait(lambda s: cursor_line(s).startswith("› ▸ 日本語"))
         line = cursor_line(screen)
-        # Issue 23: the title is cut, not its `(index id, n items)` suffix.
+        # The title is cut, not its `(index id, n items)` suffix.
         self.check(ok and "…  (2 wide, 2 items)" in line and line.endswith(")") and cells(line) <= 40,
                            "a wide title is cut by display width with an ellipsis", show(screen))
         pane.keys("Enter")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A user's own sectiond under a real user manager (issue 13, part 1), in the systemd lab
+"""A user's own sectiond under a real user manager, in the systemd lab
 (Tests/System/lib/lab.py): a lab user, the real user@UID.service, and then what the README shows,
-as that user (issue 23: no root, and both sockets listening at once):
+as that user (no root, and both sockets listening at once):
 
     scripts/install.sh --prefix ~/.local        (here with --no-build and the built binaries)
     systemctl --user enable --now sectiond.socket sectiond-readonly.socket

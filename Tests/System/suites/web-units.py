@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""sectiond-web.service as installed (issue 22), in the systemd lab (Tests/System/lib/lab.py):
+"""sectiond-web.service as installed, in the systemd lab (Tests/System/lib/lab.py):
 scripts/install.sh's units and page, the real websocketd, the real sandbox.
 
 System unit: started with the documented port drop-in (the lab shares the host's network, so a
 free port rather than 8047), it serves the page and its WebSocket runs `sectionctl pipe` on the
 read-only socket (SUBSCRIBE answers, TOGGLE is ERR READONLY); a cross-site Origin gets 403; it
-runs as a dynamic user, not root; `systemd-analyze security` rates it (the figure is printed);
+runs as the user sectiond-web, not root; `systemd-analyze security` rates it (the figure is printed);
 the documented control drop-in (SECTIOND_WEB_SOCKET, SupplementaryGroups=sectiond) lets TOGGLE
-through. User unit: under a lab user's manager, with its own port drop-in, the page reads the
+through, and with the access rule `user sectiond-web operate` only what operate allows. User unit: under a lab user's manager, with its own port drop-in, the page reads the
 user's own daemon and cannot change it; its `systemd-analyze --user security` figure. No journal
 line of the system unit says a sandbox setting failed.
 
@@ -86,7 +86,7 @@ def system_unit(lab):
 
     pid = lab.main_pid("sectiond-web.service")
     user = lab.run(["ps", "-o", "user=", "-p", str(pid)], check=False).stdout.strip()
-    check(pid > 0 and user not in ("", "root"), "websocketd runs as a dynamic user, not root", user)
+    check(pid > 0 and user == "sectiond-web", "websocketd runs as the user sectiond-web (sysusers.d), not root", user)
 
     exposure = security(lab.run(["systemd-analyze", "security", "sectiond-web.service"], check=False))
     check(exposure <= 1.0, "systemd-analyze security rates the system unit at most 1.0", str(exposure))
@@ -99,6 +99,17 @@ def system_unit(lab):
     status, lines = converse(port, ["TOGGLE 0"])
     check(status == 101 and lines and re.match(r"OK \d+$", lines[-1]),
           "the control drop-in lets the page change the list", str(lines))
+
+    # The operate option: the rule for the page's user, read by sectiond when it starts.
+    lab.write_file("/etc/sectiond/access.conf", "user sectiond-web operate\n")
+    lab.systemctl("restart", "sectiond.service")
+    lab.systemctl("restart", "sectiond-web.service")
+    wait_for(lambda: page_served(port), 10, 0.1)
+    status, lines = converse(port, ["TOGGLE 0", "DELETE 0", "RELOAD FRESH"])
+    check(status == 101 and len(lines) >= 3 and re.match(r"OK \d+$", lines[-3])
+          and all(line.startswith("ERR DENIED edit operate") for line in lines[-2:]),
+          "with the rule 'user sectiond-web operate' the page toggles, and its DELETE and RELOAD FRESH are"
+          " refused", str(lines))
     journal = lab.journal("sectiond-web")
     failures = [line for line in journal.splitlines() if re.search(r"Failed|failed to|Permission denied", line)]
     check(not failures, "the journal has no failed set-up or refused connection", "; ".join(failures[:3]))

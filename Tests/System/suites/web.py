@@ -8,7 +8,8 @@ websocketd runs with the command line of systemd/sectiond-web.service.in (origin
 is on what the page shows (the DOM: titles, counts, aria-expanded, tiles, the status line) or on
 what the daemon saw (a socket subscriber's events). Also the origin checks with raw HTTP
 handshakes, `sectionctl pipe` on its own (web_pipe.py), a real `!state` after the page's
-connection fell behind (web_snapshot.py) and the speed figures for
+connection fell behind (web_snapshot.py), the operate option: a bridge at the operate level
+toggles and is refused edits (web_operate.py), and the speed figures for
 docs/PERFORMANCE.md (web_speed.py); web_lib.py has what they share.
 
 Screenshots (light and dark) go to $WEB_SCREENSHOTS (default build/web-screenshots/).
@@ -31,12 +32,13 @@ BROWSER_TOOLS = ["websocketd", "chromium", "chromedriver", "curl"]
 if not all(shutil.which(tool) for tool in BROWSER_TOOLS) or importlib.util.find_spec("selenium") is None:
     subprocess.run([os.path.join(sdlib.ROOT, "scripts", "deps.sh"), "--test"], stdout=sys.stderr)
     sdlib.require(BROWSER_TOOLS, modules=["selenium"], fix="run scripts/deps.sh --test as root")
-from web_lib import (ROOT, Subscriber, Websocketd, browser, check, header, load, page, results,  # noqa: E402
-                     run, settled, view)
+from web_lib import (ROOT, Subscriber, Websocketd, browser, check, header, load, page, page_request,  # noqa: E402
+                     results, run, settled, view)
 from web_busy import busy_checks  # noqa: E402
+from web_operate import operate_checks  # noqa: E402
 from web_pipe import pipe_checks  # noqa: E402
 from web_snapshot import snapshot_checks  # noqa: E402
-from web_socket import free_port, handshake, wait_for, ws_read_lines, ws_send_text  # noqa: E402
+from web_socket import free_port, handshake, wait_for, ws_read_lines, ws_request, ws_send_text  # noqa: E402
 from web_speed import speed_checks  # noqa: E402
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
@@ -152,6 +154,7 @@ def browser_checks(context):
     restart_checks(context)
     snapshot_checks(context)
     readonly_checks(context)
+    operate_checks(context)
     speed_checks(context)
     named_list_checks(context)
     busy_checks(context)
@@ -163,7 +166,7 @@ def browser_checks(context):
 
 
 def named_list_checks(context):
-    """?list=NAME (issue 34): the same bridge shows the list NAME, whose sockets are in the
+    """?list=NAME: the same bridge shows the list NAME, whose sockets are in the
     directory NAME beside the bridge's socket, as sectiond --list NAME puts them; a click
     changes that list, not the other; a bad name gets no list."""
     driver = context.driver
@@ -395,16 +398,11 @@ def readonly_checks(context):
         check(view(client)[0] == revision and not [e for e in subscriber.take() if not e.startswith("!state")]
               and shown["message"] and "read-only" in shown["message"],
               "read-only bridge: a click changes nothing and the page says why", str(shown["message"]))
-        reply = driver.execute_async_script(
-            "const done = arguments[0]; window.sectiondPage.request('TOGGLE 0').then(done, (e) => done(String(e)))")
-        shown = page(driver)
+        reply, shown = page_request(driver, "TOGGLE 0")
         check(reply["status"].startswith("ERR READONLY") and "READONLY" in (shown["message"] or ""),
               "read-only bridge: the daemon refuses a change sent anyway, and the page shows its ERR",
               f"{reply['status']} / {shown['message']}")
-        status, sock, rest = handshake(readonly.port, f"127.0.0.1:{readonly.port}", f"http://127.0.0.1:{readonly.port}")
-        ws_send_text(sock, "OPEN 1")
-        lines = ws_read_lines(sock, rest, lambda lines: any(line.startswith(("OK", "ERR")) for line in lines))
-        sock.close()
+        status, lines = ws_request(readonly.port, "OPEN 1")
         check(status == 101 and lines and lines[-1].startswith("ERR READONLY"),
               "read-only bridge: OPEN over a raw WebSocket gets ERR READONLY", str(lines))
     finally:

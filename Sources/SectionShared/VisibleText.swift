@@ -1,8 +1,9 @@
-/// Text from the socket as data a person can read: nothing in it may act on the terminal or
+/// Text from outside the process as data a person can read: nothing in it may act on the terminal or
 /// hide itself. Every byte sectionctl prints that came from the daemon (titles, ids, items,
 /// error messages, whole lines) passes through here first, whatever the command; a fake
 /// server or a daemon bug can then at worst print odd characters, never set the window
-/// title, write the clipboard (OSC 52) or move the cursor over other lines.
+/// title, write the clipboard (OSC 52) or move the cursor over other lines. The daemon's
+/// `ERR` messages, and the etcd errors it shows in STATUS and logs, pass through it too.
 public enum VisibleText {
   /// `bytes` as text, each byte that is not part of valid UTF-8 written `\xHH` (as Python's
   /// repr does), so that a person sees which bytes were wrong instead of U+FFFD.
@@ -32,7 +33,7 @@ public enum VisibleText {
   }
 
   /// `bytes` as a String if they are all ASCII, as nearly everything the daemon sends is: a
-  /// check and a copy, without the generic validation (a third of reading a reply, issue 35).
+  /// check and a copy, without the generic validation (a third of reading a reply, by callgrind).
   private static func ascii(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
     isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
   }
@@ -78,6 +79,16 @@ public enum VisibleText {
       }
     }
     return escaped
+  }
+
+  /// `text` as one printable line of at most `limit` characters, escaped as `escape` does
+  /// (a CR LF, one Character in Swift, as `\x0d\x0a`), the rest cut with `...`: for text from
+  /// outside the process (an etcd member's error, libcurl's) that a reply, STATUS or the log
+  /// shows, where a line break would forge a line of the protocol or of the journal.
+  public static func line(_ text: String, limit: Int = 300) -> String {
+    let escaped = escape(text)
+    guard escaped.count > limit else { return escaped }
+    return escaped.prefix(limit) + "..."
   }
 
   /// `text` escaped line by line, its LFs kept: for sectionctl's own messages, which quote
