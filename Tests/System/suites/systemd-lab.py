@@ -22,7 +22,7 @@ unchanged, into the lab's /usr/local; only the sockets are started.
                clients across restarts and crashes (Tests/System/lib/lab_restarts.py)
   access       /etc/sectiond/access.conf naming a user of group sectiond by name, read by the
                hardened unit at a reload: that user's TOGGLE goes through, its DELETE is
-               ERR DENIED; its connection keeps operate across `systemctl restart`; a member no
+               ERR DENIED, on the unnamed list and on sectiond@kiosk; its connection keeps operate across `systemctl restart`; a member no
                rule names still edits; without the file again, everything is as before
 
   isolation    the lab itself (own lab): its sysinit.target leaves the host's /tmp alone,
@@ -415,6 +415,11 @@ def test_access(lab, r):
         kiosk = as_user(lab, KIOSK, CONTROL, "TOGGLE alpha", "DELETE alpha")
         r.check(len(kiosk) == 2 and kiosk[0].startswith("OK ") and kiosk[1].startswith("ERR DENIED edit operate "),
                 "access: the rules' user toggles and is refused an edit, under the unit", str(kiosk))
+        # A named list (sectiond@NAME) reads the same file: the machine's users are its users.
+        lab.systemctl("start", "sectiond@kiosk.socket", "sectiond-readonly@kiosk.socket")
+        named = as_user(lab, KIOSK, "/run/sectiond/kiosk/control.sock", "TOGGLE 0", "DELETE 0")
+        r.check(len(named) == 2 and named[0].startswith("OK ") and named[1].startswith("ERR DENIED edit operate "),
+                "access: sectiond@NAME follows the same rules", str(named))
         member = as_user(lab, MEMBER, CONTROL, "MODE multi")
         r.check(len(member) == 1 and member[0].startswith("OK "), "access: a member no rule names still edits",
                 str(member))
