@@ -18,9 +18,15 @@ struct Runner {
     case .list where !invocation.commandGiven && environment.inputIsTerminal && environment.outputIsTerminal:
       return try Shell(runner: self).run()
     case .ui:
+      // The connection's level, so that the ui offers only what it may from the first key: a
+      // daemon that does not say (or the read-only socket) leaves it to the first refusal.
+      let level =
+        invocation.readonly
+        ? nil
+        : (try? connect().perform(Request<[String: String]>.status))?["access"].flatMap(AccessLevel.init)
       return try TerminalUI(
         path: socketPath(), name: invocation.name ?? "sectionctl-ui", readonly: invocation.readonly,
-        style: style, environment: environment
+        level: level, style: style, environment: environment
       ).run()
     case .batch:
       let lines = try BatchInput.lines(try standardInput())

@@ -9,7 +9,9 @@ import SectionCore
 ///     group NAME|GID LEVEL
 ///     others LEVEL
 ///
-/// with `#` comments and blank lines. A `user` rule naming the peer's uid decides; else the
+/// with `#` comments and blank lines. Root and the daemon's own user are always `edit`: they
+/// own the state file and the unit (whose `ExecReload=` is a RELOAD on this socket, made as
+/// the daemon's user), so no rule names them. A `user` rule naming the peer's uid decides; else the
 /// highest level among the `group` rules naming its effective or a supplementary group; else
 /// `others`; else `edit`, the control socket's level before there were rules. Who may connect
 /// at all stays the socket's mode, enforced by the kernel: rules only ever decide what a
@@ -19,6 +21,8 @@ struct AccessRules: Equatable {
   var users: [uid_t: AccessLevel] = [:]
   var groups: [gid_t: AccessLevel] = [:]
   var others: AccessLevel?
+  /// The daemon's own user, always `edit` as root is.
+  var daemonUser: uid_t = ProcessInfo.userID
 
   /// The rules of none: every connection of the control socket is `edit`, as always.
   static let none = AccessRules()
@@ -68,6 +72,9 @@ struct AccessRules: Equatable {
         rules.others = level
       case ("user", 3):
         try add("user", words[1], userID, into: &rules.users)
+        if rules.users[0] != nil || rules.users[rules.daemonUser] != nil {
+          throw problem("root and the daemon's own user always edit; remove the rule")
+        }
       case ("group", 3):
         try add("group", words[1], groupID, into: &rules.groups)
       default:
@@ -82,6 +89,7 @@ struct AccessRules: Equatable {
 
   /// The level of a peer of `uid` in `gids` (its effective and supplementary groups).
   func level(uid: uid_t, gids: some Sequence<gid_t>) -> AccessLevel {
+    if uid == 0 || uid == daemonUser { return .edit }
     if let level = users[uid] { return level }
     var best: AccessLevel?
     for gid in gids {

@@ -200,7 +200,9 @@ public enum Daemon {
 extension Daemon {
   /// The access rules named by the options; none when there are no rules.
   static func loadAccessRules(_ options: DaemonOptions) throws -> AccessRules {
-    guard let path = options.accessPath else { return .none }
+    guard let path = options.accessPath, options.accessRequired || FileSystem.exists(path) else {
+      return .none
+    }
     return try AccessRules.parse(
       read(path, what: "access rules", limit: AccessRules.maximumBytes), file: path)
   }

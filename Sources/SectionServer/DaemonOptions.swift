@@ -8,8 +8,11 @@ public struct DaemonOptions: Equatable {
   /// The config path was given on the command line, so it must exist.
   public var configRequired = false
   /// The access rules (`AccessRules`): who on the control socket may do what; nil: none, every
-  /// connection of the control socket may do everything.
+  /// connection of the control socket may do everything. The default path is read when it
+  /// exists, at start and at each reload (an administrator creates or removes it, then
+  /// reloads); a path given with `--access` must exist.
   public var accessPath: String?
+  public var accessRequired = false
   public var socketPath: String
   public var readOnlySocketPath: String?
   public var statePath: String?
@@ -175,7 +178,9 @@ public struct DaemonOptions: Equatable {
       case "--config":
         options.configPath = try value(for: argument)
         options.configRequired = true
-      case "--access": options.accessPath = try value(for: argument)
+      case "--access":
+        options.accessPath = try value(for: argument)
+        options.accessRequired = true
       case "--socket": socket = try value(for: argument)
       case "--readonly-socket": options.readOnlySocketPath = try value(for: argument)
       case "--state": options.statePath = try value(for: argument)
@@ -271,8 +276,7 @@ public struct DaemonOptions: Equatable {
       let directory = defaultDirectory(
         systemd: "CONFIGURATION_DIRECTORY", root: "/etc", xdg: "XDG_CONFIG_HOME", under: ".config",
         environment: environment)
-      let file = "\(directory)/access.conf"
-      if FileSystem.exists(file) { options.accessPath = file }
+      options.accessPath = "\(directory)/access.conf"
     }
 
     // A named list's sockets are in a directory of their own beside the unnamed list's.

@@ -17,6 +17,8 @@ extension Server {
     SectionService.Answer, ProtocolError
   > {
     let answer = service.answer(request, session: &session, batch: &batch)
+    // A refusal above the caller's level is answered at once, and logged as a socket's is.
+    if service.denial != nil { noteDenial() }
     guard case .success(var done) = answer, done.outcome == .reload else { return answer }
     do throws(ProtocolError) {
       done.outcome = try reload(by: session, reply: &done.lines)

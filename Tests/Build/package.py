@@ -118,7 +118,7 @@ def check_contents(results, deb, scratch):
               "usr/share/man/man8/sectiond.8.gz", "usr/share/man/man1/sectionctl.1.gz",
               "usr/share/bash-completion/completions/sectionctl",
               "usr/share/zsh/vendor-completions/_sectionctl",
-              "usr/share/doc/sectiond/examples/sections.json", "usr/share/doc/sectiond/copyright",
+              "usr/share/doc/sectiond/examples/sections.json", "usr/share/doc/sectiond/examples/access.conf", "usr/share/doc/sectiond/copyright",
               "usr/share/doc/sectiond/examples/waybar/config.jsonc", "usr/share/doc/sectiond/examples/tmux.conf",
               # the D-Bus face (docs/DBUS.md): policy, activation on both buses, the interface
               "usr/share/dbus-1/system.d/org.sectiond.Sectiond1.conf",
@@ -325,7 +325,8 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
                   "the state survives the upgrade (revision, mode, open sections)",
                   f"before {saved and {f: saved[f] for f in fields}}, after {kept and {f: kept[f] for f in fields}}")
 
-    # --- remove, then purge
+    # --- remove, then purge: the access rules an admin wrote from the example go with the purge
+    lab.write_file("/etc/sectiond/access.conf", "others operate\n")
     got = apt(lab, "remove", "sectiond")
     units = [active(lab, u) for u in ("sectiond.service", "sectiond.socket", "sectiond-readonly.socket")]
     results.check(got.returncode == 0 and all(u != "active" for u in units)
@@ -339,6 +340,8 @@ def in_lab(results, lab, deb, upgrade, version, bumped):
     got = apt(lab, "purge", "sectiond")
     results.check(got.returncode == 0 and not os.path.exists(lab.host_path("/var/lib/sectiond")),
                   "apt-get purge removes /var/lib/sectiond, every instance's state with it", failure(got))
+    results.check(not os.path.exists(lab.host_path("/etc/sectiond/access.conf")),
+                  "apt-get purge removes the access rules (/etc/sectiond/access.conf)")
     left = leftovers(before, snapshot(lab))
     results.check(not left, "after the purge no file is left that was not there before the install",
                   "\n".join(left[:30]))

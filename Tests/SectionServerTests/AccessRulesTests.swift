@@ -1,4 +1,5 @@
 import Glibc
+import Posix
 import Testing
 
 @testable import SectionCore
@@ -71,9 +72,42 @@ import Testing
     }
   }
 
-  /// Names resolve through the system's databases by default: root is uid 0 everywhere.
+  /// Names resolve through the system's databases by default: group root is gid 0 everywhere.
   @Test func theSystemResolvesNames() throws {
-    let rules = try AccessRules.parse(Array("user root operate\ngroup root read\n".utf8), file: "f")
-    #expect(rules.users == [0: .operate] && rules.groups == [0: .read])
+    let rules = try AccessRules.parse(Array("group root read\n".utf8), file: "f")
+    #expect(rules.groups == [0: .read])
+  }
+
+  /// Root and the daemon's own user are edit whatever the rules say (the unit's reload is a
+  /// RELOAD made as the daemon's user), and a rule naming them is refused as a mistake.
+  @Test func rootAndTheDaemonsUserAlwaysEdit() throws {
+    var rules = try Self.parse("others read\ngroup 0 read")
+    rules.daemonUser = 999
+    #expect(rules.level(uid: 0, gids: [0]) == .edit && rules.level(uid: 999, gids: [5]) == .edit)
+    #expect(rules.level(uid: 1001, gids: [5]) == .read)
+    #expect(throws: ConfigError.self) { try Self.parse("user 0 read") }
+    #expect(throws: ConfigError.self) { try Self.parse("user \(ProcessInfo.userID) operate") }
+  }
+}
+
+/// A connection kept in systemd's store across a restart: its name carries its access, so
+/// that even without the handover record (after a crash) no connection comes back with more.
+@Suite struct StoredConnectionNameTests {
+  @Test func everyAccessGoesAcrossItsName() {
+    let accesses: [SectionService.Access] = [
+      .control, .init(level: .operate), .init(level: .read), .readOnly,
+    ]
+    for access in accesses {
+      for subscribed in [false, true] {
+        let name = ConnectionStore.name(inode: 42, access: access, subscribed: subscribed)
+        let parsed = ConnectionStore.parse(name)
+        #expect(parsed?.access == access && parsed?.subscribed == subscribed, "\(name)")
+      }
+    }
+    // The names a daemon before levels gave read as they did.
+    #expect(ConnectionStore.parse("c-rw-7")?.access == .control)
+    #expect(ConnectionStore.parse("s-ro-7")?.access == .readOnly)
+    #expect(ConnectionStore.parse("c-op-7")?.access == .init(level: .operate))
+    #expect(ConnectionStore.parse("c-xx-7") == nil)
   }
 }

@@ -15,8 +15,9 @@ struct StatusBar: Equatable, Sendable {
   var link: Link = .syncing
   /// The read-only socket: a viewer, whose keys cannot change state.
   var readonly: Bool
-  /// The connection's level, once the daemon refused a request above it (`ERR DENIED`): the
-  /// keys above it are then refused here, and the key list leaves them out. Nil: not known.
+  /// The connection's level, as STATUS told it at the start, or as the daemon's last refusal
+  /// above it (`ERR DENIED`) names it: the keys above it are refused here, and the key list
+  /// leaves them out. Nil: not known.
   var level: AccessLevel?
   /// A refusal, an error or a confirmation; cleared by the next key.
   var message: String?

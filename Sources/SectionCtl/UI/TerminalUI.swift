@@ -38,9 +38,10 @@ final class TerminalUI {
   private var cachedLayout: ScreenModel.Layout?
 
   /// Checks for a terminal, connects (failing with "cannot connect" as other commands do), then takes the terminal over.
-  init(path: String, name: String, readonly: Bool, style: Style, environment: Environment)
-    throws(CommandLineError)
-  {
+  init(
+    path: String, name: String, readonly: Bool, level: AccessLevel? = nil, style: Style,
+    environment: Environment
+  ) throws(CommandLineError) {
     let term = environment.nonEmpty("TERM")
     guard FileDescriptor.standardInput.isTerminal, FileDescriptor.standardOutput.isTerminal, term != nil,
       term != "dumb"
@@ -52,7 +53,7 @@ final class TerminalUI {
     self.path = path
     self.name = name
     self.style = style
-    status = StatusBar(socket: path, readonly: readonly)
+    status = StatusBar(socket: path, readonly: readonly, level: level)
     do {
       daemon = try Follower(path: path, name: name)
     } catch {

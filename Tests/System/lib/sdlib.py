@@ -388,12 +388,15 @@ def connect_as(path, uid, groups):
         code = 0
         try:
             parent.close()
+            # The directory is opened first, as root: the way to it may pass where the user may
+            # not (a lab's /proc/PID/root); the socket's own mode is checked at connect, as the user.
+            directory = os.open(os.path.dirname(path), os.O_PATH | os.O_DIRECTORY)
             os.setgroups(groups)
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                s.connect(path)
+                s.connect(f"/proc/self/fd/{directory}/{os.path.basename(path)}")
                 socket.send_fds(child, [b"ok"], [s.fileno()])
             except OSError as error:
                 child.sendall(f"{error.errno}".encode())

@@ -20,6 +20,10 @@ unchanged, into the lab's /usr/local; only the sockets are started.
                with who and what; a flood stays within the rate limit and says so
   restart, config, crash, handover
                clients across restarts and crashes (Tests/System/lib/lab_restarts.py)
+  access       /etc/sectiond/access.conf naming a user of group sectiond by name, read by the
+               hardened unit at a reload: that user's TOGGLE goes through, its DELETE is
+               ERR DENIED, on the unnamed list and on sectiond@kiosk; its connection keeps operate across `systemctl restart`; a member no
+               rule names still edits; without the file again, everything is as before
 
   isolation    the lab itself (own lab): its sysinit.target leaves the host's /tmp alone,
                users, homes, /etc and /dev writes stay in it, user_manager() works, and
@@ -46,7 +50,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from lab import Lab, LabError, LabUnavailable, skip_line  # noqa: E402
-from sdlib import ROOT, Client, Results, config_json, require_binary  # noqa: E402
+from sdlib import ROOT, Client, Results, config_json, connect_as, require_binary  # noqa: E402
 import lab_restarts  # noqa: E402
 
 CONFIG = "/etc/sectiond/sections.json"
@@ -54,6 +58,8 @@ CONTROL = "/run/sectiond/control.sock"
 READONLY = "/run/sectiond/readonly.sock"
 OUTSIDER = "outsider"  # not in group sectiond
 MEMBER = "member"  # in group sectiond
+KIOSK = "kiosk"  # in group sectiond, and at operate by the access rules (the access part)
+ACCESS = "/etc/sectiond/access.conf"
 
 
 def wait_for(predicate, timeout, interval=0.1):
@@ -400,9 +406,42 @@ def test_changes(lab, r):
             suppressed[-1][:300] if suppressed else "none")
 
 
+def test_access(lab, r):
+    lab.add_user(KIOSK, groups=["sectiond"])
+    lab.write_file(ACCESS, f"user {KIOSK} operate\n")
+    try:
+        lab.systemctl("start", "sectiond.service")
+        lab.systemctl("reload", "sectiond.service")
+        kiosk = as_user(lab, KIOSK, CONTROL, "TOGGLE alpha", "DELETE alpha")
+        r.check(len(kiosk) == 2 and kiosk[0].startswith("OK ") and kiosk[1].startswith("ERR DENIED edit operate "),
+                "access: the rules' user toggles and is refused an edit, under the unit", str(kiosk))
+        # A named list (sectiond@NAME) reads the same file: the machine's users are its users.
+        lab.systemctl("start", "sectiond@kiosk.socket", "sectiond-readonly@kiosk.socket")
+        named = as_user(lab, KIOSK, "/run/sectiond/kiosk/control.sock", "TOGGLE 0", "DELETE 0")
+        r.check(len(named) == 2 and named[0].startswith("OK ") and named[1].startswith("ERR DENIED edit operate "),
+                "access: sectiond@NAME follows the same rules", str(named))
+        member = as_user(lab, MEMBER, CONTROL, "MODE multi")
+        r.check(len(member) == 1 and member[0].startswith("OK "), "access: a member no rule names still edits",
+                str(member))
+        group = int(lab.run(["getent", "group", "sectiond"]).stdout.split(":")[2])
+        kept = connect_as(lab.socket_path(), lab.uid(KIOSK), [group])
+        before = kept.request("STATUS")[0]
+        pid = lab_restarts.restart_and_wait(lab, "restart", "sectiond.service")
+        after = kept.request("STATUS")[0] if pid else "no restart"
+        denied = kept.request("DELETE alpha")[-1] if pid else "no restart"
+        r.check(before == after == "status access operate" and denied.startswith("ERR DENIED edit operate"),
+                "access: a connection keeps its level across a restart", f"{before}; after: {after}, {denied}")
+        kept.close()
+    finally:
+        lab.run(["rm", "-f", ACCESS])
+        lab.systemctl("reload", "sectiond.service", check=False)
+    again = as_user(lab, KIOSK, CONTROL, "MODE multi")
+    r.check(bool(again) and again[0].startswith("OK "), "access: without the rules, the member edits again", str(again))
+
+
 PARTS = {"activation": test_activation, "reload": test_reload, "watchdog": test_watchdog,
          "stop": test_stop, "permissions": test_permissions, "journal": test_journal,
-         "changes": test_changes,
+         "changes": test_changes, "access": test_access,
          **lab_restarts.PARTS}
 
 
