@@ -50,6 +50,8 @@ extension Fleet {
           server.service.changeRefusal = unavailable(error)
           phase = .idle
           server.fleetCaughtUp()
+          // The poll pauses while a key is damaged: its retry goes on.
+          if damage != nil { later(after: damageDelay) { [unowned self] in catchUp() } }
         }
       }
     }
@@ -57,23 +59,32 @@ extension Fleet {
 
   func caughtUp(_ answer: TxnResponse, after proposal: Proposal?) {
     guard answer.responses.count == 2, case .range(let heads) = answer.responses[0],
-      case .range(let logs) = answer.responses[1], let head = heads.kvs.first,
-      let (revision, snapshot, _) = parseHead(head.value)
+      case .range(let logs) = answer.responses[1]
     else {
-      Log.error("fleet: the head under \(options.prefix) is missing or damaged; changes are refused")
-      server.service.changeRefusal = ProtocolError(
-        .unavailable, "the fleet's head in etcd is missing or damaged")
-      finishCatchUp(proposal)
-      return
+      return halt(at: headKey, "was not answered as read", unknown: proposal) { [unowned self] in catchUp() }
+    }
+    // What this host applied for certain: a commit whose outcome is unknown may not be.
+    let committed = proposal?.base ?? server.service.model.revision
+    let (head, revision, snapshot): (KeyValue, UInt64, UInt64)
+    switch checkedHead(heads.kvs.first, applied: committed) {
+    case .failure(let problem):
+      return halt(at: headKey, problem.message, unknown: proposal) { [unowned self] in catchUp() }
+    case .success(let checked): (head, revision, snapshot) = checked
     }
     seenRevision = max(seenRevision, revision)
     snapshotRevision = snapshot
     var pending = proposal
     for entry in logs.kvs {
-      guard apply(entry, ownCommit: &pending) else {
+      switch apply(entry, ownCommit: &pending) {
+      case .applied: continue
+      case .notNext:
+        // The log was trimmed past what is applied (the head's snapshot revision may be older
+        // than a snapshot in pieces written since): only the snapshot can help, if it reaches
+        // past what is applied.
         if pending != nil { server.fleetRetry() }
-        adoptSnapshot()
-        return
+        return adoptSnapshot(missing: logKey(server.service.model.revision + 1))
+      case .damaged(let problem):
+        return halt(at: entry.key, problem, unknown: pending) { [unowned self] in catchUp() }
       }
     }
     if let unknown = pending, revision <= unknown.base {
@@ -82,16 +93,43 @@ extension Fleet {
       pending = nil
       server.fleetRetry()
     }
-    if server.service.model.revision >= revision {
+    let applied = server.service.model.revision
+    if applied >= revision {
       headRevision = head.modRevision
+      // The head is the fleet's revision: a higher one a bad key showed no longer counts.
+      seenRevision = revision
+      repaired()
       finishCatchUp(pending)
-    } else if logs.kvs.isEmpty {
-      adoptSnapshot()
-    } else {
+    } else if !logs.kvs.isEmpty {
       catchUp(after: pending)
+    } else {
+      adoptSnapshot(missing: logKey(applied + 1))
     }
   }
 
+  /// The head read from etcd, checked: there, readable, of the fleet this host joined, and not
+  /// before what this host applied (etcd's data went back: a restored backup, docs/FLEET.md).
+  func checkedHead(_ head: KeyValue?, applied: UInt64) -> Result<(KeyValue, UInt64, UInt64), ProtocolError> {
+    guard let head else {
+      return .failure(ProtocolError(.unavailable, "is missing from a fleet that has a log"))
+    }
+    guard let (revision, snapshot, id) = parseHead(head.value) else {
+      return .failure(
+        ProtocolError(.unavailable, "is damaged: not `<revision> <snapshot revision> <fleet id>`"))
+    }
+    guard id == fleetID else {
+      return .failure(
+        ProtocolError(.unavailable, "names fleet \(id), not \(fleetID), the one this host joined"))
+    }
+    guard revision >= applied else {
+      return .failure(
+        ProtocolError(
+          .unavailable,
+          "names revision \(revision), before the \(applied) this host applied: etcd's data went back (restored from a backup?); see docs/FLEET.md, \"Restoring etcd from a backup\""
+        ))
+    }
+    return .success((head, revision, snapshot))
+  }
   func finishCatchUp(_ proposal: Proposal?) {
     if let proposal {
       // Still unknown: the head did not reach past it.
@@ -102,40 +140,62 @@ extension Fleet {
     server.fleetCaughtUp()
   }
 
-  /// Applies one log entry if it is the next; false when it is not (the log was trimmed past
-  /// what is applied: only the snapshot can help), or cannot be applied. An entry with the id
-  /// of the commit whose outcome was unknown is that commit: the group applied here is kept;
-  /// another host's entry in its place means it was never committed, and is run again.
-  func apply(_ entry: KeyValue, ownCommit: inout Proposal?) -> Bool {
-    guard let revision = logRevision(entry.key) else { return true }
+  /// What became of one log entry (`apply`).
+  enum Applied {
+    /// Applied, or nothing to apply here (already applied, this host's own commit).
+    case applied
+    /// It begins past the next revision: the log before it is gone (trimmed) or missing.
+    case notNext
+    /// It cannot be applied: what is wrong with it.
+    case damaged(String)
+  }
+
+  /// Applies one log entry if it is the next. Everything in it is checked before anything is
+  /// applied: its key, its header's revision against the key's, its text and checksum
+  /// (`FleetEntry.decode`), where its group begins, and each change against the state it
+  /// applies to. An entry with the id of the commit whose outcome was unknown is that commit:
+  /// the group applied here is kept; another host's entry in its place means it was never
+  /// committed, and is run again.
+  func apply(_ entry: KeyValue, ownCommit: inout Proposal?) -> Applied {
+    guard let revision = logRevision(entry.key) else { return .damaged("is not a log entry's key") }
     let decoded: FleetEntry
     do {
       decoded = try FleetEntry.decode(entry.value)
     } catch {
-      Log.error("fleet: the entry at revision \(revision) cannot be read: \(error.message)")
-      return false
+      return .damaged("cannot be read: \(error.message)")
+    }
+    guard decoded.revision == revision else {
+      return .damaged("holds the entry of revision \(decoded.revision), not \(revision)")
     }
     if let proposal = ownCommit {
-      if revision <= proposal.base { return true }
+      if revision <= proposal.base { return .applied }
       ownCommit = nil
       if decoded.commit == proposal.commit {
         headRevision = entry.modRevision
         server.fleetCommitted()
         if proposal.reload { reloadedHere(at: revision) }
-        return true
+        return .applied
       }
       server.fleetRetry()
     }
     let applied = server.service.model.revision
-    if revision <= applied { return true }
+    if revision <= applied { return .applied }
+    let first =
+      switch decoded.body {
+      case .changes(let changes, _): changes[0].revision
+      case .state(_, let first): first
+      }
+    if first > applied + 1 { return .notNext }
+    guard first == applied + 1 else {
+      return .damaged("begins at revision \(first), which this host applied already")
+    }
     do throws(ProtocolError) {
       switch decoded.body {
       case .changes(let changes, let authors):
-        guard changes.first?.revision == applied + 1 else { return false }
-        try server.service.applyRemote(changes, authors: authors)
+        try server.service.applyRemote(changes, authors: authors, through: Array(decoded.host.utf8))
         server.fleetApplied()
-      case .state(let state, let events):
-        server.fleetAdopt(state, events: events)
+      case .state(let state, _):
+        server.fleetAdopt(state, reloaded: true)
         // Once on every host, as the reloading host says it too (`reloadedHere`). The host's
         // name is etcd's text: only a name's characters reach STATUS and the log.
         let host = String(decoding: ClientName.asName(Array(decoded.host.utf8)), as: UTF8.self)
@@ -146,14 +206,11 @@ extension Fleet {
         )
       }
     } catch {
-      Log.error(
-        "fleet: cannot apply the entry at revision \(revision): \(error.message); loading the fleet's state afresh"
-      )
-      return false
+      return .damaged("does not apply to revision \(applied): \(error.message)")
     }
     headRevision = entry.modRevision
     logBytesSinceSnapshot += entry.value.count
-    return true
+    return .applied
   }
 
   func catchUpIfBehind() {

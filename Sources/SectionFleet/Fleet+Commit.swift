@@ -124,9 +124,9 @@ extension Fleet {
 
   static let retryDelay: UInt64 = 250_000
 
-  func later(_ action: @escaping () -> Void) {
+  func later(after delay: UInt64 = Fleet.retryDelay, _ action: @escaping () -> Void) {
     retryAction = action
-    retryTimer?.rearm(after: Fleet.retryDelay)
+    retryTimer?.rearm(after: delay)
     retryTimer?.setEnabled(true)
   }
 }

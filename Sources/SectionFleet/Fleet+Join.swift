@@ -7,15 +7,36 @@ import Systemd
 /// Joining (seeding an empty prefix, or adopting the fleet's list), then the watch that brings
 /// other hosts' groups and the poll that finds a member gone quiet.
 extension Fleet {
+  /// Reads the head and the prefix's first key at one revision: only a prefix without a head, a
+  /// log or a snapshot is seeded; one with a log or a snapshot but no head is a damaged fleet,
+  /// which this host's list must not replace.
   func join() {
-    client.range(RangeRequest(key: headKey)) { [unowned self] result in
+    let prefix = Array(options.prefix.utf8)
+    let txn = Txn(
+      compare: [],
+      success: [.range(RangeRequest(key: headKey)), .range(RangeRequest.prefix(prefix, limit: 1))])
+    client.txn(txn) { [unowned self] result in
       switch result {
       case .failure(let error):
         failed(error)
         later { [unowned self] in join() }
       case .success(let answer):
         contact()
-        if let head = answer.kvs.first { adopt(head) } else { seed() }
+        guard answer.responses.count == 2, case .range(let heads) = answer.responses[0],
+          case .range(let keys) = answer.responses[1]
+        else { return halt(at: headKey, "was not answered as read") { [unowned self] in join() } }
+        if let head = heads.kvs.first {
+          adopt(head)
+        } else if let found = keys.kvs.first, !found.key.starts(with: piecesPrefix) {
+          // (Pieces alone sort last: another host seeding a large list writes them before its
+          // txn, and a seed that failed leaves them; neither is a fleet.)
+          halt(
+            at: headKey,
+            "is missing, but the prefix holds \(Fleet.shown(found.key)): a damaged fleet, not an empty one; restore etcd's backup (docs/FLEET.md, \"Restoring etcd from a backup\"), or delete the prefix to seed it afresh"
+          ) { [unowned self] in join() }
+        } else {
+          seed()
+        }
       }
     }
   }
@@ -50,7 +71,7 @@ extension Fleet {
     var failure: [Operation] = [.range(RangeRequest(key: headKey))]
     if let pieces { failure.append(.delete(key: pieces.start, rangeEnd: pieces.end)) }
     let txn = Txn(
-      compare: [Compare(key: headKey, .createRevision(0))],
+      compare: [Compare(key: headKey, .createRevision(0)), Compare(key: snapshotKey, .createRevision(0))],
       success: [
         .put(key: snapshotKey, value: snapshot),
         .put(key: headKey, value: headValue(revision, snapshot: revision)),
@@ -66,6 +87,7 @@ extension Fleet {
         headRevision = answer.header.revision
         snapshotRevision = revision
         snapshotKnown(revision, bytes: state)
+        repaired()
         Log.notice("fleet: seeded \(options.prefix) with this host's list at revision \(revision)")
         listSource = "this host's config (it seeded the fleet at revision \(revision))"
         joined()
@@ -81,12 +103,18 @@ extension Fleet {
   /// reaches it, else load the snapshot.
   func adopt(_ head: KeyValue) {
     guard let (revision, snapshot, id) = parseHead(head.value) else {
-      Log.error("fleet: the head under \(options.prefix) is damaged; not joining")
-      return
+      return halt(at: headKey, "is damaged: not `<revision> <snapshot revision> <fleet id>`") {
+        [unowned self] in join()
+      }
     }
     let applied = server.service.model.revision
-    if id == server.fleetMark(prefix: options.prefix), applied >= snapshot, applied <= revision {
-      fleetID = id
+    let ours = id == server.fleetMark(prefix: options.prefix)
+    fleetID = id
+    // This host's state is the fleet's: a head before it means etcd went back.
+    if ours, case .failure(let problem) = checkedHead(head, applied: applied) {
+      return halt(at: headKey, problem.message) { [unowned self] in join() }
+    }
+    if ours, applied >= snapshot {
       snapshotRevision = snapshot
       Log.notice("fleet: catching up from revision \(applied) to \(revision) under \(options.prefix)")
       listSource =
@@ -97,13 +125,14 @@ extension Fleet {
       Log.notice(
         "fleet: the fleet's list under \(options.prefix) is at revision \(revision); \(Fleet.configUnused)"
       )
-      fleetID = id
       adoptSnapshot(joining: true)
     }
   }
 
   /// Loads the fleet's snapshot and head at one revision, adopts it, then catches up the log.
-  func adoptSnapshot(joining: Bool = false) {
+  /// `missing`: the log key a catch-up needed and did not find; a snapshot that does not reach
+  /// past it cannot help, and the key is what is wrong (read again by a catch-up).
+  func adoptSnapshot(joining: Bool = false, missing: [UInt8]? = nil) {
     phase = joining ? .joining : .catchingUp
     let txn = Txn(
       compare: [], success: [.range(RangeRequest(key: headKey)), .range(RangeRequest(key: snapshotKey))])
@@ -111,12 +140,19 @@ extension Fleet {
       switch result {
       case .failure(let error):
         failed(error)
-        later { [unowned self] in adoptSnapshot(joining: joining) }
+        later { [unowned self] in adoptSnapshot(joining: joining, missing: missing) }
       case .success(let answer):
         contact()
         guard answer.responses.count == 2, case .range(let snapshots) = answer.responses[1],
           let snapshot = snapshots.kvs.first
-        else { return damagedSnapshot("missing") }
+        else { return damagedSnapshot("is missing", joining: joining) }
+        if let missing, let revision = snapshotRevision(in: snapshot.value),
+          revision <= server.service.model.revision
+        {
+          return halt(
+            at: missing, "is missing, and the fleet's snapshot at revision \(revision) does not reach past it"
+          ) { [unowned self] in catchUp() }
+        }
         let started = monotonicMicroseconds()
         // The pieces at the revision the pointer was read at: a newer snapshot made current
         // meanwhile deletes them, but not from that revision.
@@ -124,11 +160,24 @@ extension Fleet {
           switch result {
           case .failure(let error) where error.code == .unavailable:
             Log.warning("fleet: reading the fleet's snapshot: \(error.message)")
-            later { [unowned self] in adoptSnapshot(joining: joining) }
+            later { [unowned self] in adoptSnapshot(joining: joining, missing: missing) }
           case .failure(let error):
-            damagedSnapshot(error.message)
+            damagedSnapshot("is damaged: \(error.message)", joining: joining)
           case .success(let bytes):
-            guard let state = try? SavedState.decode(bytes) else { return damagedSnapshot("not a state") }
+            let state: SavedState
+            do {
+              state = try SavedState.decode(bytes)
+            } catch {
+              return damagedSnapshot("is not a state: \(error)", joining: joining)
+            }
+            // A joining host takes the fleet's list whatever its own; a member of the fleet
+            // never goes back.
+            guard joining || state.revision >= server.service.model.revision else {
+              return damagedSnapshot(
+                "holds revision \(state.revision), before the \(server.service.model.revision) this host applied",
+                joining: joining)
+            }
+            repaired()
             snapshotRevision = state.revision
             snapshotKnown(state.revision, bytes: bytes.count)
             headRevision = 0
@@ -146,10 +195,8 @@ extension Fleet {
     }
   }
 
-  func damagedSnapshot(_ what: String) {
-    Log.error("fleet: the snapshot under \(options.prefix) is damaged (\(what)); changes are refused")
-    server.service.changeRefusal = ProtocolError(
-      .unavailable, "the fleet's snapshot in etcd is damaged: \(what)")
+  func damagedSnapshot(_ problem: String, joining: Bool) {
+    halt(at: snapshotKey, problem) { [unowned self] in adoptSnapshot(joining: joining) }
   }
 
   /// The fleet's list is this host's (seeded, adopted, or its own state is the fleet's): the
@@ -174,8 +221,8 @@ extension Fleet {
   func joinBoundPassed() {
     joinTimer?.cancel()  // it may be the timer's own call: kept until the join drops it
     guard case .joining = phase else { return }
-    server.service.changeRefusal = notJoined(lastFailure)
-    Log.warning("fleet: \(server.service.changeRefusal!.message)")
+    server.service.changeRefusal = damageRefusal(at: server.service.model.revision) ?? notJoined(lastFailure)
+    if damage == nil { Log.warning("fleet: \(server.service.changeRefusal!.message)") }  // else logged
     server.fleetCaughtUp()
     announceReady()
   }
@@ -204,7 +251,7 @@ extension Fleet {
           // is applied here too (`apply` checks its first), anything else is read by a catch-up.
           if canApply, revision > server.service.model.revision {
             var none: Proposal?
-            if !apply(event.kv, ownCommit: &none) { catchUp() }
+            if case .applied = apply(event.kv, ownCommit: &none) {} else { catchUp() }
           }
         }
         catchUpIfBehind()
@@ -252,6 +299,8 @@ extension Fleet {
       case .success(let answer):
         contact()
         if let head = answer.kvs.first, let (revision, _, _) = parseHead(head.value) {
+          // A head before what is applied: the catch-up says what is wrong.
+          if revision < server.service.model.revision, canApply { return catchUp() }
           seenRevision = max(seenRevision, revision)
           // A fence moved the head without an entry: the next commit compares the newer head.
           // Only with nothing unsaved here: a group gathering locally can reach the very list
@@ -263,7 +312,7 @@ extension Fleet {
             headRevision = head.modRevision
           }
         }
-        if server.service.changeRefusal?.code == .unavailable, case .idle = phase {
+        if server.service.changeRefusal?.code == .unavailable, case .idle = phase, damage == nil {
           server.service.changeRefusal = nil
         }
         if outOfSpace != nil { checkSpace() }

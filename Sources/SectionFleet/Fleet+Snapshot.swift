@@ -122,7 +122,9 @@ extension Fleet {
   /// The revision of the snapshot in `value` (the pointer, or the state itself); nil when it
   /// cannot be read.
   func snapshotRevision(in value: [UInt8]) -> UInt64? {
-    if let pointer = try? FleetSnapshot.decode(value) { return pointer.revision }
+    if let pointer = try? FleetSnapshot.decode(value, limit: Server.fleetStateLimit) {
+      return pointer.revision
+    }
     return (try? SavedState.decode(value))?.revision
   }
 
@@ -133,7 +135,9 @@ extension Fleet {
   ) {
     let pointer: FleetSnapshot
     do {
-      guard let decoded = try FleetSnapshot.decode(value) else { return completion(.success(value)) }
+      guard let decoded = try FleetSnapshot.decode(value, limit: Server.fleetStateLimit) else {
+        return completion(.success(value))
+      }
       pointer = decoded
     } catch {
       return completion(.failure(error))

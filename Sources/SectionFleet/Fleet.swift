@@ -104,6 +104,9 @@ package final class Fleet: FleetAgent {
   var staleSince: UInt64?
   /// The last failure, for STATUS and the refusals.
   var lastError: String?
+  /// A key this host cannot use, and the pause before it is read again (`Fleet+Damage`).
+  var damage: Damage?
+  var damageDelay: UInt64 = 0
   /// etcd's last error, for the refusal of a change that waited for the join in vain.
   var lastFailure: EtcdError?
   /// Ends the wait of the changes sent before the host joined (`joinBoundPassed`).
@@ -261,7 +264,8 @@ package final class Fleet: FleetAgent {
   /// Whether another host's group may be applied now: nothing under way, and no unsaved
   /// changes of this host's (requests released at the end of a turn make some, which the next
   /// turn sends: a catch-up waits for their outcome).
-  var canApply: Bool { !isBusy && !server.service.hasUnsavedChanges }
+  /// While a key is damaged, only its retry reads the log.
+  var canApply: Bool { !isBusy && !server.service.hasUnsavedChanges && damage == nil }
 
   /// STATUS's fleet lines: this host, what it does (`refusing`: it serves reads but refuses
   /// changes, `fleet-error` says why; `no-space`: so, because etcd is out of space, although
@@ -290,8 +294,8 @@ package final class Fleet: FleetAgent {
       ),
       ("fleet-stale-since", stale), ("fleet-config", listSource),
     ]
-    if let lastError = lastError ?? outOfSpace {
-      fields.append(("fleet-error", VisibleText.escape(lastError)))
+    if let error = lastError ?? outOfSpace ?? damage.map({ "\($0.key) \($0.problem)" }) {
+      fields.append(("fleet-error", VisibleText.escape(error)))
     }
     return fields
   }
@@ -419,11 +423,17 @@ package final class Fleet: FleetAgent {
     Array("\(revision) \(snapshot) \(fleetID)".utf8)
   }
 
+  /// The head's revision, snapshot revision and fleet id; nil unless it is exactly that: the
+  /// id (base 36) is shown and compared, the revisions within what a list can reach, the
+  /// snapshot's not past the head's.
   func parseHead(_ value: [UInt8]) -> (UInt64, UInt64, String)? {
-    let words = String(decoding: value, as: UTF8.self).split(separator: " ")
-    guard words.count == 3, let revision = UInt64(words[0]), let snapshot = UInt64(words[1]) else {
-      return nil
-    }
-    return (revision, snapshot, String(words[2]))
+    let words = value.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+    guard words.count == 3, let revision = RequestParser.revision(words[0]),
+      let snapshot = RequestParser.revision(words[1]), revision <= SectionModel.maxRevision,
+      snapshot <= revision,
+      !words[2].isEmpty, words[2].count <= 16,
+      words[2].allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) })
+    else { return nil }
+    return (revision, snapshot, String(decoding: words[2], as: UTF8.self))
   }
 }

@@ -40,10 +40,16 @@ extension Server {
   /// A catch-up ended: requests that waited for it run now.
   package func fleetCaughtUp() { releaseWaiting() }
 
+  /// The most bytes of a state the fleet's snapshot may name: what a start reads of a state
+  /// file, so that the pointer read from etcd is held to the file's bound before anything is
+  /// read or allocated by it.
+  package static var fleetStateLimit: Int { StateStore.readLimit }
+
   /// The fleet's whole state replaces this host's (joining, a log trimmed past it, another
-  /// host's reload): saved whole, and every subscriber is sent `events`, the group's as the
-  /// host that made it sent them (a reload), or else `!state`.
-  package func fleetAdopt(_ state: SavedState, events: [UInt8] = []) {
+  /// host's reload): saved whole, and every subscriber is sent `!reload <revision>` for a
+  /// reload (rendered here: what the entry's own events said never reaches a client), or else
+  /// `!state`.
+  package func fleetAdopt(_ state: SavedState, reloaded: Bool = false) {
     service.adopt(state)
     do {
       try store?.saveWhole(service.encodeState(into:))
@@ -51,8 +57,8 @@ extension Server {
       Log.error(
         "state file not saved (\(error)); the fleet keeps the list, and the next start reads it there")
     }
-    if !events.isEmpty {
-      broadcast(events)
+    if reloaded {
+      broadcast(Array("!reload \(state.revision)\n".utf8))
     } else {
       for subscriber in subscribers where subscriber.subscription == .live {
         service.appendStateEvent(to: &subscriber.output)

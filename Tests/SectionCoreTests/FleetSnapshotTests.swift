@@ -41,15 +41,28 @@ import Testing
     #expect(
       String(decoding: pointer.encoded, as: UTF8.self).hasPrefix(
         "sectiond-snapshot 1 123456 k3x.9 3 2500000 "))
-    #expect(try FleetSnapshot.decode(pointer.encoded) == pointer)
+    #expect(try FleetSnapshot.decode(pointer.encoded, limit: 1 << 30) == pointer)
     // A snapshot that fits one key is the state file's JSON, as hosts before pieces wrote it.
-    #expect(try FleetSnapshot.decode(Array(#"{"format":2,"revision":3}"#.utf8)) == nil)
+    #expect(try FleetSnapshot.decode(Array(#"{"format":2,"revision":3}"#.utf8), limit: 1 << 30) == nil)
     for damaged in [
       "sectiond-snapshot 1 12 k 3 2500000", "sectiond-snapshot 1 12 k 0 10 00000000",
       "sectiond-snapshot 1 x k 1 10 00000000", "sectiond-snapshot 1 12 k 1 10 0000zz00",
     ] {
-      #expect(throws: ProtocolError.self) { try FleetSnapshot.decode(Array(damaged.utf8)) }
+      #expect(throws: ProtocolError.self) { try FleetSnapshot.decode(Array(damaged.utf8), limit: 1 << 30) }
     }
+  }
+
+  /// The pointer is etcd's input: what it claims is held to a state's limit before anything is
+  /// read, and the pieces' own length is checked before the state is allocated (a pointer of
+  /// 2^62 bytes with one piece once made every host abort in `join`).
+  @Test func aPointerClaimingMoreThanAStateIsRefusedBeforeAnyAllocation() throws {
+    let huge = "sectiond-snapshot 1 5 evil.1 1 4611686018427387904 00000000"
+    #expect(throws: ProtocolError.self) { try FleetSnapshot.decode(Array(huge.utf8), limit: 1 << 30) }
+    for badTag in ["sectiond-snapshot 1 5 a/b 1 10 00000000", "sectiond-snapshot 1 5 \u{1b}x 1 10 00000000"] {
+      #expect(throws: ProtocolError.self) { try FleetSnapshot.decode(Array(badTag.utf8), limit: 1 << 30) }
+    }
+    let claimed = FleetSnapshot(revision: 5, tag: "evil.1", pieces: 1, bytes: 1 << 62, checksum: 0)
+    #expect(throws: ProtocolError.self) { try claimed.join([bytes(10)]) }
   }
 
   /// etcd returns a range in the order of its keys: piece 10 must come after piece 9, and

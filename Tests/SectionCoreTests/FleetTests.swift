@@ -91,16 +91,101 @@ import Testing
       FleetEntry.encode(
         alpha.service.unsavedGroup, host: "alpha", commit: "c", state: alpha.service.encodeState(into:)))
     alpha.service.commit { _ in }
-    guard case .state(let state, let shipped) = entry.body else {
+    guard case .state(let state, let first) = entry.body else {
       Issue.record("a reload came as changes")
       return
     }
-    // Every host's subscribers get the reload's events, as the host that made it sent them.
-    #expect(shipped == events && String(decoding: events, as: UTF8.self).hasPrefix("!reload 2"))
+    // The events say only where the group began: each host renders its own.
+    #expect(first == 2 && String(decoding: events, as: UTF8.self).hasPrefix("!reload 2"))
     beta.service.adopt(state)
     #expect(beta.reply("LIST") == alpha.reply("LIST"))
     #expect(beta.reply("HISTORY") == alpha.reply("HISTORY"))
     #expect(beta.service.model.revision == alpha.service.model.revision)
+  }
+
+  /// What anyone who can write the prefix may put in an entry: text a request could not hold
+  /// (in a title, an author, the header), a state whose history breaks lines, a reload whose
+  /// events name no revision or jump: each refused before anything is applied.
+  @Test func entriesWithTextARequestCannotHoldAreRefused() throws {
+    func group(_ lines: String, revision: UInt64) -> [UInt8] {
+      var bytes = Array(lines.utf8)
+      Journal.appendCommit(revision: revision, to: &bytes, groupStart: 0)
+      return bytes
+    }
+    let header = Array("sectiond-fleet 1 1 alpha c\n".utf8)
+    // The same group, clean, is read: the checks are on the text, not the form.
+    #expect(throws: Never.self) { try FleetEntry.decode(header + group("open 1 0\n", revision: 1)) }
+    for lines in [
+      "by 2026-12-04T23:50:01.123Z socket 0 1 \u{1b}]0;x\u{07}@evil\nopen 1 0\n",
+      "by 2026-12-04T23:50:01.123Z socket 0 1 a\rMESSAGE=forged\nopen 1 0\n",
+      "rename 1 0 a \u{1b}[6n\n",
+    ] {
+      #expect(throws: ProtocolError.self, "\(lines.debugDescription)") {
+        try FleetEntry.decode(header + group(lines, revision: 1))
+      }
+    }
+    var invalidUTF8 =
+      Array("by 2026-12-04T23:50:01.123Z socket 0 1 ".utf8) + [0xC3, 0x28] + Array("\nopen 1 0\n".utf8)
+    Journal.appendCommit(revision: 1, to: &invalidUTF8, groupStart: 0)
+    #expect(throws: ProtocolError.self) { try FleetEntry.decode(header + invalidUTF8) }
+    #expect(throws: ProtocolError.self) {
+      try FleetEntry.decode(
+        Array("sectiond-fleet 1 1 al\u{1b}pha c\n".utf8) + group("open 1 0\n", revision: 1))
+    }
+    // A change whose revision is not the group's.
+    #expect(throws: ProtocolError.self) {
+      try FleetEntry.decode(header + group("open 5 0\nopen 1 0\n", revision: 1))
+    }
+
+    func reload(_ events: String, history: String = #""ok""#, revision: Int = 2) -> [UInt8] {
+      let state =
+        #"{"format":2,"revision":\#(revision),"mode":"multi","sections":{"a":null},"list":[{"id":"a","title":"A","items":[],"origin":"config"}],"deleted":[],"edited":[],"history":[\#(history)]}"#
+      return Array("sectiond-fleet 1 \(revision) alpha c state \(events.utf8.count)\n\(events)\(state)".utf8)
+    }
+    guard case .state(_, let first) = try FleetEntry.decode(reload("!opened 1 0 a\n!reload 2\n")).body else {
+      Issue.record("a reload came as changes")
+      return
+    }
+    #expect(first == 1)
+    for damaged in [
+      reload("!bye shutdown\n"), reload("!reload 2\n\u{1b}]0;title\u{07}OK 31337\n"), reload(""),
+      reload("!reload 2\n", history: #""x\nOK 424242""#), reload("!reload 2\n", history: #""x\r""#),
+      reload("!opened 1 0 a\n!reload 9223372036854775806\n", revision: 9_223_372_036_854_775_806),
+      reload("!reload 2\n", revision: 3),
+    ] {
+      #expect(throws: ProtocolError.self, "\(String(decoding: damaged, as: UTF8.self))") {
+        try FleetEntry.decode(damaged)
+      }
+    }
+  }
+
+  /// A host that keeps no history still writes who made each change into the fleet's entries,
+  /// and a change that came without one is shown as made through the host that committed it.
+  @Test func authorsTravelWhateverTheHistory() throws {
+    let alpha = Harness(abc(), history: History(capacity: 0))
+    let beta = Harness(abc(), history: History(capacity: 100))
+    alpha.service.host = Array("alpha".utf8)
+    beta.service.host = Array("beta".utf8)
+    alpha.author = Author(via: .socket, uid: 1000, pid: 4242, name: "kiosk")
+    _ = alpha.send("TOGGLE a")
+    let entry = try ship(alpha, to: beta)
+    guard case .changes(_, let authors) = entry.body else { return }
+    #expect(
+      authors[1].map { String(decoding: $0, as: UTF8.self).hasSuffix("socket 1000 4242 kiosk@alpha") } == true
+    )
+    beta.service.commit { _ in }
+    let unknown = try FleetEntry.decode(
+      Array("sectiond-fleet 1 2 alpha c\n".utf8)
+        + {
+          var bytes = Array("open 2 1\n".utf8)
+          Journal.appendCommit(revision: 2, to: &bytes, groupStart: 0)
+          return bytes
+        }())
+    guard case .changes(let changes, let none) = unknown.body else { return }
+    try beta.service.applyRemote(changes, authors: none, through: Array("alpha".utf8))
+    beta.service.commit { _ in }
+    let history = beta.reply("HISTORY")
+    #expect(history.contains("@alpha opened 2 1") && !history.contains("@beta"), "\(history)")
   }
 
   @Test func damagedEntriesAreRefused() {

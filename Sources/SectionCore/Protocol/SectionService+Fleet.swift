@@ -9,8 +9,11 @@ extension SectionService {
   /// revision, `<time> <via> <uid> <pid> <name>` as the journal's `by` lines have them). They
   /// become this host's unsaved group, which the server saves and hands on as any other
   /// (`commit`). Throws, changing nothing, when they do not apply here: the host's state is not
-  /// the one the group followed.
-  public func applyRemote(_ changes: [Change], authors: [UInt64: [UInt8]]) throws(ProtocolError) {
+  /// the one the group followed. A change without an author (written by a host that did not
+  /// journal them) is shown as made through `host`, the host the entry names, not as this one's.
+  public func applyRemote(_ changes: [Change], authors: [UInt64: [UInt8]], through host: [UInt8]? = nil)
+    throws(ProtocolError)
+  {
     precondition(saved == nil, "a remote group is applied between commits")
     guard let first = changes.first, first.revision == model.revision + 1 else {
       throw ProtocolError(
@@ -25,7 +28,7 @@ extension SectionService {
         let who = authors[changes[position].revision]
         var end = position + 1
         while end < changes.count && authors[changes[end].revision] == who { end += 1 }
-        let (time, author) = remoteAuthor(who)
+        let (time, author) = remoteAuthor(who, through: host)
         clock = { time }
         let start = unsaved.count
         for change in changes[position..<end] { try model.replay(change, into: &unsaved) }
@@ -40,13 +43,18 @@ extension SectionService {
 
   /// The author a `by` line names, as every host shows it (its name as written, the host
   /// included), and when the change was made; unknown when the group came without one.
-  private func remoteAuthor(_ who: [UInt8]?) -> (UInt64, Author) {
-    guard let who else { return (clock(), Author(via: .socket, uid: nil, pid: nil)) }
+  private func remoteAuthor(_ who: [UInt8]?, through host: [UInt8]?) -> (UInt64, Author) {
+    func unknown() -> (UInt64, Author) {
+      let author = Author(via: .socket, uid: nil, pid: nil)
+      if let host { author.stamp(host: host) }
+      return (clock(), author)
+    }
+    guard let who else { return unknown() }
     var words = Words(who[...])
     guard
       let time = words.next().flatMap({ HistoryClock.milliseconds(of: String(decoding: $0, as: UTF8.self)) }),
       let via = words.next(), let uid = words.next(), let pid = words.next(), let name = words.next()
-    else { return (clock(), Author(via: .socket, uid: nil, pid: nil)) }
+    else { return unknown() }
     let rendered = who[via.startIndex..<name.endIndex]
     if let last = lastRemoteAuthor, last.isRendered(as: rendered) { return (time, last) }
     let author = Author(rendered: Array(rendered), via: via, uid: uid, pid: pid, name: name)

@@ -422,7 +422,10 @@ public final class SectionService {
     let (eventsStart, journalStart) = (pendingEvents.count, journal.count)
     let recordsStart = pendingHistory.count
     let keepsHistory = history.capacity > 0
-    if keepsHistory && recordsStart == 0 { pendingHistory.time = clock() }
+    // A fleet's entries carry who made each change whatever this host keeps: the other hosts'
+    // histories name them from it.
+    let journalsAuthors = keepsHistory || host != nil
+    if journalsAuthors && recordsStart == 0 { pendingHistory.time = clock() }
     for change in unsaved[start...] {
       rendered.apply(change)
       let eventStart = pendingEvents.count
@@ -430,7 +433,7 @@ public final class SectionService {
       if case .reloaded = change {
         needsSnapshot = true
       } else {
-        if keepsHistory && !authorJournaled { journalAuthor(author) }
+        if journalsAuthors && !authorJournaled { journalAuthor(author) }
         Journal.append(change, to: &journal)
       }
       if keepsHistory {

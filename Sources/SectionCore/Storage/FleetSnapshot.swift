@@ -62,13 +62,15 @@ public struct FleetSnapshot: Equatable, Sendable {
       throw ProtocolError(
         .internal, "the fleet's snapshot at revision \(revision) has \(parts.count) of its \(pieces) pieces")
     }
-    var state: [UInt8] = []
-    state.reserveCapacity(bytes)
-    for part in parts { state.append(contentsOf: part) }
-    guard state.count == bytes else {
+    // The pieces' own length before any allocation: the pointer's is only a claim.
+    let length = parts.reduce(0) { $0 + $1.count }
+    guard length == bytes else {
       throw ProtocolError(
-        .internal, "the fleet's snapshot at revision \(revision) takes \(state.count) bytes, not \(bytes)")
+        .internal, "the fleet's snapshot at revision \(revision) takes \(length) bytes, not \(bytes)")
     }
+    var state: [UInt8] = []
+    state.reserveCapacity(length)
+    for part in parts { state.append(contentsOf: part) }
     guard CRC32C.checksum(state) == checksum else {
       throw ProtocolError(.internal, "the fleet's snapshot at revision \(revision) fails its checksum")
     }
@@ -84,17 +86,30 @@ public struct FleetSnapshot: Equatable, Sendable {
   }
 
   /// The pointer in `value`; nil when `value` is not one (the state itself, as a snapshot that
-  /// fits one key is kept); throws when it is a damaged one.
-  public static func decode(_ value: [UInt8]) throws(ProtocolError) -> FleetSnapshot? {
+  /// fits one key is kept); throws when it is a damaged one, or names a state of more than
+  /// `limit` bytes (what a start reads of a state file): a reader reads and joins the pieces by
+  /// the pointer, which is etcd's input, so it is held to what a state can be before anything
+  /// is read.
+  public static func decode(_ value: [UInt8], limit: Int) throws(ProtocolError) -> FleetSnapshot? {
     guard value.starts(with: magic.utf8) else { return nil }
     let words = String(decoding: value[magic.utf8.count...], as: UTF8.self).split(separator: " ")
-    guard words.count == 5, let revision = UInt64(words[0]), !words[1].isEmpty,
+    guard words.count == 5, let revision = UInt64(words[0]), revision <= SectionModel.maxRevision,
+      !words[1].isEmpty, words[1].utf8.allSatisfy(isTagByte),
       let pieces = Int(words[2]), pieces > 0, let bytes = Int(words[3]), bytes >= 0,
       pieces <= max(1, bytes),
       words[4].count == 8, let checksum = UInt32(words[4], radix: 16)
     else { throw ProtocolError(.internal, "the fleet's snapshot pointer is damaged") }
+    guard bytes <= limit else {
+      throw ProtocolError(
+        .internal, "the fleet's snapshot pointer names \(bytes) bytes, more than a state takes (\(limit))")
+    }
     return FleetSnapshot(
       revision: revision, tag: String(words[1]), pieces: pieces, bytes: bytes, checksum: checksum)
+  }
+
+  /// A tag is a writer's commit id (base 36, a dot, a counter): it becomes part of keys.
+  private static func isTagByte(_ byte: UInt8) -> Bool {
+    (0x30...0x39).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: ".")
   }
 
   /// The prefix of this snapshot's pieces under the snapshot prefix (`P snapshot/`).

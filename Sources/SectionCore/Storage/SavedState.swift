@@ -195,7 +195,13 @@ public struct SavedState: Equatable, Sendable {
       state.deleted = try decodeIDs(document["deleted"], "deleted")
       state.edited = try decodeIDs(document["edited"], "edited")
       if case .array(let lines)? = document["history"] {
-        for case .string(let line) in lines { state.history.append(Array(line.utf8)) }
+        // Each is a line HISTORY sends as it is: one line of a request's characters.
+        for (index, line) in lines.enumerated() {
+          guard case .string(let text) = line, Request.characterProblem(Array(text.utf8)[...]) == nil else {
+            throw ConfigError("\"history\" line \(index + 1) is not one line of text")
+          }
+          state.history.append(Array(text.utf8))
+        }
       }
     }
     return state
