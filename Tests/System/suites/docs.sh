@@ -223,10 +223,9 @@ done
 
 # Pages for readers carry no account of how the work was done: no tracker numbers ("issue 46",
 # "#46"; a sample item's "pull request #42" is content), no commit hashes, no branch or session
-# names. FLEET.md and FLEET-DESIGN.md are checked by the fleet's own suites.
+# names.
 how_made=""
 for page in "$root/README.md" "$root/CONTRIBUTING.md" "$root"/docs/*.md "$root"/docs/*.txt "$root"/docs/*.xml "$root"/man/*; do
-  case $(basename "$page") in FLEET.md | FLEET-DESIGN.md) continue ;; esac
   found="$(grep -nHiP '\bissues? [0-9]+|(?<!pull request )#[0-9]+\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b|\bbranch `[^`]+`|\bsession [0-9]+' "$page")"
   how_made+="${found:+$found$'\n'}"
 done
