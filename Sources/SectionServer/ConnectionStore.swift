@@ -3,7 +3,7 @@ import SectionCore
 import Systemd
 
 /// Keeps every connection in systemd's file descriptor store while it is open, so that a
-/// restart or a crash of the daemon does not cut its clients off (issue 10).
+/// restart or a crash of the daemon does not cut its clients off.
 ///
 /// Each socket is stored under a name of its own that also says what a process starting
 /// after a crash needs to know of it: `c-` or `s-` (subscriber), `rw-` or `ro-` (control or

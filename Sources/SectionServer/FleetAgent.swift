@@ -2,7 +2,7 @@ import SectionCore
 
 /// This host's part in a fleet (`--etcd`), as the server sees it: the fleet itself
 /// (SectionFleet's `Fleet`, on etcd) is linked only into sectiond-fleet, so that a sectiond
-/// without `--etcd` maps none of its code (issue 46: idle RSS unchanged). Its outcomes come
+/// without `--etcd` maps none of its code (its idle RSS stays what it was without the fleet). Its outcomes come
 /// back through `Server+Fleet`.
 package protocol FleetAgent: AnyObject {
   /// Whether changes must wait: a commit or a catch-up is under way.

@@ -3,8 +3,8 @@ import Posix
 
 /// sectiond-fleet, sectiond with the fleet linked in: what `sectiond --etcd` becomes, by execve
 /// in the same process before it opens anything. A sectiond without --etcd so maps none of the
-/// fleet's code (the etcd client, its JSON, the fleet's metadata: issue 46, idle RSS
-/// unchanged), and the Swift runtime, linked statically into each binary, is never loaded twice
+/// fleet's code (the etcd client, its JSON, the fleet's metadata: its idle RSS stays what it
+/// was without the fleet), and the Swift runtime, linked statically into each binary, is never loaded twice
 /// as a dlopen'd Swift library would load it. The same PID, environment and descriptors carry
 /// systemd's socket activation (LISTEN_PID), notify socket, fd store and credentials across.
 package enum FleetBinary {

@@ -2,7 +2,7 @@ import Posix
 import SectionCore
 import Systemd
 
-/// Connections that outlive the process (issue 10): on a stop or restart the connections are
+/// Connections that outlive the process, so that a restart does not cut clients off: on a stop or restart the connections are
 /// left in systemd's file descriptor store with a record of what each had read and not
 /// answered and had rendered and not sent; the next process takes them back, sends what was
 /// unsent and answers what was unanswered. After a crash there is no record: subscribers on

@@ -1,6 +1,6 @@
 import Posix
 
-/// Memory given back after a burst of clients (issue 44, item 2): their buffers, freed on
+/// Memory given back after a burst of clients, so that a daemon's RSS falls back once they leave: their buffers, freed on
 /// close, stay with the process otherwise (glibc keeps freed heap memory for reuse: 900
 /// read-only clients flooding LIST left a fresh 8 MB daemon at 465 MB once they were gone).
 extension Server {

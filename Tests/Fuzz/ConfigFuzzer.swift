@@ -20,7 +20,7 @@ func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     check(error.description.hasPrefix("fuzz.json: "), "a config error does not name the file")
     return 0
   }
-  // An empty list is a config (issue 23: clients may empty the list at runtime, so may the config).
+  // An empty list is a config: clients may empty the list at runtime, so may the config.
   check(Set(config.sections.map(\.id)).count == config.sections.count, "duplicate ids")
   for section in config.sections {
     let id = Array(section.id.utf8)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The options of issue 19's bounds on the command line: the text bound applies to the config
+/// The options of the request bounds on the command line: the text bound applies to the config
 /// at start, and a request bound that OPEN ALL could not fit is refused.
 @Suite struct BoundsOptionsTests {
   @Test func aConfigWithMoreTextThanTheBoundIsRefused() throws {

@@ -3,7 +3,7 @@ import SectionClient
 import SectionCore
 import Testing
 
-/// What the blocking `Client` holds against a server that floods it (issue 44): the events
+/// What the blocking `Client` holds against a server that floods it: the events
 /// that come before a reply are bounded and drained in linear time, and a `!state` takes the
 /// place of those before it.
 @Suite struct ClientBoundsTests {

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// `sectiond --etcd` execs sectiond-fleet, which alone has the fleet's code (the etcd client,
-/// SectionFleet): a daemon without --etcd maps none of it (issue 46: idle RSS unchanged).
+/// SectionFleet): a daemon without --etcd maps none of it (its idle RSS stays what it was without the fleet).
 @Suite struct FleetBinaryTests {
   /// sectiond with nothing beside it, in a directory of its own; `fleet`: what is put beside
   /// it as sectiond-fleet (its contents and mode), nothing when nil.

@@ -34,7 +34,7 @@ import Testing
     #expect(time.count == 24 && time.hasSuffix("Z") && time.contains("T"), "\(time)")
   }
 
-  /// Issue 44, item 15: `--log-changes` without journald wrote nowhere and said nothing. It
+  /// `--log-changes` without journald wrote nowhere and said nothing. It
   /// says so once, at the start, naming the flag; with journald there it says nothing.
   @Test func logChangesWithoutAJournalSaysSo() throws {
     let daemon = try TestDaemon(arguments: ["--log-changes"])

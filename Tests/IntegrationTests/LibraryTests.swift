@@ -113,7 +113,7 @@ import Testing
   }
 
   /// A caller isolated to an actor is back on it when its reply comes: the library waits for
-  /// a reply without hopping to the caller's executor first (issue 35), so this checks that it
+  /// a reply without hopping to the caller's executor first, so this checks that it
   /// hops back after.
   @Test func repliesComeBackToTheCallersActor() async throws {
     let daemon = try TestDaemon()

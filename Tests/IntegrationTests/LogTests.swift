@@ -4,7 +4,7 @@ import Posix
 import SectionClient
 import Testing
 
-/// `sectionctl log` as issue 44 found it: following a daemon whose history restarted or that
+/// `sectionctl log` as a review found it: following a daemon whose history restarted or that
 /// answers numbers out of range, resuming with `--from` and `--since`, telling runs apart with
 /// `--name`, and the other commands that name their connections (the shell) or meet a busy daemon.
 @Suite(.timeLimit(.minutes(2)))

@@ -57,7 +57,7 @@ struct PermissionTests {
   }
 
   /// Every local user may ask STATUS on the read-only socket, and must not learn from it who
-  /// else is connected or when, nor the process and paths the unit hides (issue 31, item 4).
+  /// else is connected or when, nor the process and paths the unit hides.
   @Test func readOnlyStatusTellsNothingAboutOtherClients() throws {
     let directory = TemporaryDirectory()
     let daemon = try TestDaemon(directory: directory)
@@ -75,7 +75,7 @@ struct PermissionTests {
     #expect(control.contains("status subscribers 1"), "\(control)")
   }
 
-  /// Issue 44, item 20: SECURITY.md's row for the read-only socket left out HISTORY and CLIENT
+  /// SECURITY.md's row for the read-only socket left out HISTORY and CLIENT
   /// NAME, and its sentence on a read-only STATUS `list`. Every verb HELP lists is tried on the
   /// read-only socket: the row names exactly those it answers without ERR READONLY, and the
   /// sentence exactly the fields a read-only STATUS has.
@@ -162,7 +162,7 @@ struct PermissionTests {
   }
 
   /// A socket directory another user could write, or that another user owns, is refused by
-  /// the daemon before it binds and by sectionctl before it connects (issue 19): whoever can
+  /// the daemon before it binds and by sectionctl before it connects: whoever can
   /// write it could put their own socket in place of sectiond's.
   @Test func neitherSideUsesASocketDirectoryAnotherUserCouldWrite() throws {
     let directory = TemporaryDirectory()

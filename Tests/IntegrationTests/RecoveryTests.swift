@@ -4,7 +4,7 @@ import Posix
 import Testing
 
 /// What the daemon does with state files it did not write as they are: damaged, of a newer
-/// format, planted by someone else (issue 19, items 10 and 11). Power cuts are in
+/// format, planted by someone else. Power cuts are in
 /// Tests/System/suites/powerloss.py.
 @Suite struct RecoveryTests {
   /// A daemon that made three changes, each journaled, and was killed: the state file is at
@@ -104,7 +104,7 @@ import Testing
     #expect(Set(aside.map { $0.split(separator: "-").last! }).count == 1, "one suffix for all: \(aside)")
   }
 
-  /// Issue 44, item 3: a damaged state set aside twice within one second (a restart loop)
+  /// A damaged state set aside twice within one second (a restart loop)
   /// lost the second: its `link` met the first's name, the daemon only warned, and the bytes
   /// stayed in the save's own spare. Every name of the coming seconds is taken beforehand, so
   /// both set-asides meet taken names however slow the machine: each is kept, whole, under a

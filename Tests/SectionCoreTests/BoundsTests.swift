@@ -2,7 +2,7 @@ import Testing
 
 @testable import SectionCore
 
-/// Issue 19: what one request may make the daemon do, the list's text, the revision limit for
+/// What one request may make the daemon do, the list's text, the revision limit for
 /// batches, shared snapshots and bidirectional controls.
 @Suite struct RequestBoundsTests {
   /// Sections s0..s(count-1), closed, no items.

@@ -78,12 +78,12 @@ import Testing
     #expect(Section.derivedID(fromTitle: title) == id)
   }
 
-  /// Clients may empty the list at runtime, so a config may start it empty (issue 23).
+  /// Clients may empty the list at runtime, so a config may start it empty.
   @Test func anEmptyListIsAConfig() throws {
     #expect(try parse(#"{"sections": []}"#).sections.isEmpty)
   }
 
-  /// MODE ignores case; so does the config's "mode" (issue 23).
+  /// MODE ignores case; so does the config's "mode".
   @Test func modeIgnoresCase() throws {
     #expect(try parse(#"{"mode": "Exclusive", "sections": [{"title": "A"}]}"#).mode == .exclusive)
     #expect(try parse(#"{"mode": "MULTI", "sections": [{"title": "A"}]}"#).mode == .multi)

@@ -177,7 +177,7 @@ import Testing
 
   /// RELOAD FRESH takes the config as it is: what clients inserted goes, what they deleted
   /// comes back, what they edited takes the config's text again; open sections stay open
-  /// (issue 23: a way back to the config without deleting files by hand).
+  /// (a way back to the config without deleting files by hand).
   @Test func reloadFreshDropsClientsEdits() throws {
     let harness = Harness()
     _ = harness.send("INSERT end n New")

@@ -194,7 +194,7 @@ extension HistoryClockTests {
     ] {
       #expect(harness.reply(bad).hasPrefix("ERR SYNTAX "))
     }
-    // Issue 44, item 20: `-` is what the history shows for a name it hides.
+    // `-` is what the history shows for a name it hides.
     #expect(harness.reply("CLIENT NAME -").contains("\"-\" alone"))
     #expect(harness.reply("client name " + String(repeating: "n", count: 64)) == "OK\n")
     #expect(harness.reply("CLIENT NAME web:::1") == "OK\n")
@@ -267,7 +267,7 @@ extension HistoryClockTests {
       harness.reply("HISTORY FROM 31")
         == "ERR GONE 1 is the oldest revision kept, and revision 31 is newer than the state's (30); SUBSCRIBE gets the state\n"
     )
-    // Issue 44, item 20: past any revision, the number sent is named, not a rounded one.
+    // Past any revision, the number sent is named, not a rounded one.
     #expect(
       harness.reply("HISTORY FROM 18446744073709551616")
         == "ERR SYNTAX revision 18446744073709551616 is out of range (at most 18446744073709551615): usage: HISTORY [n] | HISTORY FROM <rev>\n"
@@ -309,7 +309,7 @@ extension HistoryClockTests {
     #expect(off.send("SUBSCRIBE FROM 0").0 == "state 1 multi a\nOK 1\n")
   }
 
-  /// Issue 44, item 1: a long answer is made a part at a time, as the client reads: each part
+  /// A long answer is made a part at a time, as the client reads: each part
   /// holds about `partBytes`, the parts add up to the answer, and a change that went from the
   /// history before its part was made ends a `HISTORY` with ERR GONE, a replay with `.gone`.
   @Test func aLongAnswerIsMadeAPartAtATime() {

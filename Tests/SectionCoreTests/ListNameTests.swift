@@ -2,7 +2,7 @@ import Testing
 
 @testable import SectionCore
 
-/// The names of lists (issue 34): what a directory, a file, a unit instance and a bus name
+/// The names of lists: what a directory, a file, a unit instance and a bus name
 /// element all take unescaped.
 @Suite struct ListNameTests {
   @Test(arguments: ["a", "media", "status-bar", "kiosk_2", "a0", String(repeating: "z", count: 32)])

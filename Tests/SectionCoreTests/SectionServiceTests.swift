@@ -548,7 +548,7 @@ final class Harness {
   }
 }
 
-/// Issue 15: no reply may show a change before it is saved. While changes wait for the save,
+/// No reply may show a change before it is saved. While changes wait for the save,
 /// requests whose reply depends on the state are handed back (`.deferred`), untouched.
 @Suite struct SectionServiceUnsavedTests {
   @Test(arguments: ["LIST", "VIEW", "ITEMS 0", "MODE", "SUBSCRIBE", "RELOAD", "OPEN 0", "TOGGLE zz"])

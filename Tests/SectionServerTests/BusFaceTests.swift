@@ -19,7 +19,7 @@ import Testing
   }
 
   /// A Toggle on the bus and a TOGGLE on a socket that arrive in one loop turn are saved
-  /// once, together (issue 45, point 4): one journal group holds both changes, and each
+  /// once, together: one journal group holds both changes, and each
   /// answer (the bus's return, the socket's `OK`) names its own revision of that group. The
   /// caller's first call makes the daemon ask the bus who it is; the second, the one in the
   /// shared turn, is decided at once.

@@ -3,7 +3,7 @@ import Testing
 @testable import SectionCore
 @testable import SectionServer
 
-/// A connection's life as one transition function (issue 45, point 3): the table of
+/// A connection's life as one transition function: the table of
 /// `Connection.Life`, checked pair by pair, and the turn's bookkeeping left empty after a turn.
 /// `Life.next(on:)` answers nil for an illegal event; `Connection.handle` traps on that nil,
 /// which a test cannot watch without ending the test process, so the refusal is checked here.

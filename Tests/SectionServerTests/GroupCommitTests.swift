@@ -4,7 +4,7 @@ import Testing
 @testable import SectionServer
 
 /// The group commit, driven in this process: what a client is told, and what another one
-/// reads, is always what the state file holds (issue 45, point 4).
+/// reads, is always what the state file holds.
 ///
 /// The state file is looked at between loop iterations: that catches a reply or an event
 /// sent in the turn that made the change, before the turn's save. What is sent within the

@@ -1,4 +1,4 @@
-/// A long answer from the history, sent as the client reads it (issue 44): the `history` lines
+/// A long answer from the history, sent as the client reads it, so that its memory is bounded: the `history` lines
 /// of `HISTORY`, or the events `SUBSCRIBE FROM` replays. The server asks for the next part only
 /// once the connection's output has drained (`SectionService.continueStream`), so a client that
 /// does not read holds one part, not the whole history: 700 such clients asking for 100,000

@@ -1,5 +1,5 @@
 """Three sectiond sharing one list through an etcd lab (Tests/System/lib/etcd_lab.py): the
-harness of the fleet's suites (issue 46, docs/FLEET.md).
+harness of the fleet's suites (docs/FLEET.md).
 
     with EtcdLab(partition=True) as etcd, FleetLab(etcd) as fleet:
         fleet.hosts[0].request("TOGGLE 1")          # ["section 1 beta open 3 Beta", "OK 5"]

@@ -37,7 +37,7 @@ import time
 
 from fleet_lab import FleetError, event_revision
 
-# A reply waits at most 10 s for etcd (issue 46); the margin is for a loaded machine.
+# A reply waits at most 10 s for etcd (docs/FLEET.md, "Failures"); the margin is for a loaded machine.
 REPLY_TIMEOUT = 20.0
 SECTIONS = 4
 

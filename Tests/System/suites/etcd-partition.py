@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The etcd lab's partition mode (Tests/System/lib/etcd_lab.py) against etcd alone, before the
-fleet's suites rely on it (issue 46):
+fleet's suites rely on it:
 - isolating the leader: the other two elect a new leader and take writes within seconds, the
   isolated member refuses a request that asks for a leader ("no leader"), and after the heal it
   catches up (a serializable read there gives the majority's value);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fleet under concurrent changes and faults (issue 46, docs/FLEET.md): three sectiond on
+"""The fleet under concurrent changes and faults (docs/FLEET.md): three sectiond on
 three etcd members (Tests/System/lib/fleet_lab.py), clients changing the list on every host at
 once (lib/fleet_workload.py: what each client was told, checked against every host's history as
 Jepsen's Elle checks a version order).
@@ -58,7 +58,7 @@ ENTRY_LIMIT = 1 << 20
 # A group of about 1 MB reaches every host: 0.7-1.7 s with a debug build on a loaded 2-core machine
 # (8.9-18 s while the etcd client searched a watch's whole line again for every piece that came).
 BIG_GROUP_LIMIT = 5.0
-# issue 46: writes resume within 3 s of etcd's own recovery.
+# Writes resume within 3 s of etcd's own recovery (docs/FLEET-DESIGN.md, "Tests").
 RESUME_LIMIT = 3.0
 
 
