@@ -48,14 +48,18 @@ import Testing
       JSONRenderer.status(status).serialized()
         == #"{"daemon_version":"0.1.0","protocol":"1","socket":"/s","revision":9,"mode":"multi","sections":3,"#
         + #""open":1,"open_ids":["second"],"items":13,"visible_items":2,"daemon":"given","pid":null,"uid":null,"#
-        + #""systemd":null,"uptime_seconds":null,"config":null,"state":null,"clients":null,"subscribers":null,"list":null,"fleet":null}"#
+        + #""systemd":null,"uptime_seconds":null,"config":null,"state":null,"clients":null,"subscribers":null,"list":null,"access":null,"#
+        + #""fleet":null}"#
     )
     var facts = status
     facts.kind = .user
-    facts.facts = ["pid": "7", "systemd": "no", "config": "/c.json", "state": "-", "clients": "2"]
+    facts.facts = [
+      "pid": "7", "systemd": "no", "config": "/c.json", "state": "-", "clients": "2", "access": "operate",
+    ]
     let json = JSONRenderer.status(facts)
     #expect(
       json["daemon"] == .string("user") && json["pid"] == .integer(7) && json["systemd"] == .bool(false))
+    #expect(json["access"] == .string("operate"))
     #expect(json["config"] == .string("/c.json") && json["state"] == .null && json["clients"] == .integer(2))
     // A fleet's host says which host it is, through which member, and how far behind; and
     // every other fleet-* fact STATUS sent, by its name, a fact this sectionctl does not know

@@ -71,6 +71,9 @@ enum JSONRenderer {
       ("clients", fact(status.facts["clients"], number: true)),
       ("subscribers", fact(status.facts["subscribers"], number: true)),
       ("list", fact(status.facts["list"], number: false)),
+      // What this connection may do (read, operate, edit): null on the read-only socket,
+      // which does not say, and from a daemon older than the levels.
+      ("access", fact(status.facts["access"], number: false)),
       ("fleet", fleet(status.facts)),
     ])
   }
