@@ -49,6 +49,24 @@ import Testing
       ])
   }
 
+  /// The status line names the connection's level only when it is less than edit: a ui that
+  /// may do everything says `connected`, as it always has, and leaves the width to the socket.
+  @Test func theStatusLineNamesALevelBelowEdit() {
+    let state = Self.state([("a", false, 1)])
+    var model = ScreenModel(rows: 3, columns: 80)
+    let layout = model.layout(state)
+    var status = StatusBar(socket: "/s", link: .connected, readonly: false)
+    func line() -> String {
+      model.lines(state, layout: layout, status: status, style: unicode, showsHelp: false).map(
+        \.text
+      ).last ?? ""
+    }
+    status.level = .edit
+    #expect(line() == " multi  rev 1  connected  |  ? keys  q quit  |  /s")
+    status.level = .operate
+    #expect(line() == " multi  rev 1  connected (may operate)  |  ? keys  q quit  |  /s")
+  }
+
   @Test func theCursorStaysOnItsSectionWhenSectionsAboveOpen() {
     var state = Self.state([("a", false, 3), ("b", false, 1), ("c", false, 1)])
     var model = ScreenModel(rows: 10, columns: 40)

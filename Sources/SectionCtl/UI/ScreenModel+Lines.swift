@@ -82,8 +82,11 @@ extension ScreenModel {
     let link =
       switch status.link {
       case .connected:
+        // The level only when it is less than everything: the line is narrow, and a
+        // connection that may edit is what a ui has always been.
         status.readonly
-          ? "viewer (read-only)" : status.level.map { "connected (may \($0.rawValue))" } ?? "connected"
+          ? "viewer (read-only)"
+          : status.level.flatMap { $0 < .edit ? "connected (may \($0.rawValue))" : nil } ?? "connected"
       case .syncing: "connecting"
       case .disconnected: "disconnected, retrying"
       }
