@@ -58,6 +58,10 @@ else
   control="$dir/control.sock" readonly="$dir/readonly.sock"
   access=()
   if [ "${WEB_OPERATE:-0}" = 1 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+      echo "web.sh: WEB_OPERATE=1 grants the operate level to you, the page's bridge; root always edits (sectiond(8), ACCESS): run make web as another user" >&2
+      exit 2
+    fi
     echo "user $(id -u) operate" >"$dir/access.conf"
     access=(--access "$dir/access.conf")
   fi

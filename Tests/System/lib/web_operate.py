@@ -7,20 +7,47 @@ Tests/System/suites/web.py with the browser the other checks use; the daemons ar
 """
 
 import os
+import shutil
 
 import sdlib
-from web_lib import Websocketd, check, header, load, page, page_request, settled, Subscriber
+from web_lib import ROOT, SECTIONCTL, Websocketd, check, header, load, page, page_request, settled, Subscriber
 from web_socket import handshake, ws_request
 
 CONFIG = '{"sections":[{"id":"one","title":"One","items":["a"]},{"id":"two","title":"Two","items":["b"]}]}'
 
 
+# Root always edits (an access rule cannot lower it), so run as root the bridge runs as nobody,
+# as sectiond-web.service runs it as a user of its own; as another user, as that user.
+BRIDGE_UID = 65534 if os.getuid() == 0 else os.getuid()
+
+
 def leveled_daemon(directory, level):
-    """A daemon whose control socket gives this process's user (the bridge's) `level`."""
+    """A daemon whose control socket gives the bridge's user `level`."""
     os.makedirs(directory, mode=0o755)
     daemon = sdlib.Daemon(CONFIG, directory=directory)
-    daemon.args += ["--access", daemon.write("access.conf", f"user {os.getuid()} {level}\n")]
-    return daemon.start()
+    daemon.args += ["--access", daemon.write("access.conf", f"user {BRIDGE_UID} {level}\n")]
+    daemon.start()
+    if BRIDGE_UID != os.getuid():
+        # The kernel's check of who may connect is not what these checks are about: nobody may.
+        os.chmod(daemon.socket, 0o666)
+    return daemon
+
+
+def bridge_for(directory, name, daemon):
+    """websocketd as the unit runs it, on `daemon`'s control socket, as BRIDGE_UID: from copies of
+    the page and sectionctl in `directory` when that is another user, who may not reach the
+    checkout's."""
+    bridge = Websocketd(directory, name, ["--socket", daemon.socket])
+    if BRIDGE_UID != os.getuid():
+        web, sectionctl = os.path.join(directory, "web"), os.path.join(directory, "sectionctl")
+        if not os.path.exists(web):
+            shutil.copytree(os.path.join(ROOT, "web"), web)
+            shutil.copy2(SECTIONCTL, sectionctl)
+            os.chmod(directory, 0o755)
+        bridge.command = ["setpriv", f"--reuid={BRIDGE_UID}", f"--regid={BRIDGE_UID}", "--clear-groups", "--"] + [
+            {SECTIONCTL: sectionctl}.get(word, word.replace(os.path.join(ROOT, "web"), web))
+            for word in bridge.command]
+    return bridge.start()
 
 
 def operate_checks(context):
@@ -30,7 +57,7 @@ def operate_checks(context):
     reader = sdlib.Client(daemon.readonly_socket, timeout=10)
     subscriber = Subscriber(daemon.readonly_socket)
     try:
-        bridge = Websocketd(context.directory, "operate", ["--socket", daemon.socket]).start()
+        bridge = bridge_for(context.directory, "operate", daemon)
         loaded = load(driver, bridge.url, 15)
         shown = page(driver)
         check(loaded and not settled(driver, reader) and not shown["readonlyNote"]
@@ -68,7 +95,7 @@ def operate_checks(context):
     bridge = None
     reader = sdlib.Client(daemon.readonly_socket, timeout=10)
     try:
-        bridge = Websocketd(context.directory, "read-level", ["--socket", daemon.socket]).start()
+        bridge = bridge_for(context.directory, "read-level", daemon)
         loaded = load(driver, bridge.url, 15)
         settled(driver, reader)
         shown = page(driver)
