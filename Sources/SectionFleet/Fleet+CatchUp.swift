@@ -10,7 +10,7 @@ extension Fleet {
   /// it; again until the head is reached. `proposal`: a commit whose outcome is unknown, which
   /// may be the first entry.
   func catchUp(after proposal: Proposal? = nil) {
-    if proposal == nil { phase = .catchingUp }
+    if proposal == nil { handle(.catchUp) }
     // After a commit whose outcome is unknown, from the revision before its group.
     let applied = proposal?.base ?? server.service.model.revision
     let txn = Txn(
@@ -48,7 +48,7 @@ extension Fleet {
           // etcd is known down (the poll lifts it), instead of waiting for a catch-up that
           // may not come before etcd answers again: a change is never held past its bound.
           server.service.changeRefusal = unavailable(error)
-          phase = .idle
+          handle(.caughtUp)
           server.fleetCaughtUp()
           // The poll pauses while a key is damaged: its retry goes on.
           if damage != nil { later(after: damageDelay) { [unowned self] in catchUp() } }
@@ -81,7 +81,7 @@ extension Fleet {
         // The log was trimmed past what is applied (the head's snapshot revision may be older
         // than a snapshot in pieces written since): only the snapshot can help, if it reaches
         // past what is applied.
-        if pending != nil { server.fleetRetry() }
+        if pending != nil { notCommittedInCatchUp() }
         return adoptSnapshot(missing: logKey(server.service.model.revision + 1))
       case .damaged(let problem):
         return halt(at: entry.key, problem, unknown: pending) { [unowned self] in catchUp() }
@@ -91,7 +91,7 @@ extension Fleet {
       // The head moved without an entry after ours (another host's fence): the group was not
       // committed, and can never be now.
       pending = nil
-      server.fleetRetry()
+      notCommittedInCatchUp()
     }
     let applied = server.service.model.revision
     if applied >= revision {
@@ -131,13 +131,18 @@ extension Fleet {
     return .success((head, revision, snapshot))
   }
   func finishCatchUp(_ proposal: Proposal?) {
-    if let proposal {
-      // Still unknown: the head did not reach past it.
-      phase = .committing(proposal)
-      return
-    }
-    phase = .idle
+    // Still unknown (the head did not reach past it): the phase stays the commit's.
+    guard proposal == nil else { return }
+    handle(.caughtUp)
     server.fleetCaughtUp()
+  }
+
+  /// The catch-up after a fence found the group not committed (another host's entry in its
+  /// place, or a head that moved without one): its requests run again on the newer state
+  /// once the catch-up is through.
+  func notCommittedInCatchUp() {
+    handle(.notCommitted(inCatchUp: true))
+    server.fleetRetry()
   }
 
   /// What became of one log entry (`apply`).
@@ -171,12 +176,10 @@ extension Fleet {
       if revision <= proposal.base { return .applied }
       ownCommit = nil
       if decoded.commit == proposal.commit {
-        headRevision = entry.modRevision
-        server.fleetCommitted()
-        if proposal.reload { reloadedHere(at: revision) }
+        committed(proposal, at: entry.modRevision, by: .catchUp)
         return .applied
       }
-      server.fleetRetry()
+      notCommittedInCatchUp()
     }
     let applied = server.service.model.revision
     if revision <= applied { return .applied }

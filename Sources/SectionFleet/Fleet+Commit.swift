@@ -14,20 +14,20 @@ extension Fleet {
       case .success(let answer) where answer.succeeded:
         let pointer: RangeResponse? =
           if case .range(let range)? = answer.responses.last { range } else { nil }
-        committed(proposal, at: answer.header.revision, pointer: pointer)
+        committed(proposal, at: answer.header.revision, by: .answer, pointer: pointer)
       case .success:
         contact()
-        phase = .idle
+        handle(.notCommitted(inCatchUp: false))
         server.fleetRetry()
         catchUp()
       case .failure(let error) where error.kind == .tooLarge:
         contact()
-        phase = .idle
+        handle(.notCommitted(inCatchUp: false))
         server.fleetRefused(
           ProtocolError(.limit, "etcd refused the group as too large (\(error.detail)); nothing was applied"))
       case .failure(let error) where error.kind == .noSpace:
         // etcd answered: it will not take the group until an operator frees room.
-        phase = .idle
+        handle(.notCommitted(inCatchUp: false))
         server.fleetRefused(refusedForSpace(error))
       case .failure(let error) where error.outcomeUnknown:
         failed(error)
@@ -41,30 +41,32 @@ extension Fleet {
 
   /// Whether `proposal` is the commit under way: an answer about one that is not (its entry
   /// came back in the watch before the answer) is stale.
-  func awaits(_ proposal: Proposal) -> Bool {
-    if case .committing(let current) = phase { return current.commit == proposal.commit }
-    return false
-  }
+  func awaits(_ proposal: Proposal) -> Bool { phase.awaits(proposal) }
 
-  /// etcd committed the group at `revision`, as the txn's answer says or, often sooner, the
-  /// watch, which sends the entry back before the answer comes (`skipsOwn`). `pointer`: the
-  /// txn's read of the snapshot's pointer, when the state is to be written in pieces (only the
-  /// answer has it).
-  func committed(_ proposal: Proposal, at revision: Int64, pointer: RangeResponse? = nil) {
+  /// etcd committed the group, its entry's mod revision `revision`: the one path of a commit,
+  /// whichever signal came first. The txn's answer says so or, often sooner, the watch, which
+  /// sends the entry back before the answer comes (`skipsOwn`); after a fence, the catch-up
+  /// finds the entry in the log (`apply`), and goes on reading it. `pointer`: the txn's read
+  /// of the snapshot's pointer, when the state is to be written in pieces (only the answer
+  /// has it).
+  func committed(
+    _ proposal: Proposal, at revision: Int64, by signal: Phase.Signal, pointer: RangeResponse? = nil
+  ) {
     contact()
     roomAgain()
     headRevision = revision
-    if proposal.snapshot != snapshotRevision {
+    // A catch-up read the head, and its snapshot revision, already: never one back.
+    if proposal.snapshot > snapshotRevision {
       snapshotKnown(proposal.snapshot, bytes: 0)
       compactHistory(before: revision)
+      snapshotRevision = proposal.snapshot
     }
     logBytesSinceSnapshot += proposal.entryBytes
-    snapshotRevision = proposal.snapshot
-    phase = .idle
+    handle(.committed(by: signal))
     server.fleetCommitted()
     if proposal.reload { reloadedHere(at: proposal.revision) }
     if let pieces = proposal.pieces, let pointer { writeSnapshot(pieces, replacing: pointer.kvs.first) }
-    catchUpIfBehind()
+    if signal != .catchUp { catchUpIfBehind() }
   }
 
   /// This host's RELOAD is committed: it replaced the list on every host, which its log says
@@ -89,12 +91,12 @@ extension Fleet {
       case .success(let answer) where answer.succeeded:
         contact()
         headRevision = answer.header.revision
-        phase = .idle
+        handle(.notCommitted(inCatchUp: false))
         server.fleetRetry()
       case .success:
         contact()
-        // The head moved: ours, or another host's. `apply` tells them apart by the commit id.
-        phase = .committing(proposal)
+        // The head moved: ours, or another host's. `apply` tells them apart by the commit id,
+        // the phase still the commit's.
         catchUp(after: proposal)
       case .failure(let error):
         failed(error)
@@ -110,7 +112,7 @@ extension Fleet {
   ) {
     // Only an attempt that can end before the deadline: a change is never held past it.
     guard monotonicMicroseconds() + Fleet.retryDelay + Fleet.attemptTimeout < proposal.deadline else {
-      phase = .idle
+      handle(.notCommitted(inCatchUp: false))
       let note =
         error.outcomeUnknown || mayBeApplied
         ? "; the change may have been applied (its outcome is unknown)" : "; nothing was applied"

@@ -40,7 +40,7 @@ extension Fleet {
       // them with this; once it has, the refusal says this instead.
       if server.service.changeRefusal != nil { server.service.changeRefusal = damageRefusal(at: applied) }
     } else {
-      phase = .idle
+      handle(.halted)
       server.service.changeRefusal = damageRefusal(at: applied)
       if unknown != nil { server.fleetRetry() } else { server.fleetCaughtUp() }
     }

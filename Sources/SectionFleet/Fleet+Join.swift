@@ -133,7 +133,7 @@ extension Fleet {
   /// `missing`: the log key a catch-up needed and did not find; a snapshot that does not reach
   /// past it cannot help, and the key is what is wrong (read again by a catch-up).
   func adoptSnapshot(joining: Bool = false, missing: [UInt8]? = nil) {
-    phase = joining ? .joining : .catchingUp
+    handle(joining ? .join : .readSnapshot)
     let txn = Txn(
       compare: [], success: [.range(RangeRequest(key: headKey)), .range(RangeRequest(key: snapshotKey))])
     client.txn(txn) { [unowned self] result in
@@ -187,7 +187,6 @@ extension Fleet {
               "fleet: loaded the fleet's state at revision \(state.revision) (\(bytes.count) bytes, \((monotonicMicroseconds() - started) / 1000) ms)"
             )
             if joining { joined() }
-            phase = .catchingUp
             catchUp()
           }
         }
@@ -205,7 +204,7 @@ extension Fleet {
   func joined() {
     server.service.changeRefusal = nil
     server.markFleet(fleetID, prefix: options.prefix)
-    if case .joining = phase { phase = .idle }
+    handle(.joined)
     joinTimer?.cancel()
     joinTimer = nil
     startWatch()
@@ -278,7 +277,7 @@ extension Fleet {
     guard underWay != nil || own.revision <= server.service.model.revision else { return false }
     seenRevision = max(seenRevision, own.revision)
     if let proposal = underWay, proposal.pieces == nil {
-      committed(proposal, at: revision)  // which also notes the contact and catches up if behind
+      committed(proposal, at: revision, by: .ownEntry)  // which also notes the contact and catches up if behind
     } else {
       contact()
       catchUpIfBehind()

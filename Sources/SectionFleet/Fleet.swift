@@ -54,17 +54,8 @@ package final class Fleet: FleetAgent {
     let commit: String
   }
 
-  enum Phase {
-    /// Reading the head, seeding or adopting the fleet's list: changes are refused.
-    case joining
-    case idle
-    /// A group's txn (or the fence after one whose outcome is unknown) is under way.
-    case committing(Proposal)
-    /// Reading and applying what other hosts committed.
-    case catchingUp
-  }
-
-  struct Proposal {
+  /// Equal when their commit ids are, which are unique: one commit's proposal.
+  struct Proposal: Equatable, CustomStringConvertible {
     let commit: String
     /// The revision applied before the group, and the group's own (its last change's).
     let base: UInt64
@@ -82,18 +73,30 @@ package final class Fleet: FleetAgent {
     let deadline: UInt64
     /// Whether the group is a RELOAD, which replaces the list on every host once committed.
     let reload: Bool
+
+    static func == (a: Proposal, b: Proposal) -> Bool { a.commit == b.commit }
+    var description: String { "the commit \(commit) of revision \(revision)" }
   }
 
-  /// Changes wait (the service is sealed) whenever a commit or a catch-up is under way.
-  var phase = Phase.joining {
-    didSet {
-      guard case .idle = phase else {
-        server.service.sealed = true
-        return
-      }
-      server.service.sealed = server.stopRequested
+  /// Set only by `handle(_:)`, through the phase's transition function (`Fleet+Phase`).
+  private(set) var phase = Phase.joining
+
+  /// Applies `event` to the phase: the one place the phase changes. An illegal event is a
+  /// mistake in the fleet's code, not in anything etcd or a client sent: it stops the daemon
+  /// with both named, rather than leaving a host that waits for an outcome that never comes.
+  func handle(_ event: Phase.Event) {
+    guard let next = phase.next(on: event) else {
+      preconditionFailure("fleet: \(event) is illegal in phase \(phase)")
     }
+    phase = next
+    // Changes wait (the service is sealed) whenever a commit or a catch-up is under way.
+    guard case .idle = next else {
+      server.service.sealed = true
+      return
+    }
+    server.service.sealed = server.stopRequested
   }
+
   var watch: Watch?
   /// Every `pollInterval`: the head read linearizably, which finds a frozen member or a watch
   /// that went quiet, and catches up what the watch missed.
@@ -304,7 +307,7 @@ package final class Fleet: FleetAgent {
   /// Changes wait for the join as for a commit (the service is sealed), within the same bound
   /// (`joinBoundPassed`); systemd hears READY=1 once the host has joined (`announceReady`).
   package func start() throws {
-    phase = .joining
+    handle(.join)
     joinTimer = try server.loop.timer(after: Fleet.commitTimeout) { [unowned self] in joinBoundPassed() }
     poller = try server.loop.timer(after: Fleet.pollInterval) { [unowned self] in self.poll() }
     retryTimer = try server.loop.timer(after: 1 << 40) { [unowned self] in
@@ -389,7 +392,7 @@ package final class Fleet: FleetAgent {
       commit: commit, base: base, revision: group.revision, txn: txn, snapshot: snapshot, pieces: pieces,
       entryBytes: entry.count,
       deadline: monotonicMicroseconds() + Fleet.commitTimeout, reload: group.needsSnapshot)
-    phase = .committing(proposal)
+    handle(.propose(proposal))
     send(proposal)
     return nil
   }
