@@ -93,6 +93,12 @@ let package = Package(
     .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"], linkerSettings: [bindNow]),
     // The bench's load generator on SectionClient (bench/bench.py's client_* scenarios).
     .executableTarget(name: "client-load", dependencies: ["SectionClient", "Posix"], swiftSettings: hotPath),
+    // SectionShared's rules on their own: names, ids, socket paths, the history's time, JSON.
+    .testTarget(name: "SectionSharedTests", dependencies: ["SectionShared"]),
+    // The wrappers' own logic without privileges: EINTR and EAGAIN, errors naming the call,
+    // file and socket-directory checks; sd-event's sources.
+    .testTarget(name: "PosixTests", dependencies: ["Posix"]),
+    .testTarget(name: "SystemdTests", dependencies: ["Systemd", "Posix"]),
     .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore"]),
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl", "SectionClient"]),
     .testTarget(name: "SectionClientTests", dependencies: ["SectionClient"]),

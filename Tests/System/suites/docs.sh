@@ -221,6 +221,18 @@ for page in "$root"/docs/* "$root"/man/* "$root/CONTRIBUTING.md"; do
   says "docs/README.md names $name" "$(cat "$index" 2>/dev/null)" "$name"
 done
 
+# CONTRIBUTING.md's Layout names every folder of SectionServer and every SwiftPM test target,
+# so that a folder or a target added without a line there is found here.
+contributing="$(cat "$root/CONTRIBUTING.md")"
+for folder in "$root"/Sources/SectionServer/*/; do
+  folder="Sources/SectionServer/$(basename "$folder")"
+  says "CONTRIBUTING.md's Layout names $folder" "$contributing" "\`$folder\`"
+done
+for target in "$root"/Tests/*Tests/; do
+  target="$(basename "$target")"
+  says "CONTRIBUTING.md's Layout names the test target $target" "$contributing" "\`$target\`"
+done
+
 # Pages for readers carry no account of how the work was done: no tracker numbers ("issue 46",
 # "#46"; a sample item's "pull request #42" is content), no commit hashes, no branch or session
 # names.

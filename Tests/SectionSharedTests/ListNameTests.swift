@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SectionCore
+@testable import SectionShared
 
 /// The names of lists: what a directory, a file, a unit instance and a bus name
 /// element all take unescaped.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SectionCore
+@testable import SectionShared
 
 @Suite struct JSONParseTests {
   func parse(_ text: String) throws -> JSON { try JSON.parse(Array(text.utf8)) }
