@@ -103,8 +103,8 @@ extension ScreenModel {
       highlighted: true)
   }
 
-  /// The key list `?` shows in place of the accordion.
-  /// The key list; with `level`, only the keys a connection of that level may use.
+  /// The key list `?` shows in place of the accordion; with `level`, only the keys a connection
+  /// of that level may use.
   static func help(unicode: Bool, level: AccessLevel? = nil) -> [String] {
     let all: [(String, String, AccessLevel?)] = [
       ("\(unicode ? "↑ ↓" : "Up Down")  k j", "move the cursor", nil),
