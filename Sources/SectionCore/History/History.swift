@@ -63,19 +63,14 @@ public struct History {
     for (lineRevision, line) in kept.reversed() {
       var words = Words(line)
       _ = words.next()
-      guard
-        let time = words.next().flatMap({ HistoryClock.milliseconds(of: String(decoding: $0, as: UTF8.self)) }
-        ),
-        let via = words.next(), let uid = words.next(), let pid = words.next(), let name = words.next(),
-        let event = words.rest()
-      else {
+      guard let saved = SavedAuthor(&words, of: line), let event = words.rest() else {
         removeAll()
         continue
       }
-      let who = line[via.startIndex..<name.endIndex]
-      let author = known[who] ?? Author(rendered: Array(who), via: via, uid: uid, pid: pid, name: name)
-      known[who] = author
-      append(revision: lineRevision, time: time, author: author, event: [UInt8(ascii: "!")] + event + [0x0A])
+      let author = known[saved.who] ?? Author(saved)
+      known[saved.who] = author
+      append(
+        revision: lineRevision, time: saved.time, author: author, event: [UInt8(ascii: "!")] + event + [0x0A])
     }
   }
 

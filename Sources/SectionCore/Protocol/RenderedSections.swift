@@ -124,14 +124,9 @@ final class RenderedSections {
     }
   }
 
-  /// Appends `!opened <rev> <index> <id>` or `!closed ...`, with its LF.
-  func appendEvent(opened: Bool, revision: UInt64, index: Int, to buffer: inout TextWriter) {
-    buffer.append(opened ? "!opened " : "!closed ")
-    buffer.appendDecimal(revision)
-    buffer.append(" ")
-    buffer.appendDecimal(index)
+  /// Appends the id of the section at `index`, a space before it: what its event names it by.
+  func appendID(_ index: Int, to buffer: inout TextWriter) {
     buffer.append(contentsOf: pieces[index].id)
-    buffer.append("\n")
   }
 
   /// The HELP reply.
