@@ -6,22 +6,12 @@ extension Change {
   /// index as the change left it (live, from the pre-rendered pieces: a TOGGLE copies no id).
   @inline(__always)
   func appendEvent(to buffer: inout TextWriter, appendID: (Int, inout TextWriter) -> Void) {
-    func head(_ name: StaticString, _ revision: UInt64, _ index: Int) {
-      buffer.append(name)
-      buffer.appendDecimal(revision)
-      buffer.append(" ")
-      buffer.appendDecimal(index)
-    }
-    func word(_ id: String) {
-      buffer.append(" ")
-      buffer.append(utf8: id)
-    }
     switch self {
     case .opened(let revision, let index):
-      head("!opened ", revision, index)
+      buffer.appendChangeHead("!opened ", revision, index)
       appendID(index, &buffer)
     case .closed(let revision, let index, _):
-      head("!closed ", revision, index)
+      buffer.appendChangeHead("!closed ", revision, index)
       appendID(index, &buffer)
     case .mode(let revision, let mode):
       buffer.append("!mode ")
@@ -32,24 +22,22 @@ extension Change {
       buffer.append("!reload ")
       buffer.appendDecimal(revision)
     case .inserted(let revision, let index, let section):
-      head("!inserted ", revision, index)
-      word(section.id)
+      buffer.appendChangeHead("!inserted ", revision, index)
+      buffer.appendWord(section.id)
     case .deleted(let revision, let index, let section, _):
-      head("!deleted ", revision, index)
-      word(section.id)
+      buffer.appendChangeHead("!deleted ", revision, index)
+      buffer.appendWord(section.id)
     case .moved(let revision, let from, let to, let id):
-      head("!moved ", revision, from)
-      buffer.append(" ")
-      buffer.appendDecimal(to)
-      word(id)
+      buffer.appendChangeHead("!moved ", revision, from)
+      buffer.appendNumber(to)
+      buffer.appendWord(id)
     case .renamed(let revision, let index, let id, _, _):
-      head("!renamed ", revision, index)
-      word(id)
+      buffer.appendChangeHead("!renamed ", revision, index)
+      buffer.appendWord(id)
     case .items(let revision, let index, let id, _, let count, _):
-      head("!items ", revision, index)
-      word(id)
-      buffer.append(" ")
-      buffer.appendDecimal(count)
+      buffer.appendChangeHead("!items ", revision, index)
+      buffer.appendWord(id)
+      buffer.appendNumber(count)
     }
     buffer.append("\n")
   }

@@ -26,24 +26,9 @@ public enum Journal {
   }
 
   static func append(_ change: Change, to buffer: inout TextWriter) {
-    func head(_ name: StaticString, _ revision: UInt64, _ index: Int) {
-      buffer.append(name)
-      buffer.append(" ")
-      buffer.appendDecimal(revision)
-      buffer.append(" ")
-      buffer.appendDecimal(index)
-    }
-    func word(_ text: String) {
-      buffer.append(" ")
-      buffer.append(utf8: text)
-    }
-    func number(_ value: Int) {
-      buffer.append(" ")
-      buffer.appendDecimal(value)
-    }
     switch change {
-    case .opened(let revision, let index): head("open", revision, index)
-    case .closed(let revision, let index, _): head("close", revision, index)
+    case .opened(let revision, let index): buffer.appendChangeHead("open ", revision, index)
+    case .closed(let revision, let index, _): buffer.appendChangeHead("close ", revision, index)
     case .mode(let revision, let mode):
       buffer.append("mode ")
       buffer.appendDecimal(revision)
@@ -51,40 +36,40 @@ public enum Journal {
       buffer.append(mode.word)
     case .reloaded: preconditionFailure("a reload is saved as a whole state")
     case .inserted(let revision, let index, let section):
-      head("insert", revision, index)
-      word(section.id)
-      word(section.title)
+      buffer.appendChangeHead("insert ", revision, index)
+      buffer.appendWord(section.id)
+      buffer.appendWord(section.title)
     case .deleted(let revision, let index, let section, _):
-      head("delete", revision, index)
-      word(section.id)
+      buffer.appendChangeHead("delete ", revision, index)
+      buffer.appendWord(section.id)
     case .moved(let revision, let from, let to, let id):
-      head("move", revision, from)
-      number(to)
-      word(id)
+      buffer.appendChangeHead("move ", revision, from)
+      buffer.appendNumber(to)
+      buffer.appendWord(id)
     case .renamed(let revision, let index, let id, let title, _):
-      head("rename", revision, index)
-      word(id)
-      word(title)
+      buffer.appendChangeHead("rename ", revision, index)
+      buffer.appendWord(id)
+      buffer.appendWord(title)
     case .items(let revision, let index, let id, let edit, let count, _):
-      head("items", revision, index)
-      word(id)
-      number(count)
+      buffer.appendChangeHead("items ", revision, index)
+      buffer.appendWord(id)
+      buffer.appendNumber(count)
       switch edit {
       case .insert(let position, let text):
         buffer.append(" insert")
-        number(position)
-        word(text)
+        buffer.appendNumber(position)
+        buffer.appendWord(text)
       case .delete(let position):
         buffer.append(" delete")
-        number(position)
+        buffer.appendNumber(position)
       case .move(let from, let to):
         buffer.append(" move")
-        number(from)
-        number(to)
+        buffer.appendNumber(from)
+        buffer.appendNumber(to)
       case .set(let position, let text):
         buffer.append(" set")
-        number(position)
-        word(text)
+        buffer.appendNumber(position)
+        buffer.appendWord(text)
       }
     }
     buffer.append("\n")
