@@ -239,14 +239,16 @@ extension HistoryClockTests {
     let first = try #require(answer.changes.first)
     var clock = HistoryClock()
     #expect(clock.string(milliseconds: first.time) == "2026-12-03T20:21:07.123Z")
-    #expect(first.via == .socket && first.uid == 1000 && first.pid == 4242)
-    #expect(first.name == Array("waybar".utf8) && Array(first.event) == Array("opened 1 0 a".utf8))
+    #expect(first.who.via == .socket && first.who.uid == 1000 && first.who.pid == 4242)
+    #expect(first.who.name == Array("waybar".utf8) && Array(first.event) == Array("opened 1 0 a".utf8))
     #expect(try changes(.history(last: 1)).get().changes.map(\.revision) == [2])
     #expect(
       try changes(.historyFrom(1)).get().changes.map { Array($0.event) } == [Array("opened 2 1 b".utf8)])
     #expect(try changes(.historyFrom(2)).get().changes.isEmpty)
     let blanked = try #require(try changes(.history(last: 1), .readOnly).get().changes.first)
-    #expect(blanked.uid == nil && blanked.pid == nil && blanked.name.isEmpty && blanked.via == .socket)
+    #expect(
+      blanked.who.uid == nil && blanked.who.pid == nil && blanked.who.name.isEmpty
+        && blanked.who.via == .socket)
     #expect(throws: ProtocolError.self) { try changes(.historyFrom(3)).get() }
     _ = harness.send("TOGGLE a")
     #expect(try changes(.history(last: 20)).get().outcome == .deferred)
