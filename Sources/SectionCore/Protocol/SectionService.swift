@@ -430,7 +430,7 @@ public final class SectionService {
       rendered.apply(change)
       let eventStart = pendingEvents.count
       pendingEvents.appendText { text in
-        change.appendEvent(to: &text) { rendered.appendID($0, to: &$1) }
+        change.appendEvent(to: &text, ids: rendered)
       }
       if case .reloaded = change {
         needsSnapshot = true

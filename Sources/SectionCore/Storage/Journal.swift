@@ -339,12 +339,7 @@ extension SavedState {
         }
         if let author = authors[change.revision] {
           var event: [UInt8] = []
-          event.appendText { text in
-            change.appendEvent(to: &text) { index, text in
-              text.append(" ")
-              text.append(utf8: model.sections[index].id)
-            }
-          }
+          event.appendText { change.appendEvent(to: &$0, ids: model) }
           // A history line has the event's words, without `!` and LF.
           lines.append(
             Array("\(change.revision) ".utf8) + author.text + [0x20] + event.dropFirst().dropLast())
