@@ -269,19 +269,33 @@ public struct History {
     let record = record(position)
     let author = authors[Int(record.author)]
     buffer.appendText { line in
-      line.appendDecimal(record.revision)
-      line.append(" ")
-      clock.append(milliseconds: record.time, to: &line)
-      line.append(" ")
-      if blankingWho {
-        line.append(utf8: author.via.rawValue)
-        line.append(" - - -")
-      } else {
-        line.append(contentsOf: author.who(processName))
-      }
-      line.append(" ")
-      line.append(
-        contentsOf: text[(record.events.lowerBound - dropped + 1)..<(record.events.upperBound - dropped)])
+      History.appendLine(
+        revision: record.revision,
+        author: { line in
+          clock.append(milliseconds: record.time, to: &line)
+          line.append(" ")
+          if blankingWho {
+            line.append(utf8: author.via.rawValue)
+            line.append(" - - -")
+          } else {
+            line.append(contentsOf: author.who(processName))
+          }
+        }, event: text[(record.events.lowerBound - dropped)..<(record.events.upperBound - dropped)], to: &line
+      )
     }
+  }
+
+  /// Appends a history line, `<rev> <time> <via> <uid> <pid> <name> <event>` and LF (the one
+  /// place one is written, from the ring or replayed from the journal; `init(capacity:lines:
+  /// revision:)` reads it): `author` appends `<time>` to `<name>`, and `event` is the event
+  /// as subscribers got it, `!` and LF included.
+  static func appendLine(
+    revision: UInt64, author: (inout TextWriter) -> Void, event: ArraySlice<UInt8>, to line: inout TextWriter
+  ) {
+    line.appendDecimal(revision)
+    line.append(" ")
+    author(&line)
+    line.append(" ")
+    line.append(contentsOf: event.dropFirst())
   }
 }

@@ -340,9 +340,15 @@ extension SavedState {
         if let author = authors[change.revision] {
           var event: [UInt8] = []
           event.appendText { change.appendEvent(to: &$0, ids: model) }
-          // A history line has the event's words, without `!` and LF.
-          lines.append(
-            Array("\(change.revision) ".utf8) + author.text + [0x20] + event.dropFirst().dropLast())
+          var line: [UInt8] = []
+          line.appendText { line in
+            History.appendLine(
+              revision: change.revision, author: { $0.append(contentsOf: author.text) }, event: event[...],
+              to: &line)
+          }
+          // The state file keeps its lines without LF.
+          line.removeLast()
+          lines.append(line)
         }
       }
       guard model.revision == group.revision else {
