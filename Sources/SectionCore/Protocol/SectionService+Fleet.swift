@@ -6,11 +6,11 @@ import SectionShared
 /// joins or fell too far behind. Both happen between commits, never beside unsaved changes.
 extension SectionService {
   /// Applies the changes of a group another host committed, with who made each (`authors`, by
-  /// revision, as the journal's `by` lines have them). They
-  /// become this host's unsaved group, which the server saves and hands on as any other
-  /// (`commit`). Throws, changing nothing, when they do not apply here: the host's state is not
-  /// the one the group followed. A change without an author (written by a host that did not
-  /// journal them) is shown as made through `host`, the host the entry names, not as this one's.
+  /// revision, as the journal's `by` lines have them). They become this host's unsaved group,
+  /// which the server saves and hands on as any other (`commit`). Throws, changing nothing,
+  /// when they do not apply here: the host's state is not the one the group followed. A change
+  /// without an author (written by a host that did not journal them, or whose `by` line does not
+  /// read) is shown as made through `host`, the host the entry names, not as this one's.
   public func applyRemote(_ changes: [Change], authors: [UInt64: SavedAuthor], through host: [UInt8]? = nil)
     throws(ProtocolError)
   {
