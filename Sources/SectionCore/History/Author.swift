@@ -57,7 +57,7 @@ public final class Author {
     pid = saved.pid
     name = nil
     rendered = Array(saved.who)
-    shown = saved.shownName
+    shown = Array(saved.shownName)
   }
 
   /// Whether it is the author read back from a history line that says `who`.
@@ -114,15 +114,21 @@ public struct SavedAuthor: Equatable {
   let via: Author.Via
   let uid: UInt32?
   let pid: Int32?
-  /// The name as the line shows it; empty for `-`.
-  let shownName: [UInt8]
-  /// The words as read, `<time>` to `<name>`.
+  /// The words as read, `<time>` to `<name>`: one copy of a line's bytes, the parts below
+  /// being ranges of it (a fleet host reads one for each run of another host's changes).
   let text: [UInt8]
-  /// Where `<via>` begins in `text`.
+  /// Where `<via>` and `<name>` begin in `text`.
   private let whoStart: Int
+  private let nameStart: Int
 
   /// `<via> <uid> <pid> <name>`, as `Author.who` renders it.
   var who: ArraySlice<UInt8> { text[whoStart...] }
+
+  /// The name as the line shows it; empty for `-`.
+  var shownName: ArraySlice<UInt8> {
+    let name = text[nameStart...]
+    return name.elementsEqual("-".utf8) ? [] : name
+  }
 
   /// Reads the five words from `words`, words of `line`, leaving what follows them (a history
   /// line's event); nil when they are not there or the time does not read.
@@ -135,9 +141,9 @@ public struct SavedAuthor: Equatable {
     self.via = Author.Via(rawValue: String(decoding: via, as: UTF8.self)) ?? .socket
     self.uid = RequestParser.number(uid).flatMap { UInt32(exactly: $0) }
     self.pid = RequestParser.number(pid).flatMap { Int32(exactly: $0) }
-    shownName = name.elementsEqual("-".utf8) ? [] : Array(name)
     text = Array(line[timeWord.startIndex..<name.endIndex])
     whoStart = via.startIndex - timeWord.startIndex
+    nameStart = name.startIndex - timeWord.startIndex
   }
 
   public static func == (left: SavedAuthor, right: SavedAuthor) -> Bool { left.text == right.text }
