@@ -171,7 +171,8 @@ import Testing
     let entry = try ship(alpha, to: beta)
     guard case .changes(_, let authors) = entry.body else { return }
     #expect(
-      authors[1].map { String(decoding: $0, as: UTF8.self).hasSuffix("socket 1000 4242 kiosk@alpha") } == true
+      authors[1].map { String(decoding: $0.text, as: UTF8.self).hasSuffix("socket 1000 4242 kiosk@alpha") }
+        == true
     )
     beta.service.commit { _ in }
     let unknown = try FleetEntry.decode(
@@ -237,6 +238,7 @@ import Testing
     let entry = try FleetEntry.decode(Array(text.utf8))
     #expect(entry.revision == 2 && entry.host == "alpha" && entry.commit == "b.1")
     guard case .changes(let changes, let authors) = entry.body else { return }
-    #expect(changes.count == 2 && authors[1] == Array("2026-12-05T00:00:00.000Z socket 0 42 ctl@alpha".utf8))
+    #expect(
+      changes.count == 2 && authors[1]?.text == Array("2026-12-05T00:00:00.000Z socket 0 42 ctl@alpha".utf8))
   }
 }

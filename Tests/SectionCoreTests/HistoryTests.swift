@@ -239,14 +239,16 @@ extension HistoryClockTests {
     let first = try #require(answer.changes.first)
     var clock = HistoryClock()
     #expect(clock.string(milliseconds: first.time) == "2026-12-03T20:21:07.123Z")
-    #expect(first.via == .socket && first.uid == 1000 && first.pid == 4242)
-    #expect(first.name == Array("waybar".utf8) && Array(first.event) == Array("opened 1 0 a".utf8))
+    #expect(first.who.via == .socket && first.who.uid == 1000 && first.who.pid == 4242)
+    #expect(first.who.name == Array("waybar".utf8) && Array(first.event) == Array("opened 1 0 a".utf8))
     #expect(try changes(.history(last: 1)).get().changes.map(\.revision) == [2])
     #expect(
       try changes(.historyFrom(1)).get().changes.map { Array($0.event) } == [Array("opened 2 1 b".utf8)])
     #expect(try changes(.historyFrom(2)).get().changes.isEmpty)
     let blanked = try #require(try changes(.history(last: 1), .readOnly).get().changes.first)
-    #expect(blanked.uid == nil && blanked.pid == nil && blanked.name.isEmpty && blanked.via == .socket)
+    #expect(
+      blanked.who.uid == nil && blanked.who.pid == nil && blanked.who.name.isEmpty
+        && blanked.who.via == .socket)
     #expect(throws: ProtocolError.self) { try changes(.historyFrom(3)).get() }
     _ = harness.send("TOGGLE a")
     #expect(try changes(.history(last: 20)).get().outcome == .deferred)
@@ -402,7 +404,7 @@ extension HistoryClockTests {
     let contents = Journal.decode(group)
     #expect(contents.stop == nil && contents.groups.count == 1)
     let who = Array("2026-12-03T20:21:07.123Z socket 1000 4242 w".utf8)
-    #expect(contents.authors == [1: who, 2: who])
+    #expect(contents.authors.mapValues(\.text) == [1: who, 2: who])
     // Saved as a whole state before the commit: the unsaved changes' lines are in it.
     var file: [UInt8] = []
     harness.service.encodeState(into: &file)
@@ -454,8 +456,9 @@ extension HistoryClockTests {
       harness.reply("HISTORY").contains("history 2 2026-12-03T20:21:07.123Z bus 7 8 panel opened 2 1 b\n"))
   }
 
-  /// What the journal's groups replay to has the history the daemon served: the events of
-  /// every kind of change rendered from the model agree with those it rendered live.
+  /// What the journal's groups replay to has the history the daemon served, after a restart as
+  /// before it: each change's author from its `by` line, its event naming the section by the id
+  /// it had at that step of the replay (later steps move, rename and delete them again).
   @Test func replayedHistoryIsTheServedHistory() throws {
     let harness = historyHarness(name: "e")
     let start = SavedState(harness.service.model)
@@ -482,6 +485,20 @@ extension HistoryClockTests {
     }
     #expect(state.history.map { String(decoding: $0, as: UTF8.self) } == served)
     #expect(served.count > requests.count && served.contains { $0.contains(" bus 7 8 - ") })
+  }
+
+  /// A `by` line whose words do not read (a time that is none) names no one: its changes are
+  /// replayed, and the history keeps no line that would not read back.
+  @Test func aByLineThatDoesNotReadNamesNoOne() {
+    let start = SavedState(Harness().service.model)
+    var group = Array("by yesterday socket 1000 4242 w\nopen 1 0\n".utf8)
+    Journal.appendCommit(revision: 1, to: &group, groupStart: 0)
+    let contents = Journal.decode(group)
+    #expect(contents.stop == nil && contents.groups.count == 1)
+    #expect(contents.authors.isEmpty)
+    let (state, stop) = start.replaying(contents.groups, authors: contents.authors)
+    #expect(stop == nil && state.revision == 1)
+    #expect(state.history.isEmpty)
   }
 
   @Test func aStartThatOpensIsAReloadInTheHistory() {

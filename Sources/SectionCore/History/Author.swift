@@ -49,18 +49,15 @@ public final class Author {
     Author(via: via, uid: uid, pid: pid, name: name)
   }
 
-  /// An author as a saved history line shows it (`who`: `<via> <uid> <pid> <name>`): its name
-  /// is what the line says, never looked up again (the process may be gone, its pid reused).
-  init(
-    rendered who: [UInt8], via: ArraySlice<UInt8>, uid: ArraySlice<UInt8>, pid: ArraySlice<UInt8>,
-    name: ArraySlice<UInt8>
-  ) {
-    self.via = Via(rawValue: String(decoding: via, as: UTF8.self)) ?? .socket
-    self.uid = RequestParser.number(uid).flatMap { UInt32(exactly: $0) }
-    self.pid = RequestParser.number(pid).flatMap { Int32(exactly: $0) }
-    self.name = nil
-    rendered = who
-    shown = name.elementsEqual("-".utf8) ? [] : Array(name)
+  /// The author a saved line names (`saved`): its name is what the line says, never looked up
+  /// again (the process may be gone, its pid reused).
+  init(_ saved: SavedAuthor) {
+    via = saved.via
+    uid = saved.uid
+    pid = saved.pid
+    name = nil
+    rendered = Array(saved.who)
+    shown = Array(saved.shownName)
   }
 
   /// Whether it is the author read back from a history line that says `who`.
@@ -105,4 +102,49 @@ public final class Author {
     guard shown == nil, self.host == nil else { return }
     self.host = host
   }
+}
+
+/// Who made a saved change and when, as every saved line names them: `<time> <via> <uid> <pid>
+/// <name>`, the journal's and a fleet entry's `by` lines, and a history line after its
+/// revision. Read here only, whichever line it came in (a fleet entry's text is another
+/// host's: what does not read is no author), and written back byte for byte as read.
+public struct SavedAuthor: Equatable {
+  /// Milliseconds since the epoch.
+  public let time: UInt64
+  let via: Author.Via
+  let uid: UInt32?
+  let pid: Int32?
+  /// The words as read, `<time>` to `<name>`: one copy of a line's bytes, the parts below
+  /// being ranges of it (a fleet host reads one for each run of another host's changes).
+  let text: [UInt8]
+  /// Where `<via>` and `<name>` begin in `text`.
+  private let whoStart: Int
+  private let nameStart: Int
+
+  /// `<via> <uid> <pid> <name>`, as `Author.who` renders it.
+  var who: ArraySlice<UInt8> { text[whoStart...] }
+
+  /// The name as the line shows it; empty for `-`.
+  var shownName: ArraySlice<UInt8> {
+    let name = text[nameStart...]
+    return name.elementsEqual("-".utf8) ? [] : name
+  }
+
+  /// Reads the five words from `words`, words of `line`, leaving what follows them (a history
+  /// line's event); nil when they are not there or the time does not read.
+  init?(_ words: inout Words, of line: ArraySlice<UInt8>) {
+    guard let timeWord = words.next(),
+      let time = HistoryClock.milliseconds(of: String(decoding: timeWord, as: UTF8.self)),
+      let via = words.next(), let uid = words.next(), let pid = words.next(), let name = words.next()
+    else { return nil }
+    self.time = time
+    self.via = Author.Via(rawValue: String(decoding: via, as: UTF8.self)) ?? .socket
+    self.uid = RequestParser.number(uid).flatMap { UInt32(exactly: $0) }
+    self.pid = RequestParser.number(pid).flatMap { Int32(exactly: $0) }
+    text = Array(line[timeWord.startIndex..<name.endIndex])
+    whoStart = via.startIndex - timeWord.startIndex
+    nameStart = name.startIndex - timeWord.startIndex
+  }
+
+  public static func == (left: SavedAuthor, right: SavedAuthor) -> Bool { left.text == right.text }
 }

@@ -1,7 +1,8 @@
 extension History {
   /// The history of the changes waiting for their save (one group commit), in order: each
-  /// change's revision, its author, and where its event is in the group's events (the service's
-  /// `pendingEvents`); `History.append(_:events:)` keeps them once they are saved.
+  /// change's record (its revision, the group's time, its author, and where its event is in the
+  /// group's events, the service's `pendingEvents`); `History.append(_:events:)` keeps them once
+  /// they are saved.
   ///
   /// Plain values, authors aside: a change refers to its author by an index into `authors`,
   /// which holds the author of each run of one author's changes once, added when the run
@@ -11,16 +12,9 @@ extension History {
     /// When the group's changes were made, in milliseconds since the epoch: all in one loop turn.
     var time: UInt64 = 0
     private(set) var authors: [Author] = []
-    private(set) var changes: [Entry] = []
+    private(set) var changes: [Record] = []
     /// The index in `authors` of the author of the changes added now; -1 before `begin(_:)`.
     private var current: Int32 = -1
-
-    struct Entry {
-      let revision: UInt64
-      /// Its index in `authors`.
-      let author: Int32
-      let events: Range<Int>
-    }
 
     var isEmpty: Bool { changes.isEmpty }
     var count: Int { changes.count }
@@ -40,7 +34,7 @@ extension History {
 
     /// Adds the change of `revision`, whose event is at `events`, made by the author begun last.
     mutating func add(revision: UInt64, events: Range<Int>) {
-      changes.append(Entry(revision: revision, author: current, events: events))
+      changes.append(Record(revision: revision, time: time, author: current, events: events))
     }
 
     /// Forgets the changes from the `count`th on (a request that was undone).
@@ -52,7 +46,7 @@ extension History {
 
     /// Forgets every change, keeping the storage of up to `bytes` of them for the next group.
     mutating func removeAll(keepingUpTo bytes: Int) {
-      changes.removeAll(keepingCapacity: changes.capacity * MemoryLayout<Entry>.stride <= bytes)
+      changes.removeAll(keepingCapacity: changes.capacity * MemoryLayout<Record>.stride <= bytes)
       authors.removeAll(keepingCapacity: authors.capacity * MemoryLayout<Author>.stride <= bytes)
       current = -1
     }

@@ -30,15 +30,17 @@ public struct History {
   public private(set) var count = 0
   private var authors: [Author] = []
 
-  private struct Record {
+  /// One kept change: in the ring, and in the group of the changes waiting for their save
+  /// (`Group`), the one stored record of a change either way.
+  struct Record {
     let revision: UInt64
     /// Milliseconds since the epoch.
     let time: UInt64
-    /// Its index in `authors`.
+    /// Its index in the table of authors (the ring's, or the group's).
     var author: Int32
-    /// Offsets in the stream of all events kept so far.
-    let start: Int
-    let end: Int
+    /// Where its event is: in the ring, offsets in the stream of all events kept so far; in a
+    /// group, in the group's events.
+    let events: Range<Int>
   }
 
   public init(capacity: Int) {
@@ -63,19 +65,14 @@ public struct History {
     for (lineRevision, line) in kept.reversed() {
       var words = Words(line)
       _ = words.next()
-      guard
-        let time = words.next().flatMap({ HistoryClock.milliseconds(of: String(decoding: $0, as: UTF8.self)) }
-        ),
-        let via = words.next(), let uid = words.next(), let pid = words.next(), let name = words.next(),
-        let event = words.rest()
-      else {
+      guard let saved = SavedAuthor(&words, of: line), let event = words.rest() else {
         removeAll()
         continue
       }
-      let who = line[via.startIndex..<name.endIndex]
-      let author = known[who] ?? Author(rendered: Array(who), via: via, uid: uid, pid: pid, name: name)
-      known[who] = author
-      append(revision: lineRevision, time: time, author: author, event: [UInt8(ascii: "!")] + event + [0x0A])
+      let author = known[saved.who] ?? Author(saved)
+      known[saved.who] = author
+      append(
+        revision: lineRevision, time: saved.time, author: author, event: [UInt8(ascii: "!")] + event + [0x0A])
     }
   }
 
@@ -92,7 +89,7 @@ public struct History {
   /// The event of the change at `position`, from the oldest (0), as subscribers got it.
   public func event(_ position: Int) -> ArraySlice<UInt8> {
     let record = record(position)
-    return text[(record.start - dropped)..<(record.end - dropped)]
+    return text[(record.events.lowerBound - dropped)..<(record.events.upperBound - dropped)]
   }
 
   /// Keeps the change of `revision` made at `time` by `author`, whose event (`!` and LF
@@ -104,8 +101,8 @@ public struct History {
     makeRoom(forChanges: 1, bytes: event.count)
     let start = dropped + text.count
     text.append(contentsOf: event)
-    let change = Group.Entry(revision: revision, author: 0, events: start..<(dropped + text.count))
-    keep(CollectionOfOne(change), time: time, author: slot(of: author), shift: 0)
+    let change = Record(revision: revision, time: time, author: 0, events: start..<(dropped + text.count))
+    keep(CollectionOfOne(change), author: slot(of: author), shift: 0)
   }
 
   /// Keeps the changes of `group` as the newest, their events taken from `events` (where the
@@ -134,7 +131,7 @@ public struct History {
       let author = changes[start].author
       var end = start + 1
       while end < changes.count && changes[end].author == author { end += 1 }
-      keep(changes[start..<end], time: group.time, author: slot(of: group.authors[Int(author)]), shift: shift)
+      keep(changes[start..<end], author: slot(of: group.authors[Int(author)]), shift: shift)
       start = end
     }
   }
@@ -149,15 +146,15 @@ public struct History {
     return Int32(author.slot)
   }
 
-  /// Puts the records of `changes`, made at `time` by the author in slot `author`, after the
+  /// Puts the records of `changes`, made by the author in slot `author`, after the
   /// newest, in the room `makeRoom` made. Their events are in `text` already, `shift` bytes of
   /// the stream after where their ranges say. One pass over the ring's storage: a record costs
   /// its stores, not a check of the array's uniqueness.
   private mutating func keep(
-    _ changes: some Collection<Group.Entry>, time: UInt64, author: Int32, shift: Int
+    _ changes: some Collection<Record>, author: Int32, shift: Int
   ) {
     if records.isEmpty {
-      records = Array(repeating: Record(revision: 0, time: 0, author: 0, start: 0, end: 0), count: capacity)
+      records = Array(repeating: Record(revision: 0, time: 0, author: 0, events: 0..<0), count: capacity)
     }
     precondition(count + changes.count <= capacity, "no room made in the history")
     let capacity = self.capacity
@@ -166,8 +163,8 @@ public struct History {
       for change in changes {
         if index >= capacity { index -= capacity }
         ring[index] = Record(
-          revision: change.revision, time: time, author: author, start: change.events.lowerBound + shift,
-          end: change.events.upperBound + shift)
+          revision: change.revision, time: change.time, author: author,
+          events: (change.events.lowerBound + shift)..<(change.events.upperBound + shift))
         index += 1
       }
     }
@@ -181,10 +178,10 @@ public struct History {
   private mutating func makeRoom(forChanges adding: Int, bytes incoming: Int) {
     // Once full, a group pushes out as many as it brings, in one step.
     dropOldest(min(count, max(0, count + adding - capacity)))
-    while count > 0, dropped + text.count + incoming - records[first].start > History.byteLimit {
+    while count > 0, dropped + text.count + incoming - records[first].events.lowerBound > History.byteLimit {
       dropOldest(1)
     }
-    let oldest = count > 0 ? records[first].start - dropped : text.count
+    let oldest = count > 0 ? records[first].events.lowerBound - dropped : text.count
     if oldest > text.count / 2 {
       text.removeSubrange(0..<oldest)
       dropped += oldest
@@ -256,12 +253,10 @@ public struct History {
   /// uid, pid and name, as `appendLine` blanks them.
   func record(_ position: Int, blankingWho: Bool, processName: (Int32) -> String?) -> HistoryRecord {
     let record = record(position)
-    let author = authors[Int(record.author)]
     return HistoryRecord(
-      revision: record.revision, time: record.time, via: author.via, uid: blankingWho ? nil : author.uid,
-      pid: blankingWho ? nil : author.pid.flatMap { $0 >= 0 ? $0 : nil },
-      name: blankingWho ? [] : author.shownName(processName),
-      event: text[(record.start - dropped + 1)..<(record.end - dropped - 1)])
+      revision: record.revision, time: record.time,
+      who: HistoryRecord.Who(authors[Int(record.author)], blanking: blankingWho, processName: processName),
+      event: text[(record.events.lowerBound - dropped + 1)..<(record.events.upperBound - dropped - 1)])
   }
 
   /// Appends the line of the change at `position`, `<rev> <time> <via> <uid> <pid> <name>
@@ -274,18 +269,33 @@ public struct History {
     let record = record(position)
     let author = authors[Int(record.author)]
     buffer.appendText { line in
-      line.appendDecimal(record.revision)
-      line.append(" ")
-      clock.append(milliseconds: record.time, to: &line)
-      line.append(" ")
-      if blankingWho {
-        line.append(utf8: author.via.rawValue)
-        line.append(" - - -")
-      } else {
-        line.append(contentsOf: author.who(processName))
-      }
-      line.append(" ")
-      line.append(contentsOf: text[(record.start - dropped + 1)..<(record.end - dropped)])
+      History.appendLine(
+        revision: record.revision,
+        author: { line in
+          clock.append(milliseconds: record.time, to: &line)
+          line.append(" ")
+          if blankingWho {
+            line.append(utf8: author.via.rawValue)
+            line.append(" - - -")
+          } else {
+            line.append(contentsOf: author.who(processName))
+          }
+        }, event: text[(record.events.lowerBound - dropped)..<(record.events.upperBound - dropped)], to: &line
+      )
     }
+  }
+
+  /// Appends a history line, `<rev> <time> <via> <uid> <pid> <name> <event>` and LF (the one
+  /// place one is written, from the ring or replayed from the journal; `init(capacity:lines:
+  /// revision:)` reads it): `author` appends `<time>` to `<name>`, and `event` is the event
+  /// as subscribers got it, `!` and LF included.
+  static func appendLine(
+    revision: UInt64, author: (inout TextWriter) -> Void, event: ArraySlice<UInt8>, to line: inout TextWriter
+  ) {
+    line.appendDecimal(revision)
+    line.append(" ")
+    author(&line)
+    line.append(" ")
+    line.append(contentsOf: event.dropFirst())
   }
 }

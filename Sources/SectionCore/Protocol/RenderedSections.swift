@@ -6,7 +6,7 @@
 /// index is written as a decimal when a line is sent; an edit renders again only the pieces of the
 /// sections it changed (`apply`). Item blocks, which do hold the index, are rendered when first
 /// asked for and kept with the index they were rendered for.
-final class RenderedSections {
+final class RenderedSections: EventSectionIDs {
   /// One section's pieces. A class, so that moving it in the list moves a reference.
   private final class Piece {
     /// The id, with a space before it.
@@ -124,14 +124,10 @@ final class RenderedSections {
     }
   }
 
-  /// Appends `!opened <rev> <index> <id>` or `!closed ...`, with its LF.
-  func appendEvent(opened: Bool, revision: UInt64, index: Int, to buffer: inout TextWriter) {
-    buffer.append(opened ? "!opened " : "!closed ")
-    buffer.appendDecimal(revision)
-    buffer.append(" ")
-    buffer.appendDecimal(index)
+  /// Appends the id of the section at `index`, a space before it, pre-rendered.
+  @inline(__always)
+  func appendID(_ index: Int, to buffer: inout TextWriter) {
     buffer.append(contentsOf: pieces[index].id)
-    buffer.append("\n")
   }
 
   /// The HELP reply.

@@ -44,24 +44,4 @@ extension SectionService {
       }
     }
   }
-
-  /// `<name><rev> <index> <id>[ <count>]` and LF: the events of edits.
-  func appendEvent(
-    _ name: StaticString, _ revision: UInt64?, _ index: Int, _ id: String, to buffer: inout TextWriter,
-    count: Int? = nil
-  ) {
-    buffer.append(name)
-    if let revision {
-      buffer.appendDecimal(revision)
-      buffer.append(" ")
-    }
-    buffer.appendDecimal(index)
-    buffer.append(" ")
-    buffer.append(utf8: id)
-    if let count {
-      buffer.append(" ")
-      buffer.appendDecimal(count)
-    }
-    buffer.append("\n")
-  }
 }

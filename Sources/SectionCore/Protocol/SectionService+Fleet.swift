@@ -6,12 +6,12 @@ import SectionShared
 /// joins or fell too far behind. Both happen between commits, never beside unsaved changes.
 extension SectionService {
   /// Applies the changes of a group another host committed, with who made each (`authors`, by
-  /// revision, `<time> <via> <uid> <pid> <name>` as the journal's `by` lines have them). They
-  /// become this host's unsaved group, which the server saves and hands on as any other
-  /// (`commit`). Throws, changing nothing, when they do not apply here: the host's state is not
-  /// the one the group followed. A change without an author (written by a host that did not
-  /// journal them) is shown as made through `host`, the host the entry names, not as this one's.
-  public func applyRemote(_ changes: [Change], authors: [UInt64: [UInt8]], through host: [UInt8]? = nil)
+  /// revision, as the journal's `by` lines have them). They become this host's unsaved group,
+  /// which the server saves and hands on as any other (`commit`). Throws, changing nothing,
+  /// when they do not apply here: the host's state is not the one the group followed. A change
+  /// without an author (written by a host that did not journal them, or whose `by` line does not
+  /// read) is shown as made through `host`, the host the entry names, not as this one's.
+  public func applyRemote(_ changes: [Change], authors: [UInt64: SavedAuthor], through host: [UInt8]? = nil)
     throws(ProtocolError)
   {
     precondition(saved == nil, "a remote group is applied between commits")
@@ -43,23 +43,16 @@ extension SectionService {
 
   /// The author a `by` line names, as every host shows it (its name as written, the host
   /// included), and when the change was made; unknown when the group came without one.
-  private func remoteAuthor(_ who: [UInt8]?, through host: [UInt8]?) -> (UInt64, Author) {
-    func unknown() -> (UInt64, Author) {
+  private func remoteAuthor(_ saved: SavedAuthor?, through host: [UInt8]?) -> (UInt64, Author) {
+    guard let saved else {
       let author = Author(via: .socket, uid: nil, pid: nil)
       if let host { author.stamp(host: host) }
       return (clock(), author)
     }
-    guard let who else { return unknown() }
-    var words = Words(who[...])
-    guard
-      let time = words.next().flatMap({ HistoryClock.milliseconds(of: String(decoding: $0, as: UTF8.self)) }),
-      let via = words.next(), let uid = words.next(), let pid = words.next(), let name = words.next()
-    else { return unknown() }
-    let rendered = who[via.startIndex..<name.endIndex]
-    if let last = lastRemoteAuthor, last.isRendered(as: rendered) { return (time, last) }
-    let author = Author(rendered: Array(rendered), via: via, uid: uid, pid: pid, name: name)
+    if let last = lastRemoteAuthor, last.isRendered(as: saved.who) { return (saved.time, last) }
+    let author = Author(saved)
     lastRemoteAuthor = author
-    return (time, author)
+    return (saved.time, author)
   }
 
   /// Replaces the list, its open sections, revision and history with the fleet's `state`: the

@@ -429,7 +429,9 @@ public final class SectionService {
     for change in unsaved[start...] {
       rendered.apply(change)
       let eventStart = pendingEvents.count
-      pendingEvents.appendText { appendEvent(change, to: &$0) }
+      pendingEvents.appendText { text in
+        change.appendEvent(to: &text, ids: rendered)
+      }
       if case .reloaded = change {
         needsSnapshot = true
       } else {
@@ -670,38 +672,5 @@ public final class SectionService {
     buffer.append("mode ")
     buffer.append(model.mode.word)
     buffer.append("\n")
-  }
-
-  private func appendEvent(_ change: Change, to buffer: inout TextWriter) {
-    switch change {
-    case .opened(let revision, let index):
-      rendered.appendEvent(opened: true, revision: revision, index: index, to: &buffer)
-    case .closed(let revision, let index, _):
-      rendered.appendEvent(opened: false, revision: revision, index: index, to: &buffer)
-    case .mode(let revision, let mode):
-      buffer.append("!mode ")
-      buffer.appendDecimal(revision)
-      buffer.append(" ")
-      buffer.append(mode.word)
-      buffer.append("\n")
-    case .reloaded(let revision):
-      buffer.append("!reload ")
-      buffer.appendDecimal(revision)
-      buffer.append("\n")
-    case .inserted(let revision, let index, let section):
-      appendEvent("!inserted ", revision, index, section.id, to: &buffer)
-    case .deleted(let revision, let index, let section, _):
-      appendEvent("!deleted ", revision, index, section.id, to: &buffer)
-    case .moved(let revision, let from, let to, let id):
-      buffer.append("!moved ")
-      buffer.appendDecimal(revision)
-      buffer.append(" ")
-      buffer.appendDecimal(from)
-      appendEvent(" ", nil, to, id, to: &buffer)
-    case .renamed(let revision, let index, let id, _, _):
-      appendEvent("!renamed ", revision, index, id, to: &buffer)
-    case .items(let revision, let index, let id, _, let count, _):
-      appendEvent("!items ", revision, index, id, to: &buffer, count: count)
-    }
   }
 }

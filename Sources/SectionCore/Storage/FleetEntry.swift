@@ -22,8 +22,8 @@ import SectionShared
 /// subscribers get is rendered by the host that applies the entry.
 public struct FleetEntry {
   public enum Body {
-    /// The changes, and who made each (by revision, `<time> <via> <uid> <pid> <name>`).
-    case changes([Change], authors: [UInt64: [UInt8]])
+    /// The changes, and who made each (by revision, from the `by` lines).
+    case changes([Change], authors: [UInt64: SavedAuthor])
     /// The state after the group, as `SavedState.decode` reads it, and the revision of the
     /// group's first change (its first event's), so that the entry is applied only where it
     /// follows on.

@@ -26,24 +26,9 @@ public enum Journal {
   }
 
   static func append(_ change: Change, to buffer: inout TextWriter) {
-    func head(_ name: StaticString, _ revision: UInt64, _ index: Int) {
-      buffer.append(name)
-      buffer.append(" ")
-      buffer.appendDecimal(revision)
-      buffer.append(" ")
-      buffer.appendDecimal(index)
-    }
-    func word(_ text: String) {
-      buffer.append(" ")
-      buffer.append(utf8: text)
-    }
-    func number(_ value: Int) {
-      buffer.append(" ")
-      buffer.appendDecimal(value)
-    }
     switch change {
-    case .opened(let revision, let index): head("open", revision, index)
-    case .closed(let revision, let index, _): head("close", revision, index)
+    case .opened(let revision, let index): buffer.appendChangeHead("open ", revision, index)
+    case .closed(let revision, let index, _): buffer.appendChangeHead("close ", revision, index)
     case .mode(let revision, let mode):
       buffer.append("mode ")
       buffer.appendDecimal(revision)
@@ -51,40 +36,40 @@ public enum Journal {
       buffer.append(mode.word)
     case .reloaded: preconditionFailure("a reload is saved as a whole state")
     case .inserted(let revision, let index, let section):
-      head("insert", revision, index)
-      word(section.id)
-      word(section.title)
+      buffer.appendChangeHead("insert ", revision, index)
+      buffer.appendWord(section.id)
+      buffer.appendWord(section.title)
     case .deleted(let revision, let index, let section, _):
-      head("delete", revision, index)
-      word(section.id)
+      buffer.appendChangeHead("delete ", revision, index)
+      buffer.appendWord(section.id)
     case .moved(let revision, let from, let to, let id):
-      head("move", revision, from)
-      number(to)
-      word(id)
+      buffer.appendChangeHead("move ", revision, from)
+      buffer.appendNumber(to)
+      buffer.appendWord(id)
     case .renamed(let revision, let index, let id, let title, _):
-      head("rename", revision, index)
-      word(id)
-      word(title)
+      buffer.appendChangeHead("rename ", revision, index)
+      buffer.appendWord(id)
+      buffer.appendWord(title)
     case .items(let revision, let index, let id, let edit, let count, _):
-      head("items", revision, index)
-      word(id)
-      number(count)
+      buffer.appendChangeHead("items ", revision, index)
+      buffer.appendWord(id)
+      buffer.appendNumber(count)
       switch edit {
       case .insert(let position, let text):
         buffer.append(" insert")
-        number(position)
-        word(text)
+        buffer.appendNumber(position)
+        buffer.appendWord(text)
       case .delete(let position):
         buffer.append(" delete")
-        number(position)
+        buffer.appendNumber(position)
       case .move(let from, let to):
         buffer.append(" move")
-        number(from)
-        number(to)
+        buffer.appendNumber(from)
+        buffer.appendNumber(to)
       case .set(let position, let text):
         buffer.append(" set")
-        number(position)
-        word(text)
+        buffer.appendNumber(position)
+        buffer.appendWord(text)
       }
     }
     buffer.append("\n")
@@ -119,9 +104,9 @@ public enum Journal {
   /// and where reading stopped short of the end, if it did.
   public struct Contents {
     public var groups: [(revision: UInt64, changes: [Change])] = []
-    /// Who made each change of the intact groups, by revision: `<time> <via> <uid> <pid>
-    /// <name>`, from the `by` lines.
-    public var authors: [UInt64: [UInt8]] = [:]
+    /// Who made each change of the intact groups, by revision, from the `by` lines (one that
+    /// does not read names no one).
+    public var authors: [UInt64: SavedAuthor] = [:]
     public var stop: Stop?
   }
 
@@ -143,8 +128,8 @@ public enum Journal {
   public static func decode(_ bytes: [UInt8]) -> Contents {
     var contents = Contents()
     var group: [Change] = []
-    var groupAuthors: [(UInt64, [UInt8])] = []
-    var by: [UInt8]?
+    var groupAuthors: [(UInt64, SavedAuthor)] = []
+    var by: SavedAuthor?
     var groupStart = 0
     var groupLine = 1
     var damage: String?
@@ -163,7 +148,8 @@ public enum Journal {
       guard let commit = commitLine(line) else {
         if damage == nil {
           if line.starts(with: "by ".utf8) {
-            by = Array(line.dropFirst(3))
+            var words = Words(line.dropFirst(3))
+            by = SavedAuthor(&words, of: line)
           } else if let change = parse(line) {
             group.append(change)
             if let by { groupAuthors.append((change.revision, by)) }
@@ -297,7 +283,7 @@ extension SavedState {
   /// The history's lines of the changes replayed follow this file's, for those `authors` names
   /// (the journal's `by` lines), their events rendered from the model as it was at each.
   public func replaying(
-    _ groups: [(revision: UInt64, changes: [Change])], authors: [UInt64: [UInt8]] = [:]
+    _ groups: [(revision: UInt64, changes: [Change])], authors: [UInt64: SavedAuthor] = [:]
   ) -> (state: SavedState, stop: String?) {
     let newer = groups.filter { $0.revision > revision }
     guard !newer.isEmpty else { return (self, nil) }
@@ -333,7 +319,7 @@ extension SavedState {
   }
 
   private func replayed(
-    _ groups: ArraySlice<(revision: UInt64, changes: [Change])>, authors: [UInt64: [UInt8]],
+    _ groups: ArraySlice<(revision: UInt64, changes: [Change])>, authors: [UInt64: SavedAuthor],
     lines: inout [[UInt8]]
   ) throws(ReplayFailure) -> SectionModel {
     var model = restored
@@ -352,7 +338,17 @@ extension SavedState {
           throw ReplayFailure(group: index, message: "revision \(change.revision): \(error.message)")
         }
         if let author = authors[change.revision] {
-          lines.append(Array("\(change.revision) ".utf8) + author + Array(" \(change.event(in: model))".utf8))
+          var event: [UInt8] = []
+          event.appendText { change.appendEvent(to: &$0, ids: model) }
+          var line: [UInt8] = []
+          line.appendText { line in
+            History.appendLine(
+              revision: change.revision, author: { $0.append(contentsOf: author.text) }, event: event[...],
+              to: &line)
+          }
+          // The state file keeps its lines without LF.
+          line.removeLast()
+          lines.append(line)
         }
       }
       guard model.revision == group.revision else {
@@ -362,26 +358,6 @@ extension SavedState {
       }
     }
     return model
-  }
-}
-
-extension Change {
-  /// The event subscribers got for this change, without `!`, from `model` as the change left
-  /// it: for the history of changes read back from the journal, whose lines name a section
-  /// opened or closed by its index only. The daemon renders the same text while serving
-  /// (`SectionService.appendEvent`); HistoryTests checks that both agree on every kind.
-  func event(in model: SectionModel) -> String {
-    switch self {
-    case .opened(let revision, let index): "opened \(revision) \(index) \(model.sections[index].id)"
-    case .closed(let revision, let index, _): "closed \(revision) \(index) \(model.sections[index].id)"
-    case .mode(let revision, let mode): "mode \(revision) \(mode.rawValue)"
-    case .reloaded(let revision): "reload \(revision)"
-    case .inserted(let revision, let index, let section): "inserted \(revision) \(index) \(section.id)"
-    case .deleted(let revision, let index, let section, _): "deleted \(revision) \(index) \(section.id)"
-    case .moved(let revision, let from, let to, let id): "moved \(revision) \(from) \(to) \(id)"
-    case .renamed(let revision, let index, let id, _, _): "renamed \(revision) \(index) \(id)"
-    case .items(let revision, let index, let id, _, let count, _): "items \(revision) \(index) \(id) \(count)"
-    }
   }
 }
 

@@ -146,6 +146,29 @@ struct TextWriter {
   @inline(__always)
   mutating func appendDecimal(_ value: Int) { appendDecimal(UInt64(value)) }
 
+  /// `<name><revision> <index>`, `name` with its space (one copy fewer): how a journal line
+  /// and an event of a change begin.
+  @inline(__always)
+  mutating func appendChangeHead(_ name: StaticString, _ revision: UInt64, _ index: Int) {
+    append(name)
+    appendDecimal(revision)
+    append(" ")
+    appendDecimal(index)
+  }
+
+  /// A space and `text`: a further word of a journal line or an event.
+  mutating func appendWord(_ text: String) {
+    append(" ")
+    append(utf8: text)
+  }
+
+  /// A space and `value`: a further number of a journal line or an event.
+  @inline(__always)
+  mutating func appendNumber(_ value: Int) {
+    append(" ")
+    appendDecimal(value)
+  }
+
   /// Appends what was gathered to the array.
   fileprivate mutating func flush() {
     guard count > 0 else { return }

@@ -40,9 +40,9 @@ enum BusHistory {
     throws
   {
     try writer.append(clock.string(milliseconds: change.time))
-    try writer.append(change.via.rawValue)
-    try writer.append(change.uid ?? unknownID)
-    try writer.append(change.pid.map { UInt32($0) } ?? unknownID)
-    try writer.append(change.name.isEmpty ? "-" : String(decoding: change.name, as: UTF8.self))
+    try writer.append(change.who.via.rawValue)
+    try writer.append(change.who.uid ?? unknownID)
+    try writer.append(change.who.pid.map { UInt32($0) } ?? unknownID)
+    try writer.append(change.who.name.isEmpty ? "-" : String(decoding: change.who.name, as: UTF8.self))
   }
 }

@@ -42,9 +42,9 @@ final class ChangeLog {
     }
     // One entry for each client's run of changes: authors that the history shows alike (one
     // process's two connections under one name) are one client to the reader.
-    var runs: [(who: Who, changes: Range<Int>)] = []
+    var runs: [(who: HistoryRecord.Who, changes: Range<Int>)] = []
     for run in group.runs {
-      let who = Who(run.author, processName)
+      let who = HistoryRecord.Who(run.author, processName: processName)
       if let last = runs.last, last.who == who, last.changes.upperBound == run.changes.lowerBound {
         runs[runs.count - 1].changes = last.changes.lowerBound..<run.changes.upperBound
       } else {
@@ -63,25 +63,10 @@ final class ChangeLog {
     }
   }
 
-  /// Who made a run of changes, as the history line shows it; nil where it shows `-`.
-  struct Who: Equatable {
-    let via: String
-    let uid: UInt32?
-    let pid: Int32?
-    let name: String?
-
-    init(_ author: Author, _ processName: (Int32) -> String?) {
-      via = author.via.rawValue
-      uid = author.uid
-      pid = author.pid.flatMap { $0 >= 0 ? $0 : nil }
-      let shown = author.shownName(processName)
-      name = shown.isEmpty ? nil : String(decoding: shown, as: UTF8.self)
-    }
-  }
-
   /// The entry of one client's changes in a group; `ids` are the sections they name.
   static func fields(
-    _ who: Who, _ changes: ArraySlice<Change>, _ ids: ArraySlice<String?>, time: String, suppressed: Int
+    _ who: HistoryRecord.Who, _ changes: ArraySlice<Change>, _ ids: ArraySlice<String?>, time: String,
+    suppressed: Int
   ) -> [(name: String, value: String)] {
     let (first, last) = (changes.first!.revision, changes.last!.revision)
     var sections: [String] = []
@@ -89,10 +74,11 @@ final class ChangeLog {
       sections.append(id)
     }
     let credentials = [who.uid.map { "uid \($0)" }, who.pid.map { "pid \($0)" }].compactMap { $0 }
+    let name = who.name.isEmpty ? nil : String(decoding: who.name, as: UTF8.self)
     var message =
-      (who.name ?? "someone") + (credentials.isEmpty ? "" : " (\(credentials.joined(separator: ", ")))")
+      (name ?? "someone") + (credentials.isEmpty ? "" : " (\(credentials.joined(separator: ", ")))")
     message +=
-      " via \(who.via): "
+      " via \(who.via.rawValue): "
       + zip(changes, ids).prefix(namedChanges).map { words($0, $1) }.joined(separator: ", ")
     if changes.count > namedChanges { message += " and \(changes.count - namedChanges) more" }
     message += changes.count == 1 ? " (revision \(first))" : " (revisions \(first)-\(last))"
@@ -100,11 +86,12 @@ final class ChangeLog {
     var fields: [(name: String, value: String)] = [
       ("MESSAGE", message), ("PRIORITY", "6"), ("SYSLOG_IDENTIFIER", "sectiond"),
       ("SECTIOND_REV", String(last)), ("SECTIOND_FIRST_REV", String(first)),
-      ("SECTIOND_CHANGES", String(changes.count)), ("SECTIOND_VIA", who.via), ("SECTIOND_TIME", time),
+      ("SECTIOND_CHANGES", String(changes.count)), ("SECTIOND_VIA", who.via.rawValue),
+      ("SECTIOND_TIME", time),
     ]
     if let uid = who.uid { fields.append(("SECTIOND_CLIENT_UID", String(uid))) }
     if let pid = who.pid { fields.append(("SECTIOND_CLIENT_PID", String(pid))) }
-    if let name = who.name { fields.append(("SECTIOND_CLIENT_NAME", name)) }
+    if let name { fields.append(("SECTIOND_CLIENT_NAME", name)) }
     if !sections.isEmpty { fields.append(("SECTIOND_SECTIONS", sections.joined(separator: ","))) }
     if suppressed > 0 { fields.append(("SECTIOND_SUPPRESSED", String(suppressed))) }
     return fields

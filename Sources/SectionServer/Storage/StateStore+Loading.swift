@@ -133,7 +133,7 @@ extension StateStore {
   /// set aside.
   private func replayJournals(onto base: SavedState) throws -> (SavedState, String?) {
     var groups: [(revision: UInt64, changes: [Change])] = []
-    var authors: [UInt64: [UInt8]] = [:]
+    var authors: [UInt64: SavedAuthor] = [:]
     var notes: [String] = []
     var unusable: [String] = []
     for file in [journalPath, nextJournalPath] {
