@@ -2,6 +2,20 @@ import SectionClient
 
 /// What `open`, `close` and `toggle` share: their references read, and the changes sent.
 enum SectionChange {
+  /// The help of `open` and `close`, in the words of each: what was `done` to the sections,
+  /// and what `--all` does.
+  static func details(done: String, all: String) -> String {
+    """
+    Arguments:
+      REF     a section's index or id; several are \(done) in the order given
+    Options:
+      --all   \(all)
+    Each REF is a request of its own, not all or nothing: one the daemon refuses (no such
+    section) is reported and the others still happen; 'sectionctl batch' is all or nothing.
+    Prints the sections named, as they are after the last change. With --json: {\"revision\", \"sections\": [...]}.
+    """
+  }
+
   /// `action`'s sections, or every one (`--all`, for open and close: `CommandOption.scope`).
   static func parse(_ action: SectionAction, _ arguments: [String], all: Bool) throws(CommandLineError)
     -> Command
