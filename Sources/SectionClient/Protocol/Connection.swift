@@ -119,6 +119,10 @@ public final class Connection {
     }
   }
 
+  /// Whether `line`, as `readLine` returns it, ends a reply (`OK`, `ERR`): for a program that
+  /// passes replies on as they come (`sectionctl send`) and must know where each one ends.
+  public static func endsReply(_ line: String) -> Bool { ProtocolLine.isStatus(line) }
+
   /// Reads what has arrived, waiting for it; a reset connection counts as the end, like an orderly close.
   private func fill() throws(ClientError) {
     var chunk = [UInt8](repeating: 0, count: 65536)

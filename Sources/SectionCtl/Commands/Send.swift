@@ -72,7 +72,7 @@ extension Runner {
       while true {
         guard let reply = try connection.readLine() else { throw .connectionLost(path: connection.path) }
         output.print(VisibleText.escape(reply) + "\n")
-        if ProtocolLine.isStatus(reply) {
+        if Connection.endsReply(reply) {
           if SendLine.isError(reply) { status = .daemonError }
           break
         }
