@@ -1,5 +1,3 @@
-import SectionShared
-
 /// What one positional argument of a command is: what Tab offers there, and whether free text
 /// begins there (after which every word is the text's, options too: `ArgumentParser`).
 enum ArgumentKind: Equatable, Sendable {
