@@ -341,7 +341,8 @@ def cpu_row(name, windows, idle):
     /proc's clock ticks leave unknown (each process's reading within two ticks), by which the
     goal is judged: met when even the range's top meets it, missed when even its bottom
     misses it, not judged (met None, with the reason) in between. Beside it, for the reader,
-    the paired figure with both sides' idle use (the `idle` window's rate) taken out."""
+    the paired figure with both sides' idle use (the `idle` window's rate) taken out, and each
+    process's median (h0 and member 0 first: h0 sends its txns to member 0)."""
     scenario, conns, depth = CPU_ROWS[name]
     chosen = [w for w in windows if (w["scenario"], w.get("conns"), w.get("depth")) == (scenario, conns, depth)]
     if not chosen:
@@ -366,6 +367,9 @@ def cpu_row(name, windows, idle):
     row = dict(unit="µs/change", sides=list(sides), runs=runs, sectiond=ours, peer=theirs,
                ratio=ours / theirs if theirs else float("inf"), paired=paired, paired_range=[low, high],
                paired_less_idle=paired_less_idle,
+               by_process={side: [statistics.median(w[key][i] * 1e6 / w["changes"] for w in chosen)
+                                  for i in range(len(chosen[0][key]))]
+                           for side, key in zip(sides, ("hosts_cpu_s", "members_cpu_s"))},
                changes=[w["changes"] for w in chosen], seconds=[w["seconds"] for w in chosen])
     if goal is None:
         return dict(row, goal="none (1 x 1 judged)", met=None,

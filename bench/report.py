@@ -104,8 +104,8 @@ def fleet_rows(doc):
 
 def fleet_notes(doc):
     """What the fleet's findings rest on, from the same run: the group commit's size, a host's
-    CPU a change, what etcd's feeding of three watches costs the plain client, the load, and
-    where the CPU rows' windows came from and how finely /proc measured them."""
+    CPU a change, what etcd's feeding of three watches costs the plain client, and where the
+    CPU rows' windows came from and how finely /proc measured them."""
     notes = []
     big = doc["results"].get("toggle_c50_d16", {})
     if big.get("changes_per_txn"):
@@ -117,27 +117,27 @@ def fleet_notes(doc):
     share = doc["results"].get("toggle_c1_d1", {}).get("peer_watched_share")
     if share:
         notes.append(f"etcd_cas holding the hosts' three watches ran at {share:.2f} of its bare rate")
-    load = doc.get("load_average")
-    if load:
-        notes.append(f"load average {load[0]:.2f} before fleet_bench.py, {load[1]:.2f} after")
     lines = ["Fleet, in the same run: " + "; ".join(notes) + ".", ""] if notes else []
     cpu = []
     for name, scenario in (("cpu_c1_d1", "toggle_c1_d1"), ("cpu_c50_d16", "toggle_c50_d16")):
         r = doc["results"].get(name)
         if r:
             low, high = r["paired_range"]
-            cpu.append(f"{name} from {scenario}'s {len(r['changes'])} sectiond runs (windows of "
+            cpu.append(f"- {name} from {scenario}'s {len(r['changes'])} sectiond runs (windows of "
                        f"{min(r['changes']):,} to {max(r['changes']):,} changes), its paired share between "
                        f"{low:.3f}x and {high:.3f}x for /proc's clock ticks, {r['paired_less_idle']:.3f}x with "
                        f"both sides' idle use taken out"
+                       + "".join(f", {side} {' + '.join(f'{v:,.0f}' for v in r['by_process'][side])} µs a change"
+                                 for side in r["sides"] if "by_process" in r)
                        + (f", not judged: {r['not_judged']}" if r.get("not_judged") else ""))
     idle = doc.get("cpu_idle")
     if cpu and idle:
-        cpu.append(f"idle for {idle['seconds']:.1f} s (at the run's start), the hosts used "
+        cpu.append(f"- idle for {idle['seconds']:.1f} s (at the run's start), the hosts used "
                    f"{sum(idle['hosts_cpu_s']) * 1e3:,.0f} ms of CPU and the members "
                    f"{sum(idle['members_cpu_s']) * 1e3:,.0f} ms, which each window's figure includes")
-    return lines + (["The fleet's CPU a change, hosts' and members' utime + stime over the same windows: "
-                     + "; ".join(cpu) + ".", ""] if cpu else [])
+    return lines + (["The fleet's CPU a change, the hosts' and the members' utime + stime over the same windows "
+                     "(each process's median from h0 and member 0, which h0 sends its txns to):", ""]
+                    + [line + "." for line in cpu] + [""] if cpu else [])
 
 
 def table(rows):
@@ -145,6 +145,16 @@ def table(rows):
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     out += ["| " + " | ".join(row) + " |" for row in rows]
     return out
+
+
+def load_average(name, load):
+    """The load average a side-by-side bench ran under, as its results file keeps it:
+    fleet_bench.py's before and after, dbus_bench.py's (1, 5, 15 minutes) at its end."""
+    if not load:
+        return ""
+    if name == "fleet_bench.py":
+        return f"; load average {load[0]:.2f} before, {load[1]:.2f} after"
+    return f"; load average {load[0]:.2f} at its end"
 
 
 def minutes(seconds):
@@ -200,7 +210,8 @@ def render(main, dbus, fleet):
     for name, doc in (("dbus_bench.py", dbus), ("fleet_bench.py", fleet)):
         if doc is not None:
             runs = {len(v) for r in doc["results"].values() for v in r["runs"].values()}
-            took.append(f"{name} {minutes(doc.get('seconds'))} ({', '.join(map(str, sorted(runs)))} runs a side)")
+            took.append(f"{name} {minutes(doc.get('seconds'))} ({', '.join(map(str, sorted(runs)))} runs a side"
+                        f"{load_average(name, doc.get('load_average'))})")
     if took:
         lines.append("Time taken: " + "; ".join(took) + ".")
         lines.append("")
