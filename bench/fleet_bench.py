@@ -71,7 +71,7 @@ import bench  # noqa: E402  (build_sectiond, build_c, BENCH, ROOT)
 
 sys.path.insert(0, os.path.join(bench.ROOT, "Tests", "System", "lib"))
 from etcd_lab import ETCD, EtcdLab, LabUnavailable  # noqa: E402
-from fleet_lab import FleetLab, event_revision  # noqa: E402
+from fleet_lab import FleetError, FleetLab, event_revision  # noqa: E402
 from sdlib import Client  # noqa: E402
 
 PROFILES = {
@@ -457,7 +457,7 @@ def main():
                     row = cpu_row(name, env.windows, idle)
                     if row:
                         results[name] = row
-        except (RuntimeError, subprocess.TimeoutExpired) as error:
+        except (RuntimeError, FleetError, subprocess.TimeoutExpired) as error:
             log(f"fleet_bench: {error}")
             return 1
         finally:
