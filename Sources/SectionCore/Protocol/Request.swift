@@ -1,3 +1,4 @@
+import SectionGrammar
 import SectionShared
 /// A section named in a request: by its index as LIST shows it, or by its id.
 public enum SectionRef: Equatable, Sendable {
@@ -60,31 +61,16 @@ public enum Request: Equatable, Sendable {
   /// `CLIENT NAME <name>`: what the history calls the connection; the name, checked.
   case clientName(ArraySlice<UInt8>)
 
-  /// Whether the reply shows the state (RELOAD's too: what it keeps depends on the state), so
-  /// that it must wait while changes of other clients are not saved yet.
-  public var readsState: Bool {
-    switch self {
-    case .list, .view, .items, .subscribe, .subscribeFrom, .reload, .reloadFresh, .status, .history,
-      .historyFrom:
-      true
-    case .mode(let mode): mode == nil
-    default: false
-    }
-  }
+  /// The request's form in the grammar (`Verb.row`), which says what it needs and answers.
+  public var form: Form { verb.row.forms[formIndex] }
 
-  /// The least `AccessLevel` that may make the request: every face asks this, and only this,
-  /// whether a client may. Opening and closing (one section or all, and a batch, whose lines
-  /// are each checked again at its END) is `operate`; what changes the list itself, the mode,
-  /// or the config it comes from (`RELOAD FRESH` drops every client's edits) is `edit`;
-  /// everything else only reads.
-  public var level: AccessLevel {
-    switch self {
-    case .open, .close, .toggle, .batch, .end: .operate
-    case .reload, .reloadFresh: .edit
-    case .mode(let mode): mode == nil ? .read : .edit
-    default: isEdit ? .edit : .read
-    }
-  }
+  /// Whether the reply shows the state (`Form.readsState`), so that it must wait while
+  /// changes of other clients are not saved yet.
+  public var readsState: Bool { form.readsState }
+
+  /// The least `AccessLevel` that may make the request (`Form.level`): every face asks this,
+  /// and only this, whether a client may.
+  public var level: AccessLevel { form.level }
 
   /// Whether the request changes state, and so is refused on the read-only socket.
   public var changesState: Bool { level > .read }
@@ -97,17 +83,23 @@ public enum Request: Equatable, Sendable {
     }
   }
 
-  /// Whether the request may stand in a batch: the changes, but not RELOAD or another batch.
-  public var isBatchable: Bool {
+  /// Whether the request may stand in a batch (`Form.inBatch`): the changes, but not RELOAD
+  /// or another batch.
+  public var isBatchable: Bool { form.inBatch }
+
+  /// Which of its verb's forms the request is, in the order of the verb's row.
+  private var formIndex: Int {
     switch self {
-    case .open, .close, .toggle: true
-    case .mode(let mode): mode != nil
-    default: isEdit
+    case .mode(let mode): mode == nil ? 0 : 1
+    case .subscribeFrom, .reloadFresh, .itemDelete: 1
+    case .historyFrom, .itemMove: 2
+    case .itemSet: 3
+    default: 0
     }
   }
 
   /// The command the request is, as the refusals name it.
-  var verb: Verb {
+  public var verb: Verb {
     switch self {
     case .ping: .ping
     case .version: .version
