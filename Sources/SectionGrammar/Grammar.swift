@@ -130,15 +130,24 @@ public struct ReplyShape: Equatable, Sendable {
 
 /// One way of calling a verb: the arguments in order, and what the request is.
 public struct Form: Equatable, Sendable {
+  /// What the daemon checks of a request before it runs it: a value of plain fields, which
+  /// the request path reads for every request without copying a row (`Request.facts`).
+  public struct Facts: Equatable, Sendable {
+    /// The least level that may make the request.
+    public let level: AccessLevel
+    /// Whether the request may stand between BATCH and END.
+    public let inBatch: Bool
+    /// Whether the reply shows the list's state (or what is kept depends on it, as RELOAD's),
+    /// so that it waits while the changes of other clients are not yet saved.
+    public let readsState: Bool
+
+    /// Whether the request changes state: it needs more than `read`.
+    public var changesState: Bool { level > .read }
+  }
+
   /// The arguments after the verb, in order.
   public let arguments: [Argument]
-  /// The least level that may make the request.
-  public let level: AccessLevel
-  /// Whether the request may stand between BATCH and END.
-  public let inBatch: Bool
-  /// Whether the reply shows the list's state (or what is kept depends on it, as RELOAD's),
-  /// so that it waits while the changes of other clients are not yet saved.
-  public let readsState: Bool
+  public let facts: Facts
   public let reply: ReplyShape
 
   init(
@@ -146,11 +155,16 @@ public struct Form: Equatable, Sendable {
     reply: ReplyShape
   ) {
     self.arguments = arguments
-    self.level = level
-    self.inBatch = inBatch
-    self.readsState = readsState
+    facts = Facts(level: level, inBatch: inBatch, readsState: readsState)
     self.reply = reply
   }
+
+  /// The least level that may make the request (`Facts.level`).
+  public var level: AccessLevel { facts.level }
+  /// Whether the request may stand between BATCH and END (`Facts.inBatch`).
+  public var inBatch: Bool { facts.inBatch }
+  /// Whether the reply shows the list's state (`Facts.readsState`).
+  public var readsState: Bool { facts.readsState }
 
   /// Whether the request changes state: it needs more than `read`.
   public var changesState: Bool { level > .read }
@@ -224,7 +238,7 @@ extension Verb {
   public var row: Row { Grammar.rows[index] }
 
   /// The verb's place among `allCases`, which is its row's in `Grammar.rows`.
-  @inline(__always) var index: Int {
+  @inlinable public var index: Int {
     switch self {
     case .ping: 0
     case .version: 1
@@ -262,6 +276,9 @@ extension Verb {
 public enum Grammar {
   /// How many changes `HISTORY` without a count lists.
   public static let historyDefault = 20
+
+  /// The most forms a verb has (ITEM's four).
+  public static let maximumForms = 4
 
   /// Every verb's row, in the order of `Verb.allCases`.
   public static let rows: [Row] = [

@@ -9,7 +9,7 @@ public enum Verb: CaseIterable, Sendable {
   /// The verb `word` names, in any case. Runs for every request: the word's length and first
   /// letter pick the one verb it can be, which is then compared in place (a walk through the
   /// table of all of them cost a TOGGLE 184 instructions, callgrind).
-  public init?(_ word: ArraySlice<UInt8>) {
+  @inlinable public init?(_ word: ArraySlice<UInt8>) {
     guard let first = word.first, let verb = Verb.candidate(length: word.count, first: first | 0x20, word),
       Verb.equals(word, verb.spelling)
     else { return nil }
@@ -18,7 +18,7 @@ public enum Verb: CaseIterable, Sendable {
 
   /// `asciiCaseInsensitiveEquals` for a name of letters only, where setting bit 5 of a byte
   /// lower-cases it and makes no other byte a letter: a third of its cost (callgrind).
-  private static func equals(_ word: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
+  @inlinable static func equals(_ word: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
     guard word.count == name.utf8CodeUnitCount else { return false }
     let name = name.utf8Start
     return word.withUnsafeBufferPointer { word in
@@ -29,7 +29,7 @@ public enum Verb: CaseIterable, Sendable {
 
   /// The only verb a word of `length` bytes starting with `first` (lower-cased) can be; the
   /// two pairs alike in both (MODE and MOVE, RELOAD and RENAME) differ in their third byte.
-  private static func candidate(length: Int, first: UInt8, _ word: ArraySlice<UInt8>) -> Verb? {
+  @inlinable static func candidate(length: Int, first: UInt8, _ word: ArraySlice<UInt8>) -> Verb? {
     switch (length, first) {
     case (3, UInt8(ascii: "e")): .end
     case (4, UInt8(ascii: "h")): .help
@@ -61,7 +61,7 @@ public enum Verb: CaseIterable, Sendable {
   public var name: String { spelling.description }
 
   /// The verb as the protocol spells it, upper case.
-  public var spelling: StaticString {
+  @inlinable public var spelling: StaticString {
     switch self {
     case .ping: "PING"
     case .version: "VERSION"

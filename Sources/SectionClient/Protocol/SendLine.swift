@@ -14,8 +14,10 @@ package enum SendLine {
   package static func opensBatch(_ line: String) -> Bool { verb(line) == Verb.batch.name }
   /// `END`: the reply to the lines since `BATCH` comes.
   package static func closesBatch(_ line: String) -> Bool { verb(line) == Verb.end.name }
-  /// `QUIT`: the daemon answers and closes the connection.
-  package static func quits(_ line: String) -> Bool { verb(line) == Verb.quit.name }
+  /// A verb whose reply the daemon follows by closing the connection (`ReplyShape.after`): QUIT.
+  package static func quits(_ line: String) -> Bool {
+    Verb(ArraySlice(verb(line).utf8))?.row.forms.contains { $0.reply.after == .close } ?? false
+  }
 
   /// The name a `CLIENT NAME <name>` line gives the connection, when the daemon would take it
   /// (`ClientName.isValid`); nil for any other line.

@@ -61,19 +61,23 @@ public enum Request: Equatable, Sendable {
   /// `CLIENT NAME <name>`: what the history calls the connection; the name, checked.
   case clientName(ArraySlice<UInt8>)
 
-  /// The request's form in the grammar (`Verb.row`), which says what it needs and answers.
+  /// The request's form in the grammar (`Verb.row`), which says what it takes and answers.
   public var form: Form { verb.row.forms[formIndex] }
 
-  /// Whether the reply shows the state (`Form.readsState`), so that it must wait while
-  /// changes of other clients are not saved yet.
-  public var readsState: Bool { form.readsState }
+  /// What its form says the daemon checks before running it (`Form.Facts`), read from a copy
+  /// of every form's facts rather than from the row, which the request path would copy.
+  public var facts: Form.Facts { formFacts[verb.index &* Grammar.maximumForms &+ formIndex] }
 
-  /// The least `AccessLevel` that may make the request (`Form.level`): every face asks this,
-  /// and only this, whether a client may.
-  public var level: AccessLevel { form.level }
+  /// Whether the reply shows the state (`Form.Facts.readsState`), so that it must wait while
+  /// changes of other clients are not saved yet.
+  public var readsState: Bool { facts.readsState }
+
+  /// The least `AccessLevel` that may make the request (`Form.Facts.level`): every face asks
+  /// this, and only this, whether a client may.
+  public var level: AccessLevel { facts.level }
 
   /// Whether the request changes state, and so is refused on the read-only socket.
-  public var changesState: Bool { level > .read }
+  public var changesState: Bool { facts.changesState }
 
   /// Whether the request changes the list itself.
   public var isEdit: Bool {
@@ -85,7 +89,7 @@ public enum Request: Equatable, Sendable {
 
   /// Whether the request may stand in a batch (`Form.inBatch`): the changes, but not RELOAD
   /// or another batch.
-  public var isBatchable: Bool { form.inBatch }
+  public var isBatchable: Bool { facts.inBatch }
 
   /// Which of its verb's forms the request is, in the order of the verb's row.
   private var formIndex: Int {
@@ -127,4 +131,10 @@ public enum Request: Equatable, Sendable {
     case .clientName: .client
     }
   }
+}
+
+/// Every form's `Form.Facts`, `Grammar.maximumForms` for each verb in `Verb.index`'s order (a
+/// verb of fewer forms repeats its last): a flat array of plain values, read by index.
+private let formFacts: [Form.Facts] = Grammar.rows.flatMap { row in
+  (0..<Grammar.maximumForms).map { row.forms[min($0, row.forms.count - 1)].facts }
 }
