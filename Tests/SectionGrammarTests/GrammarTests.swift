@@ -100,15 +100,4 @@ import Testing
       #expect(verb.row.offers(at: 0) == nil, "\(verb)")
     }
   }
-
-  /// Every verb is found by its name, in any case, and nothing else is one.
-  @Test func verbsAreFoundByTheirNames() {
-    for verb in Verb.allCases {
-      #expect(Verb(ArraySlice(verb.name.utf8)) == verb)
-      #expect(Verb(ArraySlice(verb.name.lowercased().utf8)) == verb)
-    }
-    for word in ["PINGS", "PIN", "", "MOD", "TOGGLES", "HISTORYX"] {
-      #expect(Verb(ArraySlice(word.utf8)) == nil, "\(word)")
-    }
-  }
 }
