@@ -39,6 +39,8 @@ import Testing
     (SectionClient.Request.deleteItem(at: 1, in: "a").lines, .item, 1),
     (SectionClient.Request.moveItem(from: 0, to: 1, in: "a").lines, .item, 2),
     (SectionClient.Request.setItem(at: 0, to: "other text", in: "a").lines, .item, 3),
+    ([Subscribing.request(after: nil)], .subscribe, 0),
+    ([Subscribing.request(after: 12)], .subscribe, 1),
   ]
 
   /// The daemon's reading of `line`, or why it refuses it.
