@@ -109,6 +109,7 @@ public enum ReplyData: Equatable, Sendable {
 public struct ReplyShape: Equatable, Sendable {
   /// What follows a reply on the connection.
   public enum After: Equatable, Sendable {
+    /// Nothing: the next reply answers the next request.
     case nothing
     /// Event lines, one per change, until UNSUBSCRIBE.
     case events
@@ -116,9 +117,11 @@ public struct ReplyShape: Equatable, Sendable {
     case close
   }
 
+  /// Its data lines.
   public let data: ReplyData
   /// `OK <rev>` rather than `OK`.
   public let revision: Bool
+  /// What follows it: sectionctl's `send` reads no further after a reply that closes.
   public let after: After
 
   init(_ data: ReplyData, revision: Bool = true, after: After = .nothing) {
@@ -147,7 +150,9 @@ public struct Form: Equatable, Sendable {
 
   /// The arguments after the verb, in order.
   public let arguments: [Argument]
+  /// What the daemon checks before it runs the request.
   public let facts: Facts
+  /// How the daemon answers it.
   public let reply: ReplyShape
 
   init(
@@ -177,6 +182,7 @@ public struct Form: Equatable, Sendable {
 
 /// One verb's row of the grammar: its forms and what it does.
 public struct Row: Sendable {
+  /// The verb the row is of.
   public let verb: Verb
   /// The ways of calling it; a verb with one form has one.
   public let forms: [Form]
@@ -271,8 +277,10 @@ extension Verb {
   public var usage: String { row.usage }
 }
 
-/// The grammar of protocol 1: one row per verb, in HELP's order. A new verb is a row here and
-/// the daemon's executor for it.
+/// The grammar of protocol 1: one row per verb, in HELP's order, public so that every side
+/// that speaks the protocol (the daemon, SectionClient, sectionctl's help and completions)
+/// reads the one table rather than keeping a list of its own. A new verb is a row here, a
+/// case of `Verb`, and the daemon's reading of its words and executor for it.
 public enum Grammar {
   /// How many changes `HISTORY` without a count lists.
   public static let historyDefault = 20
