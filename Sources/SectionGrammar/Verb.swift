@@ -16,13 +16,14 @@ public enum Verb: CaseIterable, Sendable {
     self = verb
   }
 
-  /// `asciiCaseInsensitiveEquals` for a name of letters only, where setting bit 5 of a byte
-  /// lower-cases it and makes no other byte a letter: a third of its cost (callgrind).
+  /// `asciiCaseInsensitiveEquals` for an upper-case name of letters only: clearing bit 5 of a
+  /// byte upper-cases a letter, and only a letter's two cases give the same upper-case one.
+  /// A third of its cost (callgrind).
   @inlinable static func equals(_ word: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
     guard word.count == name.utf8CodeUnitCount else { return false }
     let name = name.utf8Start
     return word.withUnsafeBufferPointer { word in
-      for index in word.indices where word[index] | 0x20 != name[index] | 0x20 { return false }
+      for index in word.indices where word[index] & 0xDF != name[index] { return false }
       return true
     }
   }
