@@ -51,10 +51,9 @@ let package = Package(
     // Typed wrappers over every raw POSIX call the project makes.
     .target(name: "Posix", dependencies: ["CShim"]),
     // What the daemon and the library share: the mode, list, socket and client names and
-    // their rules; and, `package` so no part of the library's API, what the daemon and
-    // sectionctl both use (JSON, the history's time format, the id rule). No
-    // unsafe flags, so that a package can depend on SectionClient by url (SwiftPM refuses a
-    // remote product whose targets have any).
+    // their rules; and, public for any program, what the daemon and sectionctl both use (JSON,
+    // the history's time format, the id rule). No unsafe flags, so that a package can depend
+    // on SectionClient by url (SwiftPM refuses a remote product whose targets have any).
     .target(name: "SectionShared"),
     // The grammar of protocol 1, one row per verb: what the daemon's parser and HELP, the
     // client's requests and sectionctl's help and completions are made from. No unsafe flags,
@@ -83,9 +82,13 @@ let package = Package(
     .target(name: "SectionClient", dependencies: ["Posix", "SectionShared", "SectionGrammar"]),
     // The sectionctl command line, on SectionClient (not on SectionCore: one Request, one
     // Connection in sight).
+    // packageAccess: false: sectionctl is built on the library's public API alone, as mpc is
+    // on libmpdclient's headers, so that its main user proves that API (client-library.sh
+    // checks that a package declaration is out of its reach).
     .target(
       name: "SectionCtl",
-      dependencies: ["SectionClient", "SectionShared", "SectionGrammar", "Posix", "CEdit"]),
+      dependencies: ["SectionClient", "SectionShared", "SectionGrammar", "Posix", "CEdit"],
+      packageAccess: false),
     .executableTarget(
       name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
       linkerSettings: compactDaemon + [bindNow]),
@@ -96,7 +99,8 @@ let package = Package(
     .executableTarget(
       name: "sectiond-fleet", dependencies: ["SectionFleet", "SectionServer", "Posix"],
       linkerSettings: compactDaemon + [bindNow]),
-    .executableTarget(name: "sectionctl", dependencies: ["SectionCtl"], linkerSettings: [bindNow]),
+    .executableTarget(
+      name: "sectionctl", dependencies: ["SectionCtl"], packageAccess: false, linkerSettings: [bindNow]),
     // The bench's load generator on SectionClient (bench/bench.py's client_* scenarios).
     .executableTarget(name: "client-load", dependencies: ["SectionClient", "Posix"], swiftSettings: hotPath),
     // SectionShared's rules on their own: names, ids, socket paths, the history's time, JSON.

@@ -1,10 +1,11 @@
 /// The time of a change in the history record (`HISTORY`'s lines, the state file's journal):
 /// RFC 3339 in UTC with milliseconds, `2026-12-03T20:41:07.123Z`. The daemon writes it
-/// (`HistoryClock`) and sectionctl reads it (`log --since`, the times `log` shows).
-package enum HistoryTime {
+/// (`HistoryClock`) and sectionctl reads it (`log --since`, the times `log` shows); public so that
+/// a program reads `HistoryEntry.time` by the same rule.
+public enum HistoryTime {
   /// The seconds since the epoch of a time the history wrote (`2026-12-03T20:41:07.123Z`); nil
   /// for any other text. Days from the civil date as Howard Hinnant's days_from_civil.
-  package static func seconds(of text: String) -> Int? {
+  public static func seconds(of text: String) -> Int? {
     let digits = Array(text.utf8)
     guard digits.count == 24, digits[4] == UInt8(ascii: "-"), digits[10] == UInt8(ascii: "T"),
       digits[23] == UInt8(ascii: "Z")
@@ -31,7 +32,7 @@ package enum HistoryTime {
   }
 
   /// The milliseconds since the epoch of a time the history wrote; nil for any other text.
-  package static func milliseconds(of text: String) -> UInt64? {
+  public static func milliseconds(of text: String) -> UInt64? {
     guard let seconds = seconds(of: text), seconds >= 0 else { return nil }
     let digits = Array(text.utf8)[20..<23]
     guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }

@@ -1,10 +1,11 @@
 /// A JSON value: enough of JSON for the config file, the state file and sectionctl's output.
 /// Here, beside what the daemon and the library share, because the daemon and sectionctl both
-/// write it; `package`, so it is no part of the library's API.
+/// write it; public, so that a program that prints what it reads as JSON (as `sectionctl
+/// --json` does) or reads sectiond's config file needs no second JSON library.
 ///
 /// Written here rather than taken from Foundation so that the daemon does not map ICU, and
 /// so the config loader can be fuzzed without Foundation in the way.
-package enum JSON: Equatable, Sendable {
+public enum JSON: Equatable, Sendable {
   case null
   case bool(Bool)
   case integer(Int64)
@@ -14,7 +15,7 @@ package enum JSON: Equatable, Sendable {
   /// Members in the order they appeared (or were built), so output is stable.
   case object([(String, JSON)])
 
-  package static func == (lhs: JSON, rhs: JSON) -> Bool {
+  public static func == (lhs: JSON, rhs: JSON) -> Bool {
     switch (lhs, rhs) {
     case (.null, .null): true
     case (.bool(let a), .bool(let b)): a == b
@@ -28,13 +29,13 @@ package enum JSON: Equatable, Sendable {
   }
 
   /// The member `key` of an object; nil for anything else.
-  package subscript(key: String) -> JSON? {
+  public subscript(key: String) -> JSON? {
     guard case .object(let members) = self else { return nil }
     return members.first { $0.0 == key }?.1
   }
 
   /// What kind of value this is, for error messages ("expected a string, found an array").
-  package var kind: String {
+  public var kind: String {
     switch self {
     case .null: "null"
     case .bool: "a boolean"
@@ -47,11 +48,11 @@ package enum JSON: Equatable, Sendable {
 }
 
 /// A JSON document that could not be parsed, with where and why.
-package struct JSONError: Error, Equatable, CustomStringConvertible {
-  package let line: Int
-  package let column: Int
-  package let reason: String
-  package var description: String { "line \(line), column \(column): \(reason)" }
+public struct JSONError: Error, Equatable, CustomStringConvertible {
+  public let line: Int
+  public let column: Int
+  public let reason: String
+  public var description: String { "line \(line), column \(column): \(reason)" }
 
   package init(line: Int, column: Int, reason: String) {
     self.line = line
@@ -62,17 +63,17 @@ package struct JSONError: Error, Equatable, CustomStringConvertible {
 
 extension JSON {
   /// Parses a whole document. Nesting is capped so that hostile input cannot exhaust the stack.
-  package static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSON {
+  public static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSON {
     var parser = JSONParser(Array(bytes))
     return try parser.document()
   }
 
   /// The compact serialization, with members in order: `{"a":1,"b":[true,null]}`.
-  package func serialized() -> String { String(decoding: serializedBytes(), as: UTF8.self) }
+  public func serialized() -> String { String(decoding: serializedBytes(), as: UTF8.self) }
 
   /// `serialized()` as the bytes a request sends, without the String between (a fleet host
   /// sends one a change).
-  package func serializedBytes() -> [UInt8] {
+  public func serializedBytes() -> [UInt8] {
     var output: [UInt8] = []
     write(to: &output)
     return output

@@ -1,10 +1,11 @@
 /// The rule for a section's id, which the daemon holds its config and `INSERT` to and
-/// sectionctl's completion offers ids by (`Section.idProblem`).
-package enum SectionID {
+/// sectionctl's completion offers ids by (`Section.idProblem`). Public, so that a program can
+/// check an id before `INSERT` sends it, and trust only a valid id from a daemon it does not know.
+public enum SectionID {
   /// Why `id` cannot be a section's id; nil when it can. Ids travel in space-separated protocol
   /// lines and comma-separated lists, so they are restricted to characters that can never
   /// split them.
-  package static func problem(_ id: String) -> String? {
+  public static func problem(_ id: String) -> String? {
     if id.isEmpty { return "is empty; give the section an \"id\" of letters and digits" }
     if id.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
       return "\"\(id)\" is all digits, which would read as an index; add a letter"

@@ -56,24 +56,25 @@ public enum ClientError: Error, Equatable {
 
   /// The words a message uses for what its reader can change, as they are named where the
   /// error surfaces: a program's arguments and environment (`message`), or sectionctl's options
-  /// (which SectionCtl supplies). One text per error; only the remedies differ.
-  package struct Remedies: Sendable {
+  /// (which SectionCtl supplies). One text per error; only the remedies differ. Public, so that
+  /// any command line built on the library words the fixes as its own options.
+  public struct Remedies: Sendable {
     /// How to name another daemon's socket.
-    package var otherSocket: String
+    public var otherSocket: String
     /// Where the socket's path came from, to check it.
-    package var checkSocket: String
+    public var checkSocket: String
     /// How to connect to a socket of a shorter path.
-    package var shorterSocket: String
+    public var shorterSocket: String
     /// How to read and watch without the right to change.
-    package var readonly: String
+    public var readonly: String
     /// How to wait longer.
-    package var waitLonger: String
+    public var waitLonger: String
     /// Who could not read what the peer sent.
-    package var reader: String
+    public var reader: String
     /// How to see what the peer speaks.
-    package var whatItSpeaks: String
+    public var whatItSpeaks: String
 
-    package init(
+    public init(
       otherSocket: String, checkSocket: String, shorterSocket: String, readonly: String, waitLonger: String,
       reader: String, whatItSpeaks: String
     ) {
@@ -87,7 +88,7 @@ public enum ClientError: Error, Equatable {
     }
 
     /// A program's: the library's arguments (`AsyncClient.connect`, `Client`) and the environment.
-    package static let program = Remedies(
+    public static let program = Remedies(
       otherSocket: "or name another daemon's control socket (the socket path, or SECTIOND_SOCKET)",
       checkSocket: "check the socket path given (or SECTIOND_SOCKET)",
       shorterSocket: "connect to a socket of a shorter path",
@@ -101,7 +102,7 @@ public enum ClientError: Error, Equatable {
   public var message: String { message(.program) }
 
   /// The diagnostic with `remedies` as the fixes it names (sectionctl's are its options).
-  package func message(_ remedies: Remedies) -> String {
+  public func message(_ remedies: Remedies) -> String {
     switch self {
     case .invalidRequest(let text):
       return text

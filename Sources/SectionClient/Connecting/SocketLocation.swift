@@ -4,13 +4,15 @@ import SectionShared
 /// Where the daemon's socket is: the one named (`--socket`, `$SECTIOND_SOCKET`), else for root
 /// the system daemon's, else the user's own daemon if it runs and the system daemon if not.
 /// A list's name (`-l NAME`, `$SECTIOND_LIST`) looks the same way in the directory NAME of each.
-package enum SocketLocation {
-  package static let systemDirectory = "/run/sectiond"
-  package static let systemPath = systemDirectory + "/" + SocketNames.control
-  package static let readonlyName = SocketNames.readonly
+/// Public, so that a program that names sockets itself (a command line of its own, a viewer
+/// of every list) finds the daemon exactly as sectionctl and `AsyncClient.connect` do.
+public enum SocketLocation {
+  public static let systemDirectory = "/run/sectiond"
+  public static let systemPath = systemDirectory + "/" + SocketNames.control
+  public static let readonlyName = SocketNames.readonly
 
   /// Whose daemon a socket belongs to: what `status` says, and what hint a failure gives.
-  package enum Kind: String, Equatable, Sendable {
+  public enum Kind: String, Equatable, Sendable {
     /// Named with --socket, --readonly-socket or SECTIOND_SOCKET.
     case given
     /// The user's own daemon (the per-user service, or sectiond started by hand).
@@ -19,9 +21,10 @@ package enum SocketLocation {
     case system
   }
 
-  package struct Candidate: Equatable, Sendable {
-    package let path: String
-    package let kind: Kind
+  /// A socket to try, and whose daemon's it would be.
+  public struct Candidate: Equatable, Sendable {
+    public let path: String
+    public let kind: Kind
   }
 
   /// The first candidate, without trying any: the socket sectionctl looks at first.
@@ -37,7 +40,7 @@ package enum SocketLocation {
 
   /// The list to talk to: `-l NAME` (`explicit`), else `$SECTIOND_LIST`; nil: the unnamed list.
   /// A name that breaks the rule is refused here, before anything is sent.
-  package static func list(explicit: ListName?, environment: Environment) throws(ListName.Invalid)
+  public static func list(explicit: ListName?, environment: Environment) throws(ListName.Invalid)
     -> ListName?
   {
     if let explicit { return explicit }
@@ -50,7 +53,7 @@ package enum SocketLocation {
   /// `path`'s name in the directory NAME beside it, where `sectiond --list NAME` and
   /// `sectiond@NAME` put it; `path` itself when the query names none. A name that breaks the
   /// rule is refused: it came from a browser.
-  package static func fromQuery(_ query: String?, beside path: String) throws(ListName.Invalid) -> String {
+  public static func fromQuery(_ query: String?, beside path: String) throws(ListName.Invalid) -> String {
     let fields = (query ?? "").split(separator: "&").map { $0.split(separator: "=", maxSplits: 1) }
     guard let field = fields.first(where: { $0.first == "list" }) else { return path }
     let value = field.count == 2 ? String(field[1]) : ""
@@ -61,7 +64,7 @@ package enum SocketLocation {
   /// unnamed list of a family of its own (`make run`'s `.run/`), whose named lists are in the
   /// directories NAME beside it (`SocketNames.path(of:beside:)`). `sectionctl lists` looks
   /// there first.
-  package static func givenDirectory(environment: Environment) -> (path: String, file: String)? {
+  public static func givenDirectory(environment: Environment) -> (path: String, file: String)? {
     guard let socket = environment.nonEmpty("SECTIOND_SOCKET") else { return nil }
     let file = socket.split(separator: "/").last.map(String.init) ?? socket
     return (directoryName(of: socket), file)
@@ -70,7 +73,7 @@ package enum SocketLocation {
   /// The directories holding sectiond's sockets, the user's own first, the system's last
   /// (for root, the system's only): in each, the unnamed list's sockets and a directory per
   /// named list. `sectionctl lists` looks through them.
-  package static func directories(environment: Environment) -> [(path: String, kind: Kind)] {
+  public static func directories(environment: Environment) -> [(path: String, kind: Kind)] {
     if environment.userID == 0 { return [(systemDirectory, .system)] }
     let runtime = environment.nonEmpty("XDG_RUNTIME_DIR").map { $0 + "/sectiond" }
     return [(runtime ?? "/tmp/sectiond-\(environment.userID)", .user), (systemDirectory, .system)]
@@ -78,7 +81,7 @@ package enum SocketLocation {
 
   /// The user's own daemons' directory (the first of `directories`); nil for root, who has none.
   /// Its sockets are trusted as the user's own only while it is theirs (`Connection`).
-  package static func ownDirectory(environment: Environment) -> String? {
+  public static func ownDirectory(environment: Environment) -> String? {
     directories(environment: environment).first { $0.kind == .user }?.path
   }
 
@@ -90,7 +93,7 @@ package enum SocketLocation {
   /// `$SECTIOND_SOCKET` too, the one socket of that list beside it (`SocketNames.path`), as
   /// `sectiond --list` puts it: the variable names the family, the list one of its members.
   /// `--socket` names one socket: a list given with it is not used (`Invocation` warns).
-  package static func candidates(
+  public static func candidates(
     explicit: String?, readonly: Bool, explicitReadonly: String? = nil, list: ListName? = nil,
     environment: Environment
   ) -> [Candidate] {
@@ -114,7 +117,7 @@ package enum SocketLocation {
   /// else the errno). When none does: one candidate's failure as it is; with a user and a
   /// system socket, a failure that is not "nobody there" (permission denied on the system's)
   /// is the one reported, else both are named with how to start each.
-  package static func choose(_ candidates: [Candidate], probe: (String) -> Errno?) throws(ClientError)
+  public static func choose(_ candidates: [Candidate], probe: (String) -> Errno?) throws(ClientError)
     -> Candidate
   {
     var failures: [(Candidate, Errno)] = []
@@ -132,14 +135,14 @@ package enum SocketLocation {
 
   /// The socket to use now: the one candidate when there is one (its connection says what is
   /// wrong), else the first whose daemon answers (`choose`).
-  package static func find(_ candidates: [Candidate]) throws(ClientError) -> Candidate {
+  public static func find(_ candidates: [Candidate]) throws(ClientError) -> Candidate {
     if candidates.count == 1 { return candidates[0] }
     return try choose(candidates, probe: probe)
   }
 
   /// For commands that wait for a daemon to come (watch, ui): the one that answers now, else the
   /// first whose socket file exists, else the first.
-  package static func chooseForWaiting(_ candidates: [Candidate], probe: (String) -> Errno?) -> Candidate {
+  public static func chooseForWaiting(_ candidates: [Candidate], probe: (String) -> Errno?) -> Candidate {
     if let running = candidates.first(where: { probe($0.path) == nil }) { return running }
     return candidates.first { FileSystem.exists($0.path) } ?? candidates[0]
   }
@@ -148,7 +151,7 @@ package enum SocketLocation {
   /// A socket in a directory another user could write, or in a directory of the user's own
   /// daemons that is not theirs, is not connected to: it counts as the one to use, so that the
   /// connection that follows refuses it and says why (see `Connection`).
-  package static func probe(_ path: String) -> Errno? {
+  public static func probe(_ path: String) -> Errno? {
     if SocketDirectory.problem(socket: path) ?? Connection.ownDirectoryProblem(socket: path) != nil {
       return nil
     }

@@ -15,7 +15,9 @@ public final class Client {
   /// What a kept event costs beyond its line: the `Event` and its strings' headers, about.
   static let eventOverhead = 64
 
-  package let connection: Connection
+  /// The connection under it: for a program that goes on in raw lines after the library's
+  /// requests (`sectionctl send`, once the connection is named).
+  public let connection: Connection
   /// Events that arrived while a reply was being read, oldest first from `pendingHead`: taken
   /// by index, so that draining n of them is O(n), and dropped once all are taken.
   private var pendingEvents: [Event] = []

@@ -1,9 +1,12 @@
 import Posix
 
 /// A connection to the daemon's socket that sends lines and reads them back one at a time,
-/// waiting for the daemon at most until its deadline (`--timeout`), if it has one.
-package final class Connection {
-  package let path: String
+/// waiting for the daemon at most until its deadline (`--timeout`), if it has one. `Client` is
+/// built on it; a program uses it itself to pass protocol text on as it is, without parsing it
+/// into replies (`sectionctl send` prints the daemon's lines as they came).
+public final class Connection {
+  /// The socket's path, for messages.
+  public let path: String
   let fd: FileDescriptor
   private var lines: LineReader
   private var atEnd = false
@@ -13,7 +16,7 @@ package final class Connection {
   private let deadline: UInt64?
 
   /// Connects to `path`; every wait on this connection from now on ends `timeout` seconds from now.
-  package init(path: String, timeout: Double? = nil) throws(ClientError) {
+  public init(path: String, timeout: Double? = nil) throws(ClientError) {
     self.path = path
     lines = LineReader(path: path)
     self.timeout = timeout
@@ -24,13 +27,13 @@ package final class Connection {
   /// Whether the user named the socket (`--socket`, `--readonly-socket`, `SECTIOND_SOCKET`):
   /// set once from the command line; a named socket's owner is trusted with its directory
   /// (`SocketDirectory.clientProblem`).
-  package nonisolated(unsafe) static var socketIsNamed = false
+  public nonisolated(unsafe) static var socketIsNamed = false
 
   /// A non-blocking socket connected to `path`, once its directory is known to be safe (see
   /// `SocketDirectory`); a failure says why, for `ClientError`'s advice. A listener whose backlog
   /// is full refuses non-blocking connections with EAGAIN: tried again until `deadline` (which
   /// `timeout` seconds gave).
-  package static func socket(path: String, timeout: Double? = nil, deadline: UInt64? = nil)
+  public static func socket(path: String, timeout: Double? = nil, deadline: UInt64? = nil)
     throws(ClientError)
     -> FileDescriptor
   {
@@ -80,7 +83,7 @@ package final class Connection {
   deinit { fd.close() }
 
   /// Sends each line with its LF. A daemon that went away shows up as `connectionLost`, never as SIGPIPE.
-  package func send(_ lines: [String]) throws(ClientError) {
+  public func send(_ lines: [String]) throws(ClientError) {
     try Connection.write(Array(lines.map { $0 + "\n" }.joined().utf8), to: fd, path: path) {
       () throws(ClientError) in try wait(for: .writable)
     }
@@ -105,16 +108,20 @@ package final class Connection {
   }
 
   /// Whether bytes were read and not yet taken as lines: under load, the next event is already here.
-  package var hasReadAhead: Bool { !lines.isEmpty }
+  var hasReadAhead: Bool { !lines.isEmpty }
 
   /// The next line without its LF (and CR); nil once the daemon has closed the connection.
-  package func readLine() throws(ClientError) -> String? {
+  public func readLine() throws(ClientError) -> String? {
     while true {
       if let line = try lines.nextLine() { return line }
       if atEnd { return nil }
       try fill()
     }
   }
+
+  /// Whether `line`, as `readLine` returns it, ends a reply (`OK`, `ERR`): for a program that
+  /// passes replies on as they come (`sectionctl send`) and must know where each one ends.
+  public static func endsReply(_ line: String) -> Bool { ProtocolLine.isStatus(line) }
 
   /// Reads what has arrived, waiting for it; a reset connection counts as the end, like an orderly close.
   private func fill() throws(ClientError) {

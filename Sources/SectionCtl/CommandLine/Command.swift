@@ -47,6 +47,33 @@ enum Command: Equatable, Sendable {
   /// What a completion script asks for: valid ids, ids with titles, or list names.
   case candidates(CompletionCandidates)
 
+  /// The command whose file runs it (`CommandSpec.run`).
+  var subcommand: Subcommand {
+    switch self {
+    case .list: .list
+    case .view: .view
+    case .items: .items
+    case .change(let action, _), .changeAll(let action): Subcommand(rawValue: action.rawValue)!
+    case .mode: .mode
+    case .status: .status
+    case .lists: .lists
+    case .reload, .reloadFresh: .reload
+    case .ping: .ping
+    case .watch: .watch
+    case .log: .log
+    case .ui: .ui
+    case .send: .send
+    case .pipe: .pipe
+    case .edit(let edit): edit.command
+    case .batch: .batch
+    case .help, .version: .help
+    case .isOpen: .isOpen
+    case .export: .export
+    case .shell: .shell
+    case .completion, .candidates: .completion
+    }
+  }
+
   /// Whether the command only reads, so that the read-only socket serves it as well.
   var onlyReads: Bool {
     switch self {
@@ -74,6 +101,8 @@ struct LogRequest: Equatable, Sendable {
 /// it; two are equal when they send the same line.
 struct Edit: Equatable, Sendable {
   let request: Request<UInt64>
+  /// The command that made it (`add`, `rm`, `mv`, `rename` or `item`).
+  let command: Subcommand
 
   /// The request line, as `batch` names it to a person who typed the command instead.
   var line: String { request.lines.joined(separator: "\n") }

@@ -1,5 +1,3 @@
-import SectionShared
-
 /// What one positional argument of a command is: what Tab offers there, and whether free text
 /// begins there (after which every word is the text's, options too: `ArgumentParser`).
 enum ArgumentKind: Equatable, Sendable {
@@ -34,38 +32,6 @@ struct CommandAction: Sendable {
 }
 
 extension Subcommand {
-  /// The positional arguments after the command (for `item`, after its action: `actions`).
-  var arguments: [ArgumentKind] {
-    switch self {
-    case .list, .view, .status, .lists, .reload, .ping, .watch, .log, .ui, .pipe, .batch, .export, .shell,
-      .item:
-      []
-    case .items, .rm: [.section]
-    case .open, .close, .toggle, .isOpen: [.sections]
-    case .mode: [.choice(noun: "mode", words: [Mode.exclusive, .multi].map(\.rawValue))]
-    case .send: [.values(noun: "line")]
-    case .help: [.command]
-    case .completion: [.choice(noun: "shell", words: ["bash", "zsh"])]
-    case .add: [.value(noun: "id"), .text(noun: "title")]
-    case .mv: [.section, .value(noun: "index")]
-    case .rename: [.section, .text(noun: "title")]
-    }
-  }
-
-  /// The actions its first argument names, each with its own arguments; [] for most commands.
-  var actions: [CommandAction] {
-    switch self {
-    case .item:
-      [
-        CommandAction(name: "add", arguments: [.section, .text(noun: "text")]),
-        CommandAction(name: "rm", arguments: [.section, .value(noun: "position")]),
-        CommandAction(name: "mv", arguments: [.section, .value(noun: "from"), .value(noun: "to")]),
-        CommandAction(name: "set", arguments: [.section, .value(noun: "position"), .text(noun: "text")]),
-      ]
-    default: []
-    }
-  }
-
   /// The options that apply to it (to any of its actions), global ones aside.
   var options: [CommandOption] {
     CommandOption.allCases.filter { option in option.scope?.contains { $0.command == self } ?? false }

@@ -1,3 +1,4 @@
+import Posix
 import SectionClient
 
 /// The request lines of `sectionctl batch`, checked whole before a byte is sent. The daemon
@@ -48,5 +49,43 @@ enum BatchInput {
       case .edit(let edit)? = try? ArgumentParser.parse(words).command
     else { return nil }
     return edit.line
+  }
+}
+
+extension CommandSpec {
+  /// `sectionctl batch < REQUESTS`.
+  static let batch = CommandSpec(
+    usage: ["batch [--json] < REQUESTS"],
+    summary: "apply the request lines on standard input as one change, all or none",
+    details: """
+      Reads request lines (as 'sectionctl send HELP' lists them: INSERT, DELETE, MOVE, RENAME,
+      ITEM ..., OPEN, CLOSE, TOGGLE, MODE) from standard input and sends them between BATCH and
+      END: the daemon checks them all, then applies them as one change, or none of them and says
+      which line failed (blank lines count, as in the input). The input is checked whole first:
+      a line that is END or BATCH, or that is not UTF-8, is refused (exit 2) and nothing is sent.
+      \(SectionCtlText.editOutput)
+      """,
+    example: "sectionctl batch < edits.txt",
+    parse: { (arguments, _) throws(CommandLineError) in
+      try ArgumentParser.none(arguments, .batch)
+      return .batch
+    },
+    run: { (runner) throws(CommandLineError) in
+      let lines = try BatchInput.lines(try runner.standardInput())
+      try CommandLineError.lifting { () throws(ClientError) in
+        runner.showRevision(try runner.connect().request(batch: lines).succeeded())
+      }
+      return .success
+    })
+}
+
+extension Runner {
+  /// Standard input, whole, for `batch`.
+  fileprivate func standardInput() throws(CommandLineError) -> [UInt8] {
+    do {
+      return try FileDescriptor.standardInput.readAll(subject: "standard input")
+    } catch {
+      throw .usage("cannot read the requests from standard input: \(error)")
+    }
   }
 }

@@ -1,3 +1,5 @@
+import SectionClient
+
 /// `sectionctl completion bash|zsh`: the completion scripts, printed for a shell to load
 /// (`source <(sectionctl completion bash)`), and what `make install` and the package write
 /// out (scripts/install.sh). The commands, their options and what each argument is come from
@@ -138,4 +140,42 @@ enum Completion {
     }
     return branches.map { "  \($0.patterns.joined(separator: " | "))) \($0.action) ;;\n" }.joined()
   }
+}
+
+extension CommandSpec {
+  /// `sectionctl completion bash|zsh`, and the candidates its scripts ask for.
+  static let completion = CommandSpec(
+    usage: ["completion bash|zsh"],
+    summary: "print the bash or zsh completion script",
+    details: """
+      Prints the completion script of the shell named, which completes commands, options,
+      modes and the sections' ids (asked from the daemon as you type). Load it now with
+      'source <(sectionctl completion bash)', or keep it: 'sectionctl completion bash >
+      ~/.local/share/bash-completion/completions/sectionctl' (zsh: a file _sectionctl in a
+      directory of $fpath). make install and the package install both already. The scripts
+      run 'sectionctl completion ids|titles|lists', which print the valid section ids (with
+      their titles) and list names one a line, whatever the daemon answers besides.
+      """,
+    example: "sectionctl completion bash > ~/.local/share/bash-completion/completions/sectionctl",
+    arguments: [.choice(noun: "shell", words: ["bash", "zsh"])],
+    parse: { (arguments, _) throws(CommandLineError) in
+      if arguments.count == 1, let candidates = CompletionCandidates(rawValue: arguments[0]) {
+        return .candidates(candidates)
+      }
+      guard arguments.count == 1, ["bash", "zsh"].contains(arguments[0]) else {
+        throw .usage("completion needs one shell: bash or zsh")
+      }
+      return .completion(arguments[0])
+    },
+    run: { (runner) throws(CommandLineError) in
+      try runner.lifting { () throws(ClientError) in
+        switch runner.invocation.command {
+        case .completion(let shell):
+          runner.output.print((shell == "bash" ? Completion.bash : Completion.zsh) + "\n")
+        case .candidates(let candidates): runner.output.print(try candidates.lines(runner))
+        default: preconditionFailure("completion runs .completion and .candidates")
+        }
+        return .success
+      }
+    })
 }

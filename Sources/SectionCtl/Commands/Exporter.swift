@@ -40,3 +40,28 @@ struct Exporter {
     throw .daemon(code: "BUSY", message: "the list kept changing while it was read; try again")
   }
 }
+
+extension CommandSpec {
+  /// `sectionctl export`.
+  static let `export` = CommandSpec(
+    usage: ["export > sections.json"],
+    summary: "print the list as it is now as a config file sectiond --config accepts",
+    details: """
+      Prints {"mode", "sections": [{"id", "title", "open", "items"}]}: the list as clients shaped
+      it, with the mode and the open sections as they are now, which 'sectiond --config' accepts.
+      To make it the config: write it over the config file and reload ('sectionctl reload');
+      sections clients edited keep their edits, now the same as the config's (see sectionctl(1)).
+      """,
+    example: "sectionctl export > sections.json && sectiond --check-config --config sections.json",
+    parse: { (arguments, _) throws(CommandLineError) in
+      try ArgumentParser.none(arguments, .export)
+      return .export
+    },
+    run: { (runner) throws(CommandLineError) in
+      try runner.lifting { () throws(ClientError) in
+        // JSON text: C1, bidi and invisible characters as \\u escapes, as every JSON output.
+        runner.output.print(VisibleText.escape(json: try Exporter(client: runner.connect()).config()))
+        return .success
+      }
+    })
+}

@@ -234,3 +234,46 @@ struct UserNames {
     return name
   }
 }
+
+extension CommandSpec {
+  /// `sectionctl log`.
+  static let log = CommandSpec(
+    usage: ["log [--json] [-n N] [--from REV|--since TIME] [-f|--follow]"],
+    summary: "who changed what, and when: the last changes the daemon keeps",
+    details: """
+      The daemon keeps its last changes (sectiond --history, 1000 by default) with when each was
+      made, how (socket, bus, reload) and by whom; log prints them oldest first:
+        42  20:41:07  alice (waybar, 4242)  opened net
+      the revision, the time in local time (with the date when not today), the user and the
+      client's name (CLIENT NAME or --name, else its process name) and pid, and the change in
+      words. On the read-only socket who is not shown. For what is older, ask
+      journalctl -u sectiond (--log-changes).
+      Options:
+        -n, --lines N  how many changes (default 20; with --from or --since, the last N of them)
+        --from REV     the changes after revision REV (where the last line read left off)
+        --since TIME   the changes made since TIME: 2026-12-03, '2026-12-03 20:41[:07]',
+                       20:41 (today), today, yesterday, now, -5min, '1h ago', -2d
+        -f, --follow   then print each change as it is made, until interrupted; a daemon
+                       back at a lower revision (its state removed) is said, and followed
+      With --json: {\"revision\", \"changes\": [{\"revision\", \"time\", \"via\", \"uid\", \"pid\",
+      \"user\", \"name\", \"event\": {as watch --json}}]}; with --follow one change object per line.
+      """,
+    example: "sectionctl log -n 50 --json | jq -r '.changes[] | select(.name == \"waybar\") | .time'",
+    check: { (options) throws(CommandLineError) in
+      if options.timeout != nil && options.follow {
+        throw .usage("--timeout applies to one-shot commands; log waits for the daemon by design")
+      }
+    },
+    parse: { (arguments, options) throws(CommandLineError) in
+      try ArgumentParser.none(arguments, .log)
+      if options.from != nil && options.since != nil {
+        throw .usage("--from and --since each say where log starts; give one")
+      }
+      return .log(
+        LogRequest(count: options.lines, follow: options.follow, from: options.from, since: options.since))
+    },
+    run: { (runner) throws(CommandLineError) in
+      guard case .log(let request) = runner.invocation.command else { preconditionFailure("log runs .log") }
+      return try runner.lifting(HistoryLog(runner: runner, request: request).run)
+    })
+}

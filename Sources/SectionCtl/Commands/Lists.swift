@@ -87,3 +87,39 @@ struct Lists {
     return .success
   }
 }
+
+extension CommandSpec {
+  /// `sectionctl lists`.
+  static let lists = CommandSpec(
+    usage: ["lists [--json]"],
+    summary: "every list this user can reach, named or not, system and own, one a line",
+    details: """
+      Looks for sockets in your own daemons' directory ($XDG_RUNTIME_DIR/sectiond) and the
+      system's (/run/sectiond): the unnamed list's, and a directory per named list
+      (sectiond --list NAME, sectiond@NAME.service). Each is asked as 'status' asks, through
+      its read-only socket when the control socket is refused (CLIENTS is then -). A list that
+      does not answer within 5 s (--timeout SECONDS) is listed with why. Use one with
+      'sectionctl -l NAME COMMAND'.
+      With --json: {\"lists\": [{\"name\" (null: the unnamed list), \"scope\" (user or system),
+      \"socket\", \"sections\", \"open\", \"revision\", \"clients\", \"error\"}]}.
+      """,
+    example: "sectionctl lists --json | jq -r '.lists[] | select(.name) | .name'",
+    parse: { (arguments, options) throws(CommandLineError) in
+      try ArgumentParser.none(arguments, .lists)
+      if options.readonly {
+        throw .usage(
+          "--readonly (-r) means nothing to lists: it reads each list's status itself, through the "
+            + "read-only socket when the control socket is refused")
+      }
+      if options.socket != nil || options.readonlySocket != nil {
+        throw .usage(
+          "lists looks through every socket directory itself (and that of $SECTIOND_SOCKET): "
+            + "--socket and --readonly-socket name one daemon; use status for one")
+      }
+      if options.list != nil {
+        throw .usage("--list (-l) names one list, and lists shows them all; use status for one")
+      }
+      return .lists
+    },
+    run: { (runner) throws(CommandLineError) in try runner.lifting(Lists(runner: runner).run) })
+}

@@ -197,3 +197,60 @@ struct TerminalLines {
     Array(VisibleText.escape(VisibleText.decode(bytes)).utf8)
   }
 }
+
+extension CommandSpec {
+  /// `sectionctl pipe`.
+  static let pipe = CommandSpec(
+    usage: ["pipe [--list-from-query]"],
+    summary: "relay standard input and output to the daemon's socket, for scripts and websocketd",
+    details: """
+      Connects to the socket (the control socket, or the read-only one with --readonly) and relays
+      bytes both ways: request lines from standard input go to the daemon, its replies and events
+      to standard output, each as soon as it arrives (never held back to fill a buffer). At end of
+      input it sends what is left and waits for the last replies; it exits when the daemon closes
+      the connection (after QUIT, or once every reply is out) or standard output's reader goes away.
+      One pipe is one protocol client: SUBSCRIBE and the events follow on the same stream.
+      This is what websocketd runs for each browser connection of sectiond's web page.
+      Options:
+        --list-from-query   for websocketd: the page's ?list=NAME ($QUERY_STRING) picks the
+                            list NAME, whose socket of the same name is in the directory NAME
+                            beside the socket given (/run/sectiond/readonly.sock gives
+                            /run/sectiond/NAME/readonly.sock); without it, that socket's list
+      Exits 0 when the connection ends, 3 when the daemon cannot be reached or the connection fails.
+      """,
+    example: "sectionctl --readonly pipe <<< 'VIEW'",
+    check: { (options) throws(CommandLineError) in
+      if options.timeout != nil {
+        throw .usage("--timeout applies to one-shot commands; pipe waits for the daemon by design")
+      }
+      if options.json {
+        throw .usage("--json does not apply to pipe, which prints the daemon's lines as they are")
+      }
+    },
+    parse: { (arguments, _) throws(CommandLineError) in
+      try ArgumentParser.none(arguments, .pipe)
+      return .pipe
+    },
+    run: { (runner) throws(CommandLineError) in try runner.runPipe() })
+}
+
+extension Runner {
+  fileprivate func runPipe() throws(CommandLineError) -> ExitStatus {
+    let path: String
+    do {
+      path =
+        invocation.listFromQuery
+        ? try SocketLocation.fromQuery(environment.nonEmpty("QUERY_STRING"), beside: socketPath())
+        : socketPath()
+    } catch {
+      throw .usage("the page's ?list=: \(error)")
+    }
+    // Under websocketd, the page's user is the one behind each change.
+    let name =
+      invocation.name ?? environment.nonEmpty("REMOTE_ADDR").map { "web:\($0)" } ?? "sectionctl-pipe"
+    let pipe = Pipe(
+      path: path, outputIsTerminal: environment.outputIsTerminal,
+      name: String(decoding: ClientName.asName(Array(name.utf8)), as: UTF8.self))
+    return try CommandLineError.lifting { () throws(ClientError) in try pipe.run() }
+  }
+}

@@ -327,3 +327,28 @@ final class Shell {
   /// a section (a list that changes under the shell is read as it is); none when it is away.
   nonisolated(unsafe) private static var sectionRefs: () -> [String] = { [] }
 }
+
+extension CommandSpec {
+  /// `sectionctl shell`.
+  static let shell = CommandSpec(
+    usage: ["shell"],
+    summary: "an interactive prompt with line editing and history, showing changes as they come",
+    details: """
+      A prompt that reads sectionctl commands (list, open 1, add id Title, help ...) or raw
+      protocol lines (upper-case verbs: LIST, OPEN 1), with line editing and history (libedit:
+      Up/Down, Ctrl-R; Tab completes commands, section ids, modes and item actions, each where
+      it belongs); the history is kept in
+      $XDG_STATE_HOME/sectionctl/history (~/.local/state/sectionctl/history). Changes made
+      anywhere are printed as they come, between prompts. Ctrl-D or 'quit' ends it.
+      'sectionctl' with no command starts it when standard input and output are a terminal.
+      """,
+    example: "sectionctl shell",
+    check: { (options) throws(CommandLineError) in
+      if options.json { throw .usage("--json does not apply to shell, which is for people") }
+    },
+    parse: { (arguments, _) throws(CommandLineError) in
+      try ArgumentParser.none(arguments, .shell)
+      return .shell
+    },
+    run: { (runner) throws(CommandLineError) in try Shell(runner: runner).run() })
+}

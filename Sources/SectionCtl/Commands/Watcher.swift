@@ -79,3 +79,54 @@ struct Watcher {
     output.print(clearsScreen ? "\u{1B}[H\u{1B}[2J" + accordion : accordion + "\n")
   }
 }
+
+extension CommandSpec {
+  /// `sectionctl watch`.
+  static let watch = CommandSpec(
+    usage: ["watch [--json] [--view] [--count N] [--from REV]"],
+    summary: "print every change as it happens, until interrupted",
+    details: """
+      First prints the current state, then one line per change:
+        state REV MODE IDS|-     opened REV INDEX ID     closed REV INDEX ID
+        mode REV MODE            reload REV
+        inserted REV INDEX ID    deleted REV INDEX ID    moved REV FROM TO ID
+        renamed REV INDEX ID     items REV INDEX ID COUNT
+      If the daemon restarts, watch reconnects (waiting at most 2 s between attempts) and resumes
+      where it left off: the changes it missed, each with its revision, and no new state line;
+      a state line only where the daemon no longer keeps them (sectiond --history). Ctrl-C or
+      SIGTERM ends it with status 0.
+      Options:
+        --count N    exit after N changes
+        --view       redraw the accordion (as 'sectionctl view') on every change
+        --from REV   start after revision REV instead of with the state: the changes since
+                     first, as they happened, where the daemon still keeps them (else the state)
+      With --json: one object per line, {\"event\": \"state\"|\"opened\"|\"closed\"|\"mode\"|\"reload\"|
+      \"inserted\"|\"deleted\"|\"moved\"|\"renamed\"|\"items\", \"revision\", ...}.
+      """,
+    example: "sectionctl watch | while read -r event rev rest; do echo \"$event at $rev\"; done",
+    check: { (options) throws(CommandLineError) in
+      if options.from != nil && options.view {
+        throw .usage("--from does not apply to watch --view, which redraws the list")
+      }
+      if options.timeout != nil {
+        throw .usage("--timeout applies to one-shot commands; watch waits for the daemon by design")
+      }
+    },
+    parse: { (arguments, options) throws(CommandLineError) in
+      try ArgumentParser.none(arguments, .watch)
+      return .watch(count: options.count, view: options.view, from: options.from)
+    },
+    run: { (runner) throws(CommandLineError) in try runner.lifting(runner.runWatch) })
+}
+
+extension Runner {
+  fileprivate func runWatch() throws(ClientError) -> ExitStatus {
+    guard case .watch(let count, let view, let from) = invocation.command else {
+      preconditionFailure("watch runs .watch")
+    }
+    let watcher = Watcher(
+      path: readingPath(), name: clientName, from: from, json: invocation.json, view: view, count: count,
+      style: style, clearsScreen: environment.outputIsTerminal && !invocation.json, output: output)
+    return try watcher.run()
+  }
+}

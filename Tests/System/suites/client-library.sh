@@ -3,7 +3,8 @@
 # each type and method documented (scripts/client-api.sh --check); the example program of
 # docs/CLIENT.md (examples/accordion) builds as a program outside the package would, by path
 # and (a tiny package) by url, and works against a real daemon. A change to the library that breaks its
-# users breaks this suite. Ends with "N passed, N failed".
+# users breaks this suite, as does sectionctl reaching past the public API. Ends with "N passed,
+# N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 source Tests/System/lib/checks.sh
@@ -59,6 +60,26 @@ else
 fi
 expect "it names Mode, ListName, Request, SocketNames, ClientName with import SectionClient alone" \
   'UNAVAILABLE true ["MODE exclusive"] work' "$("$dir/urluser-build/debug/urluser" 2>&1)"
+
+# sectionctl proves the public API by using nothing else: SectionCtl is built without access to
+# the library's package declarations (packageAccess: false). A use of one, added to a copy of
+# SectionCtl, must stop its build, and stop it there.
+cat >"$clone/Sources/SectionCtl/PackageProbe.swift" <<'EOF'
+import SectionClient
+
+// SocketLocation.resolve is package: a test's helper, no part of the API.
+let packageProbe = SocketLocation.resolve(explicit: nil, readonly: false, environment: .current)
+EOF
+if swift build --package-path "$clone" --scratch-path "$dir/ctl-build" --target SectionCtl \
+  >"$dir/ctl.log" 2>&1; then
+  fail "SectionCtl cannot use a package declaration of SectionClient" "a use of SocketLocation.resolve built"
+elif grep -q "PackageProbe.swift:.*error: .*resolve" "$dir/ctl.log" \
+  && ! grep -E "^/[^ ]*:[0-9]+:[0-9]+: error:" "$dir/ctl.log" | grep -qv "PackageProbe.swift"; then
+  pass "SectionCtl cannot use a package declaration of SectionClient (packageAccess: false)"
+else
+  fail "SectionCtl cannot use a package declaration of SectionClient" "$(grep -E "^/.*error:" "$dir/ctl.log" | head -5)"
+fi
+rm "$clone/Sources/SectionCtl/PackageProbe.swift"
 
 scratch="$dir/accordion-build"
 if swift build --package-path "$clone/examples/accordion" --scratch-path "$scratch" >"$dir/build.log" 2>&1; then
