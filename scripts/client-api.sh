@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The public API of the SectionClient library, one line per symbol (kind, path, declaration),
-# read from the built modules' symbol graphs: SectionClient's and SectionShared's, which it
-# re-exports (a program names Mode with `import SectionClient`). docs/CLIENT-API.txt is this
+# read from the built modules' symbol graphs: SectionClient's, and SectionShared's and
+# SectionGrammar's, which it re-exports (a program names Mode with `import SectionClient`). docs/CLIENT-API.txt is this
 # list, checked in.
 #
 #   scripts/client-api.sh            # print the list (after swift build)
@@ -12,13 +12,13 @@ cd "$(dirname "$0")/.."
 build="${BUILD_DIR:-.build/debug}"
 graph=$(mktemp -d /tmp/sdapi.XXXXXX)
 trap 'rm -rf "$graph"' EXIT
-for module in SectionClient SectionShared; do
+for module in SectionClient SectionShared SectionGrammar; do
   swift symbolgraph-extract -module-name "$module" -I "$build/Modules" \
     -Xcc -fmodule-map-file="$build/CShim.build/module.modulemap" -Xcc -ISources/CShim/include \
     -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level public -output-dir "$graph" >/dev/null
 done
 list() {
-  python3 - "$1" "$graph/SectionClient.symbols.json" "$graph/SectionShared.symbols.json" <<'PY'
+  python3 - "$1" "$graph/SectionClient.symbols.json" "$graph/SectionShared.symbols.json" "$graph/SectionGrammar.symbols.json" <<'PY'
 import json, sys
 graph = {"symbols": [s for path in sys.argv[2:] for s in json.load(open(path))["symbols"]]}
 documented_kinds = {"swift.class", "swift.struct", "swift.enum", "swift.protocol", "swift.method",
