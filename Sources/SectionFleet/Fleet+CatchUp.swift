@@ -47,9 +47,9 @@ extension Fleet {
           // The requests that waited for it are answered now, the changes refused as while
           // etcd is known down (the poll lifts it), instead of waiting for a catch-up that
           // may not come before etcd answers again: a change is never held past its bound.
-          server.service.changeRefusal = unavailable(error)
+          gate.refusal = unavailable(error)
           handle(.caughtUp)
-          server.fleetCaughtUp()
+          server.resumeChanges()
           // The poll pauses while a key is damaged: its retry goes on.
           if damage != nil { later(after: damageDelay) { [unowned self] in catchUp() } }
         }
@@ -134,7 +134,7 @@ extension Fleet {
     // Still unknown (the head did not reach past it): the phase stays the commit's.
     guard proposal == nil else { return }
     handle(.caughtUp)
-    server.fleetCaughtUp()
+    server.resumeChanges()
   }
 
   /// The catch-up after a fence found the group not committed (another host's entry in its
@@ -142,7 +142,7 @@ extension Fleet {
   /// once the catch-up is through.
   func notCommittedInCatchUp() {
     handle(.notCommitted(inCatchUp: true))
-    server.fleetRetry()
+    server.finish(.retry)
   }
 
   /// What became of one log entry (`apply`).
@@ -195,10 +195,9 @@ extension Fleet {
     do throws(ProtocolError) {
       switch decoded.body {
       case .changes(let changes, let authors):
-        try server.service.applyRemote(changes, authors: authors, through: Array(decoded.host.utf8))
-        server.fleetApplied()
+        try server.applyFromElsewhere(changes, authors: authors, through: Array(decoded.host.utf8))
       case .state(let state, _):
-        server.fleetAdopt(state, reloaded: true)
+        server.adopt(state, reloaded: true)
         // Once on every host, as the reloading host says it too (`reloadedHere`). The host's
         // name is etcd's text: only a name's characters reach STATUS and the log.
         let host = String(decoding: ClientName.asName(Array(decoded.host.utf8)), as: UTF8.self)

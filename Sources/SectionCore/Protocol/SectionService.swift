@@ -77,18 +77,15 @@ public final class SectionService {
   /// Whether the unsaved changes must be saved as a whole state file (a reload: the journal
   /// records edits, not configs).
   public private(set) var needsSnapshot = false
-  /// The unsaved changes are on their way to be committed elsewhere (a fleet's etcd): no
-  /// change joins them, every change waits for their outcome (`.deferred`), as a read does.
-  public var sealed = false
+  /// Whether changes may be made now, and whether the unsaved ones are sealed: the commit
+  /// backend's (`ChangeGate`), handed to the service once the backend is chosen.
+  public var gate = ChangeGate()
   /// The host this daemon serves as in a fleet: the history shows every change's author as
   /// `<name>@<host>` on every host. Nil outside a fleet, where names are as they were.
   public var host: [UInt8]?
   /// The author of the last group another fleet host committed (`applyRemote`): the next is
   /// most often by the same, and one object keeps the history's author table small.
   var lastRemoteAuthor: Author?
-  /// Every change is refused with it, until it is nil again: a fleet's host that has not
-  /// joined yet, or knows etcd unreachable (`ERR UNAVAILABLE`). Reads are answered still.
-  public var changeRefusal: ProtocolError?
   /// While a group is sealed: the state as last committed, made at the first read that comes
   /// meanwhile (`readCommitted`), dropped with the group.
   var committedView: SectionService?
@@ -201,7 +198,7 @@ public final class SectionService {
     if hasUnsavedChanges && request.readsState {
       // A group sealed for a fleet's commit may wait seconds for etcd: reads are answered from
       // the state as last committed meanwhile, never from the group's.
-      guard sealed, !request.changesState else { return .deferred }
+      guard gate.sealed, !request.changesState else { return .deferred }
       return try readCommitted(request, session: &session, reply: &reply)
     }
     do throws(ProtocolError) {
@@ -311,9 +308,9 @@ public final class SectionService {
       reply.append("OK\n")
       return .quit
     case .reload:
-      return sealed ? .deferred : .reload
+      return gate.sealed ? .deferred : .reload
     case .reloadFresh:
-      if sealed { return .deferred }
+      if gate.sealed { return .deferred }
       reloadDropsEdits = true
       return .reload
     case .status:
@@ -354,9 +351,9 @@ public final class SectionService {
     showing index: Int? = nil, author: Author, reply: inout OutputQueue, showingMode: Bool = false,
     _ body: (inout SectionModel, inout [Change]) throws(ProtocolError) -> Void
   ) throws(ProtocolError) -> Outcome {
-    if let changeRefusal { throw changeRefusal }
+    if let refusal = gate.refusal { throw refusal }
     let othersUnsaved = saved != nil
-    if turnIsFull || sealed { return .deferred }
+    if turnIsFull || gate.sealed { return .deferred }
     guard model.hasRoomForAChange else {
       if othersUnsaved { return .deferred }
       reply.append(contentsOf: ProtocolError.revisionsExhausted.line)
@@ -530,7 +527,7 @@ public final class SectionService {
   {
     let dropsEdits = reloadDropsEdits
     reloadDropsEdits = false
-    if let changeRefusal { throw changeRefusal }
+    if let refusal = gate.refusal { throw refusal }
     guard model.hasRoomForAChange else { throw .revisionsExhausted }
     // Undoing a reload needs the sections it replaced: the model as last saved, whole.
     var lastSaved = model

@@ -97,7 +97,7 @@ extension Server {
 
   private func release(_ connection: Connection) {
     guard !connection.isClosed else { return }
-    if fleet != nil { connection.forgetHeldGroup() }
+    if keepsHeldRequests { connection.forgetHeldGroup() }
     let parked = connection.parked
     connection.handle(.released)
     if parked { unpark(connection) }

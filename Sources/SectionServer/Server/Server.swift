@@ -22,7 +22,19 @@ import Systemd
 package final class Server {
   package let loop: EventLoop
   package let service: SectionService
-  let store: StateStore?
+  /// The state file, where groups are committed unless another backend is chosen; then the
+  /// file is that backend's copy.
+  package let localCommit: LocalCommit
+  /// Where the turn's group is committed (`CommitBackend`): `localCommit`, or the one `Daemon`
+  /// chose for `--etcd`. Its gate is the service's.
+  var backend: any CommitBackend {
+    didSet {
+      service.gate = backend.gate
+      keepsHeldRequests = backend.retries
+    }
+  }
+  /// `backend.retries`, a field for the request path to read.
+  var keepsHeldRequests = false
   let limits: ClientLimits
   /// Keeps connections in systemd's file descriptor store; nil outside systemd or without
   /// `--fd-store`.
@@ -60,10 +72,10 @@ package final class Server {
   var bus: BusFace?
   /// The list's name (`--list`), which the status line begins with; nil for the unnamed list.
   var list: ListName?
-  /// With --etcd: this host's part in the fleet that shares the list (SectionFleet's `Fleet`).
-  var fleet: (any FleetAgent)?
-  /// SIGTERM came while a group was on its way to etcd: the stop waits for its outcome.
+  /// SIGTERM came while a group's commit was under way: the stop waits for its outcome.
   package var stopRequested = false
+  /// A SIGHUP came while the backend was busy: reload once it is through.
+  var reloadWhenIdle = false
   /// With --log-changes: the journal entries of each save.
   var changeLog: ChangeLog?
   /// Connections closed since the heap was last given back, and the timer that gives it back
@@ -89,7 +101,9 @@ package final class Server {
     self.daemon = daemon
     self.loop = loop
     self.service = service
-    self.store = store
+    localCommit = LocalCommit(store: store)
+    backend = localCommit
+    service.gate = localCommit.gate
     self.limits = limits
     self.connectionStore = connectionStore
     self.loadConfig = loadConfig
@@ -232,7 +246,7 @@ package final class Server {
     var requestStart = 0
     var groupStart = connection.heldReplyStart != nil ? 0 : nil as Int?
     // A batch past a limit already ignores its further lines: they are not kept either.
-    let refusedBatch = fleet != nil && connection.batch?.hasProblem == true
+    let refusedBatch = keepsHeldRequests && connection.batch?.hasProblem == true
     input.withUnsafeBufferPointer { bytes in
       requests: while replies > 0, connection.takesNextRequest() {
         // PINGs are answered where they are framed, like a plain line server would answer
@@ -293,7 +307,7 @@ package final class Server {
         if groupStart == nil && connection.heldReplyStart != nil { groupStart = requestStart }
       }
     }
-    if fleet != nil {
+    if keepsHeldRequests {
       keepHeldInput(
         input, on: connection, from: groupStart ?? requestStart, batchFrom: requestStart, to: position,
         ignoredByBatch: refusedBatch)
@@ -404,9 +418,9 @@ package final class Server {
 
   /// SIGHUP: reload without a client to answer.
   func reloadFromSignal() {
-    if let fleet, fleet.isBusy {
-      // Not beside a group on its way to etcd: once it is through.
-      fleet.reloadWhenIdle = true
+    if backend.isBusy {
+      // Not beside a group whose commit is under way: once it is through.
+      reloadWhenIdle = true
       return
     }
     var discarded = OutputQueue()
@@ -445,20 +459,18 @@ package final class Server {
     Notifier.stopping()
     for listener in listeners { listener.close() }
     listeners.removeAll()
-    if let fleet, fleet.isCommitting {
-      // A group on its way to etcd: its clients hear its outcome first (within the commit's
+    if backend.isCommitting {
+      // A group's commit under way: its clients hear its outcome first (within the commit's
       // deadline), and changes sent meanwhile wait, to go to the next process with their
-      // connections. Taken up again once the fleet is through (`finishIteration`).
-      if !stopRequested { Log.notice("stopping once the changes on their way to etcd are through") }
+      // connections. Taken up again once the backend is through (`finishIteration`).
+      if !stopRequested { Log.notice("stopping once the changes being committed are through") }
       stopRequested = true
-      service.sealed = true
+      backend.gate.sealed = true
       return
     }
-    if let fleet {
-      fleet.stop()
-    } else if service.hasUnsavedChanges {
-      save()
-    }
+    backend.stop()
+    // The state file commits at once: the unsaved group is saved before the stop.
+    if backend === localCommit && service.hasUnsavedChanges { commitTurn() }
     bus?.close()
     if connectionStore != nil {
       handOver()
