@@ -80,6 +80,12 @@ public final class SectionService {
   /// Whether changes may be made now, and whether the unsaved ones are sealed: the commit
   /// backend's (`ChangeGate`), handed to the service once the backend is chosen.
   public var gate = ChangeGate()
+  /// Whether `handle` keeps each request it parses (`lastRequest`): set when the commit backend
+  /// may answer a group with a retry, whose requests then run again.
+  public var keepsRequests = false
+  /// The last request `handle` parsed, while `keepsRequests`: the server keeps it with the
+  /// group it joins.
+  public private(set) var lastRequest: KeptRequest?
   /// The host this daemon serves as in a fleet: the history shows every change's author as
   /// `<name>@<host>` on every host. Nil outside a fleet, where names are as they were.
   public var host: [UInt8]?
@@ -175,12 +181,33 @@ public final class SectionService {
       reply.append(contentsOf: error.line)
       return .replied
     case .success(let request)?:
-      do throws(ProtocolError) {
-        return try execute(request, session: &session, batch: &batch, reply: &reply)
-      } catch {
-        reply.append(contentsOf: error.line)
-        return .replied
-      }
+      if keepsRequests { keep(request, batch: batch) }
+      return run(request, session: &session, batch: &batch, reply: &reply)
+    }
+  }
+
+  /// Executes `request`, a refusal becoming its `ERR` line: `handle`'s, and a kept request's
+  /// when it runs again.
+  @inline(__always)
+  func run(_ request: Request, session: inout Session, batch: inout Batch?, reply: inout OutputQueue)
+    -> Outcome?
+  {
+    do throws(ProtocolError) {
+      return try execute(request, session: &session, batch: &batch, reply: &reply)
+    } catch {
+      reply.append(contentsOf: error.line)
+      return .replied
+    }
+  }
+
+  /// Keeps the request `handle` is about to run as `lastRequest` (an END, the batch it ends),
+  /// out of line: without a backend that retries the request path pays one look at a flag.
+  @inline(never)
+  private func keep(_ request: Request, batch: Batch?) {
+    if case .end = request, let batch {
+      lastRequest = .batch(batch)
+    } else {
+      lastRequest = .request(request)
     }
   }
 

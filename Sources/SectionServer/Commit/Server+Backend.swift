@@ -69,28 +69,4 @@ extension Server {
     }
     status?.figuresChanged()
   }
-
-  /// Keeps, where groups may be retried, the input of the group held for the commit (`input[start..<end]`,
-  /// what `handle` took of it) and of a BATCH not ended yet (from `batchStart` when it began
-  /// in this input), for `.retry`; forgets it when there is neither. `ignoredByBatch`: the
-  /// batch was past a limit before this input, which it ignores up to its END: nothing of it
-  /// is kept while the batch is still open (what is kept stays within the batch's limits).
-  func keepHeldInput(
-    _ input: ArraySlice<UInt8>, on connection: Connection, from start: Int, batchFrom batchStart: Int,
-    to end: Int, ignoredByBatch: Bool
-  ) {
-    guard connection.heldReplyStart != nil || connection.batch != nil else {
-      connection.heldInput.removeAll()
-      connection.heldBatchStart = nil
-      return
-    }
-    if connection.batch == nil {
-      connection.heldBatchStart = nil
-    } else if connection.heldBatchStart == nil {
-      connection.heldBatchStart = connection.heldInput.count + max(0, batchStart - start)
-    }
-    if start < end, !(ignoredByBatch && connection.batch != nil) {
-      connection.heldInput.append(contentsOf: input[(input.startIndex + start)..<(input.startIndex + end)])
-    }
-  }
 }

@@ -102,7 +102,7 @@ extension Server {
     connection.handle(.released)
     if parked { unpark(connection) }
     queueFlush(connection)
-    if !connection.pending.isEmpty { turn.releasedConnections.append(connection) }
+    if connection.hasRequestsLeft { turn.releasedConnections.append(connection) }
   }
 
   /// Answers the requests and calls that waited for the save just done: called right after
@@ -134,7 +134,7 @@ extension Server {
     for connection in ready where connection.acceptsRequests() {
       handlePending(connection, replies: 1)
     }
-    for connection in ready where !connection.pending.isEmpty && connection.takesNextRequest() {
+    for connection in ready where connection.hasRequestsLeft && connection.takesNextRequest() {
       handlePending(connection)
     }
   }

@@ -34,7 +34,7 @@ extension Server {
       && connection.stream == nil
     {
       connection.handle(.outputDrained)
-      if !connection.pending.isEmpty {
+      if connection.hasRequestsLeft {
         turn.runnable.append(connection)
         resume?.trigger()
       }

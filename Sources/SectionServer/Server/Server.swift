@@ -31,6 +31,7 @@ package final class Server {
     didSet {
       service.gate = backend.gate
       keepsHeldRequests = backend.retries
+      service.keepsRequests = backend.retries
     }
   }
   /// `backend.retries`, a field for the request path to read.
@@ -241,14 +242,10 @@ package final class Server {
     // that goes to the service (a getter and a retain per request cost a TOGGLE 1%: perf), and
     // handed in with each; CLIENT NAME changes it, and the connection keeps it after the run.
     var session: Session?
-    // In a fleet, where the request being handled began (a BATCH's first line), and where
-    // the group held for the commit began: its input is kept to run it again (`retryHeld`).
-    var requestStart = 0
-    var groupStart = connection.heldReplyStart != nil ? 0 : nil as Int?
-    // A batch past a limit already ignores its further lines: they are not kept either.
-    let refusedBatch = keepsHeldRequests && connection.batch?.hasProblem == true
+    // A retried group's requests run again before anything read after them.
+    let keptDone = connection.rerun.isEmpty || runKept(on: connection, replies: &replies)
     input.withUnsafeBufferPointer { bytes in
-      requests: while replies > 0, connection.takesNextRequest() {
+      requests: while keptDone, replies > 0, connection.takesNextRequest() {
         // PINGs are answered where they are framed, like a plain line server would answer
         // them, while nothing else must come first (`Connection.answersPingsNow`).
         if connection.answersPingsNow {
@@ -285,38 +282,70 @@ package final class Server {
           break
         }
         if session == nil { session = connection.session }
-        if connection.batch == nil { requestStart = line.startIndex - input.startIndex }
         guard
           let outcome = service.handle(
             line, session: &session!, batch: &connection.batch, reply: &connection.output)
         else {
           continue
         }
-        if outcome == .deferred || (outcome != .changed && connection.heldReplyStart != nil) {
-          // The line is handled again after the save: so is its refusal, if it is one.
-          if service.denial != nil { _ = service.takeDenial() }
-          connection.output.removeTail(from: start)
+        guard settle(outcome, on: connection, session: session!, replyStart: start) else {
+          // The line is handled again after the save.
           position = line.startIndex - input.startIndex
-          waitForSave(connection)
           break
         }
         replies -= 1
-        if service.denial != nil { noteDenial() }
-        clientErrors?.noteReply(connection.output.tail, from: start)
-        apply(outcome, on: connection, session: session!, replyStart: start)
-        if groupStart == nil && connection.heldReplyStart != nil { groupStart = requestStart }
+        if keepsHeldRequests && connection.heldReplyStart != nil {
+          connection.heldRequests.append(service.lastRequest!)
+        }
       }
-    }
-    if keepsHeldRequests {
-      keepHeldInput(
-        input, on: connection, from: groupStart ?? requestStart, batchFrom: requestStart, to: position,
-        ignoredByBatch: refusedBatch)
     }
     if let session, session.author !== connection.session.author { connection.session = session }
     if position < input.count { connection.pending = Array(input.dropFirst(position)) }
     // Replies that wait for nothing go out now, as a plain line server would send them: the
     // client can read them while the loop turn goes on with the other connections.
     if connection.isReady { write(connection) } else { queueFlush(connection) }
+  }
+
+  /// Runs again the requests of the connection's group that came back as a retry
+  /// (`CommitOutcome.retry`), on the newer state, before anything the client sent after them.
+  /// False when some must still wait (for a save, or for output to drain, or for `replies`).
+  private func runKept(on connection: Connection, replies: inout Int) -> Bool {
+    var session = connection.session
+    while let kept = connection.rerun.first {
+      guard replies > 0, connection.takesNextRequest() else { break }
+      if connection.subscription == .owedSnapshot && !sendOwedSnapshot(connection) {
+        waitForSave(connection)
+        break
+      }
+      let start = connection.output.tailMark
+      guard let outcome = service.run(kept, session: &session, reply: &connection.output),
+        settle(outcome, on: connection, session: session, replyStart: start)
+      else { break }
+      connection.rerun.removeFirst()
+      replies -= 1
+      if connection.heldReplyStart != nil { connection.heldRequests.append(kept) }
+    }
+    if session.author !== connection.session.author { connection.session = session }
+    return connection.rerun.isEmpty
+  }
+
+  /// What a request's outcome makes of its reply, queued from `replyStart`: false when the
+  /// request must wait for the save (the reply, a refusal too, is taken back, to be made again
+  /// then); else the reply stands and `apply` acts on the outcome.
+  @inline(__always)
+  private func settle(
+    _ outcome: SectionService.Outcome, on connection: Connection, session: Session, replyStart start: Int
+  ) -> Bool {
+    if outcome == .deferred || (outcome != .changed && connection.heldReplyStart != nil) {
+      if service.denial != nil { _ = service.takeDenial() }
+      connection.output.removeTail(from: start)
+      waitForSave(connection)
+      return false
+    }
+    if service.denial != nil { noteDenial() }
+    clientErrors?.noteReply(connection.output.tail, from: start)
+    apply(outcome, on: connection, session: session, replyStart: start)
+    return true
   }
 
   private func apply(
