@@ -81,7 +81,7 @@ extension Fleet {
         // The log was trimmed past what is applied (the head's snapshot revision may be older
         // than a snapshot in pieces written since): only the snapshot can help, if it reaches
         // past what is applied.
-        if pending != nil { notCommittedInCatchUp() }
+        if let unknown = pending { trimmedPast(unknown) }
         return adoptSnapshot(missing: logKey(server.service.model.revision + 1))
       case .damaged(let problem):
         return halt(at: entry.key, problem, unknown: pending) { [unowned self] in catchUp() }
@@ -103,7 +103,8 @@ extension Fleet {
     } else if !logs.kvs.isEmpty {
       catchUp(after: pending)
     } else {
-      adoptSnapshot(missing: logKey(applied + 1))
+      if let unknown = pending { trimmedPast(unknown) }
+      adoptSnapshot(missing: logKey(server.service.model.revision + 1))
     }
   }
 
@@ -145,6 +146,20 @@ extension Fleet {
     server.finish(.retry)
   }
 
+  /// The log no longer reaches the group whose outcome is unknown (trimmed past it): whether it
+  /// was committed cannot be learned any more (the snapshot that replaces the log keeps no
+  /// commit ids), so its requests are refused as of unknown outcome, not run again (a TOGGLE
+  /// committed and run again would undo itself). The group is undone before the snapshot is
+  /// adopted, which holds it if it was committed.
+  func trimmedPast(_ proposal: Proposal) {
+    handle(.notCommitted(inCatchUp: true))
+    refuse(
+      ProtocolError(
+        .unavailable,
+        "the fleet's log was trimmed past \(proposal) before its outcome was known; the change may have been applied (its outcome is unknown); reads are served from revision \(proposal.base)"
+      ))
+  }
+
   /// What became of one log entry (`apply`).
   enum Applied {
     /// Applied, or nothing to apply here (already applied, this host's own commit).
@@ -172,8 +187,15 @@ extension Fleet {
     guard decoded.revision == revision else {
       return .damaged("holds the entry of revision \(decoded.revision), not \(revision)")
     }
+    let first =
+      switch decoded.body {
+      case .changes(let changes, _): changes[0].revision
+      case .state(_, let first): first
+      }
     if let proposal = ownCommit {
       if revision <= proposal.base { return .applied }
+      // Not the entry after the group's base: the log before it is gone, the group's with it.
+      if first > proposal.base + 1 { return .notNext }
       ownCommit = nil
       if decoded.commit == proposal.commit {
         committed(proposal, at: entry.modRevision, by: .catchUp)
@@ -183,11 +205,6 @@ extension Fleet {
     }
     let applied = server.service.model.revision
     if revision <= applied { return .applied }
-    let first =
-      switch decoded.body {
-      case .changes(let changes, _): changes[0].revision
-      case .state(_, let first): first
-      }
     if first > applied + 1 { return .notNext }
     guard first == applied + 1 else {
       return .damaged("begins at revision \(first), which this host applied already")
