@@ -70,7 +70,7 @@ let package = Package(
     .target(
       name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),
     // A host's part in a fleet (--etcd, docs/FLEET.md): the list's truth in etcd, behind
-    // SectionServer's `FleetAgent`. Only sectiond-fleet links it.
+    // SectionServer's `CommitBackend`. Only sectiond-fleet links it.
     .target(
       name: "SectionFleet", dependencies: ["SectionServer", "SectionCore", "Etcd", "Posix", "Systemd"],
       swiftSettings: hotPath),
@@ -99,7 +99,8 @@ let package = Package(
     // file and socket-directory checks; sd-event's sources.
     .testTarget(name: "PosixTests", dependencies: ["Posix"]),
     .testTarget(name: "SystemdTests", dependencies: ["Systemd", "Posix"]),
-    .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore"]),
+    // With SectionFleet for its log entry's codec (FleetEntry), which FleetTests applies here.
+    .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore", "SectionFleet"]),
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl", "SectionClient"]),
     .testTarget(name: "SectionClientTests", dependencies: ["SectionClient"]),
     .testTarget(name: "IntegrationTests", dependencies: ["Posix", "SectionClient"]),

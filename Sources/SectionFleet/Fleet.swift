@@ -16,15 +16,18 @@ import Systemd
 /// applied last; put the group's entry and the new head. Every other host applies the entry
 /// from its watch, as changes of its own, so all have the same revisions, events and history.
 ///
-/// The server sees four outcomes of a commit (`Server+Fleet`): committed (saved here and
-/// handed on), retried (the compare failed: another host committed first; the group is undone
-/// and its requests run again on the newer state), refused (`ERR UNAVAILABLE`, `ERR LIMIT`),
-/// and, for a txn whose outcome is unknown, the fence finds out which of the first two it was.
+/// It is the server's `CommitBackend`, and each group ends in one of its outcomes
+/// (`Server.finish`): committed (saved here and handed on), retry (the compare failed: another
+/// host committed first; the group is undone and its requests run again on the newer state),
+/// refused (`ERR UNAVAILABLE`, `ERR LIMIT`); for a txn whose outcome is unknown, the fence
+/// finds out which of the first two it was, or, when the log no longer reaches the group,
+/// refuses it as of unknown outcome. Other hosts' groups come in through
+/// `Server.applyFromElsewhere` and `Server.adopt`.
 ///
 /// The commit is `Fleet+Commit`, the catch-up `Fleet+CatchUp`, joining, the watch and the poll
-/// `Fleet+Join`; `Server+Fleet` is where their outcomes meet the group commit.
+/// `Fleet+Join`.
 package final class Fleet: CommitBackend {
-  let options: FleetOptions
+  let options: EtcdOptions
   let client: EtcdClient
   unowned let server: Server
   let headKey: [UInt8]
@@ -210,7 +213,7 @@ package final class Fleet: CommitBackend {
     return bytes
   }
 
-  package init(options: FleetOptions, server: Server) throws {
+  package init(options: EtcdOptions, server: Server) throws {
     self.options = options
     self.server = server
     let tls = options.caFile.map {
@@ -218,7 +221,7 @@ package final class Fleet: CommitBackend {
         certificateAuthority: $0, certificate: options.certificateFile, key: options.keyFile)
     }
     let answerLimit = try Fleet.answerLimit(getenv(Fleet.answerLimitVariable))
-    let credentials = try options.credentials ?? options.credentialsFile.map(FleetOptions.credentials(in:))
+    let credentials = try options.credentials ?? options.credentialsFile.map(EtcdOptions.credentials(in:))
     if credentials != nil {
       // The password stays in memory for the life of the process (a new token is asked for
       // whenever etcd drops the old one): no core file or same-user tracer may read it.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SectionCore
+@testable import SectionFleet
 
 /// What a fleet's hosts share through etcd (`FleetEntry`) and how a host applies another's group
 /// (`SectionService.applyRemote`, `adopt`): the same revisions, events and history on every host.

@@ -86,10 +86,11 @@ public final class SectionService {
   /// The last request `handle` parsed, while `keepsRequests`: the server keeps it with the
   /// group it joins.
   public private(set) var lastRequest: KeptRequest?
-  /// The host this daemon serves as in a fleet: the history shows every change's author as
-  /// `<name>@<host>` on every host. Nil outside a fleet, where names are as they were.
+  /// The host this daemon serves as where the list is shared with other hosts: the history
+  /// shows every change's author as `<name>@<host>` on every host. Nil for a list of this host
+  /// alone, where names are as they were.
   public var host: [UInt8]?
-  /// The author of the last group another fleet host committed (`applyRemote`): the next is
+  /// The author of the last group another host committed (`applyRemote`): the next is
   /// most often by the same, and one object keeps the history's author table small.
   var lastRemoteAuthor: Author?
   /// While a group is sealed: the state as last committed, made at the first read that comes
@@ -223,8 +224,8 @@ public final class SectionService {
   ) throws(ProtocolError) -> Outcome? {
     if request.level > session.access.level { throw refusal(of: request, by: session) }
     if hasUnsavedChanges && request.readsState {
-      // A group sealed for a fleet's commit may wait seconds for etcd: reads are answered from
-      // the state as last committed meanwhile, never from the group's.
+      // A sealed group may wait seconds for its commit elsewhere: reads are answered from the
+      // state as last committed meanwhile, never from the group's.
       guard gate.sealed, !request.changesState else { return .deferred }
       return try readCommitted(request, session: &session, reply: &reply)
     }
@@ -446,8 +447,8 @@ public final class SectionService {
     let (eventsStart, journalStart) = (pendingEvents.count, journal.count)
     let recordsStart = pendingHistory.count
     let keepsHistory = history.capacity > 0
-    // A fleet's entries carry who made each change whatever this host keeps: the other hosts'
-    // histories name them from it.
+    // A shared list's groups carry who made each change whatever this host keeps: the other
+    // hosts' histories name them from it.
     let journalsAuthors = keepsHistory || host != nil
     if journalsAuthors && recordsStart == 0 { pendingHistory.time = clock() }
     for change in unsaved[start...] {

@@ -26,7 +26,7 @@ public enum Daemon {
     }
     Log.threshold = options.verbose ? .debug : .info
     do {
-      if options.fleet != nil && makeFleet == nil {
+      if options.etcd != nil && makeFleet == nil {
         // First, before anything is opened, and before sd_listen_fds marks the inherited
         // sockets close-on-exec. A check finds the binary as a start would.
         if options.checkConfigOnly { _ = try FleetBinary.locate() } else { try FleetBinary.become() }
@@ -117,7 +117,7 @@ public enum Daemon {
     server.list = options.list
     server.accessRules = try loadAccessRules(options)
     server.loadAccessRules = { try loadAccessRules(options) }
-    if let fleet = options.fleet, let makeFleet {
+    if let fleet = options.etcd, let makeFleet {
       service.host = Array(fleet.host.utf8)
       server.backend = try makeFleet(fleet, server)
     }
@@ -227,4 +227,4 @@ package struct StartFailure: Error, CustomStringConvertible {
 }
 
 /// Makes the fleet's commit backend for a server: what sectiond-fleet's main gives `Daemon.main`.
-package typealias FleetFactory = (FleetOptions, Server) throws -> any CommitBackend
+package typealias FleetFactory = (EtcdOptions, Server) throws -> any CommitBackend
