@@ -21,7 +21,10 @@ extension Server {
     case .retry:
       service.rollback()
       for connection in turn.heldConnections { connection.takeBackHeldGroup() }
-      turn.waitingCalls.append(contentsOf: turn.heldCalls.map(\.call))
+      turn.waitingCalls.append(
+        contentsOf: turn.heldCalls.map {
+          BusFace.WaitingCall(call: $0.call, request: ($0.request, $0.access))
+        })
       turn.heldCalls.removeAll(keepingCapacity: true)
       releaseWaiting()
     case .refused(let refusal):

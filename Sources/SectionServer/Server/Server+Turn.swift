@@ -14,11 +14,11 @@ struct Turn {
   /// Connections whose next request waits for other clients' changes to be saved.
   var waitingConnections: [Connection] = []
   /// Bus calls whose answer would show changes not saved yet.
-  var waitingCalls: [BusCall] = []
+  var waitingCalls: [BusFace.WaitingCall] = []
   /// Connections whose requests waited for the save just done (or refused), the reads first.
   var releasedConnections: [Connection] = []
   /// Bus calls that waited for the save just done (or refused), in the order they came.
-  var releasedCalls: [BusCall] = []
+  var releasedCalls: [BusFace.WaitingCall] = []
   /// Connections with input left over that can be handled now: once output drained, or taken
   /// over from the previous process.
   var runnable: [Connection] = []
@@ -58,7 +58,7 @@ extension Server {
 
   /// A bus call whose answer would show changes not saved yet is handled again right after
   /// the save, before the connections that waited for it.
-  func waitForSave(_ call: BusCall) {
+  func waitForSave(_ call: BusFace.WaitingCall) {
     turn.waitingCalls.append(call)
   }
 
