@@ -45,9 +45,7 @@ import Testing
     try BusFaceTests.withCaller(of: harness) { caller in
       // The caller's first call toggles c.
       #expect(try harness.run(until: { backend.committing == [1] }))
-      backend.answer(.retry, to: harness.server)
-      try backend.caughtUp(applying: "OPEN c", on: harness.server)
-      #expect(try harness.run(until: { backend.committing == [1, 2] }))
+      try CommitBackendTests.retry(harness, backend, after: "OPEN c", reranTo: 2)
       backend.answer(.committed(revision: 2), to: harness.server)
       #expect(try harness.run(until: { try caller.answers().count == 1 }))
       #expect(try caller.answers() == ["False 2"])

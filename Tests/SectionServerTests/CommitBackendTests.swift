@@ -52,6 +52,17 @@ import Testing
     }
   }
 
+  /// The group waiting comes back as a retry, another host's group (`line` run on this state)
+  /// arrives, and the group's requests, run again on it, are committed again up to `revision`.
+  static func retry(
+    _ harness: ServerHarness, _ backend: AnsweredBackend, after line: String, reranTo revision: UInt64
+  ) throws {
+    backend.answer(.retry, to: harness.server)
+    try harness.run(until: { false }, timeout: 0.05)
+    try backend.caughtUp(applying: line, on: harness.server)
+    #expect(try harness.run(until: { backend.committing.last == revision }))
+  }
+
   func harness() throws -> (ServerHarness, AnsweredBackend) {
     let harness = try ServerHarness()
     let backend = AnsweredBackend()
@@ -59,28 +70,43 @@ import Testing
     return (harness, backend)
   }
 
+  /// A client whose `requests` make one group, handed to the backend as `revision`.
+  func held(_ requests: String, committing revision: UInt64) throws -> (
+    ServerHarness, AnsweredBackend, TestClient
+  ) {
+    let (harness, backend) = try harness()
+    let client = try harness.connect()
+    try client.send(requests)
+    #expect(try harness.run(until: { backend.committing.last == revision }))
+    return (harness, backend, client)
+  }
+
+  /// The group up to `revision` is committed, and `client` has had `replies` replies.
+  func commit(
+    _ revision: UInt64, _ harness: ServerHarness, _ backend: AnsweredBackend, _ client: TestClient,
+    replies: Int
+  )
+    throws
+  {
+    backend.answer(.committed(revision: revision), to: harness.server)
+    #expect(try harness.run(until: { client.hasReplies(replies) }))
+  }
+
   /// Committed: the clients hear `OK` only then, and the state file has the group, as the copy
   /// of a list kept elsewhere.
   @Test func committedAnswersTheGroup() throws {
-    let (harness, backend) = try harness()
-    let client = try harness.connect()
-    try client.send("OPEN a\nTOGGLE b\n")
-    #expect(try harness.run(until: { backend.committing == [2] }))
+    let (harness, backend, client) = try held("OPEN a\nTOGGLE b\n", committing: 2)
     try harness.run(until: { false }, timeout: 0.05)
     client.receive()
     #expect(client.statuses.isEmpty, "\(client.received)")
-    backend.answer(.committed(revision: 2), to: harness.server)
-    #expect(try harness.run(until: { client.hasReplies(2) }))
+    try commit(2, harness, backend, client, replies: 2)
     #expect(client.statuses == ["OK 1", "OK 2"])
     #expect(try harness.savedOpen() == ["a", "b"])
   }
 
   /// Refused: every request of the group is answered with the refusal, and nothing of it stays.
   @Test func refusedAnswersEachRequestWithTheRefusal() throws {
-    let (harness, backend) = try harness()
-    let client = try harness.connect()
-    try client.send("OPEN a\nTOGGLE b\n")
-    #expect(try harness.run(until: { backend.committing == [2] }))
+    let (harness, backend, client) = try held("OPEN a\nTOGGLE b\n", committing: 2)
     backend.answer(.refused(ProtocolError(.unavailable, "no quorum")), to: harness.server)
     #expect(try harness.run(until: { client.hasReplies(2) }))
     #expect(client.statuses == ["ERR UNAVAILABLE no quorum", "ERR UNAVAILABLE no quorum"])
@@ -91,17 +117,10 @@ import Testing
   /// A lost compare: another host committed first. The TOGGLE runs again on the newer state,
   /// once, and toggles what is there then; its client hears only that run's `OK`.
   @Test func aRetryRunsTheToggleAgainOnTheNewerState() throws {
-    let (harness, backend) = try harness()
-    let client = try harness.connect()
-    try client.send("TOGGLE a\n")
-    #expect(try harness.run(until: { backend.committing == [1] }))
-    backend.answer(.retry, to: harness.server)
-    try harness.run(until: { false }, timeout: 0.05)
+    let (harness, backend, client) = try held("TOGGLE a\n", committing: 1)
     // The other host's group toggled a open at revision 1: the TOGGLE now closes it.
-    try backend.caughtUp(applying: "OPEN a", on: harness.server)
-    #expect(try harness.run(until: { backend.committing == [1, 2] }))
-    backend.answer(.committed(revision: 2), to: harness.server)
-    #expect(try harness.run(until: { client.hasReplies(1) }))
+    try Self.retry(harness, backend, after: "OPEN a", reranTo: 2)
+    try commit(2, harness, backend, client, replies: 1)
     try harness.run(until: { false }, timeout: 0.05)
     client.receive()
     #expect(client.statuses == ["OK 2"])
@@ -112,19 +131,12 @@ import Testing
   /// A BATCH begun behind a held group, not ended when the group is retried: the group's
   /// request runs again first, and the batch, ended later, runs once, whole.
   @Test func aBatchBegunBehindARetriedGroupRunsOnce() throws {
-    let (harness, backend) = try harness()
-    let client = try harness.connect()
-    try client.send("TOGGLE a\nBATCH\nTOGGLE b\n")
-    #expect(try harness.run(until: { backend.committing == [1] }))
-    backend.answer(.retry, to: harness.server)
-    try backend.caughtUp(applying: "OPEN c", on: harness.server)
-    #expect(try harness.run(until: { backend.committing == [1, 2] }))
-    backend.answer(.committed(revision: 2), to: harness.server)
-    #expect(try harness.run(until: { client.hasReplies(1) }))
+    let (harness, backend, client) = try held("TOGGLE a\nBATCH\nTOGGLE b\n", committing: 1)
+    try Self.retry(harness, backend, after: "OPEN c", reranTo: 2)
+    try commit(2, harness, backend, client, replies: 1)
     try client.send("END\n")
     #expect(try harness.run(until: { backend.committing == [1, 2, 3] }))
-    backend.answer(.committed(revision: 3), to: harness.server)
-    #expect(try harness.run(until: { client.hasReplies(2) }))
+    try commit(3, harness, backend, client, replies: 2)
     #expect(client.statuses == ["OK 2", "OK 3"])
     #expect(try harness.savedOpen() == ["a", "b", "c"])
     #expect(try harness.saved()?.revision == 3)
@@ -132,18 +144,10 @@ import Testing
 
   /// A group retried twice: what ran again and was held again is run again once more, not lost.
   @Test func aGroupRetriedTwiceStillRunsOnce() throws {
-    let (harness, backend) = try harness()
-    let client = try harness.connect()
-    try client.send("OPEN a\nTOGGLE b\n")
-    #expect(try harness.run(until: { backend.committing == [2] }))
-    backend.answer(.retry, to: harness.server)
-    try backend.caughtUp(applying: "OPEN c", on: harness.server)
-    #expect(try harness.run(until: { backend.committing == [2, 3] }))
-    backend.answer(.retry, to: harness.server)
-    try backend.caughtUp(applying: "CLOSE c", on: harness.server)
-    #expect(try harness.run(until: { backend.committing == [2, 3, 4] }))
-    backend.answer(.committed(revision: 4), to: harness.server)
-    #expect(try harness.run(until: { client.hasReplies(2) }))
+    let (harness, backend, client) = try held("OPEN a\nTOGGLE b\n", committing: 2)
+    try Self.retry(harness, backend, after: "OPEN c", reranTo: 3)
+    try Self.retry(harness, backend, after: "CLOSE c", reranTo: 4)
+    try commit(4, harness, backend, client, replies: 2)
     #expect(client.statuses == ["OK 3", "OK 4"])
     #expect(try harness.savedOpen() == ["a", "b"])
   }
