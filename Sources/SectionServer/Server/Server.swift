@@ -161,7 +161,8 @@ package final class Server {
 
   private func read(_ connection: Connection) {
     guard connection.acceptsRequests(), !connection.inputEnded else { return }
-    if connection.pending.contains(0x0A) {
+    // Lines already read, or a retried group's requests, come before anything read now.
+    if connection.pending.contains(0x0A) || !connection.rerun.isEmpty {
       handlePending(connection)
       return
     }
