@@ -106,8 +106,10 @@ let package = Package(
     .testTarget(name: "IntegrationTests", dependencies: ["Posix", "SectionClient"]),
     // The etcd client against three etcd members started by the test (Tests/System/lib/etcd_lab.py).
     .testTarget(name: "EtcdTests", dependencies: ["Etcd", "Systemd", "CSystemd", "Posix", "SectionCore"]),
-    // The fleet's logic that needs no etcd: its phase's transition function.
-    .testTarget(name: "SectionFleetTests", dependencies: ["SectionFleet", "Etcd"]),
+    // The fleet's logic that needs no etcd: its phase's transition function, the outcomes of a
+    // commit it knows without asking etcd, the gate the service reads.
+    .testTarget(
+      name: "SectionFleetTests", dependencies: ["SectionFleet", "SectionServer", "SectionCore", "Etcd", "Systemd"]),
     // The server in this process, its clients on socketpairs, its loop run by the test.
     .testTarget(
       name: "SectionServerTests",
