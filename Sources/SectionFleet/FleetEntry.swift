@@ -39,9 +39,10 @@ public struct FleetEntry {
 
   static let magic = "sectiond-fleet 1 "
 
-  /// The words of a line, separated by runs of spaces and tabs, as a request's are.
-  static func words(_ line: ArraySlice<UInt8>) -> IndexingIterator<[ArraySlice<UInt8>]> {
-    line.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }).makeIterator()
+  /// The words of a line, separated by runs of spaces and tabs, as a request's are; found as
+  /// they are read, without an array of them (every host reads every entry's header).
+  static func words(_ line: ArraySlice<UInt8>) -> some IteratorProtocol<ArraySlice<UInt8>> {
+    line.lazy.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }).makeIterator()
   }
 
   /// The entry of `group`, committed through `host` as `commit`; `state`, the whole state after
