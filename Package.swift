@@ -52,12 +52,16 @@ let package = Package(
     .target(name: "Posix", dependencies: ["CShim"]),
     // What the daemon and the library share: the mode, list, socket and client names and
     // their rules; and, `package` so no part of the library's API, what the daemon and
-    // sectionctl both use (JSON, the history's time format, the id rule, the verb names). No
+    // sectionctl both use (JSON, the history's time format, the id rule). No
     // unsafe flags, so that a package can depend on SectionClient by url (SwiftPM refuses a
     // remote product whose targets have any).
     .target(name: "SectionShared"),
+    // The grammar of protocol 1, one row per verb: what the daemon's parser and HELP, the
+    // client's requests and sectionctl's help and completions are made from. No unsafe flags,
+    // as SectionShared, since SectionClient depends on it.
+    .target(name: "SectionGrammar", dependencies: ["SectionShared"]),
     // The model, the config, the protocol: pure, no I/O.
-    .target(name: "SectionCore", dependencies: ["SectionShared"], swiftSettings: hotPath),
+    .target(name: "SectionCore", dependencies: ["SectionShared", "SectionGrammar"], swiftSettings: hotPath),
     // The one place that calls libsystemd: sd-event, sd_notify, socket activation, sd-bus.
     .target(name: "Systemd", dependencies: ["CSystemd", "CSystemdBus", "Posix"]),
     // libcurl, loaded with dlopen on first use (a sectiond without --etcd maps none of it),
@@ -76,10 +80,12 @@ let package = Package(
       swiftSettings: hotPath),
     // The client side of protocol 1: the library programs (and sectionctl) use to talk to sectiond.
     // Not on SectionCore: a program gets the library and what it shares with the daemon.
-    .target(name: "SectionClient", dependencies: ["Posix", "SectionShared"]),
+    .target(name: "SectionClient", dependencies: ["Posix", "SectionShared", "SectionGrammar"]),
     // The sectionctl command line, on SectionClient (not on SectionCore: one Request, one
     // Connection in sight).
-    .target(name: "SectionCtl", dependencies: ["SectionClient", "SectionShared", "Posix", "CEdit"]),
+    .target(
+      name: "SectionCtl",
+      dependencies: ["SectionClient", "SectionShared", "SectionGrammar", "Posix", "CEdit"]),
     .executableTarget(
       name: "sectiond", dependencies: ["SectionServer"], exclude: ["sectiond.order"],
       linkerSettings: compactDaemon + [bindNow]),
@@ -100,7 +106,11 @@ let package = Package(
     .testTarget(name: "PosixTests", dependencies: ["Posix"]),
     .testTarget(name: "SystemdTests", dependencies: ["Systemd", "Posix"]),
     // With SectionFleet for its log entry's codec (FleetEntry), which FleetTests applies here.
-    .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore", "SectionFleet"]),
+    .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore", "SectionGrammar", "SectionFleet"]),
+    // The grammar's table against the daemon's parser and the client's requests: every row
+    // parses, and every request the library makes is a line the daemon accepts.
+    .testTarget(
+      name: "SectionGrammarTests", dependencies: ["SectionGrammar", "SectionCore", "SectionClient"]),
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl", "SectionClient"]),
     .testTarget(name: "SectionClientTests", dependencies: ["SectionClient"]),
     .testTarget(name: "IntegrationTests", dependencies: ["Posix", "SectionClient"]),

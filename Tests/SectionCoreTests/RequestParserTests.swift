@@ -1,3 +1,4 @@
+import SectionGrammar
 import Testing
 
 @testable import SectionCore

@@ -1,4 +1,5 @@
 import Posix
+import SectionGrammar
 
 /// Protocol 1 over a `Connection`: requests answered in order, events kept aside until asked for.
 public final class Client {
@@ -44,7 +45,7 @@ public final class Client {
 
   /// Sends the lines between BATCH and END (which the daemon answers once) and reads the reply.
   public func request(batch lines: [String]) throws(ClientError) -> Reply {
-    try request(["BATCH"] + lines + ["END"], replies: 1)[0]
+    try request([Verb.batch.name] + lines + [Verb.end.name], replies: 1)[0]
   }
 
   /// Sends every line at once and reads their replies in order: one round trip, whatever the count.

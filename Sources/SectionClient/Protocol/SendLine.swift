@@ -1,3 +1,4 @@
+import SectionGrammar
 import SectionShared
 
 /// What sectionctl needs to know of a raw protocol line, one a person typed (`send`, `batch`,
@@ -10,11 +11,13 @@ package enum SendLine {
   }
 
   /// `BATCH`: the lines up to `END` get one reply, after it.
-  package static func opensBatch(_ line: String) -> Bool { verb(line) == "BATCH" }
+  package static func opensBatch(_ line: String) -> Bool { verb(line) == Verb.batch.name }
   /// `END`: the reply to the lines since `BATCH` comes.
-  package static func closesBatch(_ line: String) -> Bool { verb(line) == "END" }
-  /// `QUIT`: the daemon answers and closes the connection.
-  package static func quits(_ line: String) -> Bool { verb(line) == "QUIT" }
+  package static func closesBatch(_ line: String) -> Bool { verb(line) == Verb.end.name }
+  /// A verb whose reply the daemon follows by closing the connection (`ReplyShape.after`): QUIT.
+  package static func quits(_ line: String) -> Bool {
+    Verb(ArraySlice(verb(line).utf8))?.row.forms.contains { $0.reply.after == .close } ?? false
+  }
 
   /// The name a `CLIENT NAME <name>` line gives the connection, when the daemon would take it
   /// (`ClientName.isValid`); nil for any other line.
@@ -34,22 +37,9 @@ package enum SendLine {
   package static func isBusy(_ bytes: some Collection<UInt8>) -> Bool { bytes.starts(with: "ERR BUSY".utf8) }
 
   /// What a request's argument at `position` (0 the first after the verb) names, for a shell
-  /// that offers words: nil where nothing can be offered (a title, a position).
-  package enum Argument: Equatable {
-    /// A section reference, or one of `also` (`ALL`).
-    case section(also: [String])
-    /// One of these words.
-    case words([String])
-  }
-
-  package static func argument(of verb: String, at position: Int) -> Argument? {
-    switch (verb, position) {
-    case ("OPEN", 0), ("CLOSE", 0): .section(also: ["ALL"])
-    case ("TOGGLE", 0), ("ITEMS", 0), ("DELETE", 0), ("MOVE", 0), ("RENAME", 0), ("ITEM", 1):
-      .section(also: [])
-    case ("MODE", 0): .words(Mode.allCases.map(\.rawValue).sorted())
-    case ("ITEM", 0): .words(["INSERT", "DELETE", "MOVE", "SET"])
-    default: nil
-    }
+  /// that offers words, as the verb's row of the grammar says (`Row.offers`): nil for an
+  /// unknown verb, or where nothing can be offered (a title, a position).
+  package static func argument(of verb: String, at position: Int) -> Row.Offer? {
+    Verb(ArraySlice(verb.utf8))?.row.offers(at: position)
   }
 }

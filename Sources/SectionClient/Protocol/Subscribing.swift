@@ -1,3 +1,5 @@
+import SectionGrammar
+
 /// How a subscription starts, for every follower of the daemon's events (`Subscriber`, and
 /// sectionctl's shell and ui on their non-blocking connections): one rule for what is asked
 /// and for what the reply means.
@@ -15,7 +17,7 @@ package enum Subscribing {
 
   /// `SUBSCRIBE FROM <rev>` after the last revision seen, `SUBSCRIBE` without one.
   package static func request(after revision: UInt64?) -> String {
-    revision.map { "SUBSCRIBE FROM \($0)" } ?? "SUBSCRIBE"
+    revision.map { "\(Verb.subscribe.name) FROM \($0)" } ?? Verb.subscribe.name
   }
 
   package static func start(of reply: Reply) -> Start {

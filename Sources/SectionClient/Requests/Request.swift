@@ -1,3 +1,4 @@
+import SectionGrammar
 import SectionShared
 
 /// One request of protocol 1 and how its reply reads as a value: the one definition of each
@@ -83,13 +84,13 @@ private func revision(_ reply: Reply) throws(ClientError) -> UInt64 {
 
 extension Request where Value == Void {
   /// `PING`: the daemon answers.
-  public static var ping: Request { .line("PING") { _ in } }
+  public static var ping: Request { .line(Verb.ping.name) { _ in } }
 }
 
 extension Request where Value == DaemonVersion {
   /// `VERSION`: the daemon's version and the protocol it speaks.
   public static var version: Request {
-    .line("VERSION") { reply throws(ClientError) in
+    .line(Verb.version.name) { reply throws(ClientError) in
       guard case .version(let daemon, let protocolVersion)? = reply.lines.first else {
         throw .malformedReply("OK without a version line after VERSION")
       }
@@ -101,12 +102,14 @@ extension Request where Value == DaemonVersion {
 extension Request where Value == Listing {
   /// `LIST`: every section, in order, with the revision it shows.
   public static var list: Request {
-    .line("LIST") { reply in Listing(sections: reply.sections, items: [], revision: reply.revision ?? 0) }
+    .line(Verb.list.name) { reply in
+      Listing(sections: reply.sections, items: [], revision: reply.revision ?? 0)
+    }
   }
 
   /// `VIEW`: what an accordion shows, the sections and the items of the open ones.
   public static var view: Request {
-    .line("VIEW") { reply in
+    .line(Verb.view.name) { reply in
       Listing(sections: reply.sections, items: reply.items, revision: reply.revision ?? 0)
     }
   }
@@ -115,7 +118,7 @@ extension Request where Value == Listing {
 extension Request where Value == [ListedItem] {
   /// `ITEMS <ref>`: every item of one section, open or not.
   public static func items(_ section: String) -> Request {
-    checked(section, .line("ITEMS \(section)") { reply in reply.items })
+    checked(section, .line("\(Verb.items.name) \(section)") { reply in reply.items })
   }
 }
 
@@ -124,7 +127,7 @@ extension Request where Value == Bool {
   public static func toggle(_ section: String) -> Request {
     checked(
       section,
-      .line("TOGGLE \(section)") { reply throws(ClientError) in
+      .line("\(Verb.toggle.name) \(section)") { reply throws(ClientError) in
         guard case .section(let listed)? = reply.lines.first else {
           throw .malformedReply("OK without the section TOGGLE changed")
         }
@@ -136,7 +139,7 @@ extension Request where Value == Bool {
 extension Request where Value == Mode {
   /// `MODE`: the mode now.
   public static var mode: Request {
-    .line("MODE") { reply throws(ClientError) in
+    .line(Verb.mode.name) { reply throws(ClientError) in
       guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
       return mode
     }
@@ -145,7 +148,7 @@ extension Request where Value == Mode {
 
 extension Request where Value == [String: String] {
   /// `STATUS`: the daemon's facts (pid, uid, systemd, uptime, config, state, clients, subscribers).
-  public static var status: Request { .line("STATUS") { reply in reply.facts } }
+  public static var status: Request { .line(Verb.status.name) { reply in reply.facts } }
 }
 
 extension Request where Value == [HistoryEntry] {
@@ -153,69 +156,69 @@ extension Request where Value == [HistoryEntry] {
   /// daemon's default of 20).
   public static func history(last count: Int? = nil) -> Request {
     counted(
-      ["history(last:)": count], .line(count.map { "HISTORY \($0)" } ?? "HISTORY") { reply in reply.history })
+      ["history(last:)": count], .line(words(.history, count.map(String.init))) { reply in reply.history })
   }
 
   /// `HISTORY FROM <rev>`: the changes after `revision`; `ERR GONE <oldest>` when the daemon no
   /// longer keeps them all.
   public static func history(after revision: UInt64) -> Request {
-    .line("HISTORY FROM \(revision)") { reply in reply.history }
+    .line(words(.history, "FROM", "\(revision)")) { reply in reply.history }
   }
 }
 
 extension Request where Value == UInt64 {
   /// `OPEN <ref>`; the revision reached.
-  public static func open(_ section: String) -> Request { change("OPEN", section) }
+  public static func open(_ section: String) -> Request { change(.open, section) }
   /// `CLOSE <ref>`.
-  public static func close(_ section: String) -> Request { change("CLOSE", section) }
+  public static func close(_ section: String) -> Request { change(.close, section) }
   /// `OPEN <ref>`, `CLOSE <ref>` or `TOGGLE <ref>`, as `action` says; the revision reached
   /// (the reply's section line says whether it is open now: `asReply`).
   public static func change(_ action: SectionAction, _ section: String) -> Request {
-    change(action.verb, section)
+    change(action.grammarVerb, section)
   }
   /// `OPEN ALL` (multi mode only).
-  public static var openAll: Request { .line("OPEN ALL", revision) }
+  public static var openAll: Request { .line(words(.open, "ALL"), revision) }
   /// `CLOSE ALL`.
-  public static var closeAll: Request { .line("CLOSE ALL", revision) }
+  public static var closeAll: Request { .line(words(.close, "ALL"), revision) }
   /// `MODE <mode>`: switching to exclusive keeps the most recently opened section.
-  public static func setMode(_ mode: Mode) -> Request { .line("MODE \(mode.rawValue)", revision) }
+  public static func setMode(_ mode: Mode) -> Request { .line(words(.mode, mode.rawValue), revision) }
   /// `RELOAD`, or `RELOAD FRESH`, which drops the sections clients added.
   public static func reload(fresh: Bool = false) -> Request {
-    .line(fresh ? "RELOAD FRESH" : "RELOAD", revision)
+    .line(words(.reload, fresh ? "FRESH" : nil), revision)
   }
   /// `INSERT <index|end> <id> <title>`: a new closed section with no items, at `index` (nil: at the end).
   public static func insert(id: String, title: String, at index: Int? = nil) -> Request {
     counted(
       ["insert(at:)": index],
-      checked(id, .line("INSERT \(index.map(String.init) ?? "end") \(id) \(title)", revision)))
+      checked(id, .line(words(.insert, index.map(String.init) ?? "end", id, title), revision)))
   }
   /// `DELETE <ref>`.
-  public static func delete(_ section: String) -> Request { change("DELETE", section) }
+  public static func delete(_ section: String) -> Request { change(.delete, section) }
   /// `MOVE <ref> <index>`.
   public static func move(_ section: String, to index: Int) -> Request {
-    counted(["move(to:)": index], change("MOVE", section, "\(index)"))
+    counted(["move(to:)": index], change(.move, section, "\(index)"))
   }
   /// `RENAME <ref> <title>`: the id stays.
   public static func rename(_ section: String, to title: String) -> Request {
-    change("RENAME", section, title)
+    change(.rename, section, title)
   }
   /// `ITEM INSERT <ref> <pos|end> <text>`: a new item at `position` (nil: at the end).
   public static func insertItem(_ text: String, in section: String, at position: Int? = nil) -> Request {
     counted(
       ["insertItem(at:)": position],
-      change("ITEM INSERT", section, "\(position.map(String.init) ?? "end") \(text)"))
+      change(.item, "INSERT", section, "\(position.map(String.init) ?? "end") \(text)"))
   }
   /// `ITEM DELETE <ref> <pos>`.
   public static func deleteItem(at position: Int, in section: String) -> Request {
-    counted(["deleteItem(at:)": position], change("ITEM DELETE", section, "\(position)"))
+    counted(["deleteItem(at:)": position], change(.item, "DELETE", section, "\(position)"))
   }
   /// `ITEM MOVE <ref> <from> <to>`.
   public static func moveItem(from: Int, to: Int, in section: String) -> Request {
-    counted(["moveItem(from:)": from, "moveItem(to:)": to], change("ITEM MOVE", section, "\(from) \(to)"))
+    counted(["moveItem(from:)": from, "moveItem(to:)": to], change(.item, "MOVE", section, "\(from) \(to)"))
   }
   /// `ITEM SET <ref> <pos> <text>`: replaces an item's text.
   public static func setItem(at position: Int, to text: String, in section: String) -> Request {
-    counted(["setItem(at:)": position], change("ITEM SET", section, "\(position) \(text)"))
+    counted(["setItem(at:)": position], change(.item, "SET", section, "\(position) \(text)"))
   }
 
   /// `BATCH`, the changes, `END`: applied as one change, all or none; the revision reached.
@@ -223,12 +226,24 @@ extension Request where Value == UInt64 {
   public static func batch(_ changes: [Request<UInt64>]) -> Request {
     let problem = changes.lazy.compactMap(\.problem).first
     return Request(
-      lines: ["BATCH"] + changes.flatMap(\.lines) + ["END"], replyCount: 1, problem: problem, read: revision)
+      lines: [Verb.batch.name] + changes.flatMap(\.lines) + [Verb.end.name], replyCount: 1, problem: problem,
+      read: revision)
   }
 
-  private static func change(_ verb: String, _ section: String, _ rest: String? = nil) -> Request {
-    checked(section, .line([verb, section, rest].compactMap { $0 }.joined(separator: " "), revision))
+  private static func change(_ verb: Verb, _ section: String, _ rest: String? = nil) -> Request {
+    checked(section, .line(words(verb, section, rest), revision))
   }
+
+  /// ITEM's `action` on `section`.
+  private static func change(_ verb: Verb, _ action: String, _ section: String, _ rest: String) -> Request {
+    checked(section, .line(words(verb, action, section, rest), revision))
+  }
+}
+
+/// A request line: the verb's name (`Verb.name`, as the grammar spells it) and the words
+/// given, nil ones left out.
+private func words(_ verb: Verb, _ words: String?...) -> String {
+  ([verb.name] + words.compactMap { $0 }).joined(separator: " ")
 }
 
 /// `request`, unless `section` is not one word.

@@ -1,3 +1,5 @@
+import SectionGrammar
+
 /// The parts of replies and events that change only when a section's title or items do,
 /// rendered once per section.
 ///
@@ -133,7 +135,7 @@ final class RenderedSections: EventSectionIDs {
   /// The HELP reply.
   static let help: [UInt8] = {
     var buffer: [UInt8] = []
-    for verb in Verb.allCases { buffer.append(utf8: "help \(verb.usage) - \(verb.summary)\n") }
+    for row in Grammar.rows { buffer.append(utf8: row.helpLine + "\n") }
     buffer.append("OK\n")
     return buffer
   }()

@@ -1,3 +1,5 @@
+import SectionGrammar
+
 /// The words of a request as values, for a face that builds `Request`s from its own arguments
 /// (D-Bus) rather than parsing a line: the same readings the parser makes of a line's words,
 /// so that a value means on every face what it means in a request.

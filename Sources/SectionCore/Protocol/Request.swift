@@ -1,3 +1,4 @@
+import SectionGrammar
 import SectionShared
 /// A section named in a request: by its index as LIST shows it, or by its id.
 public enum SectionRef: Equatable, Sendable {
@@ -60,34 +61,23 @@ public enum Request: Equatable, Sendable {
   /// `CLIENT NAME <name>`: what the history calls the connection; the name, checked.
   case clientName(ArraySlice<UInt8>)
 
-  /// Whether the reply shows the state (RELOAD's too: what it keeps depends on the state), so
-  /// that it must wait while changes of other clients are not saved yet.
-  public var readsState: Bool {
-    switch self {
-    case .list, .view, .items, .subscribe, .subscribeFrom, .reload, .reloadFresh, .status, .history,
-      .historyFrom:
-      true
-    case .mode(let mode): mode == nil
-    default: false
-    }
-  }
+  /// The request's form in the grammar (`Verb.row`), which says what it takes and answers.
+  public var form: Form { verb.row.forms[formIndex] }
 
-  /// The least `AccessLevel` that may make the request: every face asks this, and only this,
-  /// whether a client may. Opening and closing (one section or all, and a batch, whose lines
-  /// are each checked again at its END) is `operate`; what changes the list itself, the mode,
-  /// or the config it comes from (`RELOAD FRESH` drops every client's edits) is `edit`;
-  /// everything else only reads.
-  public var level: AccessLevel {
-    switch self {
-    case .open, .close, .toggle, .batch, .end: .operate
-    case .reload, .reloadFresh: .edit
-    case .mode(let mode): mode == nil ? .read : .edit
-    default: isEdit ? .edit : .read
-    }
-  }
+  /// What its form says the daemon checks before running it (`Form.Facts`), read from a copy
+  /// of every form's facts rather than from the row, which the request path would copy.
+  public var facts: Form.Facts { formFacts[verb.index &* Grammar.maximumForms &+ formIndex] }
+
+  /// Whether the reply shows the state (`Form.Facts.readsState`), so that it must wait while
+  /// changes of other clients are not saved yet.
+  public var readsState: Bool { facts.readsState }
+
+  /// The least `AccessLevel` that may make the request (`Form.Facts.level`): every face asks
+  /// this, and only this, whether a client may.
+  public var level: AccessLevel { facts.level }
 
   /// Whether the request changes state, and so is refused on the read-only socket.
-  public var changesState: Bool { level > .read }
+  public var changesState: Bool { facts.changesState }
 
   /// Whether the request changes the list itself.
   public var isEdit: Bool {
@@ -97,17 +87,23 @@ public enum Request: Equatable, Sendable {
     }
   }
 
-  /// Whether the request may stand in a batch: the changes, but not RELOAD or another batch.
-  public var isBatchable: Bool {
+  /// Whether the request may stand in a batch (`Form.inBatch`): the changes, but not RELOAD
+  /// or another batch.
+  public var isBatchable: Bool { facts.inBatch }
+
+  /// Which of its verb's forms the request is, in the order of the verb's row.
+  private var formIndex: Int {
     switch self {
-    case .open, .close, .toggle: true
-    case .mode(let mode): mode != nil
-    default: isEdit
+    case .mode(let mode): mode == nil ? 0 : 1
+    case .subscribeFrom, .reloadFresh, .itemDelete: 1
+    case .historyFrom, .itemMove: 2
+    case .itemSet: 3
+    default: 0
     }
   }
 
   /// The command the request is, as the refusals name it.
-  var verb: Verb {
+  public var verb: Verb {
     switch self {
     case .ping: .ping
     case .version: .version
@@ -135,4 +131,10 @@ public enum Request: Equatable, Sendable {
     case .clientName: .client
     }
   }
+}
+
+/// Every form's `Form.Facts`, `Grammar.maximumForms` for each verb in `Verb.index`'s order (a
+/// verb of fewer forms repeats its last): a flat array of plain values, read by index.
+private let formFacts: [Form.Facts] = Grammar.rows.flatMap { row in
+  (0..<Grammar.maximumForms).map { row.forms[min($0, row.forms.count - 1)].facts }
 }

@@ -1,3 +1,5 @@
+import SectionGrammar
+
 /// Turns one request line (without its LF) into a `Request`, working on the bytes as they came.
 ///
 /// The line is checked whole first (no NUL, no control characters, valid UTF-8), then split on

@@ -222,11 +222,12 @@ public final class SectionService {
   public func execute(
     _ request: Request, session: inout Session, batch: inout Batch?, reply: inout OutputQueue
   ) throws(ProtocolError) -> Outcome? {
-    if request.level > session.access.level { throw refusal(of: request, by: session) }
-    if hasUnsavedChanges && request.readsState {
+    let facts = request.facts  // read once: the grammar's table, not a switch
+    if facts.level > session.access.level { throw refusal(of: request, by: session) }
+    if hasUnsavedChanges && facts.readsState {
       // A sealed group may wait seconds for its commit elsewhere: reads are answered from the
       // state as last committed meanwhile, never from the group's.
-      guard gate.sealed, !request.changesState else { return .deferred }
+      guard gate.sealed, !facts.changesState else { return .deferred }
       return try readCommitted(request, session: &session, reply: &reply)
     }
     do throws(ProtocolError) {

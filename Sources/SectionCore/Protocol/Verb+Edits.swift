@@ -1,3 +1,5 @@
+import SectionGrammar
+
 /// Parsing of the runtime edits, whose arguments are several words and a text to the line's end.
 extension Verb {
   var isEdit: Bool {
@@ -7,60 +9,55 @@ extension Verb {
     }
   }
 
-  /// Builds an edit request from the words after the verb, or says what is wrong with them.
+  /// Builds an edit request from the words after the verb, or says what is wrong with them:
+  /// the words are read as the verb's form in the grammar (`Verb.row`) has them.
   func editRequest(_ words: inout Words) -> Result<Request, ProtocolError> {
-    var arguments = EditArguments(words: words, usage: usage)
+    let row = row
+    var arguments = EditArguments(words: words, usage: row.usage, form: row.forms[0])
     defer { words = arguments.words }
     do {
+      let request: Request
       switch self {
       case .insert:
-        let position = try arguments.position("index")
-        let id = try arguments.word("id")
-        return .success(.insert(position, id: id, title: try arguments.text("title")))
+        request = .insert(try arguments.position(), id: try arguments.word(), title: try arguments.text())
       case .delete:
-        let ref = try arguments.section()
-        try arguments.finish()
-        return .success(.delete(ref))
+        request = .delete(try arguments.section())
       case .move:
-        let ref = try arguments.section()
-        let to = try arguments.number("index")
-        try arguments.finish()
-        return .success(.move(ref, to: to))
+        request = .move(try arguments.section(), to: try arguments.number())
       case .rename:
-        let ref = try arguments.section()
-        return .success(.rename(ref, title: try arguments.text("title")))
+        request = .rename(try arguments.section(), title: try arguments.text())
       default:
-        return .success(try itemRequest(&arguments))
+        request = try itemRequest(&arguments, row.forms)
       }
+      try arguments.finish()
+      return .success(request)
     } catch {
       return .failure(error)
     }
   }
 
-  private func itemRequest(_ arguments: inout EditArguments) throws(ProtocolError) -> Request {
-    let action = try arguments.word("action (INSERT, DELETE, MOVE or SET)")
+  /// ITEM's forms each begin with their action, and go on with the section: both are read
+  /// before the action picks the form.
+  private func itemRequest(_ arguments: inout EditArguments, _ forms: [Form]) throws(ProtocolError) -> Request
+  {
+    let actions = forms.map { $0.arguments[0].usage }
+    let action = try arguments.word(
+      "action (\(actions.dropLast().joined(separator: ", ")) or \(actions.last!))")
+    arguments.choose(forms[0], from: 1)  // every form goes on with the section
     let ref = try arguments.section()
-    if asciiCaseInsensitiveEquals(action, "insert") {
-      let position = try arguments.position("position")
-      return .itemInsert(ref, position, text: try arguments.text("text"))
+    let upper = action.lazy.map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 }
+    guard let chosen = actions.firstIndex(where: { $0.utf8.elementsEqual(upper) }) else {
+      throw ProtocolError(
+        .syntax,
+        "unknown ITEM action \"\(String(decoding: action, as: UTF8.self))\": usage: \(arguments.usage)")
     }
-    if asciiCaseInsensitiveEquals(action, "delete") {
-      let position = try arguments.number("position")
-      try arguments.finish()
-      return .itemDelete(ref, position)
+    arguments.choose(forms[chosen], from: 2)
+    switch chosen {
+    case 0: return .itemInsert(ref, try arguments.position(), text: try arguments.text())
+    case 1: return .itemDelete(ref, try arguments.number())
+    case 2: return .itemMove(ref, from: try arguments.number(), to: try arguments.number())
+    default: return .itemSet(ref, try arguments.number(), text: try arguments.text())
     }
-    if asciiCaseInsensitiveEquals(action, "move") {
-      let from = try arguments.number("position")
-      let to = try arguments.number("position")
-      try arguments.finish()
-      return .itemMove(ref, from: from, to: to)
-    }
-    if asciiCaseInsensitiveEquals(action, "set") {
-      let position = try arguments.number("position")
-      return .itemSet(ref, position, text: try arguments.text("text"))
-    }
-    throw ProtocolError(
-      .syntax, "unknown ITEM action \"\(String(decoding: action, as: UTF8.self))\": usage: \(usage)")
   }
 }
 
@@ -69,6 +66,30 @@ extension Verb {
 struct EditArguments {
   var words: Words
   let usage: String
+  /// The form's arguments, and the next one to read.
+  private var form: [Argument]
+  private var next: Int
+
+  init(words: Words, usage: String, form: Form) {
+    self.words = words
+    self.usage = usage
+    self.form = form.arguments
+    next = 0
+  }
+
+  /// Reads the rest as `form`'s arguments from the one at `index` on.
+  mutating func choose(_ form: Form, from index: Int) {
+    self.form = form.arguments
+    next = index
+  }
+
+  /// What the next argument is called in a refusal; the form's order is the reading's.
+  private mutating func take() -> String {
+    defer { next += 1 }
+    return form[next].what
+  }
+
+  mutating func word() throws(ProtocolError) -> ArraySlice<UInt8> { try word(take()) }
 
   mutating func word(_ what: String) throws(ProtocolError) -> ArraySlice<UInt8> {
     guard let word = words.next() else { throw ProtocolError(.syntax, "missing \(what): usage: \(usage)") }
@@ -76,10 +97,11 @@ struct EditArguments {
   }
 
   mutating func section() throws(ProtocolError) -> SectionRef {
-    RequestParser.sectionRef(try word("section"))
+    RequestParser.sectionRef(try word())
   }
 
-  mutating func number(_ what: String) throws(ProtocolError) -> Int {
+  mutating func number() throws(ProtocolError) -> Int {
+    let what = take()
     let word = try word(what)
     guard let value = RequestParser.number(word) else {
       throw ProtocolError(
@@ -89,7 +111,8 @@ struct EditArguments {
   }
 
   /// A number or `end`.
-  mutating func position(_ what: String) throws(ProtocolError) -> Position {
+  mutating func position() throws(ProtocolError) -> Position {
+    let what = take()
     let word = try word(what)
     if asciiCaseInsensitiveEquals(word, "end") { return .end }
     guard let value = RequestParser.number(word) else {
@@ -100,7 +123,8 @@ struct EditArguments {
     return .at(value)
   }
 
-  mutating func text(_ what: String) throws(ProtocolError) -> ArraySlice<UInt8> {
+  mutating func text() throws(ProtocolError) -> ArraySlice<UInt8> {
+    let what = take()
     guard let text = words.rest() else { throw ProtocolError(.syntax, "missing \(what): usage: \(usage)") }
     return text
   }

@@ -1,3 +1,4 @@
+import SectionGrammar
 import SectionShared
 /// Parsing of the requests about the history and who makes changes: `HISTORY [n]`,
 /// `HISTORY FROM <rev>`, `SUBSCRIBE [FROM <rev>]` and `CLIENT NAME <name>`.
@@ -8,9 +9,6 @@ extension Verb {
     default: false
     }
   }
-
-  /// How many changes `HISTORY` without a count lists.
-  public static let historyDefault = 20
 
   /// Builds the request from the words after the verb, or says what is wrong with them.
   func historyRequest(_ words: inout Words) -> Result<Request, ProtocolError> {
@@ -28,7 +26,7 @@ extension Verb {
       return .success(.clientName(second))
     case .subscribe, .history:
       guard let first else {
-        return .success(self == .history ? .history(last: Verb.historyDefault) : .subscribe)
+        return .success(self == .history ? .history(last: Grammar.historyDefault) : .subscribe)
       }
       if asciiCaseInsensitiveEquals(first, "from") {
         guard let second, RequestParser.number(second) != nil else {

@@ -1,4 +1,5 @@
 import SectionClient
+import SectionGrammar
 
 /// What Tab offers in `sectionctl shell`, by where the word under the cursor stands, from the
 /// command table as the bash completion is (`Completion.bash`): the first word is a command, or
@@ -22,7 +23,7 @@ enum ShellCompletion {
     } else {
       offered =
         word.first?.isUppercase == true
-        ? RequestVerbs.names : Subcommand.allCases.map(\.rawValue) + ["quit"]
+        ? Verb.allCases.map(\.name) : Subcommand.allCases.map(\.rawValue) + ["quit"]
     }
     return offered.filter { $0.hasPrefix(word) }
   }
@@ -55,7 +56,7 @@ enum ShellCompletion {
     }
   }
 
-  /// What the protocol's grammar (`SendLine.argument`) says a raw line's next argument is.
+  /// What the protocol's grammar (`Row.offers`, through `SendLine.argument`) says a raw line's next argument is.
   private static func forProtocol(_ verb: String, _ position: Int, _ sections: () -> [String]) -> [String] {
     switch SendLine.argument(of: verb, at: position) {
     case .section(let also)?: also + sections()
