@@ -73,7 +73,7 @@ let package = Package(
     .target(
       name: "SectionServer", dependencies: ["SectionCore", "Posix", "Systemd"], swiftSettings: hotPath),
     // A host's part in a fleet (--etcd, docs/FLEET.md): the list's truth in etcd, behind
-    // SectionServer's `FleetAgent`. Only sectiond-fleet links it.
+    // SectionServer's `CommitBackend`. Only sectiond-fleet links it.
     .target(
       name: "SectionFleet", dependencies: ["SectionServer", "SectionCore", "Etcd", "Posix", "Systemd"],
       swiftSettings: hotPath),
@@ -109,7 +109,8 @@ let package = Package(
     // file and socket-directory checks; sd-event's sources.
     .testTarget(name: "PosixTests", dependencies: ["Posix"]),
     .testTarget(name: "SystemdTests", dependencies: ["Systemd", "Posix"]),
-    .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore", "SectionGrammar"]),
+    // With SectionFleet for its log entry's codec (FleetEntry), which FleetTests applies here.
+    .testTarget(name: "SectionCoreTests", dependencies: ["SectionCore", "SectionGrammar", "SectionFleet"]),
     // The grammar's table against the daemon's parser and the client's requests: every row
     // parses, and every request the library makes is a line the daemon accepts.
     .testTarget(
@@ -119,8 +120,10 @@ let package = Package(
     .testTarget(name: "IntegrationTests", dependencies: ["Posix", "SectionClient"]),
     // The etcd client against three etcd members started by the test (Tests/System/lib/etcd_lab.py).
     .testTarget(name: "EtcdTests", dependencies: ["Etcd", "Systemd", "CSystemd", "Posix", "SectionCore"]),
-    // The fleet's logic that needs no etcd: its phase's transition function.
-    .testTarget(name: "SectionFleetTests", dependencies: ["SectionFleet", "Etcd"]),
+    // The fleet's logic that needs no etcd: its phase's transition function, the outcomes of a
+    // commit it knows without asking etcd, the gate the service reads.
+    .testTarget(
+      name: "SectionFleetTests", dependencies: ["SectionFleet", "SectionServer", "SectionCore", "Etcd", "Systemd"]),
     // The server in this process, its clients on socketpairs, its loop run by the test.
     .testTarget(
       name: "SectionServerTests",

@@ -47,9 +47,9 @@ extension Fleet {
           // The requests that waited for it are answered now, the changes refused as while
           // etcd is known down (the poll lifts it), instead of waiting for a catch-up that
           // may not come before etcd answers again: a change is never held past its bound.
-          server.service.changeRefusal = unavailable(error)
+          gate.refusal = unavailable(error)
           handle(.caughtUp)
-          server.fleetCaughtUp()
+          server.resumeChanges()
           // The poll pauses while a key is damaged: its retry goes on.
           if damage != nil { later(after: damageDelay) { [unowned self] in catchUp() } }
         }
@@ -81,7 +81,7 @@ extension Fleet {
         // The log was trimmed past what is applied (the head's snapshot revision may be older
         // than a snapshot in pieces written since): only the snapshot can help, if it reaches
         // past what is applied.
-        if pending != nil { notCommittedInCatchUp() }
+        if let unknown = pending { trimmedPast(unknown) }
         return adoptSnapshot(missing: logKey(server.service.model.revision + 1))
       case .damaged(let problem):
         return halt(at: entry.key, problem, unknown: pending) { [unowned self] in catchUp() }
@@ -103,7 +103,8 @@ extension Fleet {
     } else if !logs.kvs.isEmpty {
       catchUp(after: pending)
     } else {
-      adoptSnapshot(missing: logKey(applied + 1))
+      if let unknown = pending { trimmedPast(unknown) }
+      adoptSnapshot(missing: logKey(server.service.model.revision + 1))
     }
   }
 
@@ -134,7 +135,7 @@ extension Fleet {
     // Still unknown (the head did not reach past it): the phase stays the commit's.
     guard proposal == nil else { return }
     handle(.caughtUp)
-    server.fleetCaughtUp()
+    server.resumeChanges()
   }
 
   /// The catch-up after a fence found the group not committed (another host's entry in its
@@ -142,7 +143,21 @@ extension Fleet {
   /// once the catch-up is through.
   func notCommittedInCatchUp() {
     handle(.notCommitted(inCatchUp: true))
-    server.fleetRetry()
+    server.finish(.retry)
+  }
+
+  /// The log no longer reaches the group whose outcome is unknown (trimmed past it): whether it
+  /// was committed cannot be learned any more (the snapshot that replaces the log keeps no
+  /// commit ids), so its requests are refused as of unknown outcome, not run again (a TOGGLE
+  /// committed and run again would undo itself). The group is undone before the snapshot is
+  /// adopted, which holds it if it was committed.
+  func trimmedPast(_ proposal: Proposal) {
+    handle(.notCommitted(inCatchUp: true))
+    refuse(
+      ProtocolError(
+        .unavailable,
+        "the fleet's log was trimmed past \(proposal) before its outcome was known; the change may have been applied (its outcome is unknown); reads are served from revision \(proposal.base)"
+      ))
   }
 
   /// What became of one log entry (`apply`).
@@ -172,8 +187,15 @@ extension Fleet {
     guard decoded.revision == revision else {
       return .damaged("holds the entry of revision \(decoded.revision), not \(revision)")
     }
+    let first =
+      switch decoded.body {
+      case .changes(let changes, _): changes[0].revision
+      case .state(_, let first): first
+      }
     if let proposal = ownCommit {
       if revision <= proposal.base { return .applied }
+      // Not the entry after the group's base: the log before it is gone, the group's with it.
+      if first > proposal.base + 1 { return .notNext }
       ownCommit = nil
       if decoded.commit == proposal.commit {
         committed(proposal, at: entry.modRevision, by: .catchUp)
@@ -183,11 +205,6 @@ extension Fleet {
     }
     let applied = server.service.model.revision
     if revision <= applied { return .applied }
-    let first =
-      switch decoded.body {
-      case .changes(let changes, _): changes[0].revision
-      case .state(_, let first): first
-      }
     if first > applied + 1 { return .notNext }
     guard first == applied + 1 else {
       return .damaged("begins at revision \(first), which this host applied already")
@@ -195,10 +212,9 @@ extension Fleet {
     do throws(ProtocolError) {
       switch decoded.body {
       case .changes(let changes, let authors):
-        try server.service.applyRemote(changes, authors: authors, through: Array(decoded.host.utf8))
-        server.fleetApplied()
+        try server.applyFromElsewhere(changes, authors: authors, through: Array(decoded.host.utf8))
       case .state(let state, _):
-        server.fleetAdopt(state, reloaded: true)
+        server.adopt(state, reloaded: true)
         // Once on every host, as the reloading host says it too (`reloadedHere`). The host's
         // name is etcd's text: only a name's characters reach STATUS and the log.
         let host = String(decoding: ClientName.asName(Array(decoded.host.utf8)), as: UTF8.self)

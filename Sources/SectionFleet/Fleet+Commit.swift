@@ -18,17 +18,17 @@ extension Fleet {
       case .success:
         contact()
         handle(.notCommitted(inCatchUp: false))
-        server.fleetRetry()
+        server.finish(.retry)
         catchUp()
       case .failure(let error) where error.kind == .tooLarge:
         contact()
         handle(.notCommitted(inCatchUp: false))
-        server.fleetRefused(
+        refuse(
           ProtocolError(.limit, "etcd refused the group as too large (\(error.detail)); nothing was applied"))
       case .failure(let error) where error.kind == .noSpace:
         // etcd answered: it will not take the group until an operator frees room.
         handle(.notCommitted(inCatchUp: false))
-        server.fleetRefused(refusedForSpace(error))
+        refuse(refusedForSpace(error))
       case .failure(let error) where error.outcomeUnknown:
         failed(error)
         fence(proposal)
@@ -63,7 +63,7 @@ extension Fleet {
     }
     logBytesSinceSnapshot += proposal.entryBytes
     handle(.committed(by: signal))
-    server.fleetCommitted()
+    server.finish(.committed(revision: proposal.revision))
     if proposal.reload { reloadedHere(at: proposal.revision) }
     if let pieces = proposal.pieces, let pointer { writeSnapshot(pieces, replacing: pointer.kvs.first) }
     if signal != .catchUp { catchUpIfBehind() }
@@ -92,7 +92,7 @@ extension Fleet {
         contact()
         headRevision = answer.header.revision
         handle(.notCommitted(inCatchUp: false))
-        server.fleetRetry()
+        server.finish(.retry)
       case .success:
         contact()
         // The head moved: ours, or another host's. `apply` tells them apart by the commit id,
@@ -116,12 +116,24 @@ extension Fleet {
       let note =
         error.outcomeUnknown || mayBeApplied
         ? "; the change may have been applied (its outcome is unknown)" : "; nothing was applied"
-      server.fleetRefused(unavailable(error, note))
-      server.service.changeRefusal = unavailable(error)
+      refuse(unavailable(error, note))
+      gate.refusal = unavailable(error)
       return
     }
     // Not if the watch showed the group committed meanwhile.
     later { [unowned self] in if awaits(proposal) { again() } }
+  }
+
+  /// The group under way cannot be committed (etcd unreachable in time, too large): every
+  /// request held for it is answered with `refusal`.
+  func refuse(_ refusal: ProtocolError) {
+    server.finish(refused(refusal))
+  }
+
+  /// The outcome that refuses the group, logged once.
+  func refused(_ refusal: ProtocolError) -> CommitOutcome {
+    Log.warning("changes refused: \(refusal.message)")
+    return .refused(refusal)
   }
 
   static let retryDelay: UInt64 = 250_000

@@ -38,11 +38,11 @@ extension Fleet {
     if case .joining = phase {
       // Changes wait for the join within their bound, past which `joinBoundPassed` refuses
       // them with this; once it has, the refusal says this instead.
-      if server.service.changeRefusal != nil { server.service.changeRefusal = damageRefusal(at: applied) }
+      if gate.refusal != nil { gate.refusal = damageRefusal(at: applied) }
     } else {
       handle(.halted)
-      server.service.changeRefusal = damageRefusal(at: applied)
-      if unknown != nil { server.fleetRetry() } else { server.fleetCaughtUp() }
+      gate.refusal = damageRefusal(at: applied)
+      if unknown != nil { server.finish(.retry) } else { server.resumeChanges() }
     }
     later(after: damageDelay, retry)
   }
@@ -65,7 +65,7 @@ extension Fleet {
     )
     self.damage = nil
     damageDelay = 0
-    server.service.changeRefusal = nil
+    gate.refusal = nil
   }
 
   /// A key or a text read from etcd as one printable line: anything but printable ASCII as `?`.

@@ -91,7 +91,7 @@ extension Fleet {
         Log.notice("fleet: seeded \(options.prefix) with this host's list at revision \(revision)")
         listSource = "this host's config (it seeded the fleet at revision \(revision))"
         joined()
-        server.fleetCaughtUp()
+        server.resumeChanges()
       case .success:
         contact()
         join()
@@ -108,7 +108,7 @@ extension Fleet {
       }
     }
     let applied = server.service.model.revision
-    let ours = id == server.fleetMark(prefix: options.prefix)
+    let ours = id == mark()
     fleetID = id
     // This host's state is the fleet's: a head before it means etcd went back.
     if ours, case .failure(let problem) = checkedHead(head, applied: applied) {
@@ -181,7 +181,7 @@ extension Fleet {
             snapshotRevision = state.revision
             snapshotKnown(state.revision, bytes: bytes.count)
             headRevision = 0
-            server.fleetAdopt(state)
+            server.adopt(state)
             listSource = "the fleet's list (loaded at revision \(state.revision)); \(Fleet.configUnused)"
             Log.notice(
               "fleet: loaded the fleet's state at revision \(state.revision) (\(bytes.count) bytes, \((monotonicMicroseconds() - started) / 1000) ms)"
@@ -202,8 +202,8 @@ extension Fleet {
   /// changes that waited for it run once the catch-up that follows is through (at once after
   /// seeding: the caller releases them).
   func joined() {
-    server.service.changeRefusal = nil
-    server.markFleet(fleetID, prefix: options.prefix)
+    gate.refusal = nil
+    markState(fleetID)
     handle(.joined)
     joinTimer?.cancel()
     joinTimer = nil
@@ -220,11 +220,31 @@ extension Fleet {
   func joinBoundPassed() {
     joinTimer?.cancel()  // it may be the timer's own call: kept until the join drops it
     guard case .joining = phase else { return }
-    server.service.changeRefusal = damageRefusal(at: server.service.model.revision) ?? notJoined(lastFailure)
-    if damage == nil { Log.warning("fleet: \(server.service.changeRefusal!.message)") }  // else logged
-    server.fleetCaughtUp()
+    gate.refusal = damageRefusal(at: server.service.model.revision) ?? notJoined(lastFailure)
+    if damage == nil { Log.warning("fleet: \(gate.refusal!.message)") }  // else logged
+    server.resumeChanges()
     announceReady()
   }
+
+  /// The fleet this host's state file belongs to (its id and prefix, in a file beside it), so
+  /// that a restart catches up from its own state only in the same fleet. Empty when unknown.
+  func mark() -> String {
+    guard let path = markPath, let bytes = try? FileSystem.readFile(path, limit: 4096) else { return "" }
+    let words = String(decoding: bytes, as: UTF8.self).split(separator: " ")
+    guard words.count == 2, words[1] == options.prefix else { return "" }
+    return String(words[0])
+  }
+
+  func markState(_ id: String) {
+    guard let path = markPath else { return }
+    do {
+      try FileSystem.replaceAtomically(path, with: Array("\(id) \(options.prefix)".utf8), sync: false)
+    } catch {
+      Log.warning("cannot write \(path) (\(error)); the next start loads the fleet's state afresh")
+    }
+  }
+
+  private var markPath: String? { server.localCommit.statePath.map { $0 + ".fleet" } }
 
   func announceReady() {
     guard !announced else { return }
@@ -311,14 +331,14 @@ extension Fleet {
             headRevision = head.modRevision
           }
         }
-        if server.service.changeRefusal?.code == .unavailable, case .idle = phase, damage == nil {
-          server.service.changeRefusal = nil
+        if gate.refusal?.code == .unavailable, case .idle = phase, damage == nil {
+          gate.refusal = nil
         }
         if outOfSpace != nil { checkSpace() }
         catchUpIfBehind()
       case .failure(let error):
         failed(error)
-        server.service.changeRefusal = unavailable(error)
+        gate.refusal = unavailable(error)
       }
     }
   }
@@ -336,10 +356,10 @@ extension Fleet {
   func failed(_ error: EtcdError) {
     lastFailure = error
     // etcd answered: out of space is not stale.
-    if error.kind == .noSpace { return server.service.changeRefusal = refusedForSpace(error) }
+    if error.kind == .noSpace { return gate.refusal = refusedForSpace(error) }
     if case .joining = phase {
-      if server.service.changeRefusal != nil {
-        server.service.changeRefusal = notJoined(error)
+      if gate.refusal != nil {
+        gate.refusal = notJoined(error)
       } else if case .rejected = error.kind {
         // etcd's refusal (a wrong password, a role without the prefix) does not pass by
         // waiting: the changes that wait for the join are refused now.

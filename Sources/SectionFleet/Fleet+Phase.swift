@@ -16,7 +16,7 @@ extension Fleet {
   /// | `notCommitted(inCatchUp: false)` (retried or refused) | `committing` | `idle` |
   /// | `notCommitted(inCatchUp: true)` (another host's entry in its place) | `committing` | `catchingUp` |
   /// | `catchUp` | `idle`, `catchingUp` | `catchingUp` |
-  /// | `readSnapshot` (the log no longer reaches) | `idle`, `catchingUp`, `committing` | `catchingUp` |
+  /// | `readSnapshot` (the log no longer reaches) | `idle`, `catchingUp` | `catchingUp` |
   /// | `caughtUp` (or gave up for now: etcd did not answer) | `catchingUp` | `idle` |
   /// | `halted` (a damaged key) | `catchingUp`, `committing` | `idle` |
   ///
@@ -24,8 +24,9 @@ extension Fleet {
   /// entry in its watch, a catch-up after a fence), and one path (`committed(_:at:by:)`); the
   /// signals that come later find no commit under way (`awaits`) and are dropped. A catch-up
   /// that finds the outcome goes on reading the log, so the host stays sealed until it is
-  /// through. `readSnapshot` from `committing`: a catch-up after a fence that finds the log
-  /// trimmed past the group adopts the snapshot, which holds the group if it was committed.
+  /// through. A catch-up after a fence that finds the log trimmed past the group ends the
+  /// commit first (`notCommitted(inCatchUp: true)`, the group refused as of unknown outcome,
+  /// `trimmedPast`), then reads the snapshot, which holds the group if it was committed.
   enum Phase: Equatable {
     /// Reading the head, seeding or adopting the fleet's list: changes are refused.
     case joining
@@ -71,7 +72,7 @@ extension Fleet {
       case (.committed(.catchUp), .committing), (.notCommitted(inCatchUp: true), .committing): .catchingUp
       case (.committed, .committing), (.notCommitted(inCatchUp: false), .committing): .idle
       case (.catchUp, .idle), (.catchUp, .catchingUp): .catchingUp
-      case (.readSnapshot, .idle), (.readSnapshot, .catchingUp), (.readSnapshot, .committing): .catchingUp
+      case (.readSnapshot, .idle), (.readSnapshot, .catchingUp): .catchingUp
       case (.caughtUp, .catchingUp): .idle
       case (.halted, .catchingUp), (.halted, .committing): .idle
       default: nil

@@ -122,7 +122,7 @@ extension Fleet {
   /// The revision of the snapshot in `value` (the pointer, or the state itself); nil when it
   /// cannot be read.
   func snapshotRevision(in value: [UInt8]) -> UInt64? {
-    if let pointer = try? FleetSnapshot.decode(value, limit: Server.fleetStateLimit) {
+    if let pointer = try? FleetSnapshot.decode(value, limit: LocalCommit.readLimit) {
       return pointer.revision
     }
     return (try? SavedState.decode(value))?.revision
@@ -135,7 +135,7 @@ extension Fleet {
   ) {
     let pointer: FleetSnapshot
     do {
-      guard let decoded = try FleetSnapshot.decode(value, limit: Server.fleetStateLimit) else {
+      guard let decoded = try FleetSnapshot.decode(value, limit: LocalCommit.readLimit) else {
         return completion(.success(value))
       }
       pointer = decoded

@@ -37,7 +37,7 @@ extension Fleet {
       "etcd is out of space (its NOSPACE alarm, \(error.member ?? member)): an operator must compact, defragment and disarm it (docs/FLEET.md, \"Sizing etcd's quota\"); reads are served from revision \(server.service.model.revision)"
     outOfSpace = text
     let refusal = ProtocolError(.unavailable, text)
-    server.service.changeRefusal = refusal
+    gate.refusal = refusal
     return refusal
   }
 
@@ -46,8 +46,8 @@ extension Fleet {
     guard outOfSpace != nil else { return }
     outOfSpace = nil
     Log.notice("fleet: etcd takes writes again (no NOSPACE alarm)")
-    if server.service.changeRefusal?.code == .unavailable, case .idle = phase {
-      server.service.changeRefusal = nil
+    if gate.refusal?.code == .unavailable, case .idle = phase {
+      gate.refusal = nil
     }
   }
 

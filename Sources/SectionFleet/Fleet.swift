@@ -16,15 +16,18 @@ import Systemd
 /// applied last; put the group's entry and the new head. Every other host applies the entry
 /// from its watch, as changes of its own, so all have the same revisions, events and history.
 ///
-/// The server sees four outcomes of a commit (`Server+Fleet`): committed (saved here and
-/// handed on), retried (the compare failed: another host committed first; the group is undone
-/// and its requests run again on the newer state), refused (`ERR UNAVAILABLE`, `ERR LIMIT`),
-/// and, for a txn whose outcome is unknown, the fence finds out which of the first two it was.
+/// It is the server's `CommitBackend`, and each group ends in one of its outcomes
+/// (`Server.finish`): committed (saved here and handed on), retry (the compare failed: another
+/// host committed first; the group is undone and its requests run again on the newer state),
+/// refused (`ERR UNAVAILABLE`, `ERR LIMIT`); for a txn whose outcome is unknown, the fence
+/// finds out which of the first two it was, or, when the log no longer reaches the group,
+/// refuses it as of unknown outcome. Other hosts' groups come in through
+/// `Server.applyFromElsewhere` and `Server.adopt`.
 ///
 /// The commit is `Fleet+Commit`, the catch-up `Fleet+CatchUp`, joining, the watch and the poll
-/// `Fleet+Join`; `Server+Fleet` is where their outcomes meet the group commit.
-package final class Fleet: FleetAgent {
-  let options: FleetOptions
+/// `Fleet+Join`.
+package final class Fleet: CommitBackend {
+  let options: EtcdOptions
   let client: EtcdClient
   unowned let server: Server
   let headKey: [UInt8]
@@ -91,10 +94,10 @@ package final class Fleet: FleetAgent {
     phase = next
     // Changes wait (the service is sealed) whenever a commit or a catch-up is under way.
     guard case .idle = next else {
-      server.service.sealed = true
+      gate.sealed = true
       return
     }
-    server.service.sealed = server.stopRequested
+    gate.sealed = server.stopRequested
   }
 
   var watch: Watch?
@@ -130,8 +133,9 @@ package final class Fleet: FleetAgent {
   /// operator frees room (`Fleet+Space`). The refusal's text, which STATUS's `fleet-error`
   /// shows meanwhile.
   var outOfSpace: String?
-  /// A SIGHUP came while a commit was under way: reload once it is through.
-  package var reloadWhenIdle = false
+  /// Whether changes may be made now, and whether the unsaved ones are sealed (`handle(_:)`):
+  /// the service reads it at each change.
+  package let gate = ChangeGate()
   /// Whose config the list this host serves comes from, for STATUS's `fleet-config`: a RELOAD
   /// on any host replaces the list on every host, so each host must say whether its own
   /// config file is the one in use.
@@ -209,7 +213,7 @@ package final class Fleet: FleetAgent {
     return bytes
   }
 
-  package init(options: FleetOptions, server: Server) throws {
+  package init(options: EtcdOptions, server: Server) throws {
     self.options = options
     self.server = server
     let tls = options.caFile.map {
@@ -217,7 +221,7 @@ package final class Fleet: FleetAgent {
         certificateAuthority: $0, certificate: options.certificateFile, key: options.keyFile)
     }
     let answerLimit = try Fleet.answerLimit(getenv(Fleet.answerLimitVariable))
-    let credentials = try options.credentials ?? options.credentialsFile.map(FleetOptions.credentials(in:))
+    let credentials = try options.credentials ?? options.credentialsFile.map(EtcdOptions.credentials(in:))
     if credentials != nil {
       // The password stays in memory for the life of the process (a new token is asked for
       // whenever etcd drops the old one): no core file or same-user tracer may read it.
@@ -280,7 +284,7 @@ package final class Fleet: FleetAgent {
       switch phase {
       case .joining: "joining"
       case .idle where outOfSpace != nil: "no-space"
-      case .idle: server.service.changeRefusal == nil ? "serving" : "refusing"
+      case .idle: gate.refusal == nil ? "serving" : "refusing"
       case .committing: "committing"
       case .catchingUp: "catching-up"
       }
@@ -306,7 +310,7 @@ package final class Fleet: FleetAgent {
   /// Begins: reads the head, then seeds the fleet or adopts its list; watches and polls.
   /// Changes wait for the join as for a commit (the service is sealed), within the same bound
   /// (`joinBoundPassed`); systemd hears READY=1 once the host has joined (`announceReady`).
-  package func start() throws {
+  package func start() throws -> Bool {
     handle(.join)
     joinTimer = try server.loop.timer(after: Fleet.commitTimeout) { [unowned self] in joinBoundPassed() }
     poller = try server.loop.timer(after: Fleet.pollInterval) { [unowned self] in self.poll() }
@@ -317,6 +321,7 @@ package final class Fleet: FleetAgent {
     }
     retryTimer?.setEnabled(false)
     join()
+    return false
   }
 
   package func stop() {
@@ -327,26 +332,32 @@ package final class Fleet: FleetAgent {
     retryTimer?.cancel()
   }
 
-  /// Sends the turn's group as one txn. Returns the refusal when it cannot be sent at all.
-  package func commit(_ group: SavedGroup) -> ProtocolError? {
-    if let refusal = server.service.changeRefusal { return refusal }
+  /// A group may be retried: another host committed first.
+  package var retries: Bool { true }
+
+  /// Sends the turn's group as one txn; its outcome comes later. Refused at once when it
+  /// cannot be sent at all.
+  package func commit(_ group: SavedGroup, of service: SectionService) -> CommitOutcome? {
+    if let refusal = gate.refusal { return refused(refusal) }
     counter += 1
     let commit = "\(boot).\(counter)"
     let entry = FleetEntry.encode(
-      group, host: options.host, commit: commit, state: server.service.encodeState(into:))
+      group, host: options.host, commit: commit, state: service.encodeState(into:))
     guard entry.count <= Fleet.entryLimit else {
       if group.needsSnapshot {
         // A reload travels as the whole state in one entry, the history with it, which every
         // host applies from its watch in the order of the log (docs/FLEET.md, "Limits").
-        return ProtocolError(
-          .limit,
-          "the reloaded list with the history takes \(entry.count) bytes in the fleet; a RELOAD in a fleet takes at most \(Fleet.entryLimit) (etcd's request limit, docs/FLEET.md): nothing was applied; edit the list with requests instead, or seed a new prefix with it"
-        )
+        return refused(
+          ProtocolError(
+            .limit,
+            "the reloaded list with the history takes \(entry.count) bytes in the fleet; a RELOAD in a fleet takes at most \(Fleet.entryLimit) (etcd's request limit, docs/FLEET.md): nothing was applied; edit the list with requests instead, or seed a new prefix with it"
+          ))
       }
-      return ProtocolError(
-        .limit,
-        "the group's changes take \(entry.count) bytes in the fleet; at most \(Fleet.entryLimit) (etcd's request limit, docs/FLEET.md): nothing was applied; send fewer changes at once"
-      )
+      return refused(
+        ProtocolError(
+          .limit,
+          "the group's changes take \(entry.count) bytes in the fleet; at most \(Fleet.entryLimit) (etcd's request limit, docs/FLEET.md): nothing was applied; send fewer changes at once"
+        ))
     }
     ownEntry = OwnEntry(
       prefix: ValuePrefix(of: entry, count: (entry.firstIndex(of: 0x0A) ?? entry.count) + 1),
@@ -359,12 +370,12 @@ package final class Fleet: FleetAgent {
     // which, from the revisions alone), and with a reload's.
     // (Not even encoded when its text alone is too large for the txn and a snapshot in pieces
     // is not due: the state is at least its text.)
-    let text = server.service.model.textBytes
+    let text = service.model.textBytes
     if group.revision / Fleet.snapshotEvery > base / Fleet.snapshotEvery
       && (text <= Fleet.entryLimit || piecesDue(group.revision, bytes: text)) || group.needsSnapshot
     {
       var state: [UInt8] = []
-      server.service.encodeState(into: &state)
+      service.encodeState(into: &state)
       if state.count <= Fleet.entryLimit - entry.count {
         // It fits this txn: the state itself in `P snapshot`, as hosts before pieces wrote it.
         snapshot = group.revision

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SectionCore
+@testable import SectionFleet
 
 /// A fleet's snapshot in pieces (`FleetSnapshot`): what is split is joined back byte for byte,
 /// and a piece missing, reordered or damaged is found before anything is decoded.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SectionCore
+@testable import SectionFleet
 
 /// What a fleet's hosts share through etcd (`FleetEntry`) and how a host applies another's group
 /// (`SectionService.applyRemote`, `adopt`): the same revisions, events and history on every host.
@@ -203,13 +204,13 @@ import Testing
   @Test func changesWaitWhileSealedAndAreRefusedWhileUnavailable() {
     let (alpha, _) = hosts()
     _ = alpha.send("TOGGLE a")
-    alpha.service.sealed = true
+    alpha.service.gate.sealed = true
     // Another client's change waits for the sealed group's outcome; so does RELOAD.
     #expect(alpha.send("TOGGLE b").1 == .deferred)
     #expect(alpha.send("RELOAD").1 == .deferred)
-    alpha.service.sealed = false
+    alpha.service.gate.sealed = false
     alpha.service.commit { _ in }
-    alpha.service.changeRefusal = ProtocolError(.unavailable, "etcd: no leader")
+    alpha.service.gate.refusal = ProtocolError(.unavailable, "etcd: no leader")
     #expect(alpha.send("TOGGLE b").0 == "ERR UNAVAILABLE etcd: no leader\n")
     #expect(alpha.send("LIST").0.hasSuffix("OK 1\n"))
   }
@@ -220,11 +221,11 @@ import Testing
     let (alpha, _) = hosts()
     _ = alpha.send("TOGGLE a")
     #expect(alpha.send("LIST").1 == .deferred, "unsealed: a read waits for the save, as without a fleet")
-    alpha.service.sealed = true
+    alpha.service.gate.sealed = true
     let list = alpha.reply("LIST")
     #expect(list.hasPrefix("section 0 a closed") && list.hasSuffix("OK 0\n"), "\(list)")
     #expect(alpha.reply("SUBSCRIBE").hasPrefix("state 0 multi -\n"))
-    alpha.service.sealed = false
+    alpha.service.gate.sealed = false
     _ = alpha.service.commit()
     #expect(alpha.reply("LIST").hasPrefix("section 0 a open"))
     #expect(alpha.service.committedView == nil)

@@ -38,7 +38,7 @@ import Testing
     case (.notCommitted(inCatchUp: false), .committing): .idle
     case (.notCommitted(inCatchUp: true), .committing): .catchingUp
     case (.catchUp, .idle), (.catchUp, .catchingUp): .catchingUp
-    case (.readSnapshot, .idle), (.readSnapshot, .catchingUp), (.readSnapshot, .committing): .catchingUp
+    case (.readSnapshot, .idle), (.readSnapshot, .catchingUp): .catchingUp
     case (.caughtUp, .catchingUp): .idle
     case (.halted, .catchingUp), (.halted, .committing): .idle
     default: nil

@@ -8,8 +8,9 @@ import Testing
 
 /// The D-Bus face and the sockets as two fronts of one group commit, on a dbus-daemon of the
 /// test's own (bench/dbus-private.conf.in) with a real caller (Python on Gio, as a desktop
-/// program calls): the server runs in this process, driven a loop iteration at a time.
-@Suite struct BusFaceTests {
+/// program calls): the server runs in this process, driven a loop iteration at a time. One
+/// test at a time: each points the process's session bus at its own.
+@Suite(.serialized) struct BusFaceTests {
   /// The repository, for the bus's configuration.
   static let root = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
 
@@ -28,6 +29,32 @@ import Testing
       if: toolsPresent, "needs dbus-daemon and /usr/bin/python3 with python3-gi (scripts/deps.sh --test)"))
   func aBusCallAndASocketRequestInOneTurnShareOneSave() throws {
     let harness = try ServerHarness()
+    try BusFaceTests.withCaller(of: harness) { caller in try sharedTurn(harness, caller) }
+  }
+
+  /// A bus call's change in a retried group: the call's request runs again on the newer state,
+  /// and the caller's one return names that run's result.
+  @Test(
+    .enabled(
+      if: BusFaceTests.toolsPresent,
+      "needs dbus-daemon and /usr/bin/python3 with python3-gi (scripts/deps.sh --test)"))
+  func aRetriedBusCallRunsAgainOnTheNewerState() throws {
+    let harness = try ServerHarness()
+    let backend = CommitBackendTests.AnsweredBackend()
+    harness.server.backend = backend
+    try BusFaceTests.withCaller(of: harness) { caller in
+      // The caller's first call toggles c.
+      #expect(try harness.run(until: { backend.committing == [1] }))
+      try CommitBackendTests.retry(harness, backend, after: "OPEN c", reranTo: 2)
+      backend.answer(.committed(revision: 2), to: harness.server)
+      #expect(try harness.run(until: { try caller.answers().count == 1 }))
+      #expect(try caller.answers() == ["False 2"])
+      #expect(try harness.savedOpen().isEmpty)
+    }
+  }
+
+  /// Serves `harness`'s server on a bus of its own, with a `Caller` on it, for `body`.
+  static func withCaller(of harness: ServerHarness, _ body: (Caller) throws -> Void) throws {
     let bus = try PrivateBus(in: harness.directory)
     defer { bus.stop() }
     // sd-bus finds the session bus here; the process's own is back once the test is done.
@@ -48,7 +75,10 @@ import Testing
     }
     let caller = try Caller(in: harness.directory, address: bus.address, name: name)
     defer { caller.stop() }
+    try body(caller)
+  }
 
+  private func sharedTurn(_ harness: ServerHarness, _ caller: Caller) throws {
     // The first call: the caller's credentials are asked for and kept; its change is saved.
     #expect(try harness.run(until: { try caller.answers().count == 1 }))
     #expect(try caller.answers() == ["True 1"])

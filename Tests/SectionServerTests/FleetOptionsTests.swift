@@ -23,19 +23,19 @@ import Testing
   }
 
   @Test func withoutEtcdThereIsNoFleet() throws {
-    #expect(try parse(["--socket", "/tmp/x.sock"]).fleet == nil)
+    #expect(try parse(["--socket", "/tmp/x.sock"]).etcd == nil)
   }
 
   @Test func theFleetsDefaultsFollowTheList() throws {
     let options = try parse([
       "--list", "media", "--etcd", "http://a:2379,http://b:2379", "--host-name", "kiosk-3",
     ])
-    let fleet = try #require(options.fleet)
+    let fleet = try #require(options.etcd)
     #expect(fleet.members == ["http://a:2379", "http://b:2379"])
     #expect(fleet.prefix == "/sectiond/media/")
     #expect(fleet.host == "kiosk-3")
-    #expect(try parse(["--etcd", "http://a:2379"]).fleet?.prefix == "/sectiond/default/")
-    #expect(try parse(["--etcd", "http://a:2379"]).fleet?.host.isEmpty == false)
+    #expect(try parse(["--etcd", "http://a:2379"]).etcd?.prefix == "/sectiond/default/")
+    #expect(try parse(["--etcd", "http://a:2379"]).etcd?.host.isEmpty == false)
   }
 
   @Test func badFleetOptionsAreRefusedSayingWhatToGive() {
@@ -56,13 +56,13 @@ import Testing
     let fromEnvironment = try parse(
       etcd, environment: ["SECTIOND_ETCD_USER": "u", "SECTIOND_ETCD_PASSWORD": "p:w"])
     #expect(
-      fromEnvironment.fleet?.credentials?.user == "u" && fromEnvironment.fleet?.credentials?.password == "p:w"
+      fromEnvironment.etcd?.credentials?.user == "u" && fromEnvironment.etcd?.credentials?.password == "p:w"
     )
     #expect(
       (try? parse(etcd, environment: ["SECTIOND_ETCD_USER": "u"])) == nil,
       "a user without a password is refused")
-    #expect(try parse(etcd + ["--etcd-credentials", "/c"]).fleet?.credentialsFile == "/c")
-    #expect(try parse(etcd).fleet?.credentialsFile == nil)
+    #expect(try parse(etcd + ["--etcd-credentials", "/c"]).etcd?.credentialsFile == "/c")
+    #expect(try parse(etcd).etcd?.credentialsFile == nil)
     let directory = "/tmp/sd-cred-\(getpid())"
     mkdir(directory, 0o700)
     defer {
@@ -73,8 +73,8 @@ import Testing
     _ = write(fd, "fleet:se:cret\nignored\n", 21)
     close(fd)
     let systemd = try parse(etcd, environment: ["CREDENTIALS_DIRECTORY": directory])
-    #expect(systemd.fleet?.credentialsFile == directory + "/etcd")
-    let read = try FleetOptions.credentials(in: directory + "/etcd")
+    #expect(systemd.etcd?.credentialsFile == directory + "/etcd")
+    let read = try EtcdOptions.credentials(in: directory + "/etcd")
     #expect(read.user == "fleet" && read.password == "se:cret")
   }
 
@@ -97,9 +97,9 @@ import Testing
     defer { unlink(path) }
     for mode: mode_t in [0o644, 0o640, 0o604] {
       chmod(path, mode)
-      #expect(throws: StartFailure.self) { try FleetOptions.credentials(in: path) }
+      #expect(throws: StartFailure.self) { try EtcdOptions.credentials(in: path) }
     }
     chmod(path, 0o400)
-    #expect(try FleetOptions.credentials(in: path).password == "secret")
+    #expect(try EtcdOptions.credentials(in: path).password == "secret")
   }
 }

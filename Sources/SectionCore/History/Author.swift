@@ -27,7 +27,8 @@ public final class Author {
   private var shown: [UInt8]?
   /// Its index in the author table of the `History` that keeps its changes; -1: none.
   var slot = -1
-  /// The fleet host its changes came through, shown after its name (`stamp(host:)`).
+  /// The host its changes came through, where the list is shared, shown after its name
+  /// (`stamp(host:)`).
   private var host: [UInt8]?
 
   public init(via: Via, uid: UInt32?, pid: Int32?, name: String? = nil) {
@@ -96,7 +97,7 @@ public final class Author {
     return found
   }
 
-  /// Names the fleet host its changes come through (`<name>@<host>` in the history), before it
+  /// Names the host its changes come through (`<name>@<host>` in the history), before it
   /// is first shown; an author read back from a history line keeps the name it has.
   func stamp(host: [UInt8]) {
     guard shown == nil, self.host == nil else { return }
@@ -105,8 +106,8 @@ public final class Author {
 }
 
 /// Who made a saved change and when, as every saved line names them: `<time> <via> <uid> <pid>
-/// <name>`, the journal's and a fleet entry's `by` lines, and a history line after its
-/// revision. Read here only, whichever line it came in (a fleet entry's text is another
+/// <name>`, the journal's and a shared log entry's `by` lines, and a history line after its
+/// revision. Read here only, whichever line it came in (a shared entry's text is another
 /// host's: what does not read is no author), and written back byte for byte as read.
 public struct SavedAuthor: Equatable {
   /// Milliseconds since the epoch.
@@ -115,7 +116,8 @@ public struct SavedAuthor: Equatable {
   let uid: UInt32?
   let pid: Int32?
   /// The words as read, `<time>` to `<name>`: one copy of a line's bytes, the parts below
-  /// being ranges of it (a fleet host reads one for each run of another host's changes).
+  /// being ranges of it (a host sharing the list reads one for each run of another host's
+  /// changes).
   let text: [UInt8]
   /// Where `<via>` and `<name>` begin in `text`.
   private let whoStart: Int

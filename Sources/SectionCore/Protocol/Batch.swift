@@ -15,15 +15,10 @@ public struct Batch: Sendable {
   /// Lines seen after BATCH, blank ones included.
   private var seen = 0
   /// The bytes of the blank lines seen, each with its newline: not kept, but counted against
-  /// `byteLimit`, so that what a batch makes the daemon hold is bounded however it is made up
-  /// (a fleet keeps a batch's input to run it again, `Connection.heldInput`).
+  /// `byteLimit`, so that what a batch makes the daemon hold is bounded however it is made up.
   private var blankBytes = 0
   /// The first problem met while collecting, with its line number.
   private(set) var problem: ProtocolError?
-
-  /// Whether a problem was met: the lines after it are not looked at, so a fleet need not keep
-  /// them to run the batch again.
-  public var hasProblem: Bool { problem != nil }
 
   public init() {}
 

@@ -23,8 +23,9 @@ public struct ProtocolError: Error, Equatable, Sendable {
     /// HISTORY FROM a revision whose later changes are not all kept; the message starts with
     /// the oldest revision kept.
     case gone = "GONE"
-    /// A change could not be committed where the list's truth is (a fleet's etcd: no quorum,
-    /// no member reachable) within its time; reads are still answered from what was applied.
+    /// A change could not be committed where the list's truth is (a shared list's store: no
+    /// quorum, no member reachable) within its time; reads are still answered from what was
+    /// applied.
     case unavailable = "UNAVAILABLE"
     case `internal` = "INTERNAL"
   }

@@ -80,8 +80,8 @@ public enum RequestParser {
     return .index(value)
   }
 
-  /// A word of digits as a revision, or nil when it is anything else or past 2^64-1 (also a
-  /// fleet's log key's, `Fleet.logRevision`).
+  /// A word of digits as a revision, or nil when it is anything else or past 2^64-1 (also the
+  /// revision in a shared log's key).
   package static func revision(_ word: ArraySlice<UInt8>) -> UInt64? {
     guard !word.isEmpty else { return nil }
     var value: UInt64 = 0

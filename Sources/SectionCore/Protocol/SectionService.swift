@@ -77,18 +77,22 @@ public final class SectionService {
   /// Whether the unsaved changes must be saved as a whole state file (a reload: the journal
   /// records edits, not configs).
   public private(set) var needsSnapshot = false
-  /// The unsaved changes are on their way to be committed elsewhere (a fleet's etcd): no
-  /// change joins them, every change waits for their outcome (`.deferred`), as a read does.
-  public var sealed = false
-  /// The host this daemon serves as in a fleet: the history shows every change's author as
-  /// `<name>@<host>` on every host. Nil outside a fleet, where names are as they were.
+  /// Whether changes may be made now, and whether the unsaved ones are sealed: the commit
+  /// backend's (`ChangeGate`), handed to the service once the backend is chosen.
+  public var gate = ChangeGate()
+  /// Whether `handle` keeps each request it parses (`lastRequest`): set when the commit backend
+  /// may answer a group with a retry, whose requests then run again.
+  public var keepsRequests = false
+  /// The last request `handle` parsed, while `keepsRequests`: the server keeps it with the
+  /// group it joins.
+  public private(set) var lastRequest: KeptRequest?
+  /// The host this daemon serves as where the list is shared with other hosts: the history
+  /// shows every change's author as `<name>@<host>` on every host. Nil for a list of this host
+  /// alone, where names are as they were.
   public var host: [UInt8]?
-  /// The author of the last group another fleet host committed (`applyRemote`): the next is
+  /// The author of the last group another host committed (`applyRemote`): the next is
   /// most often by the same, and one object keeps the history's author table small.
   var lastRemoteAuthor: Author?
-  /// Every change is refused with it, until it is nil again: a fleet's host that has not
-  /// joined yet, or knows etcd unreachable (`ERR UNAVAILABLE`). Reads are answered still.
-  public var changeRefusal: ProtocolError?
   /// While a group is sealed: the state as last committed, made at the first read that comes
   /// meanwhile (`readCommitted`), dropped with the group.
   var committedView: SectionService?
@@ -178,12 +182,33 @@ public final class SectionService {
       reply.append(contentsOf: error.line)
       return .replied
     case .success(let request)?:
-      do throws(ProtocolError) {
-        return try execute(request, session: &session, batch: &batch, reply: &reply)
-      } catch {
-        reply.append(contentsOf: error.line)
-        return .replied
-      }
+      if keepsRequests { keep(request, batch: batch) }
+      return run(request, session: &session, batch: &batch, reply: &reply)
+    }
+  }
+
+  /// Executes `request`, a refusal becoming its `ERR` line: `handle`'s, and a kept request's
+  /// when it runs again.
+  @inline(__always)
+  func run(_ request: Request, session: inout Session, batch: inout Batch?, reply: inout OutputQueue)
+    -> Outcome?
+  {
+    do throws(ProtocolError) {
+      return try execute(request, session: &session, batch: &batch, reply: &reply)
+    } catch {
+      reply.append(contentsOf: error.line)
+      return .replied
+    }
+  }
+
+  /// Keeps the request `handle` is about to run as `lastRequest` (an END, the batch it ends),
+  /// out of line: without a backend that retries the request path pays one look at a flag.
+  @inline(never)
+  private func keep(_ request: Request, batch: Batch?) {
+    if case .end = request, let batch {
+      lastRequest = .batch(batch)
+    } else {
+      lastRequest = .request(request)
     }
   }
 
@@ -200,9 +225,9 @@ public final class SectionService {
     let facts = request.facts  // read once: the grammar's table, not a switch
     if facts.level > session.access.level { throw refusal(of: request, by: session) }
     if hasUnsavedChanges && facts.readsState {
-      // A group sealed for a fleet's commit may wait seconds for etcd: reads are answered from
-      // the state as last committed meanwhile, never from the group's.
-      guard sealed, !facts.changesState else { return .deferred }
+      // A sealed group may wait seconds for its commit elsewhere: reads are answered from the
+      // state as last committed meanwhile, never from the group's.
+      guard gate.sealed, !facts.changesState else { return .deferred }
       return try readCommitted(request, session: &session, reply: &reply)
     }
     do throws(ProtocolError) {
@@ -312,9 +337,9 @@ public final class SectionService {
       reply.append("OK\n")
       return .quit
     case .reload:
-      return sealed ? .deferred : .reload
+      return gate.sealed ? .deferred : .reload
     case .reloadFresh:
-      if sealed { return .deferred }
+      if gate.sealed { return .deferred }
       reloadDropsEdits = true
       return .reload
     case .status:
@@ -355,9 +380,9 @@ public final class SectionService {
     showing index: Int? = nil, author: Author, reply: inout OutputQueue, showingMode: Bool = false,
     _ body: (inout SectionModel, inout [Change]) throws(ProtocolError) -> Void
   ) throws(ProtocolError) -> Outcome {
-    if let changeRefusal { throw changeRefusal }
+    if let refusal = gate.refusal { throw refusal }
     let othersUnsaved = saved != nil
-    if turnIsFull || sealed { return .deferred }
+    if turnIsFull || gate.sealed { return .deferred }
     guard model.hasRoomForAChange else {
       if othersUnsaved { return .deferred }
       reply.append(contentsOf: ProtocolError.revisionsExhausted.line)
@@ -423,8 +448,8 @@ public final class SectionService {
     let (eventsStart, journalStart) = (pendingEvents.count, journal.count)
     let recordsStart = pendingHistory.count
     let keepsHistory = history.capacity > 0
-    // A fleet's entries carry who made each change whatever this host keeps: the other hosts'
-    // histories name them from it.
+    // A shared list's groups carry who made each change whatever this host keeps: the other
+    // hosts' histories name them from it.
     let journalsAuthors = keepsHistory || host != nil
     if journalsAuthors && recordsStart == 0 { pendingHistory.time = clock() }
     for change in unsaved[start...] {
@@ -531,7 +556,7 @@ public final class SectionService {
   {
     let dropsEdits = reloadDropsEdits
     reloadDropsEdits = false
-    if let changeRefusal { throw changeRefusal }
+    if let refusal = gate.refusal { throw refusal }
     guard model.hasRoomForAChange else { throw .revisionsExhausted }
     // Undoing a reload needs the sections it replaced: the model as last saved, whole.
     var lastSaved = model

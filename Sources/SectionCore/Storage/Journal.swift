@@ -304,8 +304,8 @@ extension SavedState {
     return (state, stop)
   }
 
-  /// The model this state file holds, as saved (no config reconciled with it): what a fleet's
-  /// host adopts from the fleet's snapshot.
+  /// The model this state file holds, as saved (no config reconciled with it): what a host
+  /// sharing the list adopts from the shared snapshot.
   public var restored: SectionModel {
     let list = list ?? []
     return SectionModel(

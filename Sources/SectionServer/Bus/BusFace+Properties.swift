@@ -49,7 +49,7 @@ extension BusFace {
         call.rewind()
         return false
       }
-      server.waitForSave(call)
+      server.waitForSave(WaitingCall(call: call, request: nil))
       return true
     }
     guard call.isMethodCall(interface: properties, member: "Set"),

@@ -38,10 +38,22 @@ final class BusFace {
   /// A call answered once its change is saved.
   struct HeldCall {
     let call: BusCall
-    let answer: BusRequest.Answer
+    /// Its request and the access it ran with: run again as they are if the group comes back
+    /// as a retry (`CommitOutcome.retry`).
+    let request: BusRequest
+    let access: SectionService.Access
     let revision: UInt64
     /// Toggle's answer: whether the section is open now.
     let open: Bool
+    var answer: BusRequest.Answer { request.answer }
+  }
+
+  /// A call handled again once the save it waits for is done (or refused).
+  struct WaitingCall {
+    let call: BusCall
+    /// The request read from it and the access it runs with, when it is one of the interface's
+    /// methods: run again as they are. Nil for a property's Get or Set, read from the call again.
+    let request: (BusRequest, SectionService.Access)?
   }
 
   init(_ kind: Bus.Kind, name: String, server: Server) throws {
@@ -210,10 +222,10 @@ final class BusFace {
     case .failure(let error):
       answer(call, error)
     case .success(let done) where done.outcome == .deferred:
-      server.waitForSave(call)
+      server.waitForSave(WaitingCall(call: call, request: (request, access)))
     case .success(let done) where done.outcome == .changed:
       server.holdForSave(
-        HeldCall(call: call, answer: request.answer, revision: done.revision, open: done.open))
+        HeldCall(call: call, request: request, access: access, revision: done.revision, open: done.open))
     case .success(let done) where request.answer.showsWho:
       do {
         try call.reply { writer in
@@ -310,9 +322,15 @@ final class BusFace {
   /// however many clients flood changes; on a later turn, new changes would defer it again.
   /// The saved group's signals and returns go out first, so that no answer shows a revision
   /// whose signal has not been sent.
-  func handleReleased(_ calls: [BusCall]) {
+  func handleReleased(_ calls: [WaitingCall]) {
     publish()
-    for call in calls {
+    for waiting in calls {
+      let call = waiting.call
+      if let (request, access) = waiting.request {
+        if request.answer.isRead, refuseWhileBehind(call) { continue }
+        execute(call, request, access: access)
+        continue
+      }
       call.rewind()
       if call.isMethodCall(interface: BusFace.propertiesInterface, member: "Get")
         || call.isMethodCall(interface: BusFace.propertiesInterface, member: "GetAll")

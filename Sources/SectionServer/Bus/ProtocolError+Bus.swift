@@ -19,7 +19,7 @@ extension ProtocolError.Code {
     case .denied: "org.sectiond.Sectiond1.Error.Denied"
     // History takes a count, never a revision: GONE does not reach the bus.
     case .gone: "org.sectiond.Sectiond1.Error.Gone"
-    // A fleet's host could not commit through etcd in time.
+    // The commit backend could not commit the change in time.
     case .unavailable: "org.sectiond.Sectiond1.Error.Unavailable"
     // UNKNOWN reaches the bus only from a line of Batch: an argument, like SYNTAX.
     case .syntax, .tooLong, .unknown: "org.freedesktop.DBus.Error.InvalidArgs"

@@ -69,8 +69,8 @@ extension Connection {
     var subscription = Subscription.none
     /// Out of the epoll set: epoll reports a hang-up at every poll whatever the socket is
     /// watched for, and a connection waiting for a save can neither read nor write, so the
-    /// loop would spin until the save (in a fleet, a commit's round trip to etcd: seconds
-    /// when a member is slow). What it does once released meets the hang-up as any
+    /// loop would spin until the save (with a commit backend elsewhere, a round trip to it:
+    /// seconds when it is slow). What it does once released meets the hang-up as any
     /// connection does.
     var parked = false
 

@@ -39,11 +39,11 @@ final class Connection {
   var subscriberSlot = -1
   /// The lines of a BATCH not ended yet; discarded with the connection.
   var batch: Batch?
-  /// In a fleet: the input of the group held for the commit (and of a BATCH not ended yet),
-  /// to run it again when another host committed first (`Server.retryHeld`).
-  var heldInput: [UInt8] = []
-  /// Where in `heldInput` the BATCH not ended yet begins.
-  var heldBatchStart: Int?
+  /// The requests of the group held for the commit, kept when the backend may answer it with
+  /// a retry (`CommitBackend.retries`), to run them again then.
+  var heldRequests: [KeptRequest] = []
+  /// The requests of a retried group, to run again before any input (`Server.runKept`).
+  var rerun: [KeptRequest] = []
   /// The rest of a long answer from the history, made part by part as the client reads
   /// (`Server.continueStream`); no request is taken until it is sent.
   var stream: HistoryStream?
@@ -131,28 +131,24 @@ final class Connection {
     return nil
   }
 
-  /// Another host committed first: the held group's replies are dropped and its requests go
-  /// back in front of the input, to be run again on the newer state (a TOGGLE toggles what is
-  /// there then). Its state goes back to ready with `released`.
+  /// The held group came back as a retry: its replies are dropped and its requests are run
+  /// again on the newer state (a TOGGLE toggles what is there then), before anything after
+  /// them. A BATCH begun after the group and not ended yet stays open: its lines are not the
+  /// group's. Its state goes back to ready with `released`.
   func takeBackHeldGroup() {
     guard case .awaitingSave(let start, _) = state else { return }
     output.removeTail(from: start)
-    pending = heldInput + pending
-    heldInput.removeAll()
-    heldBatchStart = nil
-    batch = nil
+    rerun.insert(contentsOf: heldRequests, at: 0)
+    heldRequests.removeAll()
   }
 
-  /// The held group is through (committed or refused): only a BATCH begun after it, not ended
-  /// yet, is kept to be run again.
+  /// The held group is through (committed or refused): its requests are not run again.
   func forgetHeldGroup() {
-    if let start = heldBatchStart {
-      heldInput.removeSubrange(..<min(start, heldInput.count))
-      heldBatchStart = 0
-    } else if !heldInput.isEmpty {
-      heldInput.removeAll()
-    }
+    if !heldRequests.isEmpty { heldRequests.removeAll(keepingCapacity: true) }
   }
+
+  /// Whether it has requests left to handle: input read, or a retried group's requests.
+  var hasRequestsLeft: Bool { !pending.isEmpty || !rerun.isEmpty }
 
   /// The save failed: each reply of the held group becomes `refusal`, in request order.
   func refuseHeldReplies(with refusal: [UInt8]) {
@@ -165,7 +161,7 @@ final class Connection {
   var isFinished: Bool {
     switch state {
     case .quitting: output.isEmpty
-    case .ready, .outputBlocked: inputEnded && pending.isEmpty && output.isEmpty && stream == nil
+    case .ready, .outputBlocked: inputEnded && !hasRequestsLeft && output.isEmpty && stream == nil
     case .awaitingSave, .awaitingOthersSave, .closed: false
     }
   }

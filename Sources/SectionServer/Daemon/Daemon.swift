@@ -26,7 +26,7 @@ public enum Daemon {
     }
     Log.threshold = options.verbose ? .debug : .info
     do {
-      if options.fleet != nil && makeFleet == nil {
+      if options.etcd != nil && makeFleet == nil {
         // First, before anything is opened, and before sd_listen_fds marks the inherited
         // sockets close-on-exec. A check finds the binary as a start would.
         if options.checkConfigOnly { _ = try FleetBinary.locate() } else { try FleetBinary.become() }
@@ -117,9 +117,9 @@ public enum Daemon {
     server.list = options.list
     server.accessRules = try loadAccessRules(options)
     server.loadAccessRules = { try loadAccessRules(options) }
-    if let fleet = options.fleet, let makeFleet {
+    if let fleet = options.etcd, let makeFleet {
       service.host = Array(fleet.host.utf8)
-      server.fleet = try makeFleet(fleet, server)
+      server.backend = try makeFleet(fleet, server)
     }
     service.statusFields = statusFields(options, store: store, server: server)
     if options.logChanges {
@@ -146,13 +146,9 @@ public enum Daemon {
       "serving \(counted(service.model.sections.count, "section")) on \(names.joined(separator: " and "))"
         + (store.map { ", state in \($0.path)" } ?? ", state in memory only")
         + (watchdog ? ", watchdog on" : ""))
-    // Serving reads from the local state meanwhile; changes wait until the fleet is joined,
-    // which sends READY=1 itself.
-    if let fleet = server.fleet {
-      try fleet.start()
-    } else {
-      Notifier.ready(status: server.statusLine)
-    }
+    // A fleet serves reads from the local state meanwhile; changes wait until it is joined,
+    // and it sends READY=1 itself.
+    if try server.backend.start() { Notifier.ready(status: server.statusLine) }
     let code = try loop.run()
     withExtendedLifetime((signals, hangUp, server)) {}
     return code
@@ -183,7 +179,7 @@ public enum Daemon {
         ("list", list), ("pid", pid), ("uid", uid), ("systemd", systemd), ("uptime", uptime),
         ("config", config), ("state", state),
         ("clients", String(server.connections.count)), ("subscribers", String(server.subscribers.count)),
-      ] + (server.fleet?.statusFields ?? [])
+      ] + server.backend.statusFields
     }
   }
 
@@ -229,3 +225,6 @@ package struct StartFailure: Error, CustomStringConvertible {
   }
   package var description: String { message }
 }
+
+/// Makes the fleet's commit backend for a server: what sectiond-fleet's main gives `Daemon.main`.
+package typealias FleetFactory = (EtcdOptions, Server) throws -> any CommitBackend

@@ -46,7 +46,7 @@ public struct DaemonOptions: Equatable {
   /// for a socket named (`--socket`, `$SECTIOND_SOCKET`).
   public var ownSocketDirectory: String?
   /// `--etcd`: the list is shared with other hosts through etcd; nil: this host's alone.
-  public var fleet: FleetOptions?
+  public var etcd: EtcdOptions?
 
   /// The D-Bus name this daemon owns: `org.sectiond.Sectiond1`, or for a named list
   /// `org.sectiond.Sectiond1.NAME`, as MPRIS names its players (docs/DBUS.md, "Several lists").
@@ -118,7 +118,7 @@ public struct DaemonOptions: Equatable {
                                at most 200 entries at once and 20 a second; needs --history
       --bus system|session     also serve org.sectiond.Sectiond1 on that D-Bus bus (default: none);
                                a bus that is not there is retried, the sockets serve meanwhile
-    \(FleetOptions.usage)
+    \(EtcdOptions.usage)
       --check-config           validate the config and exit
       --allow-insecure         start even if the state directory is writable by others, or as
                                root even if the config or state file is writable by others
@@ -255,7 +255,7 @@ public struct DaemonOptions: Equatable {
         throw UsageError(description: "SECTIOND_LIST: \(error)")
       }
     }
-    options.fleet = try FleetOptions.make(
+    options.etcd = try EtcdOptions.make(
       etcd: etcd, prefix: etcdPrefix, host: hostName, caFile: etcdFiles["--etcd-cacert"],
       certificateFile: etcdFiles["--etcd-cert"], keyFile: etcdFiles["--etcd-key"],
       credentialsFile: etcdFiles["--etcd-credentials"], list: options.list, environment: environment)

@@ -3,7 +3,7 @@ import Posix
 import SectionShared
 
 /// `--etcd` and its options: the list is shared by several hosts through etcd (docs/FLEET.md).
-public struct FleetOptions: Equatable {
+public struct EtcdOptions: Equatable {
   /// The members' client URLs, tried in order.
   public var members: [String]
   /// Every key the fleet keeps is under it (`/sectiond/LIST/`).
@@ -21,7 +21,7 @@ public struct FleetOptions: Equatable {
   public var credentials: (user: String, password: String)?
   public var credentialsFile: String?
 
-  public static func == (a: FleetOptions, b: FleetOptions) -> Bool {
+  public static func == (a: EtcdOptions, b: EtcdOptions) -> Bool {
     a.members == b.members && a.prefix == b.prefix && a.host == b.host && a.caFile == b.caFile
       && a.certificateFile == b.certificateFile && a.keyFile == b.keyFile
       && a.credentialsFile == b.credentialsFile
@@ -49,7 +49,7 @@ public struct FleetOptions: Equatable {
     etcd: String?, prefix: String?, host: String?, caFile: String?, certificateFile: String?,
     keyFile: String?,
     credentialsFile: String?, list: ListName?, environment: (String) -> String?
-  ) throws(DaemonOptions.UsageError) -> FleetOptions? {
+  ) throws(DaemonOptions.UsageError) -> EtcdOptions? {
     guard let etcd else {
       if prefix != nil || host != nil || caFile != nil || certificateFile != nil || keyFile != nil
         || credentialsFile != nil
@@ -102,7 +102,7 @@ public struct FleetOptions: Equatable {
           "--host-name \"\(host)\": give one word of at most 32 letters, digits, . _ : - (it is shown as name@HOST in the history)"
       )
     }
-    var options = FleetOptions(
+    var options = EtcdOptions(
       members: members, prefix: prefix, host: host, caFile: caFile, certificateFile: certificateFile,
       keyFile: keyFile)
     if let user = environment("SECTIOND_ETCD_USER"), !user.isEmpty {

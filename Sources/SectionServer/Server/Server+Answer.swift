@@ -12,7 +12,7 @@ extension Server {
 
   /// Executes `request` of `session` where a socket's request goes, a batch as `.end` with its
   /// lines in `batch`; a RELOAD re-reads the config, by the session's author. The answer, or
-  /// the refusal, as values; `.changed` is answered once `save()` has it.
+  /// the refusal, as values; `.changed` is answered once its group is committed (`finish`).
   func answer(_ request: Request, session: inout Session, batch: inout Batch?) -> Result<
     SectionService.Answer, ProtocolError
   > {

@@ -104,7 +104,11 @@ extension Server {
     if let handover, handover.fingerprint != HandoverState.fingerprint(of: service.model.sections),
       service.announceReload(by: daemon) == .changed
     {
-      save()
+      // Saved in the state file before any other backend begins, as a group committed here.
+      switch localCommit.commit(service.unsavedGroup, of: service) {
+      case .refused(let refusal)?: finish(.refused(refusal))
+      default: handOn()
+      }
     }
     if !turn.runnable.isEmpty { resume?.trigger() }
     if resumed + resynchronised + closed > 0 {

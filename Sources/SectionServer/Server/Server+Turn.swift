@@ -14,11 +14,11 @@ struct Turn {
   /// Connections whose next request waits for other clients' changes to be saved.
   var waitingConnections: [Connection] = []
   /// Bus calls whose answer would show changes not saved yet.
-  var waitingCalls: [BusCall] = []
+  var waitingCalls: [BusFace.WaitingCall] = []
   /// Connections whose requests waited for the save just done (or refused), the reads first.
   var releasedConnections: [Connection] = []
   /// Bus calls that waited for the save just done (or refused), in the order they came.
-  var releasedCalls: [BusCall] = []
+  var releasedCalls: [BusFace.WaitingCall] = []
   /// Connections with input left over that can be handled now: once output drained, or taken
   /// over from the previous process.
   var runnable: [Connection] = []
@@ -58,7 +58,7 @@ extension Server {
 
   /// A bus call whose answer would show changes not saved yet is handled again right after
   /// the save, before the connections that waited for it.
-  func waitForSave(_ call: BusCall) {
+  func waitForSave(_ call: BusFace.WaitingCall) {
     turn.waitingCalls.append(call)
   }
 
@@ -97,12 +97,12 @@ extension Server {
 
   private func release(_ connection: Connection) {
     guard !connection.isClosed else { return }
-    if fleet != nil { connection.forgetHeldGroup() }
+    if keepsHeldRequests { connection.forgetHeldGroup() }
     let parked = connection.parked
     connection.handle(.released)
     if parked { unpark(connection) }
     queueFlush(connection)
-    if !connection.pending.isEmpty { turn.releasedConnections.append(connection) }
+    if connection.hasRequestsLeft { turn.releasedConnections.append(connection) }
   }
 
   /// Answers the requests and calls that waited for the save just done: called right after
@@ -134,7 +134,7 @@ extension Server {
     for connection in ready where connection.acceptsRequests() {
       handlePending(connection, replies: 1)
     }
-    for connection in ready where !connection.pending.isEmpty && connection.takesNextRequest() {
+    for connection in ready where connection.hasRequestsLeft && connection.takesNextRequest() {
       handlePending(connection)
     }
   }

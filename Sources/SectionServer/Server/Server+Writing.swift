@@ -34,7 +34,7 @@ extension Server {
       && connection.stream == nil
     {
       connection.handle(.outputDrained)
-      if !connection.pending.isEmpty {
+      if connection.hasRequestsLeft {
         turn.runnable.append(connection)
         resume?.trigger()
       }
@@ -48,8 +48,8 @@ extension Server {
     watch(connection, for: events)
   }
 
-  /// Takes a hung-up connection that waits for a save out of the epoll set (`Life.parked`: in
-  /// a fleet the wait is a commit's round trip to etcd, seconds when a member is slow, and the
+  /// Takes a hung-up connection that waits for a save out of the epoll set (`Life.parked`: with
+  /// a commit backend elsewhere the wait is a round trip to it, seconds when it is slow, and the
   /// hang-up, reported at every poll, had the loop spin meanwhile). `release` puts it back.
   func park(_ connection: Connection) {
     connection.handle(.park)

@@ -22,7 +22,20 @@ import Systemd
 package final class Server {
   package let loop: EventLoop
   package let service: SectionService
-  let store: StateStore?
+  /// The state file, where groups are committed unless another backend is chosen; then the
+  /// file is that backend's copy.
+  package let localCommit: LocalCommit
+  /// Where the turn's group is committed (`CommitBackend`): `localCommit`, or the one `Daemon`
+  /// chose for `--etcd`. Its gate is the service's.
+  var backend: any CommitBackend {
+    didSet {
+      service.gate = backend.gate
+      keepsHeldRequests = backend.retries
+      service.keepsRequests = backend.retries
+    }
+  }
+  /// `backend.retries`, a field for the request path to read.
+  var keepsHeldRequests = false
   let limits: ClientLimits
   /// Keeps connections in systemd's file descriptor store; nil outside systemd or without
   /// `--fd-store`.
@@ -60,10 +73,10 @@ package final class Server {
   var bus: BusFace?
   /// The list's name (`--list`), which the status line begins with; nil for the unnamed list.
   var list: ListName?
-  /// With --etcd: this host's part in the fleet that shares the list (SectionFleet's `Fleet`).
-  var fleet: (any FleetAgent)?
-  /// SIGTERM came while a group was on its way to etcd: the stop waits for its outcome.
+  /// SIGTERM came while a group's commit was under way: the stop waits for its outcome.
   package var stopRequested = false
+  /// A SIGHUP came while the backend was busy: reload once it is through.
+  var reloadWhenIdle = false
   /// With --log-changes: the journal entries of each save.
   var changeLog: ChangeLog?
   /// Connections closed since the heap was last given back, and the timer that gives it back
@@ -89,7 +102,9 @@ package final class Server {
     self.daemon = daemon
     self.loop = loop
     self.service = service
-    self.store = store
+    localCommit = LocalCommit(store: store)
+    backend = localCommit
+    service.gate = localCommit.gate
     self.limits = limits
     self.connectionStore = connectionStore
     self.loadConfig = loadConfig
@@ -146,7 +161,8 @@ package final class Server {
 
   private func read(_ connection: Connection) {
     guard connection.acceptsRequests(), !connection.inputEnded else { return }
-    if connection.pending.contains(0x0A) {
+    // Lines already read, or a retried group's requests, come before anything read now.
+    if connection.pending.contains(0x0A) || !connection.rerun.isEmpty {
       handlePending(connection)
       return
     }
@@ -227,14 +243,10 @@ package final class Server {
     // that goes to the service (a getter and a retain per request cost a TOGGLE 1%: perf), and
     // handed in with each; CLIENT NAME changes it, and the connection keeps it after the run.
     var session: Session?
-    // In a fleet, where the request being handled began (a BATCH's first line), and where
-    // the group held for the commit began: its input is kept to run it again (`retryHeld`).
-    var requestStart = 0
-    var groupStart = connection.heldReplyStart != nil ? 0 : nil as Int?
-    // A batch past a limit already ignores its further lines: they are not kept either.
-    let refusedBatch = fleet != nil && connection.batch?.hasProblem == true
+    // A retried group's requests run again before anything read after them.
+    let keptDone = connection.rerun.isEmpty || runKept(on: connection, replies: &replies)
     input.withUnsafeBufferPointer { bytes in
-      requests: while replies > 0, connection.takesNextRequest() {
+      requests: while keptDone, replies > 0, connection.takesNextRequest() {
         // PINGs are answered where they are framed, like a plain line server would answer
         // them, while nothing else must come first (`Connection.answersPingsNow`).
         if connection.answersPingsNow {
@@ -271,38 +283,70 @@ package final class Server {
           break
         }
         if session == nil { session = connection.session }
-        if connection.batch == nil { requestStart = line.startIndex - input.startIndex }
         guard
           let outcome = service.handle(
             line, session: &session!, batch: &connection.batch, reply: &connection.output)
         else {
           continue
         }
-        if outcome == .deferred || (outcome != .changed && connection.heldReplyStart != nil) {
-          // The line is handled again after the save: so is its refusal, if it is one.
-          if service.denial != nil { _ = service.takeDenial() }
-          connection.output.removeTail(from: start)
+        guard settle(outcome, on: connection, session: session!, replyStart: start) else {
+          // The line is handled again after the save.
           position = line.startIndex - input.startIndex
-          waitForSave(connection)
           break
         }
         replies -= 1
-        if service.denial != nil { noteDenial() }
-        clientErrors?.noteReply(connection.output.tail, from: start)
-        apply(outcome, on: connection, session: session!, replyStart: start)
-        if groupStart == nil && connection.heldReplyStart != nil { groupStart = requestStart }
+        if keepsHeldRequests && connection.heldReplyStart != nil {
+          connection.heldRequests.append(service.lastRequest!)
+        }
       }
-    }
-    if fleet != nil {
-      keepHeldInput(
-        input, on: connection, from: groupStart ?? requestStart, batchFrom: requestStart, to: position,
-        ignoredByBatch: refusedBatch)
     }
     if let session, session.author !== connection.session.author { connection.session = session }
     if position < input.count { connection.pending = Array(input.dropFirst(position)) }
     // Replies that wait for nothing go out now, as a plain line server would send them: the
     // client can read them while the loop turn goes on with the other connections.
     if connection.isReady { write(connection) } else { queueFlush(connection) }
+  }
+
+  /// Runs again the requests of the connection's group that came back as a retry
+  /// (`CommitOutcome.retry`), on the newer state, before anything the client sent after them.
+  /// False when some must still wait (for a save, or for output to drain, or for `replies`).
+  private func runKept(on connection: Connection, replies: inout Int) -> Bool {
+    var session = connection.session
+    while let kept = connection.rerun.first {
+      guard replies > 0, connection.takesNextRequest() else { break }
+      if connection.subscription == .owedSnapshot && !sendOwedSnapshot(connection) {
+        waitForSave(connection)
+        break
+      }
+      let start = connection.output.tailMark
+      guard let outcome = service.run(kept, session: &session, reply: &connection.output),
+        settle(outcome, on: connection, session: session, replyStart: start)
+      else { break }
+      connection.rerun.removeFirst()
+      replies -= 1
+      if connection.heldReplyStart != nil { connection.heldRequests.append(kept) }
+    }
+    if session.author !== connection.session.author { connection.session = session }
+    return connection.rerun.isEmpty
+  }
+
+  /// What a request's outcome makes of its reply, queued from `replyStart`: false when the
+  /// request must wait for the save (the reply, a refusal too, is taken back, to be made again
+  /// then); else the reply stands and `apply` acts on the outcome.
+  @inline(__always)
+  private func settle(
+    _ outcome: SectionService.Outcome, on connection: Connection, session: Session, replyStart start: Int
+  ) -> Bool {
+    if outcome == .deferred || (outcome != .changed && connection.heldReplyStart != nil) {
+      if service.denial != nil { _ = service.takeDenial() }
+      connection.output.removeTail(from: start)
+      waitForSave(connection)
+      return false
+    }
+    if service.denial != nil { noteDenial() }
+    clientErrors?.noteReply(connection.output.tail, from: start)
+    apply(outcome, on: connection, session: session, replyStart: start)
+    return true
   }
 
   private func apply(
@@ -404,9 +448,9 @@ package final class Server {
 
   /// SIGHUP: reload without a client to answer.
   func reloadFromSignal() {
-    if let fleet, fleet.isBusy {
-      // Not beside a group on its way to etcd: once it is through.
-      fleet.reloadWhenIdle = true
+    if backend.isBusy {
+      // Not beside a group whose commit is under way: once it is through.
+      reloadWhenIdle = true
       return
     }
     var discarded = OutputQueue()
@@ -445,20 +489,18 @@ package final class Server {
     Notifier.stopping()
     for listener in listeners { listener.close() }
     listeners.removeAll()
-    if let fleet, fleet.isCommitting {
-      // A group on its way to etcd: its clients hear its outcome first (within the commit's
+    if backend.isCommitting {
+      // A group's commit under way: its clients hear its outcome first (within the commit's
       // deadline), and changes sent meanwhile wait, to go to the next process with their
-      // connections. Taken up again once the fleet is through (`finishIteration`).
-      if !stopRequested { Log.notice("stopping once the changes on their way to etcd are through") }
+      // connections. Taken up again once the backend is through (`finishIteration`).
+      if !stopRequested { Log.notice("stopping once the changes being committed are through") }
       stopRequested = true
-      service.sealed = true
+      backend.gate.sealed = true
       return
     }
-    if let fleet {
-      fleet.stop()
-    } else if service.hasUnsavedChanges {
-      save()
-    }
+    backend.stop()
+    // The state file commits at once: the unsaved group is saved before the stop.
+    if backend === localCommit && service.hasUnsavedChanges { commitTurn() }
     bus?.close()
     if connectionStore != nil {
       handOver()

@@ -178,8 +178,8 @@ final class StateStore {
   /// Writes the whole state file at once, durably unless the policy is `never`, and starts the
   /// journal afresh. For what the journal cannot hold (a reload), a journal that failed, or a
   /// start or a background failure that needs the files to add up again.
-  /// Saves the whole state, which replaced the list without a group of its own: a fleet's
-  /// host adopting the fleet's state.
+  /// Saves the whole state, which replaced the list without a group of its own: a host
+  /// adopting a shared list's state (`Server.adopt`).
   func saveWhole(_ encodeState: (inout [UInt8]) -> Void) throws { try saveWholeState(encodeState) }
 
   private func saveWholeState(_ encodeState: (inout [UInt8]) -> Void) throws {

@@ -1,3 +1,4 @@
+import SectionCore
 import SectionShared
 
 /// One group commit of a fleet (sectiond over etcd), as the value of its `log/<revision>` key:
@@ -38,6 +39,12 @@ public struct FleetEntry {
 
   static let magic = "sectiond-fleet 1 "
 
+  /// The words of a line, separated by runs of spaces and tabs, as a request's are; found as
+  /// they are read, without an array of them (every host reads every entry's header).
+  static func words(_ line: ArraySlice<UInt8>) -> some IteratorProtocol<ArraySlice<UInt8>> {
+    line.lazy.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }).makeIterator()
+  }
+
   /// The entry of `group`, committed through `host` as `commit`; `state`, the whole state after
   /// it (`SectionService.encodeState`), when the group must be saved whole.
   public static func encode(
@@ -68,7 +75,7 @@ public struct FleetEntry {
     if let problem = Request.characterProblem(bytes[..<newline]) {
       throw ProtocolError(.internal, "the fleet entry's header: \(problem.message)")
     }
-    var words = Words(bytes[magic.utf8.count..<newline])
+    var words = FleetEntry.words(bytes[magic.utf8.count..<newline])
     guard let revision = words.next().flatMap(RequestParser.revision), revision > 0,
       revision <= SectionModel.maxRevision, let host = words.next(), let commit = words.next()
     else { throw ProtocolError(.internal, "a fleet entry's header is damaged") }
@@ -76,7 +83,8 @@ public struct FleetEntry {
     let rest = Array(bytes[(newline + 1)...])
     let body: Body
     if let kind {
-      guard kind.elementsEqual("state".utf8), let count = words.next().flatMap(RequestParser.number),
+      guard kind.elementsEqual("state".utf8),
+        let count = words.next().flatMap(RequestParser.revision).flatMap({ Int(exactly: $0) }),
         count <= rest.count, words.next() == nil
       else {
         throw ProtocolError(.internal, "a fleet entry of an unknown kind")
@@ -141,7 +149,7 @@ public struct FleetEntry {
     while start < events.endIndex {
       let end = events[start...].firstIndex(of: 0x0A) ?? events.endIndex
       let line = events[start..<end]
-      var words = Words(line)
+      var words = FleetEntry.words(line)
       guard Request.characterProblem(line) == nil, line.first == UInt8(ascii: "!"), words.next() != nil,
         let at = words.next().flatMap(RequestParser.revision), previous.map({ at == $0 + 1 }) ?? true
       else {

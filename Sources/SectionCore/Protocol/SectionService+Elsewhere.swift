@@ -1,9 +1,10 @@
 import SectionShared
 
-/// What a fleet's host does beside serving requests: it applies the groups the other hosts
-/// committed, as changes of its own (the same events, journal lines and history records, so
-/// that every host's subscribers and history agree), and adopts the fleet's whole state when it
-/// joins or fell too far behind. Both happen between commits, never beside unsaved changes.
+/// Groups from elsewhere: where the list is shared with other hosts (a commit backend that is
+/// not the state file), a host applies the groups the others committed as changes of its own
+/// (the same events, journal lines and history records, so that every host's subscribers and
+/// history agree), and adopts the shared whole state when it joins or fell too far behind.
+/// Both happen between commits, never beside unsaved changes.
 extension SectionService {
   /// Applies the changes of a group another host committed, with who made each (`authors`, by
   /// revision, as the journal's `by` lines have them). They become this host's unsaved group,
@@ -55,11 +56,11 @@ extension SectionService {
     return (saved.time, author)
   }
 
-  /// Replaces the list, its open sections, revision and history with the fleet's `state`: the
-  /// host joins a fleet, or the fleet compacted its log past what this host applied, or another
-  /// host reloaded the list. Subscribers must then be sent `!state`.
+  /// Replaces the list, its open sections, revision and history with the shared `state`: the
+  /// host joins, or the shared log was compacted past what this host applied, or another host
+  /// reloaded the list. Subscribers must then be sent `!state`.
   public func adopt(_ state: SavedState) {
-    precondition(saved == nil, "the fleet's state is adopted between commits")
+    precondition(saved == nil, "a shared state is adopted between commits")
     model = state.restored
     history = History(capacity: history.capacity, lines: state.history, revision: state.revision)
     forgetRendered()

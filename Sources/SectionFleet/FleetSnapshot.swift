@@ -1,3 +1,6 @@
+import SectionCore
+import SectionShared
+
 /// A fleet's snapshot in pieces: the whole state (the state file's format, history included)
 /// at one revision, split over several etcd keys because etcd takes at most 1.5 MiB a request
 /// and the state a list within the default limits may reach about 54 MB (docs/FLEET.md,
