@@ -75,22 +75,23 @@ fail() {
   summary+=("$target: FAILED ($why)")
 }
 
-# SectionCore's sources and those of SectionShared and SectionGrammar, which it imports, as one
-# module: copies without the imports of the others (a file's name is its path, so that a report
-# still points to it).
+# SectionCore's sources and those of SectionShared and SectionGrammar, which it imports, and the
+# fleet's log entry (the state target decodes one as a host decodes etcd's bytes), as one module:
+# copies without the imports of the others (a file's name is its path, so that a report still
+# points to it).
 sources=()
 mkdir -p "$work/sources"
 while IFS= read -r file; do
   copy=$work/sources/${file//\//_}
-  grep -vE '^(@_exported )?import (SectionShared|SectionGrammar)$' "$file" >"$copy"
+  grep -vE '^(@_exported )?import (SectionShared|SectionGrammar|SectionCore)$' "$file" >"$copy"
   sources+=("$copy")
-done < <(find Sources/SectionShared Sources/SectionGrammar Sources/SectionCore -name "*.swift" | sort)
+done < <(find Sources/SectionShared Sources/SectionGrammar Sources/SectionCore Sources/SectionFleet/FleetEntry.swift -name "*.swift" | sort)
 
 binary=$work/fuzz
 log=$work/build.log
 echo "== fuzz: build"
 start=$SECONDS
-# One module with SectionCore, SectionShared and SectionGrammar, so the entry files need no import and the
+# One module with SectionCore, SectionShared, SectionGrammar and the fleet's entry, so the entry files need no import and the
 # whole path is one optimization unit; -parse-as-library because libFuzzer supplies main;
 # -package-name as SwiftPM's, for SectionShared's `package` declarations (JSON, ...).
 if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SectionFuzz -package-name sectiond \
