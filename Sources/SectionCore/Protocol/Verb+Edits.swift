@@ -12,8 +12,7 @@ extension Verb {
   /// Builds an edit request from the words after the verb, or says what is wrong with them:
   /// the words are read as the verb's form in the grammar (`Verb.row`) has them.
   func editRequest(_ words: inout Words) -> Result<Request, ProtocolError> {
-    let row = row
-    var arguments = EditArguments(words: words, usage: row.usage, form: row.forms[0])
+    var arguments = EditArguments(words: words, verb: self)
     defer { words = arguments.words }
     do {
       let request: Request
@@ -27,7 +26,7 @@ extension Verb {
       case .rename:
         request = .rename(try arguments.section(), title: try arguments.text())
       default:
-        request = try itemRequest(&arguments, row.forms)
+        request = try itemRequest(&arguments)
       }
       try arguments.finish()
       return .success(request)
@@ -38,20 +37,24 @@ extension Verb {
 
   /// ITEM's forms each begin with their action, and go on with the section: both are read
   /// before the action picks the form.
-  private func itemRequest(_ arguments: inout EditArguments, _ forms: [Form]) throws(ProtocolError) -> Request
-  {
-    let actions = forms.map { $0.arguments[0].usage }
-    let action = try arguments.word(
-      "action (\(actions.dropLast().joined(separator: ", ")) or \(actions.last!))")
-    arguments.choose(forms[0], from: 1)  // every form goes on with the section
+  private func itemRequest(_ arguments: inout EditArguments) throws(ProtocolError) -> Request {
+    let forms = Grammar.rows[index].forms
+    let action = try arguments.word {
+      let actions = forms.map { $0.arguments[0].usage }
+      return "action (\(actions.dropLast().joined(separator: ", ")) or \(actions.last!))"
+    }
+    arguments.choose(form: 0, from: 1)  // every form goes on with the section
     let ref = try arguments.section()
-    let upper = action.lazy.map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 }
-    guard let chosen = actions.firstIndex(where: { $0.utf8.elementsEqual(upper) }) else {
+    guard
+      let chosen = forms.firstIndex(where: {
+        asciiCaseInsensitiveEquals(action, uppercase: $0.arguments[0].usage)
+      })
+    else {
       throw ProtocolError(
         .syntax,
         "unknown ITEM action \"\(String(decoding: action, as: UTF8.self))\": usage: \(arguments.usage)")
     }
-    arguments.choose(forms[chosen], from: 2)
+    arguments.choose(form: chosen, from: 2)
     switch chosen {
     case 0: return .itemInsert(ref, try arguments.position(), text: try arguments.text())
     case 1: return .itemDelete(ref, try arguments.number())
@@ -62,37 +65,50 @@ extension Verb {
 }
 
 /// The words of an edit request, taken one by one; each missing or malformed one is an
-/// `ERR SYNTAX` that names it and repeats the usage.
+/// `ERR SYNTAX` that names it and repeats the usage. The names and the usage come from the
+/// verb's row only for a refusal: an edit that parses pays nothing for them.
 struct EditArguments {
   var words: Words
-  let usage: String
-  /// The form's arguments, and the next one to read.
-  private var form: [Argument]
-  private var next: Int
+  let verb: Verb
+  /// The verb's form being read, and the position in it of the next argument.
+  private var form = 0
+  private var next = 0
 
-  init(words: Words, usage: String, form: Form) {
+  init(words: Words, verb: Verb) {
     self.words = words
-    self.usage = usage
-    self.form = form.arguments
-    next = 0
+    self.verb = verb
   }
 
-  /// Reads the rest as `form`'s arguments from the one at `index` on.
-  mutating func choose(_ form: Form, from index: Int) {
-    self.form = form.arguments
+  var usage: String { verb.usage }
+
+  /// Reads the rest as the verb's form `form`, from its argument at `index` on.
+  mutating func choose(form: Int, from index: Int) {
+    self.form = form
     next = index
   }
 
-  /// What the next argument is called in a refusal; the form's order is the reading's.
-  private mutating func take() -> String {
+  /// What the argument at `position` of the form is called in a refusal.
+  private func name(_ position: Int) -> String { verb.row.forms[form].arguments[position].what }
+
+  /// The position of the next argument, which is then read.
+  private mutating func take() -> Int {
     defer { next += 1 }
-    return form[next].what
+    return next
   }
 
-  mutating func word() throws(ProtocolError) -> ArraySlice<UInt8> { try word(take()) }
+  mutating func word() throws(ProtocolError) -> ArraySlice<UInt8> { try word(at: take()) }
 
-  mutating func word(_ what: String) throws(ProtocolError) -> ArraySlice<UInt8> {
-    guard let word = words.next() else { throw ProtocolError(.syntax, "missing \(what): usage: \(usage)") }
+  /// The next word, the form's argument at `position`.
+  private mutating func word(at position: Int) throws(ProtocolError) -> ArraySlice<UInt8> {
+    guard let word = words.next() else {
+      throw ProtocolError(.syntax, "missing \(name(position)): usage: \(usage)")
+    }
+    return word
+  }
+
+  /// The next word, called `what` in a refusal.
+  mutating func word(_ what: () -> String) throws(ProtocolError) -> ArraySlice<UInt8> {
+    guard let word = words.next() else { throw ProtocolError(.syntax, "missing \(what()): usage: \(usage)") }
     return word
   }
 
@@ -101,31 +117,35 @@ struct EditArguments {
   }
 
   mutating func number() throws(ProtocolError) -> Int {
-    let what = take()
-    let word = try word(what)
+    let position = take()
+    let word = try word(at: position)
     guard let value = RequestParser.number(word) else {
       throw ProtocolError(
-        .syntax, "\(what) \"\(String(decoding: word, as: UTF8.self))\" is not a number: usage: \(usage)")
+        .syntax,
+        "\(name(position)) \"\(String(decoding: word, as: UTF8.self))\" is not a number: usage: \(usage)")
     }
     return value
   }
 
   /// A number or `end`.
   mutating func position() throws(ProtocolError) -> Position {
-    let what = take()
-    let word = try word(what)
+    let position = take()
+    let word = try word(at: position)
     if asciiCaseInsensitiveEquals(word, "end") { return .end }
     guard let value = RequestParser.number(word) else {
       throw ProtocolError(
         .syntax,
-        "\(what) \"\(String(decoding: word, as: UTF8.self))\" is not a number or end: usage: \(usage)")
+        "\(name(position)) \"\(String(decoding: word, as: UTF8.self))\" is not a number or end: usage: \(usage)"
+      )
     }
     return .at(value)
   }
 
   mutating func text() throws(ProtocolError) -> ArraySlice<UInt8> {
-    let what = take()
-    guard let text = words.rest() else { throw ProtocolError(.syntax, "missing \(what): usage: \(usage)") }
+    let position = take()
+    guard let text = words.rest() else {
+      throw ProtocolError(.syntax, "missing \(name(position)): usage: \(usage)")
+    }
     return text
   }
 

@@ -34,12 +34,28 @@ extension Array where Element == UInt8 {
 
 /// Compares bytes with a lower-case ASCII word, ignoring the case of the bytes.
 func asciiCaseInsensitiveEquals(_ bytes: ArraySlice<UInt8>, _ lowercaseWord: StaticString) -> Bool {
-  guard bytes.count == lowercaseWord.utf8CodeUnitCount else { return false }
-  let word = lowercaseWord.utf8Start
+  asciiFoldedEquals(
+    bytes, UnsafeBufferPointer(start: lowercaseWord.utf8Start, count: lowercaseWord.utf8CodeUnitCount),
+    upper: false)
+}
+
+/// Compares bytes with an upper-case ASCII word (a keyword of the grammar's table), ignoring the
+/// case of the bytes.
+func asciiCaseInsensitiveEquals(_ bytes: ArraySlice<UInt8>, uppercase word: String) -> Bool {
+  var word = word
+  return word.withUTF8 { asciiFoldedEquals(bytes, $0, upper: true) }
+}
+
+/// Whether `bytes`, their ASCII letters folded to the case of `word` (`upper` or lower), are `word`.
+private func asciiFoldedEquals(_ bytes: ArraySlice<UInt8>, _ word: UnsafeBufferPointer<UInt8>, upper: Bool)
+  -> Bool
+{
+  guard bytes.count == word.count else { return false }
+  // Only "A"-"Z" (or "a"-"z") are under 26 once "A" (or "a") is subtracted, with wrap-around.
+  let first = upper ? UInt8(ascii: "a") : UInt8(ascii: "A")
   return bytes.withUnsafeBufferPointer { bytes in
     for (index, byte) in bytes.enumerated() {
-      // Only "A"-"Z" are under 26 once "A" is subtracted (with wrap-around).
-      let folded = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+      let folded = byte &- first < 26 ? byte ^ 0x20 : byte
       if folded != word[index] { return false }
     }
     return true
