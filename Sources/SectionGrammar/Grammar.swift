@@ -279,8 +279,9 @@ extension Verb {
 
 /// The grammar of protocol 1: one row per verb, in HELP's order, public so that every side
 /// that speaks the protocol (the daemon, SectionClient, sectionctl's help and completions)
-/// reads the one table rather than keeping a list of its own. A new verb is a row here, a
-/// case of `Verb`, and the daemon's reading of its words and executor for it.
+/// reads the one table rather than keeping a list of its own: the daemon reads a request's
+/// words by its verb's forms. A new verb is a row here, a case of `Verb`, and in the daemon its
+/// `Request` case, made of the arguments read, and its executor.
 public enum Grammar {
   /// How many changes `HISTORY` without a count lists.
   public static let historyDefault = 20

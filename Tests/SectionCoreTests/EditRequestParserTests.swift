@@ -61,6 +61,14 @@ import Testing
       errorLine("ITEM")?.hasPrefix(
         "ERR SYNTAX missing action (INSERT, DELETE, MOVE or SET): usage: ITEM INSERT") == true)
     #expect(errorLine("ITEM FROB a 1")?.hasPrefix("ERR SYNTAX unknown ITEM action \"FROB\"") == true)
+    #expect(errorLine("ITEM FROB")?.hasPrefix("ERR SYNTAX unknown ITEM action \"FROB\"") == true)
+    #expect(errorLine("ITEM SET")?.hasPrefix("ERR SYNTAX missing section") == true)
+    #expect(
+      errorLine("ITEM MOVE a 1 x")?.hasPrefix("ERR SYNTAX position \"x\" is not a number: usage: ITEM")
+        == true)
+    #expect(
+      errorLine("ITEM INSERT a first t")?.hasPrefix(
+        "ERR SYNTAX position \"first\" is not a number or end: usage: ITEM") == true)
     #expect(errorLine("ITEM SET a 1")?.hasPrefix("ERR SYNTAX missing text") == true)
     #expect(errorLine("ITEM MOVE a 1 2 3")?.hasPrefix("ERR SYNTAX unexpected \"3\"") == true)
     #expect(errorLine("BATCH now") == "ERR SYNTAX unexpected \"now\": BATCH takes no arguments")

@@ -157,6 +157,37 @@ import Testing
     #expect(errorLine(parse("MODE 1")) == "ERR SYNTAX unknown mode \"1\": use exclusive or multi")
   }
 
+  /// What the history's requests and CLIENT refuse, each saying what is missing or wrong in
+  /// the words of its verb's row.
+  @Test func historyAndClientRefusalsNameWhatTheyNeed() {
+    let historyUsage = "usage: HISTORY [n] | HISTORY FROM <rev>"
+    #expect(errorLine(parse("HISTORY FROM")) == "ERR SYNTAX HISTORY FROM needs a revision: \(historyUsage)")
+    #expect(errorLine(parse("HISTORY FROM x")) == "ERR SYNTAX HISTORY FROM needs a revision: \(historyUsage)")
+    #expect(errorLine(parse("HISTORY x")) == "ERR SYNTAX unexpected \"x\": \(historyUsage)")
+    #expect(errorLine(parse("HISTORY FROM 1 2")) == "ERR SYNTAX unexpected \"2\": \(historyUsage)")
+    #expect(
+      errorLine(parse("SUBSCRIBE FROM"))
+        == "ERR SYNTAX SUBSCRIBE FROM needs a revision: usage: SUBSCRIBE [FROM <rev>]")
+    #expect(errorLine(parse("CLIENT")) == "ERR SYNTAX CLIENT needs NAME: usage: CLIENT NAME <name>")
+    #expect(errorLine(parse("CLIENT kiosk")) == "ERR SYNTAX unexpected \"kiosk\": usage: CLIENT NAME <name>")
+    #expect(
+      errorLine(parse("CLIENT NAME")) == "ERR SYNTAX CLIENT NAME needs a name: usage: CLIENT NAME <name>")
+    #expect(errorLine(parse("CLIENT NAME a/b")) == "ERR SYNTAX \(ClientName.rule): usage: CLIENT NAME <name>")
+    #expect(errorLine(parse("RELOAD FRESH now")) == "ERR SYNTAX unexpected \"now\": usage: RELOAD [FRESH]")
+  }
+
+  /// The keywords that pick a form are read in any case, and the form they pick is read whole.
+  @Test func keywordsPickTheirForm() {
+    #expect(parse("history from 7") == .success(.historyFrom(7)))
+    #expect(parse("History 3") == .success(.history(last: 3)))
+    #expect(parse("HISTORY") == .success(.history(last: Grammar.historyDefault)))
+    #expect(parse("subscribe From 0") == .success(.subscribeFrom(0)))
+    #expect(parse("reload fresh") == .success(.reloadFresh))
+    #expect(parse("client name kiosk") == .success(.clientName(ArraySlice("kiosk".utf8))))
+    #expect(
+      parse("item set a 2 new text ") == .success(.itemSet(id("a"), 2, text: ArraySlice("new text".utf8))))
+  }
+
   @Test func nulBytes() {
     #expect(errorLine(parse([0])) == "ERR SYNTAX NUL byte in request")
     #expect(errorLine(parse(Array("PING".utf8) + [0])) == "ERR SYNTAX NUL byte in request")
