@@ -174,6 +174,19 @@ public struct Form: Equatable, Sendable {
   /// Whether the request changes state: it needs more than `read`.
   public var changesState: Bool { level > .read }
 
+  /// The request as a line: the verb's name, then each argument, its keyword as the row spells
+  /// it and the others `values` in order (a text last, spaces kept): how a client writes it.
+  public func line(of verb: Verb, _ values: [String]) -> String {
+    var values = values[...]
+    let words = arguments.map { argument in
+      if case .keyword(let word) = argument { return word }
+      precondition(!values.isEmpty, "\(verb.name) takes more values than given")
+      return values.removeFirst()
+    }
+    precondition(values.isEmpty, "\(verb.name) takes fewer values than given")
+    return ([verb.name] + words).joined(separator: " ")
+  }
+
   /// The request as a line, each argument its `example`: one the daemon accepts.
   public func example(of verb: Verb) -> String {
     ([verb.name] + arguments.map(\.example)).joined(separator: " ")

@@ -56,8 +56,8 @@ import Testing
       try Request.open("x").value(from: [refused])
     }
     #expect(try Request.open("x").asReply.value(from: [refused]) == refused)
-    let opened = try reply("section 0 a open 3 A", "OK 4")
-    #expect(try Request.items("0").asReply.value(from: [opened]).sections.map(\.id) == ["a"])
+    let listed = try reply("item 0 0 one", "item 0 1 two", "OK 4")
+    #expect(try Request.items("0").asReply.value(from: [listed]).items.map(\.text) == ["one", "two"])
     #expect(Request.open("x").asReply.lines == ["OPEN x"])
     #expect(Request.batch([.open("a")]).asReply.replyCount == 1)
     #expect(Request.open("a b").asReply.problem != nil)
@@ -82,7 +82,7 @@ import Testing
     #expect(listing.revision == 7)
     #expect(listing.sections.map(\.title) == ["A", "B C"])
     #expect(
-      try Request.status.value(from: [reply("status pid 12", "status clients 3", "OK")])["clients"] == "3")
+      try Request.status.value(from: [reply("status pid 12", "status clients 3", "OK 7")])["clients"] == "3")
   }
 
   @Test func errorsCarryTheProtocolsCodeAndMessage() throws {
@@ -93,6 +93,27 @@ import Testing
     #expect(throws: ClientError.malformedReply("OK without the revision of the change")) {
       try Request.open("x").value(from: [reply("OK")])
     }
+  }
+
+  /// A reply is held to the shape its verb's row gives: a data line of a kind that reply does
+  /// not hold, or a plain `OK` where the list's revision belongs, is a daemon the library
+  /// cannot read; a line of a keyword it does not know passes (a newer daemon's).
+  @Test func aReplyOfAnotherShapeIsRefused() throws {
+    #expect(throws: ClientError.malformedReply("a section line in the reply to ITEMS")) {
+      try Request.items("0").value(from: [reply("section 0 a open 3 A", "OK 4")])
+    }
+    #expect(throws: ClientError.malformedReply("a mode line in the reply to TOGGLE")) {
+      try Request.toggle("0").value(from: [reply("mode multi", "section 0 a open 3 A", "OK 4")])
+    }
+    #expect(throws: ClientError.malformedReply("OK without the list's revision after LIST")) {
+      try Request.list.value(from: [reply("section 0 a closed 3 A", "OK")])
+    }
+    #expect(throws: ClientError.malformedReply("a history line in the reply to PING")) {
+      try Request.ping.value(from: [reply("history 3 2026-12-04T07:00:00Z socket 1000 42 sectionctl opened 3 0 first", "OK")])
+    }
+    #expect(
+      try Request.items("0").value(from: [reply("future 1 2", "item 0 0 one", "OK 4")]).map(\.text) == ["one"])
+    #expect(try Request.ping.asReply.value(from: [reply("OK")]).status == .ok(revision: nil))
   }
 
   @Test func historyLinesCarryTheirEvent() throws {

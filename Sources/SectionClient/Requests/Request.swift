@@ -17,13 +17,33 @@ public struct Request<Value: Sendable>: Sendable {
   @usableFromInline let problem: ClientError?
   /// The reply is the value, ERR included (`asReply`): `read` sees it as it came.
   @usableFromInline let readsErrors: Bool
+  /// The verb whose row says what its reply holds (`ReplyShape`), which every reply is held to
+  /// before it is read (`Reply.fitting`).
+  @usableFromInline let verb: Verb
+  @usableFromInline let shape: ReplyShape
 
   init(
-    lines: [String], replyCount: Int? = nil, problem: ClientError? = nil, readsErrors: Bool = false,
-    read: @escaping @Sendable (Reply) throws(ClientError) -> Value
+    _ verb: Verb, form: Int = 0, lines: [String], replyCount: Int? = nil, problem: ClientError? = nil,
+    readsErrors: Bool = false, read: @escaping @Sendable (Reply) throws(ClientError) -> Value
   ) {
+    self.verb = verb
+    shape = verb.row.forms[form].reply
     self.lines = lines
     self.replyCount = replyCount ?? lines.count
+    self.problem = problem
+    self.readsErrors = readsErrors
+    self.read = read
+  }
+
+  /// `request` with another problem, or read another way.
+  init<Other>(
+    _ request: Request<Other>, problem: ClientError?, readsErrors: Bool,
+    read: @escaping @Sendable (Reply) throws(ClientError) -> Value
+  ) {
+    verb = request.verb
+    shape = request.shape
+    lines = request.lines
+    replyCount = request.replyCount
     self.problem = problem
     self.readsErrors = readsErrors
     self.read = read
@@ -38,12 +58,12 @@ public struct Request<Value: Sendable>: Sendable {
   @usableFromInline func value(from replies: ArraySlice<Reply>) throws(ClientError) -> Value {
     if !readsErrors { for reply in replies { _ = try reply.succeeded() } }
     guard let reply = replies.first else { throw .malformedReply("no reply") }
-    return try read(reply)
+    return try read(reply.fitting(shape, of: verb))
   }
 
   /// `value(from:)` for the one reply of this request.
   @usableFromInline func value(from reply: Reply) throws(ClientError) -> Value {
-    try read(readsErrors ? reply : reply.succeeded())
+    try read((readsErrors ? reply : reply.succeeded()).fitting(shape, of: verb))
   }
 
   /// The same request, its value the whole reply as it came, `ERR` included (`succeeded()`
@@ -51,17 +71,25 @@ public struct Request<Value: Sendable>: Sendable {
   /// was read at, the sections an `OPEN` changed, or the oldest revision an `ERR GONE` names.
   /// Its lines are checked as the request's are.
   public var asReply: Request<Reply> {
-    Request<Reply>(
-      lines: lines, replyCount: replyCount, problem: problem, readsErrors: true, read: { $0 })
+    Request<Reply>(self, problem: problem, readsErrors: true) { $0 }
   }
 
-  /// A request of one line that is checked for line breaks and read by `read`.
-  static func line(_ text: String, _ read: @escaping @Sendable (Reply) throws(ClientError) -> Value)
-    -> Request
-  {
+  /// A request of one line, form `form` of `verb` with `values` for its arguments (its
+  /// keywords are the row's), checked for line breaks and read by `read`.
+  static func line(
+    _ verb: Verb, form: Int = 0, _ values: String...,
+    read: @escaping @Sendable (Reply) throws(ClientError) -> Value
+  ) -> Request {
+    line(verb, form: form, values: values, read: read)
+  }
+
+  static func line(
+    _ verb: Verb, form: Int, values: [String], read: @escaping @Sendable (Reply) throws(ClientError) -> Value
+  ) -> Request {
+    let text = verb.row.forms[form].line(of: verb, values)
     let broken = text.utf8.contains { $0 == 0x0A || $0 == 0x0D || $0 == 0 }
     return Request(
-      lines: [text],
+      verb, form: form, lines: [text],
       problem: broken
         ? .invalidRequest("an argument holds a line break or NUL: \"\(VisibleText.escape(text))\"") : nil,
       read: read)
@@ -84,13 +112,13 @@ private func revision(_ reply: Reply) throws(ClientError) -> UInt64 {
 
 extension Request where Value == Void {
   /// `PING`: the daemon answers.
-  public static var ping: Request { .line(Verb.ping.name) { _ in } }
+  public static var ping: Request { .line(.ping) { _ in } }
 }
 
 extension Request where Value == DaemonVersion {
   /// `VERSION`: the daemon's version and the protocol it speaks.
   public static var version: Request {
-    .line(Verb.version.name) { reply throws(ClientError) in
+    .line(.version) { reply throws(ClientError) in
       guard case .version(let daemon, let protocolVersion)? = reply.lines.first else {
         throw .malformedReply("OK without a version line after VERSION")
       }
@@ -102,14 +130,14 @@ extension Request where Value == DaemonVersion {
 extension Request where Value == Listing {
   /// `LIST`: every section, in order, with the revision it shows.
   public static var list: Request {
-    .line(Verb.list.name) { reply in
+    .line(.list) { reply in
       Listing(sections: reply.sections, items: [], revision: reply.revision ?? 0)
     }
   }
 
   /// `VIEW`: what an accordion shows, the sections and the items of the open ones.
   public static var view: Request {
-    .line(Verb.view.name) { reply in
+    .line(.view) { reply in
       Listing(sections: reply.sections, items: reply.items, revision: reply.revision ?? 0)
     }
   }
@@ -118,7 +146,7 @@ extension Request where Value == Listing {
 extension Request where Value == [ListedItem] {
   /// `ITEMS <ref>`: every item of one section, open or not.
   public static func items(_ section: String) -> Request {
-    checked(section, .line("\(Verb.items.name) \(section)") { reply in reply.items })
+    checked(section, .line(.items, section) { reply in reply.items })
   }
 }
 
@@ -127,7 +155,7 @@ extension Request where Value == Bool {
   public static func toggle(_ section: String) -> Request {
     checked(
       section,
-      .line("\(Verb.toggle.name) \(section)") { reply throws(ClientError) in
+      .line(.toggle, section) { reply throws(ClientError) in
         guard case .section(let listed)? = reply.lines.first else {
           throw .malformedReply("OK without the section TOGGLE changed")
         }
@@ -139,7 +167,7 @@ extension Request where Value == Bool {
 extension Request where Value == Mode {
   /// `MODE`: the mode now.
   public static var mode: Request {
-    .line(Verb.mode.name) { reply throws(ClientError) in
+    .line(.mode) { reply throws(ClientError) in
       guard let mode = reply.mode else { throw .malformedReply("OK without a mode line after MODE") }
       return mode
     }
@@ -148,7 +176,7 @@ extension Request where Value == Mode {
 
 extension Request where Value == [String: String] {
   /// `STATUS`: the daemon's facts (pid, uid, systemd, uptime, config, state, clients, subscribers).
-  public static var status: Request { .line(Verb.status.name) { reply in reply.facts } }
+  public static var status: Request { .line(.status) { reply in reply.facts } }
 }
 
 extension Request where Value == [HistoryEntry] {
@@ -156,13 +184,14 @@ extension Request where Value == [HistoryEntry] {
   /// daemon's default of 20).
   public static func history(last count: Int? = nil) -> Request {
     counted(
-      ["history(last:)": count], .line(words(.history, count.map(String.init))) { reply in reply.history })
+      ["history(last:)": count],
+      count.map { .line(.history, form: 1, "\($0)") { $0.history } } ?? .line(.history) { $0.history })
   }
 
   /// `HISTORY FROM <rev>`: the changes after `revision`; `ERR GONE <oldest>` when the daemon no
   /// longer keeps them all.
   public static func history(after revision: UInt64) -> Request {
-    .line(words(.history, "FROM", "\(revision)")) { reply in reply.history }
+    .line(.history, form: 2, "\(revision)") { $0.history }
   }
 }
 
@@ -177,20 +206,20 @@ extension Request where Value == UInt64 {
     change(action.grammarVerb, section)
   }
   /// `OPEN ALL` (multi mode only).
-  public static var openAll: Request { .line(words(.open, "ALL"), revision) }
+  public static var openAll: Request { .line(.open, "ALL", read: revision) }
   /// `CLOSE ALL`.
-  public static var closeAll: Request { .line(words(.close, "ALL"), revision) }
+  public static var closeAll: Request { .line(.close, "ALL", read: revision) }
   /// `MODE <mode>`: switching to exclusive keeps the most recently opened section.
-  public static func setMode(_ mode: Mode) -> Request { .line(words(.mode, mode.rawValue), revision) }
+  public static func setMode(_ mode: Mode) -> Request { .line(.mode, form: 1, mode.rawValue, read: revision) }
   /// `RELOAD`, or `RELOAD FRESH`, which drops the sections clients added.
   public static func reload(fresh: Bool = false) -> Request {
-    .line(words(.reload, fresh ? "FRESH" : nil), revision)
+    .line(.reload, form: fresh ? 1 : 0, read: revision)
   }
   /// `INSERT <index|end> <id> <title>`: a new closed section with no items, at `index` (nil: at the end).
   public static func insert(id: String, title: String, at index: Int? = nil) -> Request {
     counted(
       ["insert(at:)": index],
-      checked(id, .line(words(.insert, index.map(String.init) ?? "end", id, title), revision)))
+      checked(id, .line(.insert, index.map(String.init) ?? "end", id, title, read: revision)))
   }
   /// `DELETE <ref>`.
   public static func delete(_ section: String) -> Request { change(.delete, section) }
@@ -206,19 +235,20 @@ extension Request where Value == UInt64 {
   public static func insertItem(_ text: String, in section: String, at position: Int? = nil) -> Request {
     counted(
       ["insertItem(at:)": position],
-      change(.item, "INSERT", section, "\(position.map(String.init) ?? "end") \(text)"))
+      change(.item, form: 0, section, position.map(String.init) ?? "end", text))
   }
   /// `ITEM DELETE <ref> <pos>`.
   public static func deleteItem(at position: Int, in section: String) -> Request {
-    counted(["deleteItem(at:)": position], change(.item, "DELETE", section, "\(position)"))
+    counted(["deleteItem(at:)": position], change(.item, form: 1, section, "\(position)"))
   }
   /// `ITEM MOVE <ref> <from> <to>`.
   public static func moveItem(from: Int, to: Int, in section: String) -> Request {
-    counted(["moveItem(from:)": from, "moveItem(to:)": to], change(.item, "MOVE", section, "\(from) \(to)"))
+    counted(
+      ["moveItem(from:)": from, "moveItem(to:)": to], change(.item, form: 2, section, "\(from)", "\(to)"))
   }
   /// `ITEM SET <ref> <pos> <text>`: replaces an item's text.
   public static func setItem(at position: Int, to text: String, in section: String) -> Request {
-    counted(["setItem(at:)": position], change(.item, "SET", section, "\(position) \(text)"))
+    counted(["setItem(at:)": position], change(.item, form: 3, section, "\(position)", text))
   }
 
   /// `BATCH`, the changes, `END`: applied as one change, all or none; the revision reached.
@@ -226,32 +256,21 @@ extension Request where Value == UInt64 {
   public static func batch(_ changes: [Request<UInt64>]) -> Request {
     let problem = changes.lazy.compactMap(\.problem).first
     return Request(
-      lines: [Verb.batch.name] + changes.flatMap(\.lines) + [Verb.end.name], replyCount: 1, problem: problem,
-      read: revision)
+      .batch, lines: [Verb.batch.name] + changes.flatMap(\.lines) + [Verb.end.name], replyCount: 1,
+      problem: problem, read: revision)
   }
 
-  private static func change(_ verb: Verb, _ section: String, _ rest: String? = nil) -> Request {
-    checked(section, .line(words(verb, section, rest), revision))
+  /// Form `form` of `verb` on `section` (its first value), then `values`; the revision reached.
+  /// ITEM's forms are, in its row's order, INSERT, DELETE, MOVE and SET.
+  private static func change(_ verb: Verb, form: Int = 0, _ section: String, _ values: String...) -> Request {
+    checked(section, .line(verb, form: form, values: [section] + values, read: revision))
   }
-
-  /// ITEM's `action` on `section`.
-  private static func change(_ verb: Verb, _ action: String, _ section: String, _ rest: String) -> Request {
-    checked(section, .line(words(verb, action, section, rest), revision))
-  }
-}
-
-/// A request line: the verb's name (`Verb.name`, as the grammar spells it) and the words
-/// given, nil ones left out.
-private func words(_ verb: Verb, _ words: String?...) -> String {
-  ([verb.name] + words.compactMap { $0 }).joined(separator: " ")
 }
 
 /// `request`, unless `section` is not one word.
 private func checked<Value>(_ section: String, _ request: Request<Value>) -> Request<Value> {
   guard let problem = Request<Value>.word(section), request.problem == nil else { return request }
-  return Request(
-    lines: request.lines, replyCount: request.replyCount, problem: problem, readsErrors: request.readsErrors,
-    read: request.read)
+  return Request(request, problem: problem, readsErrors: request.readsErrors, read: request.read)
 }
 
 /// `request`, unless one of `numbers` (each a call's argument and its value) is below 0: the
@@ -264,7 +283,7 @@ private func counted<Value>(_ numbers: KeyValuePairs<String, Int?>, _ request: R
     return request
   }
   return Request(
-    lines: request.lines, replyCount: request.replyCount,
+    request,
     problem: .invalidArgument(
       argument: argument, value: "\(value!)", rule: "a count or position is 0 or more"),
     readsErrors: request.readsErrors, read: request.read)
