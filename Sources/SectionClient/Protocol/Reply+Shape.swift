@@ -27,15 +27,12 @@ extension Reply {
 extension ReplyData {
   /// Whether a reply of this shape holds `line`.
   func holds(_ line: DataLine) -> Bool {
-    switch line {
-    case .other: true
-    case .section: [.sections, .sectionsWithItems, .changedSection].contains(self)
-    case .item: [.sectionsWithItems, .items].contains(self)
-    case .state: self == .state
-    case .mode: self == .mode
-    case .version: self == .version
-    case .help: self == .help
-    case .history: self == .history
+    switch (line, self) {
+    case (.other, _), (.section, .sections), (.section, .sectionsWithItems), (.section, .changedSection),
+      (.item, .sectionsWithItems), (.item, .items), (.state, .state), (.mode, .mode), (.version, .version),
+      (.help, .help), (.history, .history):
+      true
+    default: false
     }
   }
 
