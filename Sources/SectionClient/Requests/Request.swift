@@ -18,7 +18,7 @@ public struct Request<Value: Sendable>: Sendable {
   /// The reply is the value, ERR included (`asReply`): `read` sees it as it came.
   @usableFromInline let readsErrors: Bool
   /// The verb whose row says what its reply holds (`ReplyShape`), which every reply is held to
-  /// before it is read (`Reply.fitting`).
+  /// before it is read (`Reply.check`).
   @usableFromInline let verb: Verb
   @usableFromInline let shape: ReplyShape
 
@@ -58,12 +58,14 @@ public struct Request<Value: Sendable>: Sendable {
   @usableFromInline func value(from replies: ArraySlice<Reply>) throws(ClientError) -> Value {
     if !readsErrors { for reply in replies { _ = try reply.succeeded() } }
     guard let reply = replies.first else { throw .malformedReply("no reply") }
-    return try read(reply.fitting(shape, of: verb))
+    try reply.check(shape, of: verb)
+    return try read(reply)
   }
 
   /// `value(from:)` for the one reply of this request.
   @usableFromInline func value(from reply: Reply) throws(ClientError) -> Value {
-    try read((readsErrors ? reply : reply.succeeded()).fitting(shape, of: verb))
+    try reply.check(shape, of: verb)
+    return try read(readsErrors ? reply : reply.succeeded())
   }
 
   /// The same request, its value the whole reply as it came, `ERR` included (`succeeded()`
