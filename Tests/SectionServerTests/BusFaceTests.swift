@@ -4,6 +4,7 @@ import Testing
 
 @testable import SectionCore
 @testable import SectionServer
+@testable import ServerHarnessSupport
 @testable import Systemd
 
 /// The D-Bus face and the sockets as two fronts of one group commit, on a dbus-daemon of the
