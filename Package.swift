@@ -121,8 +121,8 @@ let package = Package(
     // Test support, not tests: what several test targets share. Each reaches its modules'
     // internals (@testable), which only a build for testing (debug, as `swift test` builds)
     // allows, so a release build compiles them empty.
-    // Three etcd members for a test (Tests/System/lib/etcd_lab.py), and an sd-event loop run
-    // by the test until a call completes.
+    // Three etcd members for a test (Tests/System/lib/etcd_lab.py), a gate in front of one
+    // (etcd_gate.py), and an sd-event loop run by the test until a call completes.
     .target(
       name: "EtcdLabSupport", dependencies: ["Etcd", "Systemd", "CSystemd", "Posix"],
       path: "Tests/Support/EtcdLabSupport"),
@@ -135,10 +135,16 @@ let package = Package(
     .testTarget(
       name: "EtcdTests",
       dependencies: ["Etcd", "EtcdLabSupport", "Systemd", "CSystemd", "Posix", "SectionCore"]),
-    // The fleet's logic that needs no etcd: its phase's transition function, the outcomes of a
-    // commit it knows without asking etcd, the gate the service reads.
+    // The fleet's logic: its phase's transition function and the outcomes of a commit it knows
+    // without asking etcd; and, against three real etcd members, hosts in the test's process
+    // whose commits etcd decides (committed, refused, a lost compare run again, an outcome
+    // unknown and found by its id).
     .testTarget(
-      name: "SectionFleetTests", dependencies: ["SectionFleet", "SectionServer", "SectionCore", "Etcd", "Systemd"]),
+      name: "SectionFleetTests",
+      dependencies: [
+        "SectionFleet", "SectionServer", "SectionCore", "Etcd", "Systemd", "EtcdLabSupport",
+        "ServerHarnessSupport",
+      ]),
     // The server in this process, its clients on socketpairs, its loop run by the test.
     .testTarget(
       name: "SectionServerTests",

@@ -41,6 +41,42 @@
     func signal(_ index: Int, _ signal: String = "SIGKILL") throws {
       try script.command("kill \(index) \(signal)")
     }
+
+    /// Raises etcd's NOSPACE alarm (`true`), as etcd does at its quota, or disarms it.
+    func noSpace(_ raised: Bool) throws {
+      try script.command("alarm " + (raised ? "ACTIVATE" : "DEACTIVATE"))
+    }
+  }
+
+  /// A forwarder in front of one etcd member (Tests/System/lib/etcd_gate.py, serve mode) that
+  /// holds what a client sends, or what etcd answers, until it is opened: so that a test makes a
+  /// commit lose its compare, or its answer never arrive, for certain.
+  final class EtcdGate {
+    /// Where a client reaches the member through the gate.
+    let url: String
+    private let script: LabScript
+
+    init(_ member: String) throws {
+      script = try LabScript("etcd_gate.py", ["serve", member])
+      let first = script.readLine()
+      guard first.hasPrefix("ready ") else { throw EtcdLabFailure("etcd_gate.py said: \(first)") }
+      url = String(first.dropFirst(6))
+    }
+
+    /// Whatever clients send from now on is held.
+    func shut() throws { try script.command("shut") }
+
+    /// What was held goes on, and nothing is held any more.
+    func open() throws { try script.command("open") }
+
+    /// From now on, what etcd sends back with `needle` in it is held until `open()`.
+    func holdAnswers(_ needle: String) throws { try script.command("hold_answers " + needle) }
+
+    /// Whether `needle` is among what was held since `shut()`, now: the test's loop must run
+    /// for a client on it to send anything, so the test asks between iterations.
+    func holds(_ needle: String) throws -> Bool {
+      try script.command("held " + needle, accepting: ["ok", "no"]) == "ok"
+    }
   }
 
   /// One of Tests/System/lib's scripts in serve mode: commands on its input, one line each, and
@@ -66,6 +102,9 @@
       commands = input.fileHandleForWriting
       replies = output.fileHandleForReading
       try process.run()
+      // This process's ends of the pipes go to no other child (a bus, a caller): held open
+      // there, they would keep the script from seeing its end when the test dies.
+      for end in [commands, replies] { _ = fcntl(end.fileDescriptor, F_SETFD, FD_CLOEXEC) }
     }
 
     /// Sends `line`; its answer, which must be one of `accepting`.
