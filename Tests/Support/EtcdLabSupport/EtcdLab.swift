@@ -23,7 +23,7 @@
       script = try LabScript("etcd_lab.py", ["serve"] + (tls ? ["--tls"] : []))
       let first = script.readLine()
       if first.hasPrefix("SKIP ") {
-        print("SKIP etcd client tests: \(first.dropFirst(5))")
+        print("SKIP a test on etcd: \(first.dropFirst(5))")
         return nil
       }
       guard first.hasPrefix("ready ") else { throw EtcdLabFailure("etcd_lab.py said: \(first)") }
