@@ -118,16 +118,37 @@ let package = Package(
     .testTarget(name: "SectionCtlTests", dependencies: ["SectionCtl", "SectionClient"]),
     .testTarget(name: "SectionClientTests", dependencies: ["SectionClient"]),
     .testTarget(name: "IntegrationTests", dependencies: ["Posix", "SectionClient"]),
+    // Test support, not tests: what several test targets share. Each reaches its modules'
+    // internals (@testable), which only a build for testing (debug, as `swift test` builds)
+    // allows, so a release build compiles them empty.
+    // Three etcd members for a test (Tests/System/lib/etcd_lab.py), a gate in front of one
+    // (etcd_gate.py), and an sd-event loop run by the test until a call completes.
+    .target(
+      name: "EtcdLabSupport", dependencies: ["Etcd", "Systemd", "CSystemd", "Posix"],
+      path: "Tests/Support/EtcdLabSupport"),
+    // A server in the test's process, its clients on socketpairs, its loop run by the test.
+    .target(
+      name: "ServerHarnessSupport",
+      dependencies: ["SectionServer", "SectionCore", "Systemd", "Posix", "CSystemd"],
+      path: "Tests/Support/ServerHarnessSupport"),
     // The etcd client against three etcd members started by the test (Tests/System/lib/etcd_lab.py).
-    .testTarget(name: "EtcdTests", dependencies: ["Etcd", "Systemd", "CSystemd", "Posix", "SectionCore"]),
-    // The fleet's logic that needs no etcd: its phase's transition function, the outcomes of a
-    // commit it knows without asking etcd, the gate the service reads.
     .testTarget(
-      name: "SectionFleetTests", dependencies: ["SectionFleet", "SectionServer", "SectionCore", "Etcd", "Systemd"]),
+      name: "EtcdTests",
+      dependencies: ["Etcd", "EtcdLabSupport", "Systemd", "CSystemd", "Posix", "SectionCore"]),
+    // The fleet's logic: its phase's transition function and the outcomes of a commit it knows
+    // without asking etcd; and, against three real etcd members, hosts in the test's process
+    // whose commits etcd decides (committed, refused, a lost compare run again, an outcome
+    // unknown and found by its id).
+    .testTarget(
+      name: "SectionFleetTests",
+      dependencies: [
+        "SectionFleet", "SectionServer", "SectionCore", "Etcd", "Systemd", "EtcdLabSupport",
+        "ServerHarnessSupport",
+      ]),
     // The server in this process, its clients on socketpairs, its loop run by the test.
     .testTarget(
       name: "SectionServerTests",
-      dependencies: ["SectionServer", "SectionCore", "Systemd", "Posix", "CSystemd"]),
+      dependencies: ["SectionServer", "SectionCore", "Systemd", "Posix", "CSystemd", "ServerHarnessSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

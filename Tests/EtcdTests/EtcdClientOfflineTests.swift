@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import Etcd
+@testable import EtcdLabSupport
 
 /// A TCP socket listening on 127.0.0.1 at a port the kernel picks, and its URL.
 func listenOnLoopback() throws -> (fd: Int32, url: String) {

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import Etcd
+@testable import EtcdLabSupport
 
 /// The client against three real etcd members (Tests/System/lib/etcd_lab.py). One lab per
 /// test, and the tests one at a time: each lab is three etcd processes on a 2-core machine.

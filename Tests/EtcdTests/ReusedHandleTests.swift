@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import Etcd
+@testable import EtcdLabSupport
 
 /// An HTTP member on 127.0.0.1 that records every request (its request line, headers and body)
 /// and answers a watch with a stream that stays open after its `created` line, anything else

@@ -7,8 +7,8 @@ import Testing
 
 /// The fleet as a commit backend, for the outcomes it knows without asking etcd: a group it
 /// cannot send is refused at once (`CommitOutcome.refused`), and nothing is left under way.
-/// The outcomes etcd decides (committed, retry, refused late) are the fleet suites' (fleet-retry,
-/// fleet-faults), against real members.
+/// The outcomes etcd decides (committed, retry, refused late) are `FleetEtcdTests`', against
+/// real members.
 @Suite struct FleetCommitTests {
   /// A host on no etcd at all (port 9, discard): nothing here sends a request.
   func host() throws -> (Fleet, Server) {

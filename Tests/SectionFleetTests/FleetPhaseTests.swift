@@ -6,8 +6,8 @@ import Testing
 /// The fleet's phase as one transition function: the table of `Fleet.Phase`, checked pair by
 /// pair. `Phase.next(on:)` answers nil for an illegal event; `Fleet.handle` traps on that nil,
 /// which a test cannot watch without ending the test process, so the refusal is checked here.
-/// What each outcome does to the etcd keys and the clients is the fleet suites' (fleet.py,
-/// fleet-retry.py, fleet-faults.py), against a real etcd.
+/// What each outcome does to the etcd keys and the clients is `FleetEtcdTests`' and the fleet
+/// suites' (fleet.py, fleet-retry.py, fleet-faults.py), against a real etcd.
 @Suite struct FleetPhaseTests {
   typealias Phase = Fleet.Phase
   typealias Event = Phase.Event

@@ -3,6 +3,7 @@ import Testing
 
 @testable import SectionCore
 @testable import SectionServer
+@testable import ServerHarnessSupport
 
 /// `--log-changes` in the server: one journal entry per client and saved group, sent through
 /// the change log's injectable sender once the group is in the state file, and none for a

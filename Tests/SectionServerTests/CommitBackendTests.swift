@@ -2,6 +2,7 @@ import Testing
 
 @testable import SectionCore
 @testable import SectionServer
+@testable import ServerHarnessSupport
 
 /// The seam between the group commit and where a group is committed (`CommitBackend`): each
 /// outcome of a commit, as the server's clients see it, with a backend the test answers, as

@@ -2,6 +2,7 @@ import Testing
 
 @testable import SectionCore
 @testable import SectionServer
+@testable import ServerHarnessSupport
 
 /// A connection's life as one transition function: the table of
 /// `Connection.Life`, checked pair by pair, and the turn's bookkeeping left empty after a turn.

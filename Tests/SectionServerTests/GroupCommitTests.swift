@@ -2,6 +2,7 @@ import Testing
 
 @testable import SectionCore
 @testable import SectionServer
+@testable import ServerHarnessSupport
 
 /// The group commit, driven in this process: what a client is told, and what another one
 /// reads, is always what the state file holds.

@@ -15,10 +15,20 @@ needle (a catch-up's txn), held until open(). `gate.hold_answers(b'"succeeded":t
 instead what etcd sends back with the needle in it (a committed txn's answer; the watch's
 stream, on a connection of its own, keeps flowing), also until open(). Everything the host sends while the gate is shut is held (its txn, a poll of the head),
 on every connection, and goes on in order when it opens; keep it shut well under the host's 2 s
-an attempt (Fleet.attemptTimeout). Standard library only.
+an attempt (Fleet.attemptTimeout).
+
+As a program, for a test in another language:
+
+    etcd_gate.py serve MEMBER_URL   # prints "ready GATE_URL", then reads commands on stdin, one
+                                    # line each, answering "ok" (held: "ok" or "no"): "shut",
+                                    # "open", "hold_only NEEDLE", "hold_answers NEEDLE", "held
+                                    # NEEDLE" (wait_for without the wait: the test's own loop
+                                    # must run for its client to send); closes at end of input
+Standard library only.
 """
 
 import socket
+import sys
 import threading
 import time
 
@@ -143,3 +153,30 @@ class EtcdGate:
 
     def __exit__(self, *_):
         self.close()
+
+
+def serve(member_url):
+    with EtcdGate(member_url) as gate:
+        print("ready " + gate.url, flush=True)
+        takes_needle = {"hold_only": gate.hold_only, "hold_answers": gate.hold_answers}
+        for line in sys.stdin:
+            words = line.split(" ", 1)
+            command, needle = words[0].strip(), words[1].rstrip("\n").encode() if len(words) == 2 else b""
+            if command in ("shut", "open") and not needle:
+                getattr(gate, command)()
+                print("ok", flush=True)
+            elif command in takes_needle and needle:
+                takes_needle[command](needle)
+                print("ok", flush=True)
+            elif command == "held" and needle:
+                print("ok" if gate.wait_for(needle, timeout=0) else "no", flush=True)
+            else:
+                print(f"error: unknown command {line.strip()!r} (shut, open, hold_only N, hold_answers N, held N)",
+                      flush=True)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["serve"] or len(sys.argv) != 3:
+        sys.exit("usage: etcd_gate.py serve MEMBER_URL")
+    sys.exit(serve(sys.argv[2]))

@@ -9,7 +9,8 @@ client's tests (Tests/EtcdTests) and the fleet's suites run against.
 As a program, for a test in another language (and for a person at a terminal):
 
     etcd_lab.py serve               # prints "ready URL1,URL2,URL3" (or "SKIP reason", exit 77),
-                                    # then reads commands on stdin: "kill N [SIGNAL]", "urls";
+                                    # then reads commands on stdin: "kill N [SIGNAL]", "urls",
+                                    # "alarm ACTIVATE|DEACTIVATE" (etcd's NOSPACE alarm);
                                     # stops everything at end of input, SIGTERM or Ctrl-C
     etcd_lab.py serve --tls         # the same over https, with a CA made for the lab and client
                                     # certificates required: a second line "tls CA CERT KEY"
@@ -388,6 +389,16 @@ class EtcdLab:
         except ValueError:
             raise OSError(f"member {index} answered {answer.status} with no JSON: {data[:200]!r}") from None
 
+    def alarm(self, action):
+        """Raises (ACTIVATE) or disarms (DEACTIVATE) etcd's NOSPACE alarm, as etcd does at its quota."""
+        status, answer = self.call(0, "/v3/maintenance/status", {})
+        if status != 200:
+            raise OSError(f"status: {answer}")
+        member = answer["header"]["member_id"]
+        status, answer = self.call(0, "/v3/maintenance/alarm", {"action": action, "memberID": member, "alarm": "NOSPACE"})
+        if status != 200:
+            raise OSError(f"alarm {action}: {answer}")
+
     def value(self, key, index=0):
         """The value of `key` (text) as bytes, read on member `index`; None when there is none."""
         status, answer = self.call(index, "/v3/kv/range", {"key": base64.b64encode(key.encode()).decode()}, timeout=10)
@@ -522,7 +533,7 @@ def serve(tls=False, partition=False):
     commands = {"kill": None}
     if partition:
         commands.update(isolate=lab.isolate, heal=lab.heal, freeze=lab.freeze, thaw=lab.thaw)
-    usage = "kill N [SIGNAL], " + "".join(f"{name} N, " for name in commands if name != "kill") + "urls"
+    usage = "kill N [SIGNAL], " + "".join(f"{name} N, " for name in commands if name != "kill") + "alarm ACTIVATE|DEACTIVATE, urls"
     try:
         print("ready " + ",".join(lab.urls), flush=True)
         if tls:
@@ -540,6 +551,9 @@ def serve(tls=False, partition=False):
                 print("ok", flush=True)
             elif words[:1] != ["kill"] and words[:1] and words[0] in commands and member and len(words) == 2:
                 commands[words[0]](int(words[1]))
+                print("ok", flush=True)
+            elif words[:1] == ["alarm"] and words[1:] in (["ACTIVATE"], ["DEACTIVATE"]):
+                lab.alarm(words[1])
                 print("ok", flush=True)
             elif words == ["urls"]:
                 print(",".join(lab.urls), flush=True)

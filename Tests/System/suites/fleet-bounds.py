@@ -105,21 +105,10 @@ def large_entries(results):
             fleet.hosts[2].start()
 
 
-def alarm(etcd, action):
-    """Raises (ACTIVATE) or disarms (DEACTIVATE) etcd's NOSPACE alarm, as etcd does at its quota."""
-    status, answer = etcd.call(0, "/v3/maintenance/status", {})
-    if status != 200:
-        raise OSError(f"status: {answer}")
-    member = answer["header"]["member_id"]
-    status, answer = etcd.call(0, "/v3/maintenance/alarm", {"action": action, "memberID": member, "alarm": "NOSPACE"})
-    if status != 200:
-        raise OSError(f"alarm {action}: {answer}")
-
-
 def no_space(results):
     fleet, etcd = LAB["fleet"], LAB["etcd"]
     before = fleet.converged()
-    alarm(etcd, "ACTIVATE")
+    etcd.alarm("ACTIVATE")
     try:
         replies = []
         for host in fleet.hosts:
@@ -144,7 +133,7 @@ def no_space(results):
                       "no-space: STATUS says no-space and NOSPACE, fleet-stale-since stays - while etcd answers",
                       short(str(samples), 900))  # fmt: skip
     finally:
-        alarm(etcd, "DEACTIVATE")
+        etcd.alarm("DEACTIVATE")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         states = [host.status().get("fleet-state") for host in fleet.hosts]
