@@ -62,9 +62,12 @@ final class CurlMulti {
   private var acting = false
   private var deferred: [(start: Bool, transfer: Transfer)] = []
 
-  /// An easy handle for a new transfer: one that served before, or a new one (nil without
-  /// memory).
-  func easyHandle() -> UnsafeMutableRawPointer? { idle.popLast() ?? ccurl_easy_init() }
+  /// An easy handle for a new transfer: one that served before, or a new one (`fresh`, which
+  /// has none of the client's options yet); nil without memory.
+  func easyHandle() -> (easy: UnsafeMutableRawPointer, fresh: Bool)? {
+    if let easy = idle.popLast() { return (easy, false) }
+    return ccurl_easy_init().map { ($0, true) }
+  }
 
   /// Takes back the handle of a transfer that is over (no longer in the multi handle).
   func recycle(_ easy: UnsafeMutableRawPointer) {

@@ -159,8 +159,15 @@ public final class EtcdClient {
     }
   }
 
-  /// Every request's headers: the JSON type, the has-leader header, and the token under auth.
-  var requestHeaders: [String] { token.map { Self.headers + ["Authorization: \($0)"] } ?? Self.headers }
+  /// Every request's headers: the JSON type, the has-leader header, and the token under auth;
+  /// made again when the token changes.
+  var requestHeaders: HeaderList {
+    if let headerList, headerList.token == token { return headerList.list }
+    let list = HeaderList(token.map { Self.headers + ["Authorization: \($0)"] } ?? Self.headers)
+    headerList = (token, list)
+    return list
+  }
+  private var headerList: (token: String?, list: HeaderList)?
 
   /// Runs `body` once a token is at hand (at once without credentials), or with the reason
   /// there is none: one authenticate call for every call that waits for it.
