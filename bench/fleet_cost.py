@@ -12,7 +12,8 @@ TOGGLEs, each on a fleet of its own (a fresh prefix on the same members); the di
 between the two runs divided by N2 - N1 is the cost of a TOGGLE on each host, start-up,
 joining and shutdown cancelling out. What a host does by the clock (a lease's keep-alive, the
 state file's once-a-second fsync) stays in the figure for the longer run's extra time, as it
-would in a host's day.
+would in a host's day: the script prints how long each run took, and a loaded machine, slower
+under callgrind, makes the figures larger (h1's most: it does little else).
 
 The hosts run sectiond-fleet directly (what `sectiond --etcd` execs): valgrind would otherwise
 have to follow the exec. valgrind 3.19 cannot read the DWARF of the toolchain's release build,
@@ -29,6 +30,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (build_c, ROOT)
@@ -79,10 +81,12 @@ def run_once(etcd, tool, count, args, tmp):
     fleet.start(timeout=300)
     try:
         h0 = fleet.hosts[0]
+        began = time.monotonic()
         subprocess.run([args.loadgen, "--proto", "sectiond", "--socket", h0.socket, "rps", "-c", "1", "-d", "1",
                         "-n", str(count), "-w", "0", "--timeout", "300", "--cmd", "TOGGLE %d\\n"],
                        check=True, stdout=subprocess.DEVNULL)
         fleet.converged(timeout=300)  # h1 has applied the last TOGGLE
+        seconds = time.monotonic() - began
         for host in fleet.hosts:
             stop_host(host, tool)
     finally:
@@ -97,7 +101,7 @@ def run_once(etcd, tool, count, args, tmp):
                 shutil.copy(path, os.path.join(args.callgrind_out, f"callgrind.{name}.n{count}"))
         else:
             figures[name] = syscall_counts(text)
-    return figures
+    return figures, seconds
 
 
 def main():
@@ -123,8 +127,13 @@ def main():
                 os.mkdir(directory)
                 host_wrapper(directory, binary, tool)
                 os.environ["BUILD_DIR"] = directory  # the fleet lab's hosts are this wrapper
-                first = run_once(etcd, tool, args.n1, args, tmp)
-                second = run_once(etcd, tool, args.n2, args, tmp)
+                first, seconds1 = run_once(etcd, tool, args.n1, args, tmp)
+                second, seconds2 = run_once(etcd, tool, args.n2, args, tmp)
+                # What a host does by the clock (its poll of the head every 2 s, the state
+                # file's fsync every second) counts for this much more time in the longer run:
+                # a machine that other work slows makes the figures larger.
+                print(f"{tool}: the {args.n2} TOGGLEs took {seconds2:.1f} s, the {args.n1} {seconds1:.1f} s "
+                      f"({(seconds2 - seconds1) * 1e3 / (args.n2 - args.n1):.1f} ms a TOGGLE)", flush=True)
                 for name in HOSTS:
                     per = (second[name][0] - first[name][0]) / (args.n2 - args.n1)
                     if tool == "callgrind":
