@@ -104,6 +104,15 @@ def run_once(etcd, tool, count, args, tmp):
     return figures, seconds
 
 
+def started_lab():
+    """The etcd lab's three members, started; None, with a SKIP line, when etcd is missing."""
+    try:
+        return EtcdLab().start()
+    except LabUnavailable as reason:
+        print(f"SKIP fleet_cost: {reason}", flush=True)
+        return None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sectiond-fleet", required=True, help="a release sectiond-fleet")
@@ -116,10 +125,8 @@ def main():
         args.loadgen = bench.build_c("loadgen", tmp)
         binary = os.path.join(tmp, "sectiond-fleet")
         subprocess.run(["objcopy", "--strip-debug", args.sectiond_fleet, binary], check=True)
-        try:
-            etcd = EtcdLab().start()
-        except LabUnavailable as reason:
-            print(f"SKIP fleet_cost: {reason}", flush=True)
+        etcd = started_lab()
+        if etcd is None:
             return 77
         try:
             for tool in args.tools.split(","):
