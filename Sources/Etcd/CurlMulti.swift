@@ -122,23 +122,40 @@ final class CurlMulti {
     }
   }
 
+  /// Which of `timer` and `soon` is armed: each is one-shot, so neither is once it has fired.
+  /// Kept here so that curl's three or four timer calls a request switch off only what is on
+  /// (each sd-event call was about 250 instructions, two a call switching off both).
+  private var armed: Armed = .none
+  private enum Armed { case none, soon, timer }
+
   /// curl's timer: -1 stops it; 0 asks for a call as soon as possible, but not from inside
   /// the callback, so the timer fires on the loop's next iteration.
   fileprivate func update(timeout milliseconds: Int) {
-    timer?.setEnabled(false)
-    soon?.setEnabled(false)
-    guard milliseconds >= 0 else { return }
+    if milliseconds != 0, armed == .soon { soon?.setEnabled(false) }
+    if milliseconds <= 0, armed == .timer { timer?.setEnabled(false) }
+    guard milliseconds >= 0 else {
+      armed = .none
+      return
+    }
     if milliseconds == 0 {
-      if soon == nil { soon = try? loop.deferred { [unowned self] in self.act(on: CURL_SOCKET_TIMEOUT, 0) } }
-      soon?.trigger()
+      if soon == nil { soon = try? loop.deferred { [unowned self] in self.fired() } }
+      if armed != .soon { soon?.trigger() }
+      armed = .soon
       return
     }
     let microseconds = UInt64(milliseconds) * 1000
     if let timer {
       timer.rearm(after: microseconds)
     } else {
-      timer = try? loop.timer(after: microseconds) { [unowned self] in self.act(on: CURL_SOCKET_TIMEOUT, 0) }
+      timer = try? loop.timer(after: microseconds) { [unowned self] in self.fired() }
     }
+    armed = .timer
+  }
+
+  /// `soon` or `timer` ran: neither is armed now, unless curl arms one from inside.
+  private func fired() {
+    armed = .none
+    act(on: CURL_SOCKET_TIMEOUT, 0)
   }
 
   private func act(on socket: Int32, _ mask: Int32) {
