@@ -22,7 +22,7 @@ final class CurlMulti {
   /// one or two a change). They are not `curl_easy_reset`: every transfer sets every option
   /// any transfer sets (`Transfer.init` says why that suffices), and a reset would cost each
   /// reuse 2,600 instructions more (callgrind, libcurl 7.88.1: bench/curl_reset_cost.c), where
-  /// the host that commits a TOGGLE spends 180k on it in all. Readable for the tests. curl
+  /// the host that commits a TOGGLE spends about 160k on it in all. Readable for the tests. curl
   /// keeps the connections in the multi handle either way.
   private(set) var idle: [UnsafeMutableRawPointer] = []
   /// Enough for the calls a host has under way at once (a commit, a read, a watch); more are

@@ -79,8 +79,8 @@ final class Transfer {
   }
 
   /// The options every transfer of the client has alike, given to a handle once when it is
-  /// made: setting them again on each use cost a fleet host's commit 9,000 instructions of its
-  /// 180k (curl parses the protocols' names against each scheme it knows, on every set).
+  /// made: setting them again on each use (with the header list made for each call) cost a
+  /// fleet host's commit 3,500 instructions of its 180k.
   private static func configure(_ easy: UnsafeMutableRawPointer, _ configuration: EtcdClient.Configuration) {
     // The members are reached directly: a proxy named in the environment (http_proxy,
     // all_proxy) would see the credentials and every change, and looking for one is six
