@@ -42,6 +42,22 @@ def wait_for_socket(path, proc, timeout=60.0, who="ping_cost"):
     sys.exit(f"{who}: {path} never accepted a connection")
 
 
+def total_instructions(text):
+    """The instructions a callgrind output file counts in all (bench/fleet_cost.py reads it too)."""
+    return int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1))
+
+
+def syscall_counts(text):
+    """An `strace -c` summary's system calls: (their total, {name: calls})."""
+    calls = {}
+    for line in text.splitlines():
+        fields = line.split()
+        # % time, seconds, usecs/call, calls, [errors], syscall
+        if len(fields) >= 5 and fields[0][0].isdigit() and fields[-1] != "total":
+            calls[fields[-1]] = int(fields[3])
+    return sum(calls.values()), calls
+
+
 def server_argv(kind, args, tmp):
     if kind == "floor":
         return [args.floor, "--socket", f"{tmp}/s.sock"]
@@ -80,14 +96,8 @@ def run_once(kind, tool, depth, count, args):
                 name = f"callgrind.{kind}.d{depth}.n{count}"
                 with open(os.path.join(args.callgrind_out, name), "w") as f:
                     f.write(text)
-            return int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1)), {}
-        calls = {}
-        for line in text.splitlines():
-            fields = line.split()
-            # % time, seconds, usecs/call, calls, [errors], syscall
-            if len(fields) >= 5 and fields[0][0].isdigit() and fields[-1] != "total":
-                calls[fields[-1]] = int(fields[3])
-        return sum(calls.values()), calls
+            return total_instructions(text), {}
+        return syscall_counts(text)
 
 
 def main():

@@ -22,7 +22,7 @@ final class CurlMulti {
   /// one or two a change). They are not `curl_easy_reset`: every transfer sets every option
   /// any transfer sets (`Transfer.init` says why that suffices), and a reset would cost each
   /// reuse 2,600 instructions more (callgrind, libcurl 7.88.1: bench/curl_reset_cost.c), where
-  /// the host that commits a TOGGLE spends 180k on it in all. Readable for the tests. curl
+  /// the host that commits a TOGGLE spends about 160k on it in all. Readable for the tests. curl
   /// keeps the connections in the multi handle either way.
   private(set) var idle: [UnsafeMutableRawPointer] = []
   /// Enough for the calls a host has under way at once (a commit, a read, a watch); more are
@@ -62,9 +62,12 @@ final class CurlMulti {
   private var acting = false
   private var deferred: [(start: Bool, transfer: Transfer)] = []
 
-  /// An easy handle for a new transfer: one that served before, or a new one (nil without
-  /// memory).
-  func easyHandle() -> UnsafeMutableRawPointer? { idle.popLast() ?? ccurl_easy_init() }
+  /// An easy handle for a new transfer: one that served before, or a new one (`fresh`, which
+  /// has none of the client's options yet); nil without memory.
+  func easyHandle() -> (easy: UnsafeMutableRawPointer, fresh: Bool)? {
+    if let easy = idle.popLast() { return (easy, false) }
+    return ccurl_easy_init().map { ($0, true) }
+  }
 
   /// Takes back the handle of a transfer that is over (no longer in the multi handle).
   func recycle(_ easy: UnsafeMutableRawPointer) {
@@ -119,23 +122,40 @@ final class CurlMulti {
     }
   }
 
+  /// Which of `timer` and `soon` is armed: each is one-shot, so neither is once it has fired.
+  /// Kept here so that curl's three or four timer calls a request switch off only what is on
+  /// (each sd-event call was about 250 instructions, two a call switching off both).
+  private var armed: Armed = .none
+  private enum Armed { case none, soon, timer }
+
   /// curl's timer: -1 stops it; 0 asks for a call as soon as possible, but not from inside
   /// the callback, so the timer fires on the loop's next iteration.
   fileprivate func update(timeout milliseconds: Int) {
-    timer?.setEnabled(false)
-    soon?.setEnabled(false)
-    guard milliseconds >= 0 else { return }
+    if milliseconds != 0, armed == .soon { soon?.setEnabled(false) }
+    if milliseconds <= 0, armed == .timer { timer?.setEnabled(false) }
+    guard milliseconds >= 0 else {
+      armed = .none
+      return
+    }
     if milliseconds == 0 {
-      if soon == nil { soon = try? loop.deferred { [unowned self] in self.act(on: CURL_SOCKET_TIMEOUT, 0) } }
-      soon?.trigger()
+      if soon == nil { soon = try? loop.deferred { [unowned self] in self.fired() } }
+      if armed != .soon { soon?.trigger() }
+      armed = .soon
       return
     }
     let microseconds = UInt64(milliseconds) * 1000
     if let timer {
       timer.rearm(after: microseconds)
     } else {
-      timer = try? loop.timer(after: microseconds) { [unowned self] in self.act(on: CURL_SOCKET_TIMEOUT, 0) }
+      timer = try? loop.timer(after: microseconds) { [unowned self] in self.fired() }
     }
+    armed = .timer
+  }
+
+  /// `soon` or `timer` ran: neither is armed now, unless curl arms one from inside.
+  private func fired() {
+    armed = .none
+    act(on: CURL_SOCKET_TIMEOUT, 0)
   }
 
   private func act(on socket: Int32, _ mask: Int32) {

@@ -125,10 +125,12 @@ extension Txn {
   /// revision) is a read: sent again to the next member after a timeout, and never "may have
   /// been applied".
   var writes: Bool {
-    (success + failure).contains {
-      if case .range = $0 { return false }
+    // Not `success + failure`: a new array, on every commit of a fleet host.
+    let isWrite = { (operation: Operation) -> Bool in
+      if case .range = operation { return false }
       return true
     }
+    return success.contains(where: isWrite) || failure.contains(where: isWrite)
   }
 }
 

@@ -42,16 +42,22 @@ public struct ValuePrefix: Sendable {
   }
 
   /// Where `needle` (not empty) first occurs in `haystack` at or after `start`: memchr for
-  /// its first byte, memcmp for the rest.
+  /// its colon (its first byte when it has none), memcmp for the whole. The needles are member
+  /// names, `"name":"`: in the gateway's JSON a colon comes once a member and a quote four
+  /// times, and each byte memchr stops at costs a memcmp (searching for the quote was 5,500
+  /// instructions of a fleet host's commit).
   private static func find(_ needle: [UInt8], in haystack: ArraySlice<UInt8>, from start: Int) -> Int? {
-    haystack.withUnsafeBufferPointer { hay -> Int? in
+    let anchor = needle.firstIndex(of: UInt8(ascii: ":")) ?? 0
+    return haystack.withUnsafeBufferPointer { hay -> Int? in
       needle.withUnsafeBufferPointer { pin -> Int? in
-        guard let base = hay.baseAddress, let first = pin.first else { return nil }
+        guard let base = hay.baseAddress, !pin.isEmpty else { return nil }
         var offset = start - haystack.startIndex
         let last = hay.count - pin.count
         while offset <= last {
-          guard let found = memchr(base + offset, Int32(first), last - offset + 1) else { return nil }
-          offset = found.assumingMemoryBound(to: UInt8.self) - UnsafeMutablePointer(mutating: base)
+          guard let found = memchr(base + offset + anchor, Int32(pin[anchor]), last - offset + 1) else {
+            return nil
+          }
+          offset = found.assumingMemoryBound(to: UInt8.self) - UnsafeMutablePointer(mutating: base) - anchor
           if memcmp(base + offset, pin.baseAddress!, pin.count) == 0 { return haystack.startIndex + offset }
           offset += 1
         }

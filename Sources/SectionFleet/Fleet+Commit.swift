@@ -7,7 +7,7 @@ import SectionServer
 /// the fence that finds out; retries within the deadline, then the refusal.
 extension Fleet {
   func send(_ proposal: Proposal) {
-    client.txn(proposal.txn) { [unowned self] result in
+    client.txn(proposal.txn, isStale: { [unowned self] in !awaits(proposal) }) { [unowned self] result in
       // Its entry came back in the watch first (`skipsOwn`): committed, nothing left to learn.
       guard awaits(proposal) else { return }
       switch result {

@@ -362,7 +362,9 @@ package final class Fleet: CommitBackend {
     ownEntry = OwnEntry(
       prefix: ValuePrefix(of: entry, count: (entry.firstIndex(of: 0x0A) ?? entry.count) + 1),
       revision: group.revision, commit: commit)
-    var success: [Operation] = [.put(key: logKey(group.revision), value: entry)]
+    var success: [Operation] = []
+    success.reserveCapacity(5)  // grown one by one, the array was reallocated on every commit
+    success.append(.put(key: logKey(group.revision), value: entry))
     var snapshot = snapshotRevision
     var pieces: PendingSnapshot?
     let base = (group.changes.first?.revision ?? group.revision + 1) - 1

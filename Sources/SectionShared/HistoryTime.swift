@@ -6,7 +6,23 @@ public enum HistoryTime {
   /// The seconds since the epoch of a time the history wrote (`2026-12-03T20:41:07.123Z`); nil
   /// for any other text. Days from the civil date as Howard Hinnant's days_from_civil.
   public static func seconds(of text: String) -> Int? {
-    let digits = Array(text.utf8)
+    var text = text
+    return text.withUTF8 { parse($0)?.seconds }
+  }
+
+  /// The milliseconds since the epoch of a time the history wrote; nil for any other text.
+  public static func milliseconds(of text: String) -> UInt64? {
+    var text = text
+    return text.withUTF8 { digits in
+      guard let (seconds, milliseconds) = parse(digits), seconds >= 0, let milliseconds else { return nil }
+      return UInt64(seconds) * 1000 + milliseconds
+    }
+  }
+
+  /// The seconds since the epoch of `YYYY-MM-DDTHH:MM:SS.mmmZ`, and its milliseconds when they
+  /// are digits; read in place (a fleet host reads one for every change another host makes, and
+  /// copying the text into arrays twice was 1,500 instructions of each).
+  private static func parse(_ digits: UnsafeBufferPointer<UInt8>) -> (seconds: Int, milliseconds: UInt64?)? {
     guard digits.count == 24, digits[4] == UInt8(ascii: "-"), digits[10] == UInt8(ascii: "T"),
       digits[23] == UInt8(ascii: "Z")
     else { return nil }
@@ -28,15 +44,7 @@ public enum HistoryTime {
     let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
     let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
     let days = era * 146_097 + dayOfEra - 719_468
-    return days * 86_400 + hour * 3600 + minute * 60 + second
-  }
-
-  /// The milliseconds since the epoch of a time the history wrote; nil for any other text.
-  public static func milliseconds(of text: String) -> UInt64? {
-    guard let seconds = seconds(of: text), seconds >= 0 else { return nil }
-    let digits = Array(text.utf8)[20..<23]
-    guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
-    return UInt64(seconds) * 1000 + digits.reduce(0) { $0 * 10 + UInt64($1 - UInt8(ascii: "0")) }
+    return (days * 86_400 + hour * 3600 + minute * 60 + second, number(20..<23).map(UInt64.init))
   }
 
   /// `YYYY-MM-DDTHH:MM:SS.` of the seconds since the epoch: the civil date of the day (Howard
