@@ -12,7 +12,7 @@ extension Fleet {
   func catchUp(after proposal: Proposal? = nil) {
     if proposal == nil { handle(.catchUp) }
     // After a commit whose outcome is unknown, from the revision before its group.
-    let applied = proposal?.base ?? server.service.model.revision
+    let applied = proposal?.base ?? appliedRevision
     let txn = Txn(
       compare: [],
       success: [
@@ -64,7 +64,7 @@ extension Fleet {
       return halt(at: headKey, "was not answered as read", unknown: proposal) { [unowned self] in catchUp() }
     }
     // What this host applied for certain: a commit whose outcome is unknown may not be.
-    let committed = proposal?.base ?? server.service.model.revision
+    let committed = proposal?.base ?? appliedRevision
     let (head, revision, snapshot): (KeyValue, UInt64, UInt64)
     switch checkedHead(heads.kvs.first, applied: committed) {
     case .failure(let problem):
@@ -82,7 +82,7 @@ extension Fleet {
         // than a snapshot in pieces written since): only the snapshot can help, if it reaches
         // past what is applied.
         if let unknown = pending { trimmedPast(unknown) }
-        return adoptSnapshot(missing: logKey(server.service.model.revision + 1))
+        return adoptSnapshot(missing: logKey(appliedRevision + 1))
       case .damaged(let problem):
         return halt(at: entry.key, problem, unknown: pending) { [unowned self] in catchUp() }
       }
@@ -93,7 +93,7 @@ extension Fleet {
       pending = nil
       notCommittedInCatchUp()
     }
-    let applied = server.service.model.revision
+    let applied = appliedRevision
     if applied >= revision {
       headRevision = head.modRevision
       // The head is the fleet's revision: a higher one a bad key showed no longer counts.
@@ -104,7 +104,7 @@ extension Fleet {
       catchUp(after: pending)
     } else {
       if let unknown = pending { trimmedPast(unknown) }
-      adoptSnapshot(missing: logKey(server.service.model.revision + 1))
+      adoptSnapshot(missing: logKey(appliedRevision + 1))
     }
   }
 
@@ -203,7 +203,7 @@ extension Fleet {
       }
       notCommittedInCatchUp()
     }
-    let applied = server.service.model.revision
+    let applied = appliedRevision
     if revision <= applied { return .applied }
     if first > applied + 1 { return .notNext }
     guard first == applied + 1 else {
@@ -233,6 +233,6 @@ extension Fleet {
   }
 
   func catchUpIfBehind() {
-    if seenRevision > server.service.model.revision, canApply { catchUp() }
+    if seenRevision > appliedRevision, canApply { catchUp() }
   }
 }

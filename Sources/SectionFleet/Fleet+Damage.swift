@@ -26,7 +26,7 @@ extension Fleet {
   /// its requests run again, and are refused.
   func halt(at key: [UInt8], _ problem: String, unknown: Proposal? = nil, retry: @escaping () -> Void) {
     let found = Damage(key: Fleet.shown(key), problem: Fleet.shown(Array(problem.utf8)))
-    let applied = unknown?.base ?? server.service.model.revision
+    let applied = unknown?.base ?? appliedRevision
     if damage != found {
       Log.error(
         "fleet: \(found.key) in etcd \(found.problem); this host stays at revision \(applied) and refuses changes until the key is fixed or removed"
@@ -61,7 +61,7 @@ extension Fleet {
   func repaired() {
     guard let damage else { return }
     Log.notice(
-      "fleet: \(damage.key) can be used again; changes are taken from revision \(server.service.model.revision)"
+      "fleet: \(damage.key) can be used again; changes are taken from revision \(appliedRevision)"
     )
     self.damage = nil
     damageDelay = 0

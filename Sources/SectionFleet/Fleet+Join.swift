@@ -44,7 +44,7 @@ extension Fleet {
   /// The prefix is empty: this host's list becomes the fleet's, unless another host was first.
   /// A list larger than one request goes in pieces first, then the txn names them.
   func seed() {
-    let revision = server.service.model.revision
+    let revision = appliedRevision
     var state: [UInt8] = []
     server.service.encodeState(into: &state)
     fleetID = String(UInt64.random(in: 1...UInt64.max), radix: 36)
@@ -107,7 +107,7 @@ extension Fleet {
         [unowned self] in join()
       }
     }
-    let applied = server.service.model.revision
+    let applied = appliedRevision
     let ours = id == mark()
     fleetID = id
     // This host's state is the fleet's: a head before it means etcd went back.
@@ -147,7 +147,7 @@ extension Fleet {
           let snapshot = snapshots.kvs.first
         else { return damagedSnapshot("is missing", joining: joining) }
         if let missing, let revision = snapshotRevision(in: snapshot.value),
-          revision <= server.service.model.revision
+          revision <= appliedRevision
         {
           return halt(
             at: missing, "is missing, and the fleet's snapshot at revision \(revision) does not reach past it"
@@ -172,9 +172,9 @@ extension Fleet {
             }
             // A joining host takes the fleet's list whatever its own; a member of the fleet
             // never goes back.
-            guard joining || state.revision >= server.service.model.revision else {
+            guard joining || state.revision >= appliedRevision else {
               return damagedSnapshot(
-                "holds revision \(state.revision), before the \(server.service.model.revision) this host applied",
+                "holds revision \(state.revision), before the \(appliedRevision) this host applied",
                 joining: joining)
             }
             repaired()
@@ -220,7 +220,7 @@ extension Fleet {
   func joinBoundPassed() {
     joinTimer?.cancel()  // it may be the timer's own call: kept until the join drops it
     guard case .joining = phase else { return }
-    gate.refusal = damageRefusal(at: server.service.model.revision) ?? notJoined(lastFailure)
+    gate.refusal = damageRefusal(at: appliedRevision) ?? notJoined(lastFailure)
     if damage == nil { Log.warning("fleet: \(gate.refusal!.message)") }  // else logged
     server.resumeChanges()
     announceReady()
@@ -268,7 +268,7 @@ extension Fleet {
           seenRevision = max(seenRevision, revision)
           // The key is the group's last revision: a group of several changes that follows on
           // is applied here too (`apply` checks its first), anything else is read by a catch-up.
-          if canApply, revision > server.service.model.revision {
+          if canApply, revision > appliedRevision {
             var none: Proposal?
             if case .applied = apply(event.kv, ownCommit: &none) {} else { catchUp() }
           }
@@ -294,7 +294,7 @@ extension Fleet {
   func skipsOwn(_ line: ArraySlice<UInt8>) -> Bool {
     guard let own = ownEntry, let revision = own.prefix.revision(in: line) else { return false }
     let underWay: Proposal? = if case .committing(let p) = phase, p.commit == own.commit { p } else { nil }
-    guard underWay != nil || own.revision <= server.service.model.revision else { return false }
+    guard underWay != nil || own.revision <= appliedRevision else { return false }
     seenRevision = max(seenRevision, own.revision)
     if let proposal = underWay, proposal.pieces == nil {
       committed(proposal, at: revision, by: .ownEntry)  // which also notes the contact and catches up if behind
@@ -319,7 +319,7 @@ extension Fleet {
         contact()
         if let head = answer.kvs.first, let (revision, _, _) = parseHead(head.value) {
           // A head before what is applied: the catch-up says what is wrong.
-          if revision < server.service.model.revision, canApply { return catchUp() }
+          if revision < appliedRevision, canApply { return catchUp() }
           seenRevision = max(seenRevision, revision)
           // A fence moved the head without an entry: the next commit compares the newer head.
           // Only with nothing unsaved here: a group gathering locally can reach the very list
@@ -327,7 +327,7 @@ extension Fleet {
           // let the group commit over the other's entry (fleet-faults sectiond-kill caught a
           // host acknowledging such a group once). And only a newer head than the one known:
           // the answer may be older than this host's last commit.
-          if revision == server.service.model.revision, head.modRevision > headRevision, canApply {
+          if revision == appliedRevision, head.modRevision > headRevision, canApply {
             headRevision = head.modRevision
           }
         }
@@ -346,7 +346,7 @@ extension Fleet {
   func contact() {
     if let since = staleSince {
       Log.notice(
-        "fleet: etcd answers again (\(member)) after \((monotonicMicroseconds() - since) / 1000) ms; at revision \(server.service.model.revision)"
+        "fleet: etcd answers again (\(member)) after \((monotonicMicroseconds() - since) / 1000) ms; at revision \(appliedRevision)"
       )
     }
     staleSince = nil
@@ -377,7 +377,7 @@ extension Fleet {
   func unavailable(_ error: EtcdError, _ outcome: String = "") -> ProtocolError {
     ProtocolError(
       .unavailable,
-      "\(error.headline(members: options.members.count))\(outcome); reads are served from revision \(server.service.model.revision); \(error.remedy)"
+      "\(error.headline(members: options.members.count))\(outcome); reads are served from revision \(savedRevision); \(error.remedy)"
     )
   }
 

@@ -34,7 +34,7 @@ extension Fleet {
     }
     contact()
     let text =
-      "etcd is out of space (its NOSPACE alarm, \(error.member ?? member)): an operator must compact, defragment and disarm it (docs/FLEET.md, \"Sizing etcd's quota\"); reads are served from revision \(server.service.model.revision)"
+      "etcd is out of space (its NOSPACE alarm, \(error.member ?? member)): an operator must compact, defragment and disarm it (docs/FLEET.md, \"Sizing etcd's quota\"); reads are served from revision \(savedRevision)"
     outOfSpace = text
     let refusal = ProtocolError(.unavailable, text)
     gate.refusal = refusal

@@ -262,6 +262,14 @@ package final class Fleet: CommitBackend {
 
   var member: String { client.member }
 
+  /// The revision of the list this host holds: its model's, a group under way included. The
+  /// fleet reads the list's state through this and `savedRevision` alone.
+  var appliedRevision: UInt64 { server.service.model.revision }
+
+  /// The revision reads are served from once a group under way is refused (the refusal undoes
+  /// it): the last saved. What the refusals name.
+  var savedRevision: UInt64 { server.service.savedRevision }
+
   /// Whether a group's commit is under way: clients wait for its outcome.
   package var isCommitting: Bool {
     if case .committing = phase { return true }
@@ -293,11 +301,11 @@ package final class Fleet: CommitBackend {
       // The head's text, from etcd: one printable word.
       ("fleet-id", fleetID.isEmpty ? "-" : VisibleText.line(fleetID, limit: 64)),
       ("fleet-state", state), ("fleet-member", member),
-      ("fleet-revision", String(server.service.model.revision)),
+      ("fleet-revision", String(appliedRevision)),
       (
         "fleet-behind",
         String(
-          seenRevision > server.service.model.revision ? seenRevision - server.service.model.revision : 0)
+          seenRevision > appliedRevision ? seenRevision - appliedRevision : 0)
       ),
       ("fleet-stale-since", stale), ("fleet-config", listSource),
     ]

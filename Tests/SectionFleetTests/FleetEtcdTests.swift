@@ -125,6 +125,8 @@ import Testing
     let refused = try fleet.change(on: 0, "TOGGLE b\n")
     #expect(refused.count == 1, "no section line for a change refused: \(refused)")
     #expect(refused.last?.hasPrefix("ERR UNAVAILABLE etcd is out of space") == true, "\(refused)")
+    // The refusal undoes the group: reads are served from the revision before it.
+    #expect(refused.last?.contains("reads are served from revision 1") == true, "\(refused)")
     try fleet.expectConverged(at: 1, open: ["a"])
     #expect(try fleet.log() == [.init(1, "h0")])
 

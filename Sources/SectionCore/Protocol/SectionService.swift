@@ -159,6 +159,16 @@ public final class SectionService {
 
   public var hasUnsavedChanges: Bool { saved != nil }
 
+  /// The revision of the state as last saved: the model's, before the unsaved changes. What a
+  /// refusal of them may say the reads are served from, since the refusal undoes them.
+  public var savedRevision: UInt64 {
+    switch saved {
+    case nil: model.revision
+    case .checkpoint(let checkpoint): checkpoint.revision
+    case .copy(let model): model.revision
+    }
+  }
+
   /// Executes one request line of a socket: parsed into its `Request`, which goes where a
   /// request of every face goes (`execute`); a refusal becomes its `ERR` line. Returns nil for
   /// a blank line, and for the lines of a batch before its END, which get no reply. `batch` is
