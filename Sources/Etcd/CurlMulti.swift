@@ -10,7 +10,17 @@ import Systemd
 final class CurlMulti {
   private let loop: EventLoop
   private let multi: UnsafeMutableRawPointer
-  private var sockets: [Int32: EventSource] = [:]
+  /// The sockets curl asked to have watched. A connection's stays registered in the loop
+  /// between its requests (`Watched.parked`): adding it to epoll for each request and removing
+  /// it after cost a fleet host two `epoll_ctl` calls a change (bench/fleet_cost.py --tools
+  /// strace), and sd-event's source made and freed.
+  private(set) var sockets: [Int32: Watched] = [:]
+  /// The connections' sockets curl made (CURLOPT_SOCKOPTFUNCTION) and has not closed yet
+  /// (CURLOPT_CLOSESOCKETFUNCTION): only these are kept registered when curl is done with them
+  /// for now, since only their closing is seen. Others (the threaded resolver's pipe, which
+  /// curl closes itself) would leave epoll when closed behind a source that believes them
+  /// there, and a new socket of the same number would be watched by nobody.
+  private var connections: Set<Int32> = []
   private var timer: EventSource?
   /// curl's "as soon as possible": a time source would wait for its 1 ms accuracy window
   /// (measured: 0.6 ms more per call at the p50), a deferred source runs on the next iteration.
@@ -48,8 +58,10 @@ final class CurlMulti {
 
   deinit {
     // curl may still call back while it closes connections: not into an object going away.
+    // Their sockets it closes through `closed`, which only closes them now.
     ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, nil)
     ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, nil)
+    sockets.removeAll()
     for easy in transfers.keys { ccurl_multi_remove_handle(multi, easy) }
     transfers.removeAll()
     for easy in idle { ccurl_easy_cleanup(easy) }
@@ -66,7 +78,15 @@ final class CurlMulti {
   /// has none of the client's options yet); nil without memory.
   func easyHandle() -> (easy: UnsafeMutableRawPointer, fresh: Bool)? {
     if let easy = idle.popLast() { return (easy, false) }
-    return ccurl_easy_init().map { ($0, true) }
+    guard let easy = ccurl_easy_init() else { return nil }
+    // A connection takes these from the handle that opens it, and calls them when it is
+    // made and when it is closed, whichever handle it serves then.
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    ccurl_easy_setopt_sockopt(easy, CURLOPT_SOCKOPTFUNCTION, openedThunk)
+    ccurl_easy_setopt_pointer(easy, CURLOPT_SOCKOPTDATA, me)
+    ccurl_easy_setopt_closesocket(easy, CURLOPT_CLOSESOCKETFUNCTION, closeThunk)
+    ccurl_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, me)
+    return (easy, true)
   }
 
   /// Takes back the handle of a transfer that is over (no longer in the multi handle).
@@ -100,26 +120,72 @@ final class CurlMulti {
     ccurl_multi_remove_handle(multi, transfer.easy)
   }
 
+  /// A socket's registration in the loop: what it waits for, whether curl is done with it
+  /// for now (a kept connection between requests), whether it is in epoll at all.
+  struct Watched {
+    let source: EventSource
+    var events: IOEvents
+    var parked = false
+    var on = true
+  }
+
   fileprivate func update(socket fd: Int32, what: Int32) {
     if what == CURL_POLL_REMOVE {
-      sockets.removeValue(forKey: fd)?.cancel()
+      if connections.contains(fd) {
+        sockets[fd]?.parked = true
+      } else {
+        sockets.removeValue(forKey: fd)?.source.cancel()
+      }
       return
     }
     var events: IOEvents = []
     if what & CURL_POLL_IN != 0 { events.insert(.readable) }
     if what & CURL_POLL_OUT != 0 { events.insert(.writable) }
-    if let source = sockets[fd] {
-      source.setIOEvents(events)
+    if var watched = sockets[fd] {
+      if watched.events != events { watched.source.setIOEvents(events) }
+      if !watched.on { watched.source.setEnabled(true) }
+      watched.events = events
+      watched.on = true
+      watched.parked = false
+      sockets[fd] = watched
       return
     }
     // sd_event_add_io fails only without memory; the transfer then ends at its timeout.
-    sockets[fd] = try? loop.watch(FileDescriptor(rawValue: fd), events: events) { [unowned self] ready in
-      var mask: Int32 = 0
-      if ready.contains(.readable) { mask |= CURL_CSELECT_IN }
-      if ready.contains(.writable) { mask |= CURL_CSELECT_OUT }
-      if mask == 0 { mask = CURL_CSELECT_ERR }
-      self.act(on: fd, mask)
+    guard
+      let source = try? loop.watch(
+        FileDescriptor(rawValue: fd), events: events,
+        handler: { [unowned self] ready in
+          self.ready(fd, ready)
+        })
+    else { return }
+    sockets[fd] = Watched(source: source, events: events)
+  }
+
+  private func ready(_ fd: Int32, _ ready: IOEvents) {
+    if sockets[fd]?.parked == true {
+      // A kept connection between requests became readable: the member closed it (or broke
+      // the protocol). curl finds that out itself before it reuses the connection; until then
+      // the socket is out of epoll, or its readiness would spin the loop.
+      sockets[fd]?.source.setEnabled(false)
+      sockets[fd]?.on = false
+      return
     }
+    var mask: Int32 = 0
+    if ready.contains(.readable) { mask |= CURL_CSELECT_IN }
+    if ready.contains(.writable) { mask |= CURL_CSELECT_OUT }
+    if mask == 0 { mask = CURL_CSELECT_ERR }
+    act(on: fd, mask)
+  }
+
+  /// curl made a connection's socket.
+  fileprivate func opened(_ fd: Int32) { connections.insert(fd) }
+
+  /// curl closes a connection's socket: its source goes first, so that a socket made later
+  /// with the same number starts with a registration of its own.
+  fileprivate func closed(_ fd: Int32) {
+    connections.remove(fd)
+    sockets.removeValue(forKey: fd)?.source.cancel()
+    FileDescriptor(rawValue: fd).close()
   }
 
   /// Which of `timer` and `soon` is armed: each is one-shot, so neither is once it has fired.
@@ -190,5 +256,20 @@ private let socketThunk: curl_socket_callback = { _, socket, what, userdata, _ i
 private let timerThunk: curl_multi_timer_callback = { _, milliseconds, userdata in
   guard let userdata else { return 0 }
   Unmanaged<CurlMulti>.fromOpaque(userdata).takeUnretainedValue().update(timeout: milliseconds)
+  return 0
+}
+
+private let openedThunk: curl_sockopt_callback = { userdata, socket, _ in
+  if let userdata { Unmanaged<CurlMulti>.fromOpaque(userdata).takeUnretainedValue().opened(socket) }
+  return CURL_SOCKOPT_OK
+}
+
+/// Also called from the multi handle's deinit (curl_multi_cleanup closes the connections).
+private let closeThunk: curl_closesocket_callback = { userdata, socket in
+  guard let userdata else {
+    FileDescriptor(rawValue: socket).close()
+    return 0
+  }
+  Unmanaged<CurlMulti>.fromOpaque(userdata)._withUnsafeGuaranteedRef { $0.closed(socket) }
   return 0
 }
