@@ -195,7 +195,12 @@ final class CurlMulti {
   private enum Armed { case none, soon, timer }
 
   /// curl's timer: -1 stops it; 0 asks for a call as soon as possible, but not from inside
-  /// the callback, so the timer fires on the loop's next iteration.
+  /// the callback: not from inside the caller's call either (a request started while the fleet
+  /// is making a change, whose completion must not run inside it). So it runs when the loop's
+  /// handler now running returns (`EventLoop.whenHandlerReturns`), or, asked from outside one
+  /// (a bus call's), from `soon` on the next iteration, whichever comes first: serving every
+  /// request's "at once" from `soon` cost a fleet host a turn of the loop (an `epoll_wait`) a
+  /// change, and one more for the server's end-of-iteration work that turn set off.
   fileprivate func update(timeout milliseconds: Int) {
     if milliseconds != 0, armed == .soon { soon?.setEnabled(false) }
     if milliseconds <= 0, armed == .timer { timer?.setEnabled(false) }
@@ -205,7 +210,10 @@ final class CurlMulti {
     }
     if milliseconds == 0 {
       if soon == nil { soon = try? loop.deferred { [unowned self] in self.fired() } }
-      if armed != .soon { soon?.trigger() }
+      if armed != .soon {
+        soon?.trigger()
+        loop.whenHandlerReturns(atReturn)
+      }
       armed = .soon
       return
     }
@@ -223,6 +231,27 @@ final class CurlMulti {
     armed = .none
     act(on: CURL_SOCKET_TIMEOUT, 0)
   }
+
+  /// curl's "at once" served when a handler returns, unless `soon` served it first. Made once:
+  /// a closure made for each request would be allocated for each.
+  private lazy var atReturn: () -> Void = { [unowned self] in
+    guard self.armed == .soon else { return }
+    self.soon?.setEnabled(false)
+    self.handedOver = false
+    self.fired()
+    // What a transfer handed over (a watch's lines, a completion) may leave work for the end
+    // of the iteration (`EventLoop.afterEachIteration`), which a handler that was itself that
+    // end's would not run again: a turn of `soon` makes sure it runs (curl, called early,
+    // only asks for its timer again).
+    guard self.handedOver else { return }
+    if self.armed == .timer { self.timer?.setEnabled(false) }
+    if self.armed != .soon { self.soon?.trigger() }
+    self.armed = .soon
+  }
+
+  /// Whether a transfer handed anything to its owner (a stream's lines, a completion) since
+  /// this was last cleared.
+  var handedOver = false
 
   private func act(on socket: Int32, _ mask: Int32) {
     var running: Int32 = 0
@@ -242,6 +271,7 @@ final class CurlMulti {
       let result = ccurl_message_result(message)
       guard let transfer = transfers.removeValue(forKey: easy) else { continue }
       ccurl_multi_remove_handle(multi, easy)
+      handedOver = true
       transfer.finish(result, detail: nil)
     }
   }

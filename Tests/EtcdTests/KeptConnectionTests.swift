@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import Etcd
@@ -42,5 +43,32 @@ extension EtcdClientTests {
     // And a third request after the second connection closed too.
     #expect(try runner.wait { client.put(key: bytes("k"), value: bytes("3"), completion: $0) }.value != nil)
     #expect(member.requests.count == 3)
+  }
+}
+
+extension EtcdClientTests {
+  /// A request started from inside a loop handler (as the fleet starts its txn from the end
+  /// of the server's iteration) leaves on the kept connection when that handler returns,
+  /// without another turn of the loop: the member has it while the loop does not run. No etcd
+  /// needed.
+  @Test func aRequestStartedInAHandlerLeavesWhenItReturns() throws {
+    let member = try RecordingMember()
+    let runner = try LoopRunner()
+    let client = try EtcdClient(loop: runner.loop, configuration: .init(members: [member.url]))
+    #expect(try runner.wait { client.put(key: bytes("k"), value: bytes("1"), completion: $0) }.value != nil)
+    var answered = false
+    var started = false
+    let start = try runner.loop.deferred {
+      started = true
+      client.put(key: bytes("k"), value: bytes("2")) { _ in answered = true }
+    }
+    start.trigger()
+    #expect(try runner.run(until: { started }, timeout: 5))
+    // The loop stands still now: only a request already sent reaches the member.
+    let deadline = monotonicSeconds() + 5
+    while member.requests.count < 2 && monotonicSeconds() < deadline { usleep(2000) }
+    #expect(member.requests.count == 2, "the request waited for a turn of the loop")
+    #expect(try runner.run(until: { answered }, timeout: 5))
+    start.cancel()
   }
 }
