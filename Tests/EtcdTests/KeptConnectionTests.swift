@@ -4,15 +4,21 @@ import Testing
 @testable import Etcd
 @testable import EtcdLabSupport
 
+/// A loop and a client of `member` that has put once: its connection is made and kept.
+private func clientAfterOnePut(to member: RecordingMember) throws -> (LoopRunner, EtcdClient) {
+  let runner = try LoopRunner()
+  let client = try EtcdClient(loop: runner.loop, configuration: .init(members: [member.url]))
+  #expect(try runner.wait { client.put(key: bytes("k"), value: bytes("1"), completion: $0) }.value != nil)
+  return (runner, client)
+}
+
 extension EtcdClientTests {
   /// A connection curl keeps between requests stays registered in the loop while it waits
   /// (`CurlMulti.sockets`): the next request on it adds nothing to epoll, and its source is
   /// the one the first request made. No etcd needed.
   @Test func aKeptConnectionStaysInTheLoopBetweenRequests() throws {
     let member = try RecordingMember()
-    let runner = try LoopRunner()
-    let client = try EtcdClient(loop: runner.loop, configuration: .init(members: [member.url]))
-    #expect(try runner.wait { client.put(key: bytes("k"), value: bytes("1"), completion: $0) }.value != nil)
+    let (runner, client) = try clientAfterOnePut(to: member)
     let (fd, first) = try #require(client.multi.sockets.first, "the kept connection's socket is registered")
     #expect(first.parked && first.on)
     #expect(try runner.wait { client.put(key: bytes("k"), value: bytes("2"), completion: $0) }.value != nil)
@@ -29,9 +35,7 @@ extension EtcdClientTests {
   /// socket has the old one's number. No etcd needed.
   @Test func aKeptConnectionTheMemberClosesIsLeftAndReplaced() throws {
     let member = try RecordingMember(closingAfterEachAnswer: true)
-    let runner = try LoopRunner()
-    let client = try EtcdClient(loop: runner.loop, configuration: .init(members: [member.url]))
-    #expect(try runner.wait { client.put(key: bytes("k"), value: bytes("1"), completion: $0) }.value != nil)
+    let (runner, client) = try clientAfterOnePut(to: member)
     let (fd, first) = try #require(client.multi.sockets.first)
     #expect(try runner.run(until: { client.multi.sockets[fd]?.on == false }, timeout: 5))
     #expect(try runner.wait { client.put(key: bytes("k"), value: bytes("2"), completion: $0) }.value != nil)
@@ -53,9 +57,7 @@ extension EtcdClientTests {
   /// needed.
   @Test func aRequestStartedInAHandlerLeavesWhenItReturns() throws {
     let member = try RecordingMember()
-    let runner = try LoopRunner()
-    let client = try EtcdClient(loop: runner.loop, configuration: .init(members: [member.url]))
-    #expect(try runner.wait { client.put(key: bytes("k"), value: bytes("1"), completion: $0) }.value != nil)
+    let (runner, client) = try clientAfterOnePut(to: member)
     var answered = false
     var started = false
     let start = try runner.loop.deferred {
