@@ -103,6 +103,12 @@ CURLcode ccurl_easy_setopt_string(CURL *easy, CURLoption option, const char *val
 CURLcode ccurl_easy_setopt_write(CURL *easy, CURLoption option, curl_write_callback value) {
   return curl.easy_setopt(easy, option, value);
 }
+CURLcode ccurl_easy_setopt_closesocket(CURL *easy, CURLoption option, curl_closesocket_callback value) {
+  return curl.easy_setopt(easy, option, value);
+}
+CURLcode ccurl_easy_setopt_sockopt(CURL *easy, CURLoption option, curl_sockopt_callback value) {
+  return curl.easy_setopt(easy, option, value);
+}
 CURLcode ccurl_easy_setopt_slist(CURL *easy, CURLoption option, struct curl_slist *value) {
   return curl.easy_setopt(easy, option, value);
 }

@@ -10,7 +10,17 @@ import Systemd
 final class CurlMulti {
   private let loop: EventLoop
   private let multi: UnsafeMutableRawPointer
-  private var sockets: [Int32: EventSource] = [:]
+  /// The sockets curl asked to have watched. A connection's stays registered in the loop
+  /// between its requests (`Watched.parked`): adding it to epoll for each request and removing
+  /// it after cost a fleet host two `epoll_ctl` calls a change (bench/fleet_cost.py --tools
+  /// strace), and sd-event's source made and freed.
+  private(set) var sockets: [Int32: Watched] = [:]
+  /// The connections' sockets curl made (CURLOPT_SOCKOPTFUNCTION) and has not closed yet
+  /// (CURLOPT_CLOSESOCKETFUNCTION): only these are kept registered when curl is done with them
+  /// for now, since only their closing is seen. Others (the threaded resolver's pipe, which
+  /// curl closes itself) would leave epoll when closed behind a source that believes them
+  /// there, and a new socket of the same number would be watched by nobody.
+  private var connections: Set<Int32> = []
   private var timer: EventSource?
   /// curl's "as soon as possible": a time source would wait for its 1 ms accuracy window
   /// (measured: 0.6 ms more per call at the p50), a deferred source runs on the next iteration.
@@ -48,8 +58,10 @@ final class CurlMulti {
 
   deinit {
     // curl may still call back while it closes connections: not into an object going away.
+    // Their sockets it closes through `closed`, which only closes them now.
     ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, nil)
     ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, nil)
+    sockets.removeAll()
     for easy in transfers.keys { ccurl_multi_remove_handle(multi, easy) }
     transfers.removeAll()
     for easy in idle { ccurl_easy_cleanup(easy) }
@@ -66,7 +78,15 @@ final class CurlMulti {
   /// has none of the client's options yet); nil without memory.
   func easyHandle() -> (easy: UnsafeMutableRawPointer, fresh: Bool)? {
     if let easy = idle.popLast() { return (easy, false) }
-    return ccurl_easy_init().map { ($0, true) }
+    guard let easy = ccurl_easy_init() else { return nil }
+    // A connection takes these from the handle that opens it, and calls them when it is
+    // made and when it is closed, whichever handle it serves then.
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    ccurl_easy_setopt_sockopt(easy, CURLOPT_SOCKOPTFUNCTION, openedThunk)
+    ccurl_easy_setopt_pointer(easy, CURLOPT_SOCKOPTDATA, me)
+    ccurl_easy_setopt_closesocket(easy, CURLOPT_CLOSESOCKETFUNCTION, closeThunk)
+    ccurl_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, me)
+    return (easy, true)
   }
 
   /// Takes back the handle of a transfer that is over (no longer in the multi handle).
@@ -100,26 +120,72 @@ final class CurlMulti {
     ccurl_multi_remove_handle(multi, transfer.easy)
   }
 
+  /// A socket's registration in the loop: what it waits for, whether curl is done with it
+  /// for now (a kept connection between requests), whether it is in epoll at all.
+  struct Watched {
+    let source: EventSource
+    var events: IOEvents
+    var parked = false
+    var on = true
+  }
+
   fileprivate func update(socket fd: Int32, what: Int32) {
     if what == CURL_POLL_REMOVE {
-      sockets.removeValue(forKey: fd)?.cancel()
+      if connections.contains(fd) {
+        sockets[fd]?.parked = true
+      } else {
+        sockets.removeValue(forKey: fd)?.source.cancel()
+      }
       return
     }
     var events: IOEvents = []
     if what & CURL_POLL_IN != 0 { events.insert(.readable) }
     if what & CURL_POLL_OUT != 0 { events.insert(.writable) }
-    if let source = sockets[fd] {
-      source.setIOEvents(events)
+    if var watched = sockets[fd] {
+      if watched.events != events { watched.source.setIOEvents(events) }
+      if !watched.on { watched.source.setEnabled(true) }
+      watched.events = events
+      watched.on = true
+      watched.parked = false
+      sockets[fd] = watched
       return
     }
     // sd_event_add_io fails only without memory; the transfer then ends at its timeout.
-    sockets[fd] = try? loop.watch(FileDescriptor(rawValue: fd), events: events) { [unowned self] ready in
-      var mask: Int32 = 0
-      if ready.contains(.readable) { mask |= CURL_CSELECT_IN }
-      if ready.contains(.writable) { mask |= CURL_CSELECT_OUT }
-      if mask == 0 { mask = CURL_CSELECT_ERR }
-      self.act(on: fd, mask)
+    guard
+      let source = try? loop.watch(
+        FileDescriptor(rawValue: fd), events: events,
+        handler: { [unowned self] ready in
+          self.ready(fd, ready)
+        })
+    else { return }
+    sockets[fd] = Watched(source: source, events: events)
+  }
+
+  private func ready(_ fd: Int32, _ ready: IOEvents) {
+    if sockets[fd]?.parked == true {
+      // A kept connection between requests became readable: the member closed it (or broke
+      // the protocol). curl finds that out itself before it reuses the connection; until then
+      // the socket is out of epoll, or its readiness would spin the loop.
+      sockets[fd]?.source.setEnabled(false)
+      sockets[fd]?.on = false
+      return
     }
+    var mask: Int32 = 0
+    if ready.contains(.readable) { mask |= CURL_CSELECT_IN }
+    if ready.contains(.writable) { mask |= CURL_CSELECT_OUT }
+    if mask == 0 { mask = CURL_CSELECT_ERR }
+    act(on: fd, mask)
+  }
+
+  /// curl made a connection's socket.
+  fileprivate func opened(_ fd: Int32) { connections.insert(fd) }
+
+  /// curl closes a connection's socket: its source goes first, so that a socket made later
+  /// with the same number starts with a registration of its own.
+  fileprivate func closed(_ fd: Int32) {
+    connections.remove(fd)
+    sockets.removeValue(forKey: fd)?.source.cancel()
+    FileDescriptor(rawValue: fd).close()
   }
 
   /// Which of `timer` and `soon` is armed: each is one-shot, so neither is once it has fired.
@@ -129,7 +195,12 @@ final class CurlMulti {
   private enum Armed { case none, soon, timer }
 
   /// curl's timer: -1 stops it; 0 asks for a call as soon as possible, but not from inside
-  /// the callback, so the timer fires on the loop's next iteration.
+  /// the callback: not from inside the caller's call either (a request started while the fleet
+  /// is making a change, whose completion must not run inside it). So it runs when the loop's
+  /// handler now running returns (`EventLoop.whenHandlerReturns`), or, asked from outside one
+  /// (a bus call's), from `soon` on the next iteration, whichever comes first: serving every
+  /// request's "at once" from `soon` cost a fleet host a turn of the loop (an `epoll_wait`) a
+  /// change, and one more for the server's end-of-iteration work that turn set off.
   fileprivate func update(timeout milliseconds: Int) {
     if milliseconds != 0, armed == .soon { soon?.setEnabled(false) }
     if milliseconds <= 0, armed == .timer { timer?.setEnabled(false) }
@@ -139,7 +210,10 @@ final class CurlMulti {
     }
     if milliseconds == 0 {
       if soon == nil { soon = try? loop.deferred { [unowned self] in self.fired() } }
-      if armed != .soon { soon?.trigger() }
+      if armed != .soon {
+        soon?.trigger()
+        loop.whenHandlerReturns(atReturn)
+      }
       armed = .soon
       return
     }
@@ -157,6 +231,27 @@ final class CurlMulti {
     armed = .none
     act(on: CURL_SOCKET_TIMEOUT, 0)
   }
+
+  /// curl's "at once" served when a handler returns, unless `soon` served it first. Made once:
+  /// a closure made for each request would be allocated for each.
+  private lazy var atReturn: () -> Void = { [unowned self] in
+    guard self.armed == .soon else { return }
+    self.soon?.setEnabled(false)
+    self.handedOver = false
+    self.fired()
+    // What a transfer handed over (a watch's lines, a completion) may leave work for the end
+    // of the iteration (`EventLoop.afterEachIteration`), which a handler that was itself that
+    // end's would not run again: a turn of `soon` makes sure it runs (curl, called early,
+    // only asks for its timer again).
+    guard self.handedOver else { return }
+    if self.armed == .timer { self.timer?.setEnabled(false) }
+    if self.armed != .soon { self.soon?.trigger() }
+    self.armed = .soon
+  }
+
+  /// Whether a transfer handed anything to its owner (a stream's lines, a completion) since
+  /// this was last cleared.
+  var handedOver = false
 
   private func act(on socket: Int32, _ mask: Int32) {
     var running: Int32 = 0
@@ -176,6 +271,7 @@ final class CurlMulti {
       let result = ccurl_message_result(message)
       guard let transfer = transfers.removeValue(forKey: easy) else { continue }
       ccurl_multi_remove_handle(multi, easy)
+      handedOver = true
       transfer.finish(result, detail: nil)
     }
   }
@@ -190,5 +286,20 @@ private let socketThunk: curl_socket_callback = { _, socket, what, userdata, _ i
 private let timerThunk: curl_multi_timer_callback = { _, milliseconds, userdata in
   guard let userdata else { return 0 }
   Unmanaged<CurlMulti>.fromOpaque(userdata).takeUnretainedValue().update(timeout: milliseconds)
+  return 0
+}
+
+private let openedThunk: curl_sockopt_callback = { userdata, socket, _ in
+  if let userdata { Unmanaged<CurlMulti>.fromOpaque(userdata).takeUnretainedValue().opened(socket) }
+  return CURL_SOCKOPT_OK
+}
+
+/// Also called from the multi handle's deinit (curl_multi_cleanup closes the connections).
+private let closeThunk: curl_closesocket_callback = { userdata, socket in
+  guard let userdata else {
+    FileDescriptor(rawValue: socket).close()
+    return 0
+  }
+  Unmanaged<CurlMulti>.fromOpaque(userdata)._withUnsafeGuaranteedRef { $0.closed(socket) }
   return 0
 }

@@ -124,6 +124,7 @@ final class Transfer {
       overLimit = body.count > limit
       return !overLimit
     }
+    multi?.handedOver = true
     delivering = true
     defer { delivering = false }
     var start = body.startIndex

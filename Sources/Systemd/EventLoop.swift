@@ -59,6 +59,21 @@ public final class EventLoop {
     return source
   }
 
+  /// Runs `work` once when the handler now running returns to the loop: in the same iteration,
+  /// without a turn of its own. A deferred source costs a turn, and each turn an `epoll_wait`
+  /// (sd-event dispatches one source a turn); this is for work that must not run inside the
+  /// caller's call (a library's "call me at once": its callbacks would run inside a change the
+  /// caller is making) but need not wait for the next iteration. Only the handlers of the
+  /// sources made here return through it (not sd-bus's callbacks): asked from anywhere else,
+  /// `work` waits for the next of those, so a caller that cannot wait also triggers a
+  /// `deferred` source, and `work` checks whether that ran first.
+  public func whenHandlerReturns(_ work: @escaping () -> Void) {
+    returning.work.append(work)
+  }
+
+  /// The work `whenHandlerReturns` holds, shared with every source's box.
+  private let returning = Returning()
+
   /// A one-shot timer `microseconds` from now on CLOCK_MONOTONIC; re-arm it with `rearm(after:)`.
   public func timer(after microseconds: UInt64, handler: @escaping () -> Void) throws -> EventSource {
     try add("sd_event_add_time_relative", { _ in handler() }) { source, userdata in
@@ -71,7 +86,7 @@ public final class EventLoop {
     _ call: String, _ handler: @escaping (UInt32) -> Void,
     _ register: (UnsafeMutablePointer<OpaquePointer?>, UnsafeMutableRawPointer) -> Int32
   ) throws -> EventSource {
-    let box = Box(handler)
+    let box = Box(handler, returning)
     var source: OpaquePointer?
     try check(register(&source, Unmanaged.passUnretained(box).toOpaque()), call)
     return EventSource(source!, box)
@@ -166,11 +181,30 @@ public final class EventSource {
 
 private final class Box {
   let handler: (UInt32) -> Void
-  init(_ handler: @escaping (UInt32) -> Void) { self.handler = handler }
+  let returning: Returning
+  init(_ handler: @escaping (UInt32) -> Void, _ returning: Returning) {
+    self.handler = handler
+    self.returning = returning
+  }
+}
+
+private final class Returning {
+  var work: [() -> Void] = []
+  /// The work being run, apart: what it asks for meanwhile waits for the next handler's
+  /// return, so that work asking again each time cannot hold the loop in one iteration.
+  private var running: [() -> Void] = []
+
+  func run() {
+    swap(&work, &running)
+    for work in running { work() }
+    running.removeAll(keepingCapacity: true)
+  }
 }
 
 private func dispatch(_ userdata: UnsafeMutableRawPointer?, _ events: UInt32) -> Int32 {
-  Unmanaged<Box>.fromOpaque(userdata!).takeUnretainedValue().handler(events)
+  let box = Unmanaged<Box>.fromOpaque(userdata!).takeUnretainedValue()
+  box.handler(events)
+  if !box.returning.work.isEmpty { box.returning.run() }
   return 0
 }
 

@@ -8,19 +8,23 @@ import Testing
 /// An HTTP member on 127.0.0.1 that records every request (its request line, headers and body)
 /// and answers a watch with a stream that stays open after its `created` line, anything else
 /// with an empty header. A thread for each connection, as curl keeps one open per stream. No
-/// etcd needed.
-private final class RecordingMember: @unchecked Sendable {
+/// etcd needed. `closingAfterEachAnswer` closes a connection after its first answer, without
+/// saying so in the answer: a member that drops idle connections, or restarts between two
+/// requests.
+final class RecordingMember: @unchecked Sendable {
   let url: String
   private let fd: Int32
+  private let closing: Bool
   private let lock = NSLock()
   private var recorded: [String] = []
 
   var requests: [String] { lock.withLock { recorded } }
 
-  init() throws {
+  init(closingAfterEachAnswer: Bool = false) throws {
     let (fd, url) = try listenOnLoopback()
     self.fd = fd
     self.url = url
+    closing = closingAfterEachAnswer
     Thread.detachNewThread { [weak self] in
       // Ends when the member goes and shuts its socket down.
       while case let client = accept(fd, nil, nil), client >= 0 {
@@ -59,6 +63,7 @@ private final class RecordingMember: @unchecked Sendable {
         client,
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
           + body)
+      if closing { return }
     }
   }
 

@@ -75,6 +75,29 @@ import Testing
     deferred = nil  // as in aTimerFiresAndIsRearmed: the handler holds it
   }
 
+  /// Work asked for from a handler runs when that handler returns, before the loop's next
+  /// turn (the iteration's end comes after it); work that work asks for waits for the next
+  /// handler's return (here the iteration's end's).
+  @Test func workAskedForInAHandlerRunsWhenItReturns() throws {
+    let loop = try EventLoop()
+    var order: [String] = []
+    let deferred = try loop.deferred {
+      order.append("handler")
+      loop.whenHandlerReturns {
+        order.append("returned")
+        loop.whenHandlerReturns { order.append("again") }
+      }
+    }
+    let hook = try loop.afterEachIteration { order.append("after") }
+    let end = try loop.timer(after: 50_000) { loop.exit(code: 5) }
+    deferred.trigger()
+    #expect(try run(loop) == 5)
+    #expect(order.prefix(4) == ["handler", "returned", "after", "again"])
+    end.cancel()
+    hook.cancel()
+    deferred.cancel()
+  }
+
   @Test func aDisabledSourceDoesNotFire() throws {
     let loop = try EventLoop()
     var fired = false

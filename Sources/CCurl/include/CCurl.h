@@ -23,6 +23,8 @@ CURLcode ccurl_easy_setopt_long(CURL *easy, CURLoption option, long value);
 CURLcode ccurl_easy_setopt_pointer(CURL *easy, CURLoption option, void *value);
 CURLcode ccurl_easy_setopt_string(CURL *easy, CURLoption option, const char *value);
 CURLcode ccurl_easy_setopt_write(CURL *easy, CURLoption option, curl_write_callback value);
+CURLcode ccurl_easy_setopt_closesocket(CURL *easy, CURLoption option, curl_closesocket_callback value);
+CURLcode ccurl_easy_setopt_sockopt(CURL *easy, CURLoption option, curl_sockopt_callback value);
 CURLcode ccurl_easy_setopt_slist(CURL *easy, CURLoption option, struct curl_slist *value);
 CURLcode ccurl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLcode ccurl_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value);
