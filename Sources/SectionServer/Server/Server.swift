@@ -160,7 +160,14 @@ package final class Server {
   }
 
   private func read(_ connection: Connection) {
-    guard connection.acceptsRequests(), !connection.inputEnded else { return }
+    guard connection.acceptsRequests(), !connection.inputEnded else {
+      // Input for one that waits for a save is read after it: until then the socket, level
+      // triggered, would wake the loop on every poll.
+      if connection.isWaitingForSave {
+        watch(connection, for: connection.watchedEvents.subtracting(.readable))
+      }
+      return
+    }
     // Lines already read, or a retried group's requests, come before anything read now.
     if connection.pending.contains(0x0A) || !connection.rerun.isEmpty {
       handlePending(connection)
