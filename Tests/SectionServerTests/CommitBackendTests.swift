@@ -1,3 +1,4 @@
+import Posix
 import Testing
 
 @testable import SectionCore
@@ -103,6 +104,25 @@ import Testing
     try commit(2, harness, backend, client, replies: 2)
     #expect(client.statuses == ["OK 1", "OK 2"])
     #expect(try harness.savedOpen() == ["a", "b"])
+  }
+
+  /// A connection waiting for its group stays watched for input, rather than its watch being
+  /// dropped and restored around every commit (two epoll_ctl a change); input that comes
+  /// meanwhile drops the watch (the socket would wake every poll), and is read once the group
+  /// is answered.
+  @Test func aWaitingConnectionStaysWatchedUntilInputComes() throws {
+    let (harness, backend, client) = try held("TOGGLE a\n", committing: 1)
+    try harness.run(until: { false }, timeout: 0.05)
+    let connection = try #require(harness.server.connections.values.first)
+    #expect(connection.isWaitingForSave)
+    #expect(connection.watchedEvents.contains(.readable))
+    try client.send("PING\n")
+    #expect(try harness.run(until: { !connection.watchedEvents.contains(.readable) }))
+    client.receive()
+    #expect(client.statuses.isEmpty, "\(client.received)")
+    try commit(1, harness, backend, client, replies: 2)
+    #expect(client.statuses == ["OK 1", "OK"])
+    #expect(connection.watchedEvents.contains(.readable))
   }
 
   /// Refused: every request of the group is answered with the refusal, and nothing of it stays.
