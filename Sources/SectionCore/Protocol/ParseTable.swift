@@ -1,6 +1,7 @@
 import SectionGrammar
 
-/// The grammar's rows (`Grammar.rows`) as the parser reads them on every request: flat arrays
+/// The grammar's rows (`Grammar.rows`) as the parser and the request path read them on every
+/// request (a form's arguments, and its `Form.Facts`): flat arrays
 /// of plain values, indexed by verb, form and position, made once from the rows. Reading a
 /// `Row` itself would copy its arrays of arguments (retained and released per request).
 struct ParseTable {
@@ -44,9 +45,11 @@ struct ParseTable {
   /// The most arguments a form takes (ITEM MOVE's four).
   static let maximumArguments = 4
 
-  /// One form as the parser reads it: a plain value of a few bytes, copied out of the table
-  /// without retaining anything.
+  /// One form as the parser and the request path read it: a plain value of a few bytes,
+  /// copied out of the table without retaining anything.
   struct Shape {
+    /// What the daemon checks of a request of the form before it runs it.
+    let facts: Form.Facts
     /// How many forms the verb has (the same in each of its shapes).
     var forms: Int { Int(formCount) }
     /// How many arguments the form takes.
@@ -56,8 +59,10 @@ struct ParseTable {
     /// Each argument's `Slot`, a byte each, the first in the lowest.
     private let slots: UInt32
 
-    init(forms: Int, _ arguments: [Argument]) {
+    init(forms: Int, _ form: Form) {
+      let arguments = form.arguments
       precondition(arguments.count <= ParseTable.maximumArguments, "a form takes too many arguments")
+      facts = form.facts
       formCount = UInt8(forms)
       argumentCount = UInt8(arguments.count)
       slots = arguments.enumerated().reduce(0) { $0 | UInt32(Slot($1.element).rawValue) << ($1.offset * 8) }
@@ -79,7 +84,7 @@ struct ParseTable {
     precondition(rows.allSatisfy { $0.forms.count <= Grammar.maximumForms }, "a verb has too many forms")
     shapes = rows.flatMap { row in
       (0..<Grammar.maximumForms).map {
-        Shape(forms: row.forms.count, row.forms[min($0, row.forms.count - 1)].arguments)
+        Shape(forms: row.forms.count, row.forms[min($0, row.forms.count - 1)])
       }
     }
     keywords = rows.flatMap { row in

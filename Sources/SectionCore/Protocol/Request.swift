@@ -64,9 +64,10 @@ public enum Request: Equatable, Sendable {
   /// The request's form in the grammar (`Verb.row`), which says what it takes and answers.
   public var form: Form { verb.row.forms[formIndex] }
 
-  /// What its form says the daemon checks before running it (`Form.Facts`), read from a copy
-  /// of every form's facts rather than from the row, which the request path would copy.
-  public var facts: Form.Facts { formFacts[verb.index &* Grammar.maximumForms &+ formIndex] }
+  /// What its form says the daemon checks before running it (`Form.Facts`), read from the
+  /// parser's flat table (`ParseTable`) rather than from the row, which the request path would
+  /// copy.
+  public var facts: Form.Facts { ParseTable.shape(verb, form: formIndex).facts }
 
   /// Whether the reply shows the state (`Form.Facts.readsState`), so that it must wait while
   /// changes of other clients are not saved yet.
@@ -131,10 +132,4 @@ public enum Request: Equatable, Sendable {
     case .clientName: .client
     }
   }
-}
-
-/// Every form's `Form.Facts`, `Grammar.maximumForms` for each verb in `Verb.index`'s order (a
-/// verb of fewer forms repeats its last): a flat array of plain values, read by index.
-private let formFacts: [Form.Facts] = Grammar.rows.flatMap { row in
-  (0..<Grammar.maximumForms).map { row.forms[min($0, row.forms.count - 1)].facts }
 }
