@@ -38,13 +38,7 @@ extension Request {
 
   /// `MODE <word>` (`MODE` alone without one), or the protocol's refusal of the word.
   public static func mode(_ word: ArraySlice<UInt8>?) -> Result<Request, ProtocolError> {
-    let line = word ?? []
-    var words = Words(line)
-    do {
-      let (form, arguments) = try ArgumentReader.read(.mode, &words)
-      return .success(Request(.mode, form: form, arguments, in: line))
-    } catch {
-      return .failure(error)
-    }
+    var words = Words(word ?? [])
+    return RequestParser.request(.mode, after: &words)
   }
 }

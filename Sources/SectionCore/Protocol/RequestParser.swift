@@ -16,9 +16,17 @@ public enum RequestParser {
           .unknown,
           "unknown command \"\(String(decoding: verbWord, as: UTF8.self))\"; HELP lists the commands"))
     }
+    return request(verb, after: &words)
+  }
+
+  /// The request of `verb` that the rest of `words` makes, or the refusal of them: the one
+  /// path from words to a `Request`, for a line and for a face's own words (`Request.mode`).
+  /// Inlined with the reader, as `parse` runs it for every request.
+  @inline(__always)
+  static func request(_ verb: Verb, after words: inout Words) -> Result<Request, ProtocolError> {
     do {
       let (form, arguments) = try ArgumentReader.read(verb, &words)
-      return .success(Request(verb, form: form, arguments, in: line))
+      return .success(Request(verb, form: form, arguments, in: words.line))
     } catch {
       return .failure(error)
     }
